@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emgpu hardware interface: the one definition of the emulated GPU's
+ * registers, interrupt causes, in-memory entry formats and page-table format.
+ * Included by libgpumodel, the QEMU device (qemu-device/) and ember.ko alike;
+ * never copy a layout out of this file.
+ *
+ * Formats follow NVIDIA's public class headers where practical (fault entries
+ * like C369, access-counter notifications like C365, PTEs like MMU VER2) so
+ * that a driver's parsing mirrors nvidia-uvm's HAL. qemu-device/README.md is
+ * the register reference written from this file.
+ *
+ * Conventions: all registers are 32 bits wide and little-endian; 64-bit
+ * values are split into _LO/_HI pairs and the _LO half is written last (it
+ * commits the value) or read first (it latches _HI). "Sysmem" addresses are
+ * bus (DMA) addresses of guest RAM; "vidmem" addresses are byte offsets into
+ * the device's VRAM.
+ */
+#ifndef EMGPU_HW_H
+#define EMGPU_HW_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdint.h>
+#endif
+
+/* PCI identity: QEMU's experimental vendor id, as hw/misc/edu.c uses. */
+#define EMGPU_PCI_VENDOR_ID		0x1234
+#define EMGPU_PCI_DEVICE_ID		0xeb01
+#define EMGPU_PCI_REVISION		0x01
+#define EMGPU_BAR_REGS			0	/* registers, EMGPU_REGS_SIZE */
+#define EMGPU_BAR_MSIX			4	/* MSI-X table and PBA */
+#define EMGPU_REGS_SIZE			0x4000
+
+#define EMGPU_ID_MAGIC			0x454d4750u	/* "EMGP" */
+#define EMGPU_VERSION_MAJOR		0
+#define EMGPU_VERSION_MINOR		1
+#define EMGPU_VERSION			((EMGPU_VERSION_MAJOR << 16) | EMGPU_VERSION_MINOR)
+
+/* ---------------------------------------------------------------------------
+ * Identification and capabilities (read-only)
+ */
+#define EMGPU_REG_ID			0x0000
+#define EMGPU_REG_VERSION		0x0004
+#define EMGPU_REG_CAPS			0x0008
+#define EMGPU_REG_PROFILE		0x000c	/* enum emgpu_profile_id */
+#define EMGPU_REG_VRAM_SIZE_LO		0x0010	/* bytes */
+#define EMGPU_REG_VRAM_SIZE_HI		0x0014
+#define EMGPU_REG_PTIMER_LO		0x0018	/* virtual clock, ns; LO latches HI */
+#define EMGPU_REG_PTIMER_HI		0x001c
+#define EMGPU_REG_NUM_SMS		0x0020
+#define EMGPU_REG_WARPS_PER_SM		0x0024
+#define EMGPU_REG_NUM_GPCS		0x0028
+#define EMGPU_REG_UTLBS_PER_GPC		0x002c
+#define EMGPU_REG_NUM_ACCESS_COUNTERS	0x0030
+#define EMGPU_REG_NUM_COPY_ENGINES	0x0034
+#define EMGPU_REG_PAGE_SIZES		0x0038	/* EMGPU_PAGE_SIZE_* bits */
+#define EMGPU_REG_TRACE_HASH_LO		0x003c	/* running event hash; LO latches HI */
+#define EMGPU_REG_TRACE_HASH_HI		0x0040
+#define EMGPU_REG_SCRATCH		0x0044	/* read/write, no effect */
+
+#define EMGPU_CAP_REPLAYABLE_FAULTS	(1u << 0)
+#define EMGPU_CAP_ACCESS_COUNTERS	(1u << 1)
+#define EMGPU_CAP_COPY_ENGINE		(1u << 2)
+#define EMGPU_CAP_LAUNCH		(1u << 3)
+#define EMGPU_CAP_LOCKSTEP		(1u << 4)
+#define EMGPU_CAP_FAULT_INJECTION	(1u << 5)
+
+#define EMGPU_PAGE_SIZE_4K		(1u << 0)
+#define EMGPU_PAGE_SIZE_64K		(1u << 1)
+#define EMGPU_PAGE_SIZE_2M		(1u << 2)
+
+/* Profiles; names and numbers live in models/src/profile.c. */
+enum emgpu_profile_id {
+	EMGPU_PROFILE_NONE = 0,		/* reserved: catches uninitialised ids */
+	EMGPU_PROFILE_RTX5080 = 1,
+	EMGPU_PROFILE_A40 = 2,
+	EMGPU_PROFILE_H200 = 3,
+	EMGPU_PROFILE_GH200 = 4,
+};
+
+/* ---------------------------------------------------------------------------
+ * Error state: a bad guest value latches a code here and raises
+ * EMGPU_INTR_ERROR; the device ignores the offending access.
+ */
+#define EMGPU_REG_ERROR_STATUS		0x0080	/* enum emgpu_error */
+#define EMGPU_REG_ERROR_INFO		0x0084	/* register offset or address bits */
+#define EMGPU_REG_ERROR_COUNT		0x0088	/* errors since reset */
+#define EMGPU_REG_ERROR_CLEAR		0x008c	/* write 1: clear status and info */
+
+enum emgpu_error {
+	EMGPU_ERR_NONE = 0,
+	EMGPU_ERR_BAD_REGISTER = 1,	/* unknown offset or bad access size */
+	EMGPU_ERR_BAD_VALUE = 2,	/* value out of range for the register */
+	EMGPU_ERR_BAD_RING = 3,		/* ring base/size misaligned or too large */
+	EMGPU_ERR_BAD_INDEX = 4,	/* GET/PUT beyond the ring size */
+	EMGPU_ERR_DMA = 5,		/* sysmem access outside guest RAM */
+	EMGPU_ERR_VRAM_RANGE = 6,	/* vidmem address beyond VRAM */
+	EMGPU_ERR_BAD_DESCRIPTOR = 7,	/* copy or launch descriptor malformed */
+	EMGPU_ERR_BAD_PTE = 8,		/* reserved bits or bad aperture */
+	EMGPU_ERR_POISON = 9,		/* read of a poisoned VRAM chunk */
+	EMGPU_ERR_HANG = 10,		/* injected device hang */
+};
+
+/* ---------------------------------------------------------------------------
+ * Interrupts: one MSI-X vector per cause (vector number == bit number).
+ * STATUS bits are write-1-to-clear; a cause raises its vector only when
+ * enabled and only on a 0->1 transition of its status bit.
+ */
+#define EMGPU_REG_INTR_STATUS		0x0100
+#define EMGPU_REG_INTR_ENABLE		0x0104
+
+enum emgpu_intr_vector {
+	EMGPU_INTR_VEC_FAULT = 0,
+	EMGPU_INTR_VEC_ACCESS_COUNTER = 1,
+	EMGPU_INTR_VEC_COPY = 2,
+	EMGPU_INTR_VEC_LAUNCH = 3,
+	EMGPU_INTR_VEC_TIMER = 4,
+	EMGPU_INTR_VEC_ERROR = 5,
+	EMGPU_MSIX_VECTORS = 6,
+};
+
+#define EMGPU_INTR_FAULT		(1u << EMGPU_INTR_VEC_FAULT)
+#define EMGPU_INTR_ACCESS_COUNTER	(1u << EMGPU_INTR_VEC_ACCESS_COUNTER)
+#define EMGPU_INTR_COPY			(1u << EMGPU_INTR_VEC_COPY)
+#define EMGPU_INTR_LAUNCH		(1u << EMGPU_INTR_VEC_LAUNCH)
+#define EMGPU_INTR_TIMER		(1u << EMGPU_INTR_VEC_TIMER)
+#define EMGPU_INTR_ERROR		(1u << EMGPU_INTR_VEC_ERROR)
+#define EMGPU_INTR_ALL			((1u << EMGPU_MSIX_VECTORS) - 1)
+
+/* ---------------------------------------------------------------------------
+ * MMU: page-directory base and TLB invalidation
+ */
+#define EMGPU_REG_PDB_LO		0x0200	/* EMGPU_PDE_* encoded root entry */
+#define EMGPU_REG_PDB_HI		0x0204
+#define EMGPU_REG_TLB_INV_VA_LO		0x0208	/* range start, 4K aligned */
+#define EMGPU_REG_TLB_INV_VA_HI		0x020c
+#define EMGPU_REG_TLB_INV_SIZE_LO	0x0210	/* range length in bytes */
+#define EMGPU_REG_TLB_INV_SIZE_HI	0x0214
+#define EMGPU_REG_TLB_INV		0x0218	/* write EMGPU_TLB_INV_* */
+#define EMGPU_REG_TLB_INV_STATUS	0x021c	/* EMGPU_TLB_INV_PENDING */
+
+#define EMGPU_TLB_INV_ALL		1u
+#define EMGPU_TLB_INV_RANGE		2u
+#define EMGPU_TLB_INV_PENDING		(1u << 0)
+
+/* ---------------------------------------------------------------------------
+ * Replayable fault buffer: a ring of struct emgpu_fault_entry in sysmem.
+ * The device writes at PUT, the driver consumes at GET. A full ring sets
+ * OVERFLOW and drops the fault (the warp stays stalled and re-faults on
+ * replay), so no fault is lost without the flag.
+ */
+#define EMGPU_REG_FAULT_BUF_LO		0x0300	/* base, 4K aligned */
+#define EMGPU_REG_FAULT_BUF_HI		0x0304
+#define EMGPU_REG_FAULT_BUF_SIZE	0x0308	/* entries, power of two */
+#define EMGPU_REG_FAULT_BUF_GET		0x030c	/* driver-owned */
+#define EMGPU_REG_FAULT_BUF_PUT		0x0310	/* device-owned, read-only */
+#define EMGPU_REG_FAULT_BUF_STATUS	0x0314	/* OVERFLOW is write-1-to-clear */
+#define EMGPU_REG_FAULT_BUF_CTRL	0x0318	/* EMGPU_RING_ENABLE */
+#define EMGPU_REG_FAULT_REPLAY		0x031c	/* write EMGPU_REPLAY_* */
+
+#define EMGPU_RING_ENABLE		(1u << 0)
+#define EMGPU_RING_OVERFLOW		(1u << 0)
+#define EMGPU_RING_MAX_ENTRIES		(1u << 16)
+
+#define EMGPU_REPLAY_START		1u	/* resume every stalled uTLB */
+#define EMGPU_REPLAY_CANCEL		2u	/* fail the launch of every stalled warp */
+
+/* Fault entry, 32 bytes, laid out like NVIDIA's C369 (dwords DW0..DW7). */
+struct emgpu_fault_entry {
+	uint64_t inst;		/* DW0-1: launch sequence number */
+	uint64_t addr;		/* DW2-3: faulting VA, 4K aligned */
+	uint64_t timestamp;	/* DW4-5: PTIMER ns */
+	uint32_t engine;	/* DW6: ENGINE_ID[8:0], SM index */
+	uint32_t info;		/* DW7: see EMGPU_FAULT_INFO_* */
+};
+_Static_assert(sizeof(struct emgpu_fault_entry) == 32, "C369-sized entry");
+
+#define EMGPU_FAULT_INFO_TYPE_MASK	0x0000001fu	/* [4:0] enum emgpu_fault_type */
+#define EMGPU_FAULT_INFO_REPLAYABLE	(1u << 7)
+#define EMGPU_FAULT_INFO_CLIENT_SHIFT	8		/* [14:8] uTLB within its GPC */
+#define EMGPU_FAULT_INFO_CLIENT_MASK	0x00007f00u
+#define EMGPU_FAULT_INFO_ACCESS_SHIFT	16		/* [19:16] enum emgpu_access_type */
+#define EMGPU_FAULT_INFO_ACCESS_MASK	0x000f0000u
+#define EMGPU_FAULT_INFO_GPC_SHIFT	24		/* [28:24] */
+#define EMGPU_FAULT_INFO_GPC_MASK	0x1f000000u
+#define EMGPU_FAULT_INFO_VALID		(1u << 31)
+
+enum emgpu_fault_type {			/* NVIDIA dev_fault.h codes */
+	EMGPU_FAULT_PDE = 1,
+	EMGPU_FAULT_PTE = 2,
+	EMGPU_FAULT_RO_VIOLATION = 6,
+};
+
+enum emgpu_access_type {
+	EMGPU_ACCESS_READ = 0,
+	EMGPU_ACCESS_WRITE = 1,
+	EMGPU_ACCESS_ATOMIC = 2,
+	EMGPU_ACCESS_PREFETCH = 3,
+};
+
+/* ---------------------------------------------------------------------------
+ * Access counters: a ring of struct emgpu_notify_entry in sysmem. Counters
+ * count GPU accesses through sysmem PTEs without EMGPU_PTE_ACD, per region
+ * of the configured granularity; at THRESHOLD a notification is written and
+ * the counter stops notifying (16-bit, saturating) until it is cleared.
+ */
+#define EMGPU_REG_AC_BUF_LO		0x0400
+#define EMGPU_REG_AC_BUF_HI		0x0404
+#define EMGPU_REG_AC_BUF_SIZE		0x0408	/* entries, power of two */
+#define EMGPU_REG_AC_BUF_GET		0x040c
+#define EMGPU_REG_AC_BUF_PUT		0x0410	/* read-only */
+#define EMGPU_REG_AC_BUF_STATUS		0x0414	/* OVERFLOW, write-1-to-clear */
+#define EMGPU_REG_AC_CTRL		0x0418	/* EMGPU_RING_ENABLE */
+#define EMGPU_REG_AC_CONFIG		0x041c	/* threshold and granularity */
+#define EMGPU_REG_AC_CLEAR_TAG		0x0420	/* counter tag for TARGETED */
+#define EMGPU_REG_AC_CLEAR		0x0424	/* write EMGPU_AC_CLEAR_* */
+
+#define EMGPU_AC_CONFIG_THRESHOLD_MASK	0x0000ffffu	/* [15:0], 0 is invalid */
+#define EMGPU_AC_CONFIG_GRAN_SHIFT	16		/* [17:16] */
+#define EMGPU_AC_CONFIG_GRAN_MASK	0x00030000u
+#define EMGPU_AC_GRAN_64K		0u
+#define EMGPU_AC_GRAN_2M		1u
+#define EMGPU_AC_GRAN_16M		2u
+#define EMGPU_AC_CLEAR_ALL		1u
+#define EMGPU_AC_CLEAR_TARGETED		2u
+
+/* Notification entry, 32 bytes, laid out like NVIDIA's C365. */
+struct emgpu_notify_entry {
+	uint32_t info;		/* DW0: TYPE[0] (0 = MIMC, 1 = MOMC), APERTURE[9:8] */
+	uint32_t reserved;	/* DW1 */
+	uint64_t addr;		/* DW2-3: region VA, aligned to the granularity */
+	uint32_t sub_mask;	/* DW4: accessed 1/32 sub-regions */
+	uint32_t tag;		/* DW5: NOTIFY_TAG[19:0], counter index */
+	uint32_t counter;	/* DW6: COUNTER_VAL[15:0] */
+	uint32_t flags;		/* DW7: VALID[31] */
+};
+_Static_assert(sizeof(struct emgpu_notify_entry) == 32, "C365-sized entry");
+
+#define EMGPU_NOTIFY_TAG_MASK		0x000fffffu
+#define EMGPU_NOTIFY_COUNTER_MASK	0x0000ffffu
+#define EMGPU_NOTIFY_VALID		(1u << 31)
+
+/* ---------------------------------------------------------------------------
+ * Copy engine: a ring of struct emgpu_ce_desc in sysmem. The driver writes
+ * descriptors, advances PUT and rings the doorbell; the device advances GET
+ * as it completes them, writes each requested semaphore payload and raises
+ * EMGPU_INTR_COPY for descriptors with EMGPU_CE_INTERRUPT.
+ */
+#define EMGPU_REG_CE_RING_LO		0x0500
+#define EMGPU_REG_CE_RING_HI		0x0504
+#define EMGPU_REG_CE_RING_SIZE		0x0508	/* entries, power of two */
+#define EMGPU_REG_CE_RING_GET		0x050c	/* read-only */
+#define EMGPU_REG_CE_RING_PUT		0x0510
+#define EMGPU_REG_CE_DOORBELL		0x0514
+#define EMGPU_REG_CE_SEM_LO		0x0518	/* 4-byte semaphore in sysmem */
+#define EMGPU_REG_CE_SEM_HI		0x051c
+#define EMGPU_REG_CE_STATUS		0x0520	/* EMGPU_CE_STATUS_* */
+
+#define EMGPU_CE_STATUS_BUSY		(1u << 0)
+#define EMGPU_CE_STATUS_ERROR		(1u << 1)	/* last descriptor failed */
+
+enum emgpu_aperture {			/* NVIDIA's VER2 aperture codes */
+	EMGPU_APERTURE_VIDMEM = 0,
+	EMGPU_APERTURE_SYSMEM = 2,
+};
+
+enum emgpu_ce_op {
+	EMGPU_CE_OP_NOP = 0,
+	EMGPU_CE_OP_COPY = 1,		/* src -> dst, length bytes */
+	EMGPU_CE_OP_MEMSET = 2,		/* vidmem dst filled with the 32-bit src */
+};
+
+struct emgpu_ce_desc {
+	uint32_t op;		/* enum emgpu_ce_op */
+	uint32_t flags;		/* EMGPU_CE_* */
+	uint64_t src;		/* address, or memset pattern */
+	uint64_t dst;
+	uint32_t length;	/* bytes, multiple of 4 */
+	uint32_t payload;	/* semaphore value written on completion */
+};
+_Static_assert(sizeof(struct emgpu_ce_desc) == 32, "32-byte descriptor");
+
+#define EMGPU_CE_SRC_APERTURE_SHIFT	0	/* [1:0] enum emgpu_aperture */
+#define EMGPU_CE_DST_APERTURE_SHIFT	2	/* [3:2] */
+#define EMGPU_CE_APERTURE_MASK		3u
+#define EMGPU_CE_SEMAPHORE		(1u << 8)
+#define EMGPU_CE_INTERRUPT		(1u << 9)
+
+/* ---------------------------------------------------------------------------
+ * Kernel launch: the driver points LAUNCH_DESC at a struct
+ * emgpu_launch_desc in sysmem and rings the doorbell; completion raises
+ * EMGPU_INTR_LAUNCH with the outcome in LAUNCH_STATUS.
+ */
+#define EMGPU_REG_LAUNCH_DESC_LO	0x0600
+#define EMGPU_REG_LAUNCH_DESC_HI	0x0604
+#define EMGPU_REG_LAUNCH_DOORBELL	0x0608
+#define EMGPU_REG_LAUNCH_STATUS		0x060c	/* enum emgpu_launch_status */
+#define EMGPU_REG_LAUNCH_SEQ		0x0610	/* launches completed */
+#define EMGPU_REG_LAUNCH_TIME_LO	0x0614	/* sim ns of the last launch */
+#define EMGPU_REG_LAUNCH_TIME_HI	0x0618
+
+enum emgpu_launch_status {
+	EMGPU_LAUNCH_IDLE = 0,
+	EMGPU_LAUNCH_RUNNING = 1,
+	EMGPU_LAUNCH_DONE = 2,
+	EMGPU_LAUNCH_CANCELLED = 3,	/* a fault was cancelled */
+	EMGPU_LAUNCH_ERROR = 4,		/* bad descriptor or device error */
+};
+
+#define EMGPU_LAUNCH_MAX_ARGS		8
+
+struct emgpu_launch_desc {
+	uint32_t kernel;	/* enum emgpu_kernel_id */
+	uint32_t warps;		/* warps to run, 0 = one per SM slot */
+	uint64_t seed;		/* for kernels with random access patterns */
+	uint64_t args[EMGPU_LAUNCH_MAX_ARGS];	/* GPU VAs and sizes, per kernel */
+};
+_Static_assert(sizeof(struct emgpu_launch_desc) == 80, "launch descriptor");
+
+/* Built-in kernels; arguments are documented at each kernel's source. */
+enum emgpu_kernel_id {
+	EMGPU_KERNEL_NONE = 0,
+	EMGPU_KERNEL_STREAM = 1,	/* args: buf VA, bytes, passes */
+	EMGPU_KERNEL_GATHER = 2,	/* args: src VA, src bytes, dst VA, count */
+	EMGPU_KERNEL_HOTSET = 3,	/* args: buf VA, bytes, window, random %, reuse */
+};
+
+/* ---------------------------------------------------------------------------
+ * Policy timer and lockstep hand-off
+ */
+#define EMGPU_REG_TIMER_PERIOD_LO	0x0700	/* sim ns between EMGPU_INTR_TIMER; 0 = off */
+#define EMGPU_REG_TIMER_PERIOD_HI	0x0704
+#define EMGPU_REG_SYNC			0x0800	/* write: driver hands the clock back */
+#define EMGPU_REG_SYNC_STATUS		0x0804	/* EMGPU_SYNC_WAITING */
+#define EMGPU_REG_DRIVER_TIME		0x0808	/* write: sim ns the driver's work cost */
+
+#define EMGPU_SYNC_WAITING		(1u << 0)
+
+/* ---------------------------------------------------------------------------
+ * Page tables: NVIDIA MMU VER2-like radix tree over a 48-bit VA, walked by
+ * the device from vidmem or sysmem. Four levels of 512 8-byte entries:
+ *   PD3 VA[47:39] -> PD2 VA[38:30] -> PD1 VA[29:21] -> PT VA[20:12]
+ * A PD1 entry with EMGPU_PDE_IS_PTE maps a 2 MiB page directly.
+ */
+#define EMGPU_VA_BITS			48
+#define EMGPU_PT_LEVELS			4
+#define EMGPU_PT_ENTRIES		512
+#define EMGPU_PAGE_SHIFT		12
+#define EMGPU_BIG_PAGE_SHIFT		16
+#define EMGPU_HUGE_PAGE_SHIFT		21
+
+#define EMGPU_PTE_VALID			(1ull << 0)
+#define EMGPU_PTE_APERTURE_SHIFT	1	/* [2:1] enum emgpu_aperture */
+#define EMGPU_PTE_APERTURE_MASK		(3ull << 1)
+#define EMGPU_PTE_ACD			(1ull << 5)	/* access counting disabled */
+#define EMGPU_PTE_READ_ONLY		(1ull << 6)
+#define EMGPU_PTE_ATOMIC_DISABLE	(1ull << 7)
+#define EMGPU_PDE_IS_PTE		(1ull << 8)	/* PD1 only: 2 MiB leaf */
+#define EMGPU_PTE_BIG			(1ull << 9)	/* PT only: 64 KiB page, see below */
+#define EMGPU_PTE_ADDR_MASK		0x000ffffffffff000ull	/* [51:12] */
+#define EMGPU_PTE_RESERVED_MASK		0xfff0000000000c18ull
+
+/*
+ * A 64 KiB page is one PT entry with EMGPU_PTE_BIG at the first 4K index of
+ * a naturally aligned group of 16; the other 15 entries must be invalid.
+ */
+
+#endif /* EMGPU_HW_H */

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GPU profiles: the numbers that make an emgpu behave like one real card.
+ * Base profiles come from the Ember paper's Table 2 and the vendors' data
+ * sheets; scaled profiles shrink VRAM for fast runs while keeping the ratios
+ * that decide policy behaviour (see gm_profile_scale()).
+ */
+#ifndef GPUMODEL_PROFILE_H
+#define GPUMODEL_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emgpu_hw.h"
+
+struct gm_profile {
+	const char *name;
+	enum emgpu_profile_id id;
+	uint64_t vram_bytes;
+	uint64_t vram_bw_mbps;		/* device-memory bandwidth, MB/s */
+	uint64_t link_h2d_mbps;		/* interconnect host->device, MB/s */
+	uint64_t link_d2h_mbps;		/* interconnect device->host, MB/s */
+	uint32_t link_latency_ns;	/* one mapped access over the link */
+	uint32_t fault_service_ns;	/* fault-buffer round trip, per batch */
+	uint32_t num_sms;
+	uint32_t warps_per_sm;		/* modelled warps, not hardware slots */
+	uint32_t num_gpcs;
+	uint32_t utlbs_per_gpc;
+	uint32_t num_access_counters;
+	uint32_t num_copy_engines;
+};
+
+/* The base profiles, in a fixed order; NULL past the end. */
+const struct gm_profile *gm_profile_at(size_t index);
+
+/*
+ * Finds a profile by name: a base name ("h200") or a scaled one
+ * ("h200-256m": the base profile scaled to 256 MiB of VRAM). Returns 0 and
+ * fills *out, or -EINVAL for an unknown name or a bad size suffix.
+ */
+int gm_profile_lookup(const char *name, struct gm_profile *out);
+
+/*
+ * Scales a profile to vram_bytes (a multiple of 2 MiB, at least 64 MiB):
+ * bandwidths, latencies and counter count are kept, so the device-memory to
+ * interconnect gap, the fault cost per 2 MiB block and the reach of the
+ * access counters per VA block stay those of the real card; only capacity
+ * shrinks. Returns 0 or -EINVAL.
+ */
+int gm_profile_scale(const struct gm_profile *base, uint64_t vram_bytes,
+		     struct gm_profile *out);
+
+#endif /* GPUMODEL_PROFILE_H */

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+#include "gpumodel/profile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MiB (1ull << 20)
+#define GiB (1ull << 30)
+
+/*
+ * Sources: VRAM sizes and interconnects are the Ember paper's Table 2;
+ * bandwidths are the vendors' data sheets (theoretical peaks), whose ratios
+ * reproduce Table 2's Gap column (RTX 5080 ~15x, A40 ~22x, H200 ~150x over
+ * PCIe 5.0 x8, GH200 ~9x over NVLink-C2C). Fault service 45 us is
+ * GPGPU-Sim UVMSmart's default; 256 access counters are the paper's §2.3.
+ */
+static const struct gm_profile base_profiles[] = {
+	{
+		.name = "rtx5080",
+		.id = EMGPU_PROFILE_RTX5080,
+		.vram_bytes = 16 * GiB,		/* Table 2: 16 GiB GDDR7 */
+		.vram_bw_mbps = 960000,		/* data sheet: 960 GB/s */
+		.link_h2d_mbps = 64000,		/* PCIe 5.0 x16 */
+		.link_d2h_mbps = 64000,
+		.link_latency_ns = 1000,
+		.fault_service_ns = 45000,
+		.num_sms = 84,			/* data sheet */
+		.warps_per_sm = 4,
+		.num_gpcs = 7,
+		.utlbs_per_gpc = 4,
+		.num_access_counters = 256,
+		.num_copy_engines = 2,
+	},
+	{
+		.name = "a40",
+		.id = EMGPU_PROFILE_A40,
+		.vram_bytes = 48 * GiB,		/* Table 2: 48 GiB GDDR6 */
+		.vram_bw_mbps = 696000,		/* data sheet: 696 GB/s */
+		.link_h2d_mbps = 32000,		/* PCIe 4.0 x16 */
+		.link_d2h_mbps = 32000,
+		.link_latency_ns = 1000,
+		.fault_service_ns = 45000,
+		.num_sms = 84,			/* data sheet */
+		.warps_per_sm = 4,
+		.num_gpcs = 7,
+		.utlbs_per_gpc = 4,
+		.num_access_counters = 256,
+		.num_copy_engines = 2,
+	},
+	{
+		.name = "h200",
+		.id = EMGPU_PROFILE_H200,
+		.vram_bytes = 141 * GiB,	/* Table 2: 141 GiB HBM3e */
+		.vram_bw_mbps = 4800000,	/* data sheet: 4.8 TB/s */
+		.link_h2d_mbps = 32000,		/* Table 2: PCIe 5.0 x8 */
+		.link_d2h_mbps = 32000,
+		.link_latency_ns = 1000,
+		.fault_service_ns = 45000,
+		.num_sms = 132,			/* data sheet (SXM) */
+		.warps_per_sm = 4,
+		.num_gpcs = 8,
+		.utlbs_per_gpc = 5,
+		.num_access_counters = 256,
+		.num_copy_engines = 2,
+	},
+	{
+		.name = "gh200",
+		.id = EMGPU_PROFILE_GH200,
+		.vram_bytes = 96 * GiB,		/* Table 2: 96 GiB HBM3 */
+		.vram_bw_mbps = 4000000,	/* data sheet: 4 TB/s */
+		.link_h2d_mbps = 450000,	/* NVLink-C2C, 450 GB/s each way */
+		.link_d2h_mbps = 450000,
+		.link_latency_ns = 600,
+		.fault_service_ns = 45000,
+		.num_sms = 132,
+		.warps_per_sm = 4,
+		.num_gpcs = 8,
+		.utlbs_per_gpc = 5,
+		.num_access_counters = 256,
+		.num_copy_engines = 2,
+	},
+};
+
+const struct gm_profile *gm_profile_at(size_t index)
+{
+	if (index >= sizeof(base_profiles) / sizeof(base_profiles[0]))
+		return NULL;
+	return &base_profiles[index];
+}
+
+int gm_profile_scale(const struct gm_profile *base, uint64_t vram_bytes,
+		     struct gm_profile *out)
+{
+	if (vram_bytes < 64 * MiB || vram_bytes % (2 * MiB) ||
+	    vram_bytes > base->vram_bytes)
+		return -EINVAL;
+	*out = *base;
+	out->vram_bytes = vram_bytes;
+	return 0;
+}
+
+/* Parses "<n>m" or "<n>g" (MiB or GiB); returns 0 on a malformed size. */
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long long n;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	n = strtoull(s, &end, 10);
+	if (end[0] && end[1])
+		return 0;
+	switch (end[0]) {
+	case 'm':
+		return n <= (UINT64_MAX >> 20) ? n * MiB : 0;
+	case 'g':
+		return n <= (UINT64_MAX >> 30) ? n * GiB : 0;
+	default:
+		return 0;
+	}
+}
+
+int gm_profile_lookup(const char *name, struct gm_profile *out)
+{
+	const struct gm_profile *p;
+	size_t i, len;
+
+	for (i = 0; (p = gm_profile_at(i)); i++) {
+		len = strlen(p->name);
+		if (strncmp(name, p->name, len))
+			continue;
+		if (name[len] == '\0') {
+			*out = *p;
+			return 0;
+		}
+		if (name[len] == '-')
+			return gm_profile_scale(p, parse_size(name + len + 1), out);
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,1 @@
+#include "trace/trace-hw_emgpu.h"

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Builds qemu-system-x86_64 with the emgpu device from Debian's QEMU source.
+#
+# The result is cached in $EMBER_CACHE/qemu/<key>/, where <key> hashes every
+# input: the Debian source version, the configure flags, this script, the
+# hook and the device + model sources. A warm cache costs one hash; a changed
+# device source reuses the persistent build tree, so only changed files are
+# recompiled. Prints the path of the binary on stdout.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+. "$here/common.sh"
+
+configure_flags=(
+	--target-list=x86_64-softmmu
+	--without-default-features
+	--disable-docs
+	--disable-werror
+	--enable-tcg
+	--enable-kvm	# KVM does not work on the CI machines, but does on users'
+)
+
+# Everything of ours that ends up inside the QEMU tree.
+device_inputs() {
+	(cd "$top" && find qemu-device models/include models/src -type f | LC_ALL=C sort)
+}
+
+source_version() {
+	apt-cache showsrc qemu | sed -n 's/^Version: //p' | sort -V | tail -n1
+}
+
+# Unpacks Debian's source (with Debian's patches applied) once per version.
+fetch_source() {
+	local ver=$1 dir=$2 tmp
+	[ -f "$dir/.ember-unpacked" ] && return
+	log "fetching Debian's QEMU source $ver"
+	tmp=$(mktemp -d "$EMBER_CACHE/qemu-src.XXXXXX")
+	(cd "$tmp" && apt-get source -qq "qemu=$ver" >/dev/null)
+	rm -rf "$dir"
+	mv "$tmp"/qemu-*/ "$dir"
+	rm -rf "$tmp"
+	touch "$dir/.ember-unpacked"
+}
+
+# Copies our sources into hw/emgpu of the build tree; unchanged files keep
+# their mtimes so ninja recompiles only what changed.
+sync_device() {
+	local tree=$1
+	mkdir -p "$tree/hw/emgpu/models"
+	rsync -rc --delete --exclude models "$top/qemu-device/" "$tree/hw/emgpu/"
+	rsync -rc --delete "$top/models/include" "$top/models/src" "$tree/hw/emgpu/models/"
+}
+
+main() {
+	local ver key tree out src
+	mkdir -p "$EMBER_CACHE"
+	ver=$(source_version)
+	[ -n "$ver" ] || die "no deb-src for qemu: run scripts/setup.sh first"
+
+	key=$( {
+		echo "$ver"
+		printf '%s\n' "${configure_flags[@]}"
+		cat "$0" "$here/qemu-hook.sh"
+		device_inputs | while read -r f; do echo "$f"; cat "$top/$f"; done
+	} | sha256sum | cut -c1-16)
+	out="$EMBER_CACHE/qemu/$key"
+	if [ -x "$out/qemu-system-x86_64" ]; then
+		log "QEMU cached ($key)"
+		echo "$out/qemu-system-x86_64"
+		return
+	fi
+
+	src="$EMBER_CACHE/qemu-src/$ver"
+	mkdir -p "$(dirname "$src")"
+	fetch_source "$ver" "$src"
+
+	# One persistent tree per source version and configure flags.
+	tree="$EMBER_CACHE/qemu-build/$( {
+		echo "$ver"
+		printf '%s\n' "${configure_flags[@]}"
+		cat "$here/qemu-hook.sh"
+	} | sha256sum | cut -c1-16)"
+	if [ ! -f "$tree/.ember-configured" ]; then
+		rm -rf "$tree"
+		mkdir -p "$(dirname "$tree")"
+		cp -a "$src" "$tree"
+		bash "$here/qemu-hook.sh" "$tree"
+		sync_device "$tree"
+		log "configuring QEMU: ${configure_flags[*]}"
+		(cd "$tree" && mkdir -p build && cd build &&
+			../configure "${configure_flags[@]}" >configure.log 2>&1) ||
+			die "QEMU configure failed; see $tree/build/configure.log"
+		touch "$tree/.ember-configured"
+	fi
+	sync_device "$tree"
+
+	log "building QEMU in $tree/build"
+	ninja -C "$tree/build" qemu-system-x86_64 >"$tree/build/ninja.log" 2>&1 ||
+		{ tail -n 40 "$tree/build/ninja.log" >&2; die "QEMU build failed; see $tree/build/ninja.log"; }
+
+	mkdir -p "$out.tmp"
+	cp "$tree/build/qemu-system-x86_64" "$out.tmp/"
+	rm -rf "$out"
+	mv "$out.tmp" "$out"
+	echo "$out/qemu-system-x86_64"
+}
+
+main "$@"
