@@ -213,6 +213,9 @@ static void emgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     case EMGPU_REG_INTR_STATUS:
         s->intr_status &= ~(val & EMGPU_INTR_ALL);
         break;
+    case EMGPU_REG_INTR_SET:
+        emgpu_raise(s, val & EMGPU_INTR_ALL);
+        break;
     case EMGPU_REG_INTR_ENABLE:
         if (val & ~EMGPU_INTR_ALL) {
             EMGPU_GUEST_ERR(emgpu_err_bad_value, "reg=0x%" PRIx64

@@ -110,6 +110,7 @@ enum emgpu_error {
  */
 #define EMGPU_REG_INTR_STATUS		0x0100
 #define EMGPU_REG_INTR_ENABLE		0x0104
+#define EMGPU_REG_INTR_SET		0x0108	/* write: raise causes (self-test, like e1000's ICS) */
 
 enum emgpu_intr_vector {
 	EMGPU_INTR_VEC_FAULT = 0,
