@@ -1,0 +1,53 @@
+# Ember testbed. `make` builds everything, `make test` runs every test.
+# Each target installs (scripts/setup.sh) and builds what it needs; QEMU is
+# cached outside the clone in $(EMBER_CACHE) (see scripts/common.sh).
+BUILD := $(CURDIR)/build
+QEMU_PATH := $(BUILD)/qemu-path
+KERNEL := $(BUILD)/images/vmlinuz
+INITRD := $(BUILD)/images/initramfs.cpio
+AGENT := $(BUILD)/host-agent/ember-agent
+VMTEST := $(BUILD)/tests/vm/vmtest
+
+# Accelerator for the VMs: tcg (works everywhere) or kvm.
+ACCEL ?= tcg
+# `make run` options
+PROFILE ?= h200-256m
+
+all: qemu guest host
+
+deps:
+	bash scripts/setup.sh
+
+qemu: deps
+	@mkdir -p $(BUILD)
+	bash scripts/build-qemu.sh >$(QEMU_PATH).tmp
+	mv $(QEMU_PATH).tmp $(QEMU_PATH)
+
+# Guest side: ember.ko, the guest test program and the image holding them.
+guest: deps
+	$(MAKE) -C guest-kmod
+	$(MAKE) -C tests/vm $(BUILD)/guest/ember-vmtest
+	$(MAKE) -C images
+
+# Host side: ember-agent and the VM test harness.
+host: deps
+	$(MAKE) -C host-agent
+	$(MAKE) -C tests/vm $(VMTEST)
+
+test: all
+	$(MAKE) -C images check-reproducible
+	$(MAKE) vm-test
+
+vm-test: all
+	$(VMTEST) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) --initrd $(INITRD) \
+		--outdir $(BUILD)/vm-test --accel $(ACCEL)
+
+# For now: boot a VM with emgpu and show what the guest driver sees.
+run: all
+	$(AGENT) vm --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) --initrd $(INITRD) \
+		--profile $(PROFILE) --scenarios info --workdir $(BUILD)/run --accel $(ACCEL)
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: all deps qemu guest host test vm-test run clean

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ember-agent: the host side of the testbed. Boots VMs with an emgpu (QEMU
+ * directly), runs guest scenarios and reports what the guest saw.
+ *
+ *   ember-agent vm [options]     boot one VM and print its results
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vm.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ember-agent vm --qemu PATH --kernel PATH --initrd PATH [options]\n"
+		"\n"
+		"Boots one VM with an emgpu and prints the guest's results.\n"
+		"  --profile NAME     emgpu profile (default h200-256m)\n"
+		"  --seed N           device seed (default 1)\n"
+		"  --scenarios LIST   guest scenarios, comma-separated (default info)\n"
+		"  --workdir DIR      logs and results (default results/vm)\n"
+		"  --timeout SEC      kill the VM after SEC seconds (default 120)\n"
+		"  --accel tcg|kvm    accelerator (default tcg)\n"
+		"  --json             print the raw JSON lines\n");
+}
+
+/* Prints one result object as "scenario  key = value" lines. */
+static void print_result(json_t *obj)
+{
+	const char *scenario = json_string_value(json_object_get(obj, "scenario"));
+	const char *key;
+	json_t *val;
+	char *text;
+
+	if (json_object_get(obj, "done"))
+		return;
+	json_object_foreach(obj, key, val) {
+		if (!strcmp(key, "scenario"))
+			continue;
+		text = json_dumps(val, JSON_ENCODE_ANY);
+		printf("  %-10s %-22s %s\n", scenario ? scenario : "?", key,
+		       text ? text : "?");
+		free(text);
+	}
+}
+
+static int cmd_vm(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "qemu", required_argument, NULL, 'q' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "initrd", required_argument, NULL, 'i' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "scenarios", required_argument, NULL, 'S' },
+		{ "workdir", required_argument, NULL, 'w' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "accel", required_argument, NULL, 'a' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct em_vm_config cfg = {
+		.profile = "h200-256m",
+		.scenarios = "info",
+		.workdir = "results/vm",
+		.seed = 1,
+	};
+	struct em_vm_outcome out;
+	struct em_vm vm;
+	json_t *results, *obj;
+	unsigned int bad;
+	bool raw = false;
+	size_t i;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'q': cfg.qemu = optarg; break;
+		case 'k': cfg.kernel = optarg; break;
+		case 'i': cfg.initrd = optarg; break;
+		case 'p': cfg.profile = optarg; break;
+		case 's': cfg.seed = strtoull(optarg, NULL, 0); break;
+		case 'S': cfg.scenarios = optarg; break;
+		case 'w': cfg.workdir = optarg; break;
+		case 't': cfg.timeout_s = strtoul(optarg, NULL, 0); break;
+		case 'a': cfg.accel = optarg; break;
+		case 'j': raw = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!cfg.qemu || !cfg.kernel || !cfg.initrd) {
+		usage(stderr);
+		return 2;
+	}
+
+	if (em_vm_start(&vm, &cfg))
+		return 1;
+	em_vm_wait(&vm, &out);
+
+	results = em_results_load(vm.results_path, &bad);
+	if (!raw)
+		printf("VM: profile %s, %s, %.1f s, QEMU exit %d%s\n", cfg.profile,
+		       vm.cfg.accel, out.wall_s, out.exit_status,
+		       out.timed_out ? " (timed out)" : "");
+	json_array_foreach(results, i, obj) {
+		if (raw) {
+			char *line = json_dumps(obj, JSON_COMPACT);
+
+			puts(line);
+			free(line);
+		} else {
+			print_result(obj);
+		}
+	}
+	if (!raw)
+		printf("logs: %s, %s\n", vm.console_path, vm.qemu_log_path);
+	c = !results || out.timed_out || out.exit_status ||
+	    !em_results_find(results, "boot", "end");
+	if (c)
+		fprintf(stderr, "ember-agent: the VM did not finish cleanly; see %s and %s\n",
+			vm.console_path, vm.qemu_log_path);
+	json_decref(results);
+	return c;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "vm"))
+		return cmd_vm(argc - 1, argv + 1);
+	fprintf(stderr, "ember-agent: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "vm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Firmware comes from Debian's packages (qemu-system-data, seabios). */
+static const char *const firmware_dirs[] = { "/usr/share/qemu", "/usr/share/seabios" };
+
+/* Kernel command line: a warning or oops stops the run (and QEMU, via -no-reboot). */
+#define GUEST_APPEND "console=ttyS0 panic_on_warn=1 oops=panic panic=-1"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int path_in(char *dst, size_t len, const char *dir, const char *name)
+{
+	int n = snprintf(dst, len, "%s/%s", dir, name);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int em_vm_check_device(const char *qemu, const char *device_opts,
+		       unsigned int timeout_s, char *msg, size_t len)
+{
+	char cmd[8192];
+	size_t n = 0;
+	int status;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "timeout %u '%s' -M q35 -accel tcg -nodefaults -no-user-config "
+		 "-display none -S -L '%s' -L '%s' -device 'emgpu,%s' 2>&1 </dev/null",
+		 timeout_s, qemu, firmware_dirs[0], firmware_dirs[1], device_opts);
+	msg[0] = '\0';
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (n + 1 < len && fgets(msg + n, len - n, p))
+		n = strlen(msg);
+	status = pclose(p);
+	if (!WIFEXITED(status))
+		return -1;
+	/* timeout(1) stopping a QEMU that came up means the device was accepted */
+	return WEXITSTATUS(status) == 124 ? 0 : WEXITSTATUS(status);
+}
+
+int em_mkdir_p(const char *path)
+{
+	char buf[4096];
+	size_t i, len = strlen(path);
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (i = 1; i <= len; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST) {
+			fprintf(stderr, "ember-agent: mkdir %s: %s\n", buf, strerror(errno));
+			return -errno;
+		}
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
+int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
+{
+	char append[1024], device[512], serial0[4200], serial1[4200], qmp[4200];
+	char memory[16];
+	const char *argv[48];
+	int argc = 0, fd;
+	size_t i;
+
+	memset(vm, 0, sizeof(*vm));
+	vm->cfg = *cfg;
+	if (!vm->cfg.accel)
+		vm->cfg.accel = "tcg";
+	if (!vm->cfg.memory_mib)
+		vm->cfg.memory_mib = 512;
+	if (!vm->cfg.timeout_s)
+		vm->cfg.timeout_s = 120;
+
+	if (em_mkdir_p(cfg->workdir))
+		return -EIO;
+	if (path_in(vm->console_path, sizeof(vm->console_path), cfg->workdir, "console.log") ||
+	    path_in(vm->results_path, sizeof(vm->results_path), cfg->workdir, "results.jsonl") ||
+	    path_in(vm->qemu_log_path, sizeof(vm->qemu_log_path), cfg->workdir, "qemu.log") ||
+	    path_in(vm->qmp_path, sizeof(vm->qmp_path), cfg->workdir, "qmp.sock"))
+		return -ENAMETOOLONG;
+	/* results of an earlier boot must never be read as this one's */
+	unlink(vm->results_path);
+	unlink(vm->console_path);
+	unlink(vm->qmp_path);
+
+	snprintf(append, sizeof(append), "%s ember_scenarios=%s", GUEST_APPEND,
+		 cfg->scenarios ? cfg->scenarios : "");
+	snprintf(device, sizeof(device), "emgpu,profile=%s,seed=%" PRIu64 "%s",
+		 cfg->profile, cfg->seed, cfg->device_opts ? cfg->device_opts : "");
+	snprintf(serial0, sizeof(serial0), "file:%s", vm->console_path);
+	snprintf(serial1, sizeof(serial1), "file:%s", vm->results_path);
+	snprintf(qmp, sizeof(qmp), "unix:%s,server=on,wait=off", vm->qmp_path);
+	snprintf(memory, sizeof(memory), "%u", vm->cfg.memory_mib);
+
+	argv[argc++] = cfg->qemu;
+	argv[argc++] = "-M";
+	argv[argc++] = "q35";
+	argv[argc++] = "-accel";
+	argv[argc++] = vm->cfg.accel;
+	argv[argc++] = "-m";
+	argv[argc++] = memory;
+	argv[argc++] = "-smp";
+	argv[argc++] = "1";
+	argv[argc++] = "-nodefaults";
+	argv[argc++] = "-no-user-config";
+	argv[argc++] = "-display";
+	argv[argc++] = "none";
+	argv[argc++] = "-no-reboot";
+	for (i = 0; i < sizeof(firmware_dirs) / sizeof(firmware_dirs[0]); i++) {
+		argv[argc++] = "-L";
+		argv[argc++] = firmware_dirs[i];
+	}
+	argv[argc++] = "-kernel";
+	argv[argc++] = cfg->kernel;
+	argv[argc++] = "-initrd";
+	argv[argc++] = cfg->initrd;
+	argv[argc++] = "-append";
+	argv[argc++] = append;
+	argv[argc++] = "-serial";
+	argv[argc++] = serial0;
+	argv[argc++] = "-serial";
+	argv[argc++] = serial1;
+	argv[argc++] = "-qmp";
+	argv[argc++] = qmp;
+	argv[argc++] = "-device";
+	argv[argc++] = device;
+	argv[argc] = NULL;
+
+	fd = open(vm->qemu_log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "ember-agent: %s: %s\n", vm->qemu_log_path, strerror(errno));
+		return -errno;
+	}
+	vm->started = now_s();
+	vm->pid = fork();
+	if (vm->pid < 0) {
+		close(fd);
+		return -errno;
+	}
+	if (vm->pid == 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execv(cfg->qemu, (char *const *)argv);
+		fprintf(stderr, "exec %s: %s\n", cfg->qemu, strerror(errno));
+		_exit(127);
+	}
+	close(fd);
+	return 0;
+}
+
+void em_vm_wait(struct em_vm *vm, struct em_vm_outcome *out)
+{
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+	double deadline = vm->started + vm->cfg.timeout_s;
+	int status;
+	pid_t r;
+
+	memset(out, 0, sizeof(*out));
+	for (;;) {
+		r = waitpid(vm->pid, &status, WNOHANG);
+		if (r == vm->pid || (r < 0 && errno != EINTR))
+			break;
+		if (now_s() >= deadline && !out->timed_out) {
+			out->timed_out = true;
+			kill(vm->pid, SIGKILL);
+		}
+		nanosleep(&tick, NULL);
+	}
+	out->wall_s = now_s() - vm->started;
+	if (r < 0)
+		out->exit_status = -1;
+	else if (WIFEXITED(status))
+		out->exit_status = WEXITSTATUS(status);
+	else
+		out->exit_status = -WTERMSIG(status);
+}
+
+json_t *em_results_load(const char *path, unsigned int *bad)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	json_t *all, *obj;
+
+	*bad = 0;
+	if (!f)
+		return NULL;
+	all = json_array();
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (!len)
+			continue;
+		obj = json_loads(line, 0, NULL);
+		if (json_is_object(obj))
+			json_array_append_new(all, obj);
+		else {
+			json_decref(obj);
+			(*bad)++;
+		}
+	}
+	free(line);
+	fclose(f);
+	return all;
+}
+
+json_t *em_results_find(json_t *results, const char *scenario, const char *key)
+{
+	size_t i;
+	json_t *obj;
+
+	json_array_foreach(results, i, obj) {
+		const char *s = json_string_value(json_object_get(obj, "scenario"));
+
+		if (s && !strcmp(s, scenario) && json_object_get(obj, key))
+			return obj;
+	}
+	return NULL;
+}
