@@ -88,6 +88,9 @@ enum emgpu_profile_id {
 #define EMGPU_REG_ERROR_INFO		0x0084	/* register offset or address bits */
 #define EMGPU_REG_ERROR_COUNT		0x0088	/* errors since reset */
 #define EMGPU_REG_ERROR_CLEAR		0x008c	/* write 1: clear status and info */
+#define EMGPU_REG_RESET			0x0090	/* write EMGPU_RESET_MAGIC: device reset */
+
+#define EMGPU_RESET_MAGIC		0x52534554u	/* "RSET" */
 
 enum emgpu_error {
 	EMGPU_ERR_NONE = 0,
@@ -192,6 +195,7 @@ enum emgpu_fault_type {			/* NVIDIA dev_fault.h codes */
 	EMGPU_FAULT_PDE = 1,
 	EMGPU_FAULT_PTE = 2,
 	EMGPU_FAULT_RO_VIOLATION = 6,
+	EMGPU_FAULT_ATOMIC_VIOLATION = 0xf,
 };
 
 enum emgpu_access_type {
@@ -258,6 +262,8 @@ _Static_assert(sizeof(struct emgpu_notify_entry) == 32, "C365-sized entry");
 #define EMGPU_REG_CE_SEM_LO		0x0518	/* 4-byte semaphore in sysmem */
 #define EMGPU_REG_CE_SEM_HI		0x051c
 #define EMGPU_REG_CE_STATUS		0x0520	/* EMGPU_CE_STATUS_* */
+#define EMGPU_REG_CE_DONE_TIME_LO	0x0524	/* sim ns the last descriptor completes */
+#define EMGPU_REG_CE_DONE_TIME_HI	0x0528
 
 #define EMGPU_CE_STATUS_BUSY		(1u << 0)
 #define EMGPU_CE_STATUS_ERROR		(1u << 1)	/* last descriptor failed */
@@ -301,6 +307,8 @@ _Static_assert(sizeof(struct emgpu_ce_desc) == 32, "32-byte descriptor");
 #define EMGPU_REG_LAUNCH_SEQ		0x0610	/* launches completed */
 #define EMGPU_REG_LAUNCH_TIME_LO	0x0614	/* sim ns of the last launch */
 #define EMGPU_REG_LAUNCH_TIME_HI	0x0618
+#define EMGPU_REG_LAUNCH_RESULT_LO	0x061c	/* kernel checksum of the last launch */
+#define EMGPU_REG_LAUNCH_RESULT_HI	0x0620
 
 enum emgpu_launch_status {
 	EMGPU_LAUNCH_IDLE = 0,
@@ -320,12 +328,29 @@ struct emgpu_launch_desc {
 };
 _Static_assert(sizeof(struct emgpu_launch_desc) == 80, "launch descriptor");
 
-/* Built-in kernels; arguments are documented at each kernel's source. */
+/*
+ * Built-in kernels; arguments are documented at each kernel's source
+ * (models/src/kernels/<name>.c). Buffers are 128-byte aligned, sizes are
+ * multiples of 128 bytes unless stated; every warp works on 128-byte lines.
+ *  STREAM: args[0] buf VA, [1] bytes, [2] passes (0 = 1). Each pass adds 1
+ *          to every 32-bit word (read-modify-write); line i goes to warp
+ *          i % warps. Result: sum of all words read.
+ *  GATHER: args[0] src VA, [1] src bytes, [2] dst VA, [3] count (multiple
+ *          of 32). Item k reads src line (splitmix64(seed + k) % lines) and
+ *          stores the sum of its 32 words at dst + 4 k. Result: sum of items.
+ *  HOTSET: args[0] buf VA, [1] bytes, [2] window bytes (multiple of 4 KiB,
+ *          0 = bytes), [3] random percent 0..100, [4] reuse (accesses per
+ *          page, 0 = 1), [5] passes (0 = 1). A window slides over the
+ *          buffer; each access goes to a random page of the buffer with the
+ *          random percentage, else to the window's current page, which
+ *          advances after `reuse` accesses (Ember paper, Figures 11 and 16).
+ *          Read-only. Result: sum of the first word of every line read.
+ */
 enum emgpu_kernel_id {
 	EMGPU_KERNEL_NONE = 0,
 	EMGPU_KERNEL_STREAM = 1,	/* args: buf VA, bytes, passes */
 	EMGPU_KERNEL_GATHER = 2,	/* args: src VA, src bytes, dst VA, count */
-	EMGPU_KERNEL_HOTSET = 3,	/* args: buf VA, bytes, window, random %, reuse */
+	EMGPU_KERNEL_HOTSET = 3,	/* args: buf VA, bytes, window, random %, reuse, passes */
 };
 
 /* ---------------------------------------------------------------------------
@@ -336,8 +361,36 @@ enum emgpu_kernel_id {
 #define EMGPU_REG_SYNC			0x0800	/* write: driver hands the clock back */
 #define EMGPU_REG_SYNC_STATUS		0x0804	/* EMGPU_SYNC_WAITING */
 #define EMGPU_REG_DRIVER_TIME		0x0808	/* write: sim ns the driver's work cost */
+#define EMGPU_REG_DRIVER_THREAD		0x080c	/* enum emgpu_driver_thread charged next */
+#define EMGPU_REG_DRIVER_ACTION		0x0810	/* write: action[7:0] | count[31:8] */
 
 #define EMGPU_SYNC_WAITING		(1u << 0)
+
+/*
+ * Driver timelines: DRIVER_TIME, DRIVER_ACTION, TLB invalidations and copy
+ * engine doorbells are charged to the selected thread. Work on the FAULT
+ * thread (and copies it starts, which it waits for) delays the next REPLAY;
+ * work on the other threads delays no warp.
+ */
+enum emgpu_driver_thread {
+	EMGPU_DRV_THREAD_FAULT = 0,	/* fault servicing: on the critical path */
+	EMGPU_DRV_THREAD_NOTIFY = 1,	/* access-counter servicing */
+	EMGPU_DRV_THREAD_WORKER = 2,	/* background worker (reclamation) */
+	EMGPU_DRV_THREADS = 3,
+};
+
+/* Driver actions; each costs the profile's time for it, times count. */
+enum emgpu_driver_action {
+	EMGPU_DRV_ACTION_NONE = 0,
+	EMGPU_DRV_ACTION_FAULT_PAGE = 1,	/* one faulted page serviced */
+	EMGPU_DRV_ACTION_PTE_UPDATE = 2,	/* one PTE written */
+	EMGPU_DRV_ACTION_CHUNK_ALLOC = 3,	/* one 2 MiB chunk allocated */
+	EMGPU_DRV_ACTION_CHUNK_EVICT = 4,	/* one 2 MiB chunk evicted (bookkeeping) */
+	EMGPU_DRV_ACTION_NOTIFY_ENTRY = 5,	/* one notification serviced */
+	EMGPU_DRV_ACTIONS = 6,
+};
+#define EMGPU_DRV_ACTION_CODE_MASK	0x000000ffu
+#define EMGPU_DRV_ACTION_COUNT_SHIFT	8
 
 /* ---------------------------------------------------------------------------
  * Page tables: NVIDIA MMU VER2-like radix tree over a 48-bit VA, walked by

@@ -14,7 +14,40 @@
  * reproduce Table 2's Gap column (RTX 5080 ~15x, A40 ~22x, H200 ~150x over
  * PCIe 5.0 x8, GH200 ~9x over NVLink-C2C). Fault service 45 us is
  * GPGPU-Sim UVMSmart's default; 256 access counters are the paper's §2.3.
+ *
+ * Timing-model numbers shared by every profile (TIMING_COMMON below) are
+ * modelling assumptions until calibrated against cuda/ microbenchmarks on a
+ * real H200 (DESIGN.md section 7); each says where it comes from.
  */
+#define TIMING_COMMON							\
+	/* one 128 B warp load per 4 SM cycles at ~2 GHz boost:		\
+	 * assumption from the data-sheet clocks (1.98-2.6 GHz) */	\
+	.access_issue_ps = 2000,					\
+	/* 8 outstanding 128 B lines per modelled warp: assumption,	\
+	 * enough that 1000 ns link latency does not hide bandwidth */	\
+	.warp_mlp = 8,							\
+	/* ~480 cycles HBM/GDDR load latency, "Dissecting the NVIDIA	\
+	 * Hopper architecture" (Luo et al., 2024) order of magnitude */\
+	.vram_latency_ns = 250,						\
+	/* MSI-X delivery + UVM bottom-half wake-up: assumption	\
+	 * (the 45 us fault service is charged separately at replay) */	\
+	.fault_batch_window_ns = 5000,					\
+	/* replay MEM_OP to re-issue: assumption, ~one TLB refill */	\
+	.replay_ns = 1000,						\
+	/* targeted TLB invalidate + membar: assumption */		\
+	.tlb_invalidate_ns = 1000,					\
+	/* CE method decode + launch per descriptor: assumption */	\
+	.ce_setup_ns = 2000,						\
+	/* kernel launch latency ~5 us (CUDA launch overhead) */	\
+	.launch_ns = 5000,						\
+	/* driver per-operation CPU costs: assumptions in the order	\
+	 * UVMSmart and Batch-Aware UVM (Kim et al., HPCA'20) report */	\
+	.drv_fault_page_ns = 500,					\
+	.drv_pte_update_ns = 100,					\
+	.drv_chunk_alloc_ns = 2000,					\
+	.drv_chunk_evict_ns = 5000,					\
+	.drv_notify_entry_ns = 1000
+
 static const struct gm_profile base_profiles[] = {
 	{
 		.name = "rtx5080",
@@ -31,6 +64,7 @@ static const struct gm_profile base_profiles[] = {
 		.utlbs_per_gpc = 4,
 		.num_access_counters = 256,
 		.num_copy_engines = 2,
+		TIMING_COMMON,
 	},
 	{
 		.name = "a40",
@@ -47,6 +81,7 @@ static const struct gm_profile base_profiles[] = {
 		.utlbs_per_gpc = 4,
 		.num_access_counters = 256,
 		.num_copy_engines = 2,
+		TIMING_COMMON,
 	},
 	{
 		.name = "h200",
@@ -63,6 +98,7 @@ static const struct gm_profile base_profiles[] = {
 		.utlbs_per_gpc = 5,
 		.num_access_counters = 256,
 		.num_copy_engines = 2,
+		TIMING_COMMON,
 	},
 	{
 		.name = "gh200",
@@ -79,6 +115,7 @@ static const struct gm_profile base_profiles[] = {
 		.utlbs_per_gpc = 5,
 		.num_access_counters = 256,
 		.num_copy_engines = 2,
+		TIMING_COMMON,
 	},
 };
 

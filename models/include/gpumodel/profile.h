@@ -28,6 +28,24 @@ struct gm_profile {
 	uint32_t utlbs_per_gpc;
 	uint32_t num_access_counters;
 	uint32_t num_copy_engines;
+
+	/*
+	 * Timing model (models/src/timing.c applies these; see the comments in
+	 * profile.c for every number's source). Times in ns unless _ps.
+	 */
+	uint32_t access_issue_ps;	/* SM cost of one 128-byte warp access */
+	uint32_t warp_mlp;		/* 128-byte requests a warp keeps in flight */
+	uint32_t vram_latency_ns;	/* one device-memory access, unloaded */
+	uint32_t fault_batch_window_ns;	/* first fault -> driver hand-off (IRQ + wake-up) */
+	uint32_t replay_ns;		/* REPLAY write -> stalled warps re-issue */
+	uint32_t tlb_invalidate_ns;	/* one TLB_INV, charged to the driver thread */
+	uint32_t ce_setup_ns;		/* per copy descriptor, before bytes move */
+	uint32_t launch_ns;		/* launch doorbell -> first warp issues */
+	uint32_t drv_fault_page_ns;	/* DRIVER_ACTION FAULT_PAGE */
+	uint32_t drv_pte_update_ns;	/* DRIVER_ACTION PTE_UPDATE */
+	uint32_t drv_chunk_alloc_ns;	/* DRIVER_ACTION CHUNK_ALLOC */
+	uint32_t drv_chunk_evict_ns;	/* DRIVER_ACTION CHUNK_EVICT */
+	uint32_t drv_notify_entry_ns;	/* DRIVER_ACTION NOTIFY_ENTRY */
 };
 
 /* The base profiles, in a fixed order; NULL past the end. */
@@ -42,10 +60,11 @@ int gm_profile_lookup(const char *name, struct gm_profile *out);
 
 /*
  * Scales a profile to vram_bytes (a multiple of 2 MiB, at least 64 MiB):
- * bandwidths, latencies and counter count are kept, so the device-memory to
- * interconnect gap, the fault cost per 2 MiB block and the reach of the
- * access counters per VA block stay those of the real card; only capacity
- * shrinks. Returns 0 or -EINVAL.
+ * bandwidths, latencies, per-operation costs, SM/warp counts and counter
+ * count are kept, so the device-memory to interconnect gap, the fault cost
+ * per 2 MiB block and the reach of the access counters per VA block stay
+ * those of the real card; only capacity shrinks (workloads are scaled with
+ * it, so oversubscription ratios are preserved). Returns 0 or -EINVAL.
  */
 int gm_profile_scale(const struct gm_profile *base, uint64_t vram_bytes,
 		     struct gm_profile *out);

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libgpumodel: the software model of the emgpu (models/include/emgpu_hw.h).
+ *
+ * One struct gm_gpu holds all state; there are no globals and no threads.
+ * The embedder (the QEMU device, or a unit test) provides DMA and interrupt
+ * callbacks and drives the model through two interfaces:
+ *
+ *  - the register interface gm_reg_read()/gm_reg_write(), which implements
+ *    every register of emgpu_hw.h exactly as a guest driver sees it;
+ *  - gm_run(), which advances the warps of the running launch until the
+ *    next event that needs the driver (fault batch, notification batch,
+ *    timer tick, launch completion) or until a budget of modelled accesses
+ *    is used. Warps run only inside gm_run().
+ *
+ * A direct C API (gm_launch(), gm_replay(), gm_ce_kick(), ...) does the same
+ * as the corresponding register sequences and exists for unit tests.
+ *
+ * Notes (modelling assumptions):
+ *  - Time is a virtual clock in picoseconds (PTIMER shows ns). It advances
+ *    only inside gm_run(), by modelled work; see timing.c for the rules.
+ *  - Copy-engine descriptors complete functionally at the doorbell (bytes
+ *    moved, semaphore written); their modelled completion time occupies the
+ *    copy engines and the link, and delays the next replay when the FAULT
+ *    driver thread rang the doorbell.
+ *  - In lockstep mode (the default) every stop that needs the driver sets
+ *    SYNC_STATUS.WAITING and gm_run() does nothing until SYNC is written.
+ */
+#ifndef GPUMODEL_GPUMODEL_H
+#define GPUMODEL_GPUMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emgpu_hw.h"
+#include "gpumodel/profile.h"
+
+struct gm_gpu;
+
+/* Callbacks the embedder provides; set by the embedder. */
+struct gm_callbacks {
+	void *opaque;
+	/* Sysmem (guest RAM) access; return 0, or nonzero if any byte failed. */
+	int (*dma_read)(void *opaque, uint64_t addr, void *buf, uint64_t len);
+	int (*dma_write)(void *opaque, uint64_t addr, const void *buf,
+			 uint64_t len);
+	/* Raise MSI-X vector `vector` (enum emgpu_intr_vector). May be NULL. */
+	void (*irq)(void *opaque, unsigned int vector);
+};
+
+struct gm_config {
+	struct gm_profile profile;	/* copied */
+	uint64_t seed;			/* PRNG seed; same seed + inputs -> same hash */
+	int lockstep;			/* 1: stop and wait for SYNC at driver events */
+};
+
+/* Creates a model; NULL on allocation failure or an invalid profile. */
+struct gm_gpu *gm_create(const struct gm_config *cfg,
+			 const struct gm_callbacks *cb);
+void gm_destroy(struct gm_gpu *gpu);
+/* Device reset: registers, TLBs, warps, counters, clock, hash; keeps VRAM
+ * contents, the profile, the seed and the injections armed. */
+void gm_reset(struct gm_gpu *gpu);
+
+/* ---- register interface (32-bit, offsets from emgpu_hw.h) ---- */
+uint32_t gm_reg_read(struct gm_gpu *gpu, uint32_t offset);
+void gm_reg_write(struct gm_gpu *gpu, uint32_t offset, uint32_t value);
+
+/* ---- run loop ---- */
+enum gm_stop {
+	GM_STOP_IDLE = 0,	/* no launch running: nothing to do */
+	GM_STOP_FAULT,		/* a fault batch is in the buffer, warps stalled */
+	GM_STOP_STALLED,	/* every warp waits for a replay that is not yet written */
+	GM_STOP_NOTIFY,		/* access-counter notifications were written */
+	GM_STOP_TIMER,		/* the policy timer ticked */
+	GM_STOP_LAUNCH_DONE,	/* the launch completed (DONE, CANCELLED or ERROR) */
+	GM_STOP_BUDGET,		/* the access budget is used up */
+	GM_STOP_WAIT_SYNC,	/* lockstep: waiting for the driver's SYNC */
+	GM_STOP_HANG,		/* injected device hang: nothing runs until reset */
+};
+/* Runs warps for at most `budget` modelled accesses (0 = no limit). */
+enum gm_stop gm_run(struct gm_gpu *gpu, uint64_t budget);
+const char *gm_stop_name(enum gm_stop stop);
+
+/* ---- direct API (tests; each equals a register sequence) ---- */
+int gm_launch(struct gm_gpu *gpu, const struct emgpu_launch_desc *desc);
+void gm_replay(struct gm_gpu *gpu, uint32_t mode);	/* EMGPU_REPLAY_* */
+void gm_sync(struct gm_gpu *gpu);			/* write SYNC */
+void gm_tlb_invalidate(struct gm_gpu *gpu, uint32_t mode, uint64_t va,
+		       uint64_t size);
+void gm_set_pdb(struct gm_gpu *gpu, uint64_t pde);
+void gm_driver_charge(struct gm_gpu *gpu, unsigned int thread, uint64_t ns);
+
+/*
+ * Translates va as the MMU would for `access` (enum emgpu_access_type)
+ * through uTLB `utlb`, filling the TLBs. Returns 0 and fills *aperture and *pa, a
+ * positive enum emgpu_fault_type for a fault (nothing is written to the
+ * fault buffer), or a negative enum emgpu_error.
+ */
+int gm_translate(struct gm_gpu *gpu, unsigned int utlb, uint64_t va,
+		 unsigned int access, unsigned int *aperture, uint64_t *pa);
+
+/* Device-memory access; 0 or a negative enum emgpu_error. */
+int gm_vram_read(struct gm_gpu *gpu, uint64_t pa, void *buf, uint64_t len);
+int gm_vram_write(struct gm_gpu *gpu, uint64_t pa, const void *buf,
+		  uint64_t len);
+
+/* ---- observation ---- */
+struct gm_stats {
+	uint64_t accesses;		/* modelled 128-byte warp accesses */
+	uint64_t vram_accesses;
+	uint64_t sysmem_accesses;
+	uint64_t tlb_hits, l2_tlb_hits, walks;
+	uint64_t faults;		/* faulting accesses */
+	uint64_t fault_entries;		/* entries written to the fault buffer */
+	uint64_t fault_overflows;	/* faults dropped with OVERFLOW */
+	uint64_t replays, cancels;
+	uint64_t notifications, notify_overflows;
+	uint64_t copies, bytes_h2d, bytes_d2h, bytes_d2d, bytes_h2h;
+	uint64_t tlb_invalidates;
+	uint64_t launches, launches_failed;
+	uint64_t errors;
+	uint64_t injections_fired;
+	uint64_t events;		/* events folded into the trace hash */
+	uint64_t sim_ns;		/* virtual clock */
+};
+void gm_get_stats(const struct gm_gpu *gpu, struct gm_stats *out);
+uint64_t gm_trace_hash(const struct gm_gpu *gpu);
+uint64_t gm_now_ns(const struct gm_gpu *gpu);
+uint64_t gm_now_ps(const struct gm_gpu *gpu);
+const struct gm_profile *gm_get_profile(const struct gm_gpu *gpu);
+enum emgpu_error gm_error_status(const struct gm_gpu *gpu);
+uint32_t gm_launch_status(const struct gm_gpu *gpu);
+uint64_t gm_launch_result(const struct gm_gpu *gpu);
+uint64_t gm_launch_time_ns(const struct gm_gpu *gpu);
+uint64_t gm_ce_done_ns(const struct gm_gpu *gpu);
+uint64_t gm_driver_busy_ns(const struct gm_gpu *gpu, unsigned int thread);
+
+/* ---- fault injection (inject.c) ---- */
+enum gm_inject_kind {
+	GM_INJ_NONE = 0,
+	GM_INJ_CE_ERROR,	/* "ce-error": a copy descriptor fails, no bytes move */
+	GM_INJ_CE_STALL,	/* "ce-stall": a copy takes `factor` times longer */
+	GM_INJ_FAULT_OVERFLOW,	/* "fault-overflow": a fault is dropped with OVERFLOW */
+	GM_INJ_FAULT_DUP,	/* "fault-dup": a fault entry is written twice */
+	GM_INJ_NOTIFY_DROP,	/* "notify-drop": a notification is not written */
+	GM_INJ_NOTIFY_DUP,	/* "notify-dup": a notification is written twice */
+	GM_INJ_NOTIFY_CORRUPT,	/* "notify-corrupt": address and tag are garbled */
+	GM_INJ_LOST_IRQ,	/* "lost-irq": an interrupt sets STATUS, no MSI-X */
+	GM_INJ_POISON,		/* "poison": 2 MiB VRAM chunks in range fail reads */
+	GM_INJ_TLB_TIMEOUT,	/* "tlb-timeout": TLB_INV stays PENDING, nothing invalidated */
+	GM_INJ_HANG,		/* "hang": the device stops until reset */
+	GM_INJ_KINDS,
+};
+
+enum gm_trigger {
+	GM_TRIG_ALWAYS = 0,	/* every check point ("always", the default) */
+	GM_TRIG_EVENT,		/* "event:N": first check point once N events happened */
+	GM_TRIG_PROB,		/* "prob:P": each check point with probability P (0..1) */
+};
+
+struct gm_inject {
+	enum gm_inject_kind kind;
+	enum gm_trigger trigger;
+	uint64_t event;		/* GM_TRIG_EVENT */
+	uint32_t prob_ppm;	/* GM_TRIG_PROB, parts per million */
+	uint64_t seed;		/* GM_TRIG_PROB stream, mixed with the model seed */
+	uint64_t range_start;	/* with range_len != 0: only addresses in range */
+	uint64_t range_len;
+	uint32_t count;		/* firings left; 0 = unlimited */
+	uint32_t factor;	/* ce-stall slowdown, 10..1000 (default 100) */
+	/* run-time state */
+	uint64_t rng;
+	uint64_t fired;
+};
+
+#define GM_INJECT_MAX	16
+
+/*
+ * Parses "kind=K[,trigger=event:N|prob:P|always][,range=ADDR+LEN]
+ * [,count=N][,seed=N][,factor=N]". Returns 0, or -EINVAL with a message
+ * in err (when errlen > 0).
+ */
+int gm_inject_parse(const char *spec, struct gm_inject *out, char *err,
+		    size_t errlen);
+/* Parses and arms; returns the slot (>= 0), -EINVAL or -ENOSPC. */
+int gm_inject_add(struct gm_gpu *gpu, const char *spec, char *err,
+		  size_t errlen);
+void gm_inject_clear(struct gm_gpu *gpu);
+/* Times slot `slot` fired, 0 for an empty slot. */
+uint64_t gm_inject_fired(const struct gm_gpu *gpu, int slot);
+const char *gm_inject_kind_name(enum gm_inject_kind kind);
+
+#endif /* GPUMODEL_GPUMODEL_H */

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Built-in kernel interface. A kernel is one file in models/src/kernels/
+ * that defines a const struct gm_kernel, plus one line in
+ * models/src/kernels/table.c (and its source path in models/sources.mk).
+ *
+ * Each warp is a restartable state machine: step() performs at most a few
+ * memory accesses through gm_warp_load()/gm_warp_store() and advances the
+ * warp's own state (pc, i..n, scratch) only after they succeed. When an
+ * access returns GM_STEP_STALL the step must return GM_STEP_STALL with the
+ * warp's state unchanged (or changed only in ways that are safe to redo):
+ * the same step is called again after the replay. Kernels never see time;
+ * the accessors charge it.
+ */
+#ifndef GPUMODEL_KERNEL_H
+#define GPUMODEL_KERNEL_H
+
+#include <stdint.h>
+
+#include "emgpu_hw.h"
+
+struct gm_gpu;
+
+enum gm_warp_state {
+	GM_WARP_IDLE = 0,
+	GM_WARP_RUNNABLE,
+	GM_WARP_STALLED,	/* waiting for a replay */
+	GM_WARP_DONE,
+};
+
+struct gm_warp {
+	uint32_t id;		/* 0 .. warps - 1 */
+	uint32_t sm;
+	uint32_t utlb;		/* global uTLB index */
+	uint32_t state;		/* enum gm_warp_state */
+	uint64_t t;		/* warp's local time, ps */
+	/* kernel state: free for the kernel, zeroed at launch */
+	uint32_t pc;		/* resume point */
+	uint64_t i, j, k, n;
+	uint64_t acc;		/* partial result, summed into LAUNCH_RESULT */
+	uint32_t line[32];	/* 128-byte scratch */
+	uint32_t out[32];	/* 128-byte scratch */
+};
+
+struct gm_launch {
+	struct emgpu_launch_desc d;	/* validated copy */
+	uint32_t warps;			/* warps running it */
+	uint32_t seq;			/* launch sequence number (fault inst) */
+};
+
+enum gm_step {
+	GM_STEP_MORE = 0,	/* progress made, call again */
+	GM_STEP_DONE = 1,	/* the warp finished */
+	GM_STEP_STALL = 2,	/* an access faulted or its uTLB is stalled */
+	/* negative: enum emgpu_error, the launch fails */
+};
+
+struct gm_kernel {
+	uint32_t id;		/* enum emgpu_kernel_id */
+	const char *name;
+	/* Checks the arguments; 0, or -1 for a malformed descriptor. */
+	int (*check)(const struct gm_launch *l);
+	/* Sets up one warp's state (already zeroed). */
+	void (*init)(const struct gm_launch *l, struct gm_warp *w);
+	int (*step)(struct gm_gpu *g, const struct gm_launch *l,
+		    struct gm_warp *w);
+};
+
+/* Looks up a built-in kernel by id; NULL if none (models/src/kernels/table.c). */
+const struct gm_kernel *gm_kernel_find(uint32_t id);
+
+/*
+ * Warp memory accessors: translate through the warp's uTLB, move len bytes
+ * (at most 128, within one 128-byte line), charge time, count for access
+ * counters. Return 0, GM_STEP_STALL, or a negative enum emgpu_error.
+ * gm_warp_load() with access EMGPU_ACCESS_WRITE checks write permission (for
+ * a read-modify-write whose store then cannot fault).
+ */
+int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+		 void *buf, uint32_t len, unsigned int access);
+int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+		  const void *buf, uint32_t len);
+
+/* A buffer argument is usable: 128-byte aligned, whole lines, in the VA. */
+static inline int gm_kernel_buf_ok(uint64_t va, uint64_t bytes)
+{
+	return bytes && !(va & 127) && !(bytes & 127) && va + bytes > va &&
+	       !((va + bytes - 1) >> EMGPU_VA_BITS);
+}
+
+/* splitmix64 step, the PRNG kernels use (seeded from the launch seed). */
+static inline uint64_t gm_mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+#endif /* GPUMODEL_KERNEL_H */

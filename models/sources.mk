@@ -1,0 +1,14 @@
+src/profile.c
+src/gpu.c
+src/mem.c
+src/mmu.c
+src/fault.c
+src/counters.c
+src/ce.c
+src/sm.c
+src/regs.c
+src/inject.c
+src/kernels/table.c
+src/kernels/stream.c
+src/kernels/gather.c
+src/kernels/hotset.c

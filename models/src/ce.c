@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copy engine: descriptors (struct emgpu_ce_desc) from a ring in sysmem,
+ * processed from GET to PUT at the doorbell.
+ *
+ * Functionally a descriptor completes at the doorbell: its bytes move and
+ * its semaphore is written. Its modelled time is: issued when the ringing
+ * driver thread is done with its preceding work, then the least busy copy
+ * engine and the link direction (or VRAM) it needs, as queues: a copy
+ * starts when both are free, costs ce_setup_ns plus bytes over the
+ * bandwidth, and keeps both busy until it ends, so mapped warp accesses
+ * and other copies queue behind it. Copies rung by the FAULT driver thread
+ * are waited for: they delay the next replay. A failed descriptor (bad
+ * fields, DMA error, poisoned VRAM, injected error) moves no further bytes,
+ * sets CE_STATUS_ERROR, and still releases its semaphore, so the driver
+ * never waits forever; it must check CE_STATUS.
+ */
+#include "internal.h"
+
+#define CE_BOUNCE	(64u * 1024)
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	return get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
+}
+
+static int desc_check(const struct gm_gpu *g, const struct emgpu_ce_desc *d)
+{
+	unsigned int sa = (d->flags >> EMGPU_CE_SRC_APERTURE_SHIFT) & EMGPU_CE_APERTURE_MASK;
+	unsigned int da = (d->flags >> EMGPU_CE_DST_APERTURE_SHIFT) & EMGPU_CE_APERTURE_MASK;
+	uint32_t known = (EMGPU_CE_APERTURE_MASK << EMGPU_CE_SRC_APERTURE_SHIFT) |
+			 (EMGPU_CE_APERTURE_MASK << EMGPU_CE_DST_APERTURE_SHIFT) |
+			 EMGPU_CE_SEMAPHORE | EMGPU_CE_INTERRUPT;
+
+	if (d->flags & ~known)
+		return -EMGPU_ERR_BAD_DESCRIPTOR;
+	if (d->op == EMGPU_CE_OP_NOP)
+		return 0;
+	if (d->op > EMGPU_CE_OP_MEMSET || !d->length || (d->length & 3))
+		return -EMGPU_ERR_BAD_DESCRIPTOR;
+	if ((sa != EMGPU_APERTURE_VIDMEM && sa != EMGPU_APERTURE_SYSMEM) ||
+	    (da != EMGPU_APERTURE_VIDMEM && da != EMGPU_APERTURE_SYSMEM))
+		return -EMGPU_ERR_BAD_DESCRIPTOR;
+	if (d->op == EMGPU_CE_OP_MEMSET && da != EMGPU_APERTURE_VIDMEM)
+		return -EMGPU_ERR_BAD_DESCRIPTOR;
+	if (da == EMGPU_APERTURE_VIDMEM &&
+	    (d->dst + d->length < d->dst || d->dst + d->length > g->prof.vram_bytes))
+		return -EMGPU_ERR_VRAM_RANGE;
+	if (d->op == EMGPU_CE_OP_COPY && sa == EMGPU_APERTURE_VIDMEM &&
+	    (d->src + d->length < d->src || d->src + d->length > g->prof.vram_bytes))
+		return -EMGPU_ERR_VRAM_RANGE;
+	return 0;
+}
+
+static int desc_move(struct gm_gpu *g, const struct emgpu_ce_desc *d,
+		     unsigned int sa, unsigned int da)
+{
+	uint8_t buf[CE_BOUNCE];
+	uint64_t done = 0;
+	uint32_t i;
+	int r;
+
+	if (d->op == EMGPU_CE_OP_MEMSET)
+		for (i = 0; i < CE_BOUNCE; i += 4)
+			memcpy(buf + i, &(uint32_t){ (uint32_t)d->src }, 4);
+	while (done < d->length) {
+		uint64_t n = d->length - done;
+
+		if (n > CE_BOUNCE)
+			n = CE_BOUNCE;
+		if (d->op == EMGPU_CE_OP_COPY) {
+			r = gm_mem_read(g, sa, d->src + done, buf, n);
+			if (r)
+				return r;
+		}
+		r = gm_mem_write(g, da, d->dst + done, buf, n);
+		if (r)
+			return r;
+		done += n;
+	}
+	return 0;
+}
+
+/* Charges the queues for one descriptor; returns its completion time. */
+static gm_time_t desc_time(struct gm_gpu *g, const struct emgpu_ce_desc *d,
+			   unsigned int sa, unsigned int da, uint32_t factor)
+{
+	uint32_t th = gm_drv_thread_ok(g->drv_thread), i, best = 0;
+	gm_time_t start, cost = 0, issue;
+	struct gm_queue *q1 = NULL, *q2 = NULL;
+	uint64_t len = d->length;
+
+	if (d->op == EMGPU_CE_OP_MEMSET) {
+		cost = gm_xfer_ps(len, g->prof.vram_bw_mbps);
+		q1 = &g->vram_q;
+		g->st.bytes_d2d += len;
+	} else if (d->op == EMGPU_CE_OP_COPY) {
+		if (sa == EMGPU_APERTURE_SYSMEM && da == EMGPU_APERTURE_VIDMEM) {
+			cost = gm_xfer_ps(len, g->prof.link_h2d_mbps);
+			q1 = &g->h2d_q;
+			g->st.bytes_h2d += len;
+		} else if (sa == EMGPU_APERTURE_VIDMEM && da == EMGPU_APERTURE_SYSMEM) {
+			cost = gm_xfer_ps(len, g->prof.link_d2h_mbps);
+			q1 = &g->d2h_q;
+			g->st.bytes_d2h += len;
+		} else if (sa == EMGPU_APERTURE_VIDMEM) {
+			cost = gm_xfer_ps(2 * len, g->prof.vram_bw_mbps);
+			q1 = &g->vram_q;
+			g->st.bytes_d2d += len;
+		} else {
+			cost = gm_max(gm_xfer_ps(len, g->prof.link_h2d_mbps),
+				      gm_xfer_ps(len, g->prof.link_d2h_mbps));
+			q1 = &g->h2d_q;
+			q2 = &g->d2h_q;
+			g->st.bytes_h2h += len;
+		}
+	}
+	cost *= factor;
+	for (i = 1; i < g->prof.num_copy_engines; i++)
+		if (g->ce_q[i].busy < g->ce_q[best].busy)
+			best = i;
+	issue = gm_max(g->now, g->drv_busy[th]);
+	start = gm_max(issue, g->ce_q[best].busy) + GM_NS(g->prof.ce_setup_ns);
+	if (q1)
+		start = gm_max(start, q1->busy);
+	if (q2)
+		start = gm_max(start, q2->busy);
+	start += cost;
+	if (q1)
+		q1->busy = start;
+	if (q2)
+		q2->busy = start;
+	g->ce_q[best].busy = start;
+	if (th == EMGPU_DRV_THREAD_FAULT)
+		g->drv_busy[th] = gm_max(g->drv_busy[th], start);
+	return start;
+}
+
+static int desc_exec(struct gm_gpu *g, const struct emgpu_ce_desc *d,
+		     int *irq)
+{
+	unsigned int sa = (d->flags >> EMGPU_CE_SRC_APERTURE_SHIFT) & EMGPU_CE_APERTURE_MASK;
+	unsigned int da = (d->flags >> EMGPU_CE_DST_APERTURE_SHIFT) & EMGPU_CE_APERTURE_MASK;
+	uint32_t factor = 1;
+	uint8_t sem[4];
+	int r = desc_check(g, d), err = 0;
+
+	if (r) {
+		gm_error(g, -r, g->ce.get);
+		err = 1;
+	} else if (d->op != EMGPU_CE_OP_NOP &&
+		   gm_inject_check(g, GM_INJ_CE_ERROR, d->dst, d->length)) {
+		err = 1;
+	} else if (d->op != EMGPU_CE_OP_NOP) {
+		factor = gm_inject_check(g, GM_INJ_CE_STALL, d->dst, d->length);
+		if (!factor)
+			factor = 1;
+		r = desc_move(g, d, sa, da);
+		if (r) {
+			gm_error(g, -r, g->ce.get);
+			err = 1;
+		}
+		g->ce_done = desc_time(g, d, sa, da, factor);
+		g->st.copies++;
+	}
+	if (err)
+		g->ce_status |= EMGPU_CE_STATUS_ERROR;
+	gm_event(g, GM_EV_COPY, d->op | (uint64_t)d->flags << 8 | (uint64_t)err << 40,
+		 d->dst ^ (d->src << 1) ^ d->length, g->ce_done / GM_PS_PER_NS);
+	if (d->flags & EMGPU_CE_SEMAPHORE) {
+		memcpy(sem, &(uint32_t){ d->payload }, 4);
+		r = gm_dma_write(g, g->ce_sem, sem, 4);
+		if (r) {
+			gm_error(g, -r, EMGPU_REG_CE_SEM_LO);
+			g->ce_status |= EMGPU_CE_STATUS_ERROR;
+			err = 1;
+		}
+	}
+	if (d->flags & EMGPU_CE_INTERRUPT)
+		*irq = 1;
+	return err;
+}
+
+void gm_ce_doorbell(struct gm_gpu *g)
+{
+	struct emgpu_ce_desc d;
+	uint8_t raw[32];
+	int irq = 0, r;
+
+	if (g->hung)
+		return;
+	if (!gm_ring_valid(&g->ce, 32)) {
+		gm_error(g, EMGPU_ERR_BAD_RING, EMGPU_REG_CE_DOORBELL);
+		return;
+	}
+	g->ce_status &= ~EMGPU_CE_STATUS_ERROR;
+	while (g->ce.get != g->ce.put) {
+		r = gm_dma_read(g, g->ce.base + 32ull * g->ce.get, raw, 32);
+		if (r) {
+			gm_error(g, -r, g->ce.get);
+			g->ce_status |= EMGPU_CE_STATUS_ERROR;
+			break;
+		}
+		d.op = get_le32(raw);
+		d.flags = get_le32(raw + 4);
+		d.src = get_le64(raw + 8);
+		d.dst = get_le64(raw + 16);
+		d.length = get_le32(raw + 24);
+		d.payload = get_le32(raw + 28);
+		desc_exec(g, &d, &irq);
+		g->ce.get = (g->ce.get + 1) & (g->ce.size - 1);
+	}
+	if (irq)
+		gm_raise(g, EMGPU_INTR_COPY);
+}

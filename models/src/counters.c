@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Access counters: a fixed number (profile) of counters over regions of
+ * the configured granularity (64 KiB, 2 MiB or 16 MiB), counting GPU
+ * accesses through sysmem PTEs without EMGPU_PTE_ACD while AC_CTRL is
+ * enabled. A counter that reaches THRESHOLD writes one notification (C365-
+ * like) into its ring and stops notifying (it keeps counting, saturating
+ * at 0xffff) until cleared. The GPU never stalls on counters.
+ *
+ * Allocation is deterministic: a region without a counter takes the free
+ * counter with the lowest index; when none is free, a clock hand sweeps
+ * from where it last stopped and takes the first counter that is not
+ * waiting for a clear (if all are, the access is not counted).
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+int gm_ac_init(struct gm_gpu *g)
+{
+	g->ctr = calloc(g->prof.num_access_counters, sizeof(*g->ctr));
+	return g->ctr ? 0 : -1;
+}
+
+void gm_ac_reset(struct gm_gpu *g)
+{
+	uint32_t i;
+
+	memset(g->ctr, 0, g->prof.num_access_counters * sizeof(*g->ctr));
+	for (i = 0; i < g->prof.num_access_counters; i++)
+		g->ctr[i].next = -1;
+	for (i = 0; i < GM_AC_HASH; i++)
+		g->ac_hash[i] = -1;
+	g->ac_hand = 0;
+}
+
+void gm_ac_set_config(struct gm_gpu *g, uint32_t config)
+{
+	static const uint8_t shifts[] = { 16, 21, 24 };
+	uint32_t gran = (config & EMGPU_AC_CONFIG_GRAN_MASK) >>
+			EMGPU_AC_CONFIG_GRAN_SHIFT;
+
+	if (!(config & EMGPU_AC_CONFIG_THRESHOLD_MASK) || gran > 2) {
+		gm_error(g, EMGPU_ERR_BAD_VALUE, EMGPU_REG_AC_CONFIG);
+		return;
+	}
+	if (shifts[gran] != g->ac_gran_shift && g->ac_gran_shift)
+		gm_ac_reset(g);
+	g->ac_config = config;
+	g->ac_gran_shift = shifts[gran];
+}
+
+static uint32_t hash_region(uint64_t region)
+{
+	return (uint32_t)(gm_mix64(region) & (GM_AC_HASH - 1));
+}
+
+static void unlink_counter(struct gm_gpu *g, int32_t idx)
+{
+	int32_t *p = &g->ac_hash[hash_region(g->ctr[idx].region)];
+
+	while (*p != -1 && *p != idx)
+		p = &g->ctr[*p].next;
+	if (*p == idx)
+		*p = g->ctr[idx].next;
+	g->ctr[idx].next = -1;
+	g->ctr[idx].used = 0;
+	g->ctr[idx].notified = 0;
+	g->ctr[idx].count = 0;
+	g->ctr[idx].sub_mask = 0;
+}
+
+static int32_t alloc_counter(struct gm_gpu *g, uint64_t region)
+{
+	uint32_t n = g->prof.num_access_counters, i, idx;
+	int32_t found = -1;
+
+	for (i = 0; i < n; i++)		/* lowest free first */
+		if (!g->ctr[i].used) {
+			found = (int32_t)i;
+			break;
+		}
+	if (found < 0) {
+		for (i = 0; i < n; i++) {
+			idx = (g->ac_hand + i) % n;
+			if (!g->ctr[idx].notified) {
+				found = (int32_t)idx;
+				g->ac_hand = (idx + 1) % n;
+				break;
+			}
+		}
+		if (found < 0)
+			return -1;
+		unlink_counter(g, found);
+	}
+	g->ctr[found].region = region;
+	g->ctr[found].used = 1;
+	g->ctr[found].next = g->ac_hash[hash_region(region)];
+	g->ac_hash[hash_region(region)] = found;
+	return found;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+/* Writes one entry; 0, 1 when the ring is full, or -error. */
+static int ac_push(struct gm_gpu *g, const uint8_t *ent)
+{
+	struct gm_ring *r = &g->ac;
+	int rc;
+
+	if (!gm_ring_valid(r, 32) || ((r->put + 1) & (r->size - 1)) == r->get)
+		return 1;
+	rc = gm_dma_write(g, r->base + 32ull * r->put, ent, 32);
+	if (rc)
+		return rc;
+	r->put = (r->put + 1) & (r->size - 1);
+	return 0;
+}
+
+static void notify(struct gm_gpu *g, int32_t idx)
+{
+	struct gm_counter *c = &g->ctr[idx];
+	uint64_t addr = c->region << g->ac_gran_shift;
+	uint32_t tag = (uint32_t)idx;
+	uint8_t ent[32];
+	int rc;
+
+	c->notified = 1;
+	if (gm_inject_check(g, GM_INJ_NOTIFY_DROP, addr, 1))
+		return;
+	if (gm_inject_check(g, GM_INJ_NOTIFY_CORRUPT, addr, 1)) {
+		addr ^= 0x5a5a5000ull | 1;
+		tag = EMGPU_NOTIFY_TAG_MASK;
+	}
+	put_le32(ent, EMGPU_APERTURE_SYSMEM << 8);	/* MIMC, sysmem */
+	put_le32(ent + 4, 0);
+	put_le32(ent + 8, (uint32_t)addr);
+	put_le32(ent + 12, (uint32_t)(addr >> 32));
+	put_le32(ent + 16, c->sub_mask);
+	put_le32(ent + 20, tag & EMGPU_NOTIFY_TAG_MASK);
+	put_le32(ent + 24, c->count & EMGPU_NOTIFY_COUNTER_MASK);
+	put_le32(ent + 28, EMGPU_NOTIFY_VALID);
+	rc = ac_push(g, ent);
+	if (rc < 0) {
+		gm_error(g, -rc, g->ac.put);
+		return;
+	}
+	if (rc > 0) {
+		c->notified = 0;	/* not lost: notifies again on its next access */
+		g->ac.status |= EMGPU_RING_OVERFLOW;
+		g->st.notify_overflows++;
+		gm_event(g, GM_EV_OVERFLOW, addr, tag, 1);
+	} else {
+		g->st.notifications++;
+		gm_event(g, GM_EV_NOTIFY, addr, tag, c->count);
+		if (gm_inject_check(g, GM_INJ_NOTIFY_DUP, addr, 1) &&
+		    ac_push(g, ent) == 0) {
+			g->st.notifications++;
+			gm_event(g, GM_EV_NOTIFY, addr, tag, ~0ull);
+		}
+	}
+	g->notify_pending = 1;
+	gm_raise(g, EMGPU_INTR_ACCESS_COUNTER);
+}
+
+void gm_ac_count(struct gm_gpu *g, uint64_t va)
+{
+	uint64_t region = va >> g->ac_gran_shift;
+	int32_t idx = g->ac_hash[hash_region(region)];
+	struct gm_counter *c;
+
+	while (idx >= 0 && g->ctr[idx].region != region)
+		idx = g->ctr[idx].next;
+	if (idx < 0) {
+		idx = alloc_counter(g, region);
+		if (idx < 0)
+			return;
+	}
+	c = &g->ctr[idx];
+	if (c->count < 0xffff)
+		c->count++;
+	c->sub_mask |= 1u << ((va >> (g->ac_gran_shift - 5)) & 31);
+	if (!c->notified &&
+	    c->count >= (g->ac_config & EMGPU_AC_CONFIG_THRESHOLD_MASK))
+		notify(g, idx);
+}
+
+void gm_ac_clear(struct gm_gpu *g, uint32_t mode, uint32_t tag)
+{
+	if (mode == EMGPU_AC_CLEAR_ALL) {
+		gm_ac_reset(g);
+	} else if (mode == EMGPU_AC_CLEAR_TARGETED &&
+		   tag < g->prof.num_access_counters) {
+		if (g->ctr[tag].used)
+			unlink_counter(g, (int32_t)tag);
+	} else {
+		gm_error(g, EMGPU_ERR_BAD_VALUE,
+			 mode == EMGPU_AC_CLEAR_TARGETED ? EMGPU_REG_AC_CLEAR_TAG
+							 : EMGPU_REG_AC_CLEAR);
+		return;
+	}
+	gm_event(g, GM_EV_AC_CLEAR, mode, tag, 0);
+}

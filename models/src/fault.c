@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Replayable fault buffer: entries (C369-like, emgpu_hw.h) written at PUT
+ * into a ring in sysmem; REPLAY resumes and CANCEL fails stalled warps.
+ *
+ * A faulting access stalls its uTLB: the faulting warp and every warp of
+ * that uTLB that tries an access afterwards wait for REPLAY_START and then
+ * re-execute the access (re-faulting if it is still unmapped). A full or
+ * disabled ring drops the fault with OVERFLOW set; the warp stays stalled.
+ */
+#include "internal.h"
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	put_le32(p, (uint32_t)v);
+	put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+int gm_ring_valid(const struct gm_ring *r, uint32_t entry_size)
+{
+	return r->size && r->size <= EMGPU_RING_MAX_ENTRIES &&
+	       !(r->size & (r->size - 1)) && !(r->base & 0xfff) &&
+	       r->base + (uint64_t)r->size * entry_size > r->base &&
+	       r->get < r->size && r->put < r->size;
+}
+
+/* Writes one entry at PUT; 0, 1 if the ring is full/disabled, or -error. */
+static int fb_push(struct gm_gpu *g, const uint8_t *ent)
+{
+	struct gm_ring *r = &g->fb;
+	int rc;
+
+	if (!(r->ctrl & EMGPU_RING_ENABLE) || !gm_ring_valid(r, 32) ||
+	    ((r->put + 1) & (r->size - 1)) == r->get)
+		return 1;
+	rc = gm_dma_write(g, r->base + 32ull * r->put, ent, 32);
+	if (rc)
+		return rc;
+	r->put = (r->put + 1) & (r->size - 1);
+	g->st.fault_entries++;
+	return 0;
+}
+
+void gm_fault_report(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+		     unsigned int access, unsigned int type)
+{
+	struct gm_utlb *u = &g->utlb[w->utlb];
+	uint8_t ent[32];
+	uint32_t info;
+	int rc;
+
+	g->st.faults++;
+	u->stalled = 1;
+	w->state = GM_WARP_STALLED;
+	if (!g->fault_pending) {
+		g->fault_pending = 1;
+		g->fault_deadline = w->t + GM_NS(g->prof.fault_batch_window_ns);
+	}
+	info = (type & EMGPU_FAULT_INFO_TYPE_MASK) | EMGPU_FAULT_INFO_REPLAYABLE |
+	       (u->client << EMGPU_FAULT_INFO_CLIENT_SHIFT &
+		EMGPU_FAULT_INFO_CLIENT_MASK) |
+	       (access << EMGPU_FAULT_INFO_ACCESS_SHIFT &
+		EMGPU_FAULT_INFO_ACCESS_MASK) |
+	       (u->gpc << EMGPU_FAULT_INFO_GPC_SHIFT & EMGPU_FAULT_INFO_GPC_MASK) |
+	       EMGPU_FAULT_INFO_VALID;
+	put_le64(ent, g->launch.seq);
+	put_le64(ent + 8, va & ~((1ull << EMGPU_PAGE_SHIFT) - 1));
+	put_le64(ent + 16, w->t / GM_PS_PER_NS);
+	put_le32(ent + 24, w->sm & 0x1ff);
+	put_le32(ent + 28, info);
+
+	rc = gm_inject_check(g, GM_INJ_FAULT_OVERFLOW, va, 1) ? 1 : fb_push(g, ent);
+	if (rc < 0) {
+		gm_error(g, -rc, (uint32_t)g->fb.put);
+		return;
+	}
+	if (rc > 0) {
+		g->fb.status |= EMGPU_RING_OVERFLOW;
+		g->st.fault_overflows++;
+		gm_event(g, GM_EV_OVERFLOW, va, info, 0);
+	} else {
+		gm_event(g, GM_EV_FAULT, va, info, w->t / GM_PS_PER_NS);
+		if (gm_inject_check(g, GM_INJ_FAULT_DUP, va, 1) &&
+		    fb_push(g, ent) == 0)
+			gm_event(g, GM_EV_FAULT, va, info, ~0ull);
+	}
+	gm_raise(g, EMGPU_INTR_FAULT);
+}
+
+void gm_fault_replay(struct gm_gpu *g, uint32_t mode)
+{
+	gm_time_t when;
+	uint32_t i, n = 0;
+
+	if (mode == EMGPU_REPLAY_CANCEL) {
+		g->st.cancels++;
+		gm_event(g, GM_EV_CANCEL, 0, 0, 0);
+		for (i = 0; i < g->nwarps; i++)
+			n += g->warps[i].state == GM_WARP_STALLED;
+		if (n && g->launch_status == EMGPU_LAUNCH_RUNNING)
+			gm_launch_finish(g, EMGPU_LAUNCH_CANCELLED);
+		return;
+	}
+	if (mode != EMGPU_REPLAY_START) {
+		gm_error(g, EMGPU_ERR_BAD_VALUE, EMGPU_REG_FAULT_REPLAY);
+		return;
+	}
+	/* the batch's service delays the replay: stalled warps resume then */
+	when = gm_max(g->now, g->drv_busy[EMGPU_DRV_THREAD_FAULT]) +
+	       GM_NS(g->prof.replay_ns);
+	for (i = 0; i < g->nutlb; i++)
+		g->utlb[i].stalled = 0;
+	for (i = 0; i < g->nwarps; i++) {
+		struct gm_warp *w = &g->warps[i];
+
+		if (w->state != GM_WARP_STALLED)
+			continue;
+		w->state = GM_WARP_RUNNABLE;
+		w->t = gm_max(w->t, when);
+		n++;
+	}
+	g->st.replays++;
+	gm_event(g, GM_EV_REPLAY, n, when / GM_PS_PER_NS, 0);
+}

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Model lifetime, the event hash, interrupts, errors and getters.
+ *
+ * The trace hash is FNV-1a 64 over each event's record (type, event number
+ * and three type-specific words, little-endian), folded in event order:
+ * the same inputs and seed give the same hash, any changed event changes it.
+ * Accesses are not events (they are far too many); their effects are
+ * (faults, notifications, completions with the kernel's checksum).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+#define FNV_OFFSET	0xcbf29ce484222325ull
+#define FNV_PRIME	0x100000001b3ull
+
+uint64_t gm_splitmix64(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	*state += 0x9e3779b97f4a7c15ull;
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static uint64_t fnv_word(uint64_t h, uint64_t w)
+{
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		h ^= (w >> (8 * i)) & 0xff;
+		h *= FNV_PRIME;
+	}
+	return h;
+}
+
+void gm_event(struct gm_gpu *g, enum gm_event_type type, uint64_t a,
+	      uint64_t b, uint64_t c)
+{
+	uint64_t h = g->hash;
+
+	h = fnv_word(h, type);
+	h = fnv_word(h, g->st.events);
+	h = fnv_word(h, a);
+	h = fnv_word(h, b);
+	h = fnv_word(h, c);
+	g->hash = h;
+	g->st.events++;
+}
+
+void gm_raise(struct gm_gpu *g, uint32_t cause)
+{
+	uint32_t newly = cause & ~g->intr_status;
+	unsigned int v;
+
+	g->intr_status |= cause;
+	newly &= g->intr_enable;
+	if (!newly)
+		return;
+	for (v = 0; v < EMGPU_MSIX_VECTORS; v++) {
+		if (!(newly & (1u << v)))
+			continue;
+		if (gm_inject_check(g, GM_INJ_LOST_IRQ, 0, 0))
+			continue;
+		gm_event(g, GM_EV_IRQ, v, 0, 0);
+		if (g->cb.irq)
+			g->cb.irq(g->cb.opaque, v);
+	}
+}
+
+void gm_error(struct gm_gpu *g, enum emgpu_error code, uint32_t info)
+{
+	g->error_status = code;
+	g->error_info = info;
+	g->error_count++;
+	g->st.errors++;
+	gm_event(g, GM_EV_ERROR, code, info, 0);
+	gm_raise(g, EMGPU_INTR_ERROR);
+}
+
+static int profile_ok(const struct gm_profile *p)
+{
+	return p->vram_bytes >= GM_CHUNK_SIZE && !(p->vram_bytes % GM_CHUNK_SIZE) &&
+	       p->num_sms && p->warps_per_sm && p->num_gpcs &&
+	       p->num_gpcs <= 32 && p->utlbs_per_gpc &&
+	       p->utlbs_per_gpc <= 128 && p->num_access_counters &&
+	       p->num_access_counters <= (1u << 20) && p->num_copy_engines &&
+	       p->warp_mlp && p->vram_bw_mbps && p->link_h2d_mbps &&
+	       p->link_d2h_mbps && p->num_sms <= 512 && p->warps_per_sm <= 64;
+}
+
+struct gm_gpu *gm_create(const struct gm_config *cfg,
+			 const struct gm_callbacks *cb)
+{
+	struct gm_gpu *g;
+
+	if (!profile_ok(&cfg->profile))
+		return NULL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->prof = cfg->profile;
+	if (cb)
+		g->cb = *cb;
+	g->seed = cfg->seed;
+	g->lockstep = cfg->lockstep;
+	g->vram_128_ps = gm_xfer_ps(128, g->prof.vram_bw_mbps);
+	g->h2d_128_ps = gm_xfer_ps(128, g->prof.link_h2d_mbps);
+	g->d2h_128_ps = gm_xfer_ps(128, g->prof.link_d2h_mbps);
+	g->vram_lat_ps = GM_NS(g->prof.vram_latency_ns) / g->prof.warp_mlp;
+	g->link_lat_ps = GM_NS(g->prof.link_latency_ns) / g->prof.warp_mlp;
+	g->ce_q = calloc(g->prof.num_copy_engines, sizeof(*g->ce_q));
+	if (!g->ce_q || gm_mem_init(g) || gm_mmu_init(g) || gm_ac_init(g) ||
+	    gm_sm_init(g)) {
+		gm_destroy(g);
+		return NULL;
+	}
+	gm_reset(g);
+	return g;
+}
+
+void gm_destroy(struct gm_gpu *g)
+{
+	if (!g)
+		return;
+	gm_mem_fini(g);
+	free(g->ce_q);
+	free(g->utlb);
+	free(g->ctr);
+	free(g->warps);
+	free(g);
+}
+
+void gm_reset(struct gm_gpu *g)
+{
+	uint32_t i;
+
+	g->now = 0;
+	g->vram_q.busy = g->h2d_q.busy = g->d2h_q.busy = 0;
+	memset(g->ce_q, 0, g->prof.num_copy_engines * sizeof(*g->ce_q));
+	memset(g->drv_busy, 0, sizeof(g->drv_busy));
+	g->drv_thread = 0;
+	g->timer_period = g->timer_next = 0;
+	g->pdb = 0;
+	gm_mmu_flush_all(g);
+	g->inv_va = g->inv_size = 0;
+	g->inv_status = 0;
+	memset(&g->fb, 0, sizeof(g->fb));
+	memset(&g->ac, 0, sizeof(g->ac));
+	memset(&g->ce, 0, sizeof(g->ce));
+	g->fault_pending = 0;
+	g->notify_pending = 0;
+	g->ac_config = 256 | (EMGPU_AC_GRAN_2M << EMGPU_AC_CONFIG_GRAN_SHIFT);
+	gm_ac_set_config(g, g->ac_config);
+	gm_ac_reset(g);
+	g->ce_sem = 0;
+	g->ce_status = 0;
+	g->ce_done = 0;
+	g->launch_desc = 0;
+	g->launch_status = EMGPU_LAUNCH_IDLE;
+	g->launch_seq = 0;
+	g->launch_start = g->launch_time = 0;
+	g->launch_result = 0;
+	gm_sm_reset(g);
+	g->intr_status = g->intr_enable = 0;
+	g->error_status = g->error_info = g->error_count = 0;
+	g->sync_status = 0;
+	g->hung = 0;
+	g->scratch = 0;
+	g->hash = FNV_OFFSET;
+	g->rng = g->seed;
+	memset(&g->st, 0, sizeof(g->st));
+	for (i = 0; i < (uint32_t)g->ninj; i++) {
+		g->inj[i].rng = g->inj[i].seed ^ g->seed;
+		g->inj[i].fired = 0;
+	}
+}
+
+void gm_get_stats(const struct gm_gpu *g, struct gm_stats *out)
+{
+	*out = g->st;
+	out->sim_ns = g->now / GM_PS_PER_NS;
+}
+
+uint64_t gm_trace_hash(const struct gm_gpu *g) { return g->hash; }
+uint64_t gm_now_ns(const struct gm_gpu *g) { return g->now / GM_PS_PER_NS; }
+uint64_t gm_now_ps(const struct gm_gpu *g) { return g->now; }
+const struct gm_profile *gm_get_profile(const struct gm_gpu *g) { return &g->prof; }
+enum emgpu_error gm_error_status(const struct gm_gpu *g) { return g->error_status; }
+uint32_t gm_launch_status(const struct gm_gpu *g) { return g->launch_status; }
+uint64_t gm_launch_result(const struct gm_gpu *g) { return g->launch_result; }
+uint64_t gm_launch_time_ns(const struct gm_gpu *g) { return g->launch_time / GM_PS_PER_NS; }
+uint64_t gm_ce_done_ns(const struct gm_gpu *g) { return g->ce_done / GM_PS_PER_NS; }
+
+uint64_t gm_driver_busy_ns(const struct gm_gpu *g, unsigned int thread)
+{
+	return thread < EMGPU_DRV_THREADS ? g->drv_busy[thread] / GM_PS_PER_NS : 0;
+}
+
+void gm_driver_charge(struct gm_gpu *g, unsigned int thread, uint64_t ns)
+{
+	thread = gm_drv_thread_ok(thread);
+	g->drv_busy[thread] = gm_max(g->drv_busy[thread], g->now) + GM_NS(ns);
+	gm_event(g, GM_EV_DRIVER, thread, ns, 0);
+}
+
+const char *gm_stop_name(enum gm_stop s)
+{
+	static const char *const names[] = {
+		"idle", "fault", "stalled", "notify", "timer", "launch-done",
+		"budget", "wait-sync", "hang",
+	};
+
+	return (unsigned int)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}

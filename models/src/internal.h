@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libgpumodel internals: the state struct and the helpers the units share.
+ * Not installed; embedders use gpumodel/gpumodel.h.
+ *
+ * Conventions: functions return 0 on success, a negative enum emgpu_error
+ * for a device error, and (translation only) a positive enum
+ * emgpu_fault_type for a fault. Times are picoseconds (gm_time_t).
+ */
+#ifndef GM_INTERNAL_H
+#define GM_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "gpumodel/gpumodel.h"
+#include "gpumodel/kernel.h"
+
+typedef uint64_t gm_time_t;		/* picoseconds */
+#define GM_PS_PER_NS		1000ull
+#define GM_NS(x)		((gm_time_t)(x) * GM_PS_PER_NS)
+
+#define GM_CHUNK_SHIFT		21	/* VRAM backing and poison granule */
+#define GM_CHUNK_SIZE		(1ull << GM_CHUNK_SHIFT)
+
+/* TLB geometry: direct-mapped, power-of-two sizes. */
+#define GM_UTLB_4K		64
+#define GM_UTLB_2M		8
+#define GM_L2TLB_4K		2048
+#define GM_L2TLB_2M		128
+
+#define GM_EPOCH_PS		GM_NS(1000)	/* run-loop horizon step */
+#define GM_SLICE		32		/* accesses per warp per pass */
+
+/* TLB entry flags */
+#define GM_TLB_SYSMEM		(1u << 0)
+#define GM_TLB_RO		(1u << 1)
+#define GM_TLB_ACD		(1u << 2)
+#define GM_TLB_NOATOMIC		(1u << 3)
+
+struct gm_tlb_entry {
+	uint64_t tag;		/* page number (va >> shift) + 1; 0 = empty */
+	uint64_t pa;		/* physical base of the 4K (or 2M) page */
+	uint32_t flags;
+	uint32_t shift;		/* page size of the mapping: 12, 16 or 21 */
+};
+
+struct gm_utlb {
+	struct gm_tlb_entry t4k[GM_UTLB_4K];
+	struct gm_tlb_entry t2m[GM_UTLB_2M];
+	int stalled;		/* a fault is outstanding: no access until replay */
+	uint32_t gpc, client;
+};
+
+/* A queue resource: bandwidth is shared because each use extends busy. */
+struct gm_queue {
+	gm_time_t busy;
+};
+
+struct gm_counter {
+	uint64_t region;	/* region number (va >> gran shift) */
+	uint32_t count;		/* 16-bit saturating */
+	uint32_t sub_mask;
+	int32_t next;		/* hash chain, -1 = end */
+	uint8_t used;
+	uint8_t notified;	/* waiting for a clear */
+};
+
+#define GM_AC_HASH		1024	/* power of two */
+
+struct gm_ring {
+	uint64_t base;
+	uint32_t size;		/* entries */
+	uint32_t get, put;
+	uint32_t status;	/* EMGPU_RING_OVERFLOW */
+	uint32_t ctrl;		/* EMGPU_RING_ENABLE */
+	uint32_t base_hi;	/* staged until _LO is written */
+};
+
+enum gm_event_type {
+	GM_EV_FAULT = 1, GM_EV_REPLAY, GM_EV_CANCEL, GM_EV_NOTIFY, GM_EV_COPY,
+	GM_EV_LAUNCH, GM_EV_COMPLETE, GM_EV_TLB_INV, GM_EV_ERROR, GM_EV_IRQ,
+	GM_EV_TIMER, GM_EV_INJECT, GM_EV_AC_CLEAR, GM_EV_DRIVER, GM_EV_OVERFLOW,
+};
+
+struct gm_gpu {
+	struct gm_profile prof;
+	struct gm_callbacks cb;
+	uint64_t seed;
+	int lockstep;
+
+	/* derived timing (ps) */
+	gm_time_t vram_128_ps, h2d_128_ps, d2h_128_ps;
+	gm_time_t vram_lat_ps, link_lat_ps;
+
+	/* memory */
+	uint8_t **vram;		/* lazily allocated 2 MiB chunks */
+	uint8_t *chunk_poison;	/* one byte per chunk */
+	uint64_t nchunks;
+
+	/* clock and queues */
+	gm_time_t now;
+	struct gm_queue vram_q, h2d_q, d2h_q;
+	struct gm_queue *ce_q;	/* num_copy_engines */
+	gm_time_t drv_busy[EMGPU_DRV_THREADS];
+	uint32_t drv_thread;
+	gm_time_t timer_period, timer_next;
+	uint32_t timer_hi;	/* _LO-latched _HI of PTIMER and the other clocks */
+	uint32_t period_hi;	/* TIMER_PERIOD_HI, staged */
+
+	/* MMU */
+	uint64_t pdb;
+	uint32_t pdb_hi;
+	struct gm_utlb *utlb;
+	uint32_t nutlb;
+	struct gm_tlb_entry l2_4k[GM_L2TLB_4K];
+	struct gm_tlb_entry l2_2m[GM_L2TLB_2M];
+	uint64_t inv_va, inv_size;
+	uint32_t inv_va_hi, inv_size_hi;
+	uint32_t inv_status;
+
+	/* fault buffer */
+	struct gm_ring fb;
+	int fault_pending;	/* entries written since the last hand-off */
+	gm_time_t fault_deadline;
+
+	/* access counters */
+	struct gm_ring ac;
+	uint32_t ac_config;
+	uint32_t ac_clear_tag;
+	uint32_t ac_gran_shift;
+	struct gm_counter *ctr;
+	int32_t ac_hash[GM_AC_HASH];
+	uint32_t ac_hand;
+	int notify_pending;
+
+	/* copy engine */
+	struct gm_ring ce;
+	uint64_t ce_sem;
+	uint32_t ce_sem_hi;
+	uint32_t ce_status;
+	gm_time_t ce_done;
+
+	/* launch and warps */
+	uint64_t launch_desc;
+	uint32_t launch_desc_hi;
+	uint32_t launch_status;
+	uint32_t launch_seq;
+	gm_time_t launch_start, launch_time;
+	uint64_t launch_result;
+	uint32_t result_hi;
+	struct gm_launch launch;
+	const struct gm_kernel *kernel;
+	struct gm_warp *warps;
+	uint32_t nwarps, max_warps;
+	uint32_t warps_done;
+
+	/* interrupts, errors, lockstep */
+	uint32_t intr_status, intr_enable;
+	uint32_t error_status, error_info, error_count;
+	uint32_t sync_status;
+	int hung;
+	uint32_t scratch;
+	uint32_t hash_hi;
+
+	/* determinism */
+	uint64_t hash;
+	uint64_t rng;
+
+	/* injection */
+	struct gm_inject inj[GM_INJECT_MAX];
+	int ninj;
+
+	struct gm_stats st;
+};
+
+/* gpu.c */
+void gm_event(struct gm_gpu *g, enum gm_event_type type, uint64_t a,
+	      uint64_t b, uint64_t c);
+void gm_raise(struct gm_gpu *g, uint32_t cause);
+void gm_error(struct gm_gpu *g, enum emgpu_error code, uint32_t info);
+uint64_t gm_splitmix64(uint64_t *state);
+
+/* mem.c */
+int gm_mem_read(struct gm_gpu *g, unsigned int aperture, uint64_t pa,
+		void *buf, uint64_t len);
+int gm_mem_write(struct gm_gpu *g, unsigned int aperture, uint64_t pa,
+		 const void *buf, uint64_t len);
+int gm_dma_read(struct gm_gpu *g, uint64_t addr, void *buf, uint64_t len);
+int gm_dma_write(struct gm_gpu *g, uint64_t addr, const void *buf,
+		 uint64_t len);
+int gm_mem_init(struct gm_gpu *g);
+void gm_mem_fini(struct gm_gpu *g);
+
+/* mmu.c */
+int gm_mmu_init(struct gm_gpu *g);
+void gm_mmu_flush_all(struct gm_gpu *g);
+void gm_mmu_invalidate(struct gm_gpu *g, uint32_t mode, uint64_t va,
+		       uint64_t size);
+int gm_mmu_walk(struct gm_gpu *g, uint64_t va, struct gm_tlb_entry *out);
+int gm_mmu_miss(struct gm_gpu *g, struct gm_utlb *u, uint64_t va,
+		const struct gm_tlb_entry **out);
+
+/* The hot path: uTLB hit, else gm_mmu_miss(). */
+static inline int gm_mmu_lookup(struct gm_gpu *g, struct gm_utlb *u,
+				uint64_t va, const struct gm_tlb_entry **out)
+{
+	uint64_t vpn = va >> EMGPU_PAGE_SHIFT, hpn = va >> EMGPU_HUGE_PAGE_SHIFT;
+	const struct gm_tlb_entry *e = &u->t4k[vpn & (GM_UTLB_4K - 1)];
+
+	if (e->tag == vpn + 1) {
+		g->st.tlb_hits++;
+		*out = e;
+		return 0;
+	}
+	e = &u->t2m[hpn & (GM_UTLB_2M - 1)];
+	if (e->tag == hpn + 1) {
+		g->st.tlb_hits++;
+		*out = e;
+		return 0;
+	}
+	return gm_mmu_miss(g, u, va, out);
+}
+
+/* fault.c */
+void gm_fault_report(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+		     unsigned int access, unsigned int type);
+void gm_fault_replay(struct gm_gpu *g, uint32_t mode);
+
+/* counters.c */
+int gm_ac_init(struct gm_gpu *g);
+void gm_ac_reset(struct gm_gpu *g);
+void gm_ac_count(struct gm_gpu *g, uint64_t va);
+void gm_ac_clear(struct gm_gpu *g, uint32_t mode, uint32_t tag);
+void gm_ac_set_config(struct gm_gpu *g, uint32_t config);
+
+/* ce.c */
+void gm_ce_doorbell(struct gm_gpu *g);
+
+/* sm.c */
+int gm_sm_init(struct gm_gpu *g);
+void gm_sm_reset(struct gm_gpu *g);
+int gm_launch_from(struct gm_gpu *g, const struct emgpu_launch_desc *d);
+void gm_launch_finish(struct gm_gpu *g, uint32_t status);
+
+/* ring.c-style helpers in regs.c */
+int gm_ring_valid(const struct gm_ring *r, uint32_t entry_size);
+void gm_driver_action(struct gm_gpu *g, uint32_t value);
+
+/* inject.c: returns the matching armed slot's kind-specific factor (>= 1)
+ * when an injection of `kind` fires at this check point, else 0. */
+uint32_t gm_inject_check(struct gm_gpu *g, enum gm_inject_kind kind,
+			 uint64_t addr, uint64_t len);
+
+/* timing: bytes over a bandwidth in MB/s, in ps */
+static inline gm_time_t gm_xfer_ps(uint64_t bytes, uint64_t mbps)
+{
+	return mbps ? (gm_time_t)((bytes * 1000000ull + mbps - 1) / mbps) : 0;
+}
+
+static inline gm_time_t gm_max(gm_time_t a, gm_time_t b)
+{
+	return a > b ? a : b;
+}
+
+static inline uint32_t gm_drv_thread_ok(uint32_t t)
+{
+	return t < EMGPU_DRV_THREADS ? t : EMGPU_DRV_THREAD_FAULT;
+}
+
+#endif /* GM_INTERNAL_H */

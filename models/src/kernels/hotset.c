@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hotset: the Ember paper's hot-set microbenchmark (Figures 11 and 16).
+ * args[0] buf VA, [1] bytes, [2] window bytes (multiple of 4 KiB, 0 = the
+ * whole buffer), [3] random percent (0..100), [4] reuse (accesses per
+ * page, 0 = 1), [5] passes (0 = 1).
+ *
+ * The window slides over the buffer in steps of its size. At each window
+ * position the kernel makes pages * reuse accesses ("slots"): slot s goes,
+ * with the random percentage, to a random line of the whole buffer, else
+ * to line (s / wpages) % 32 of the window's page s % wpages, so every
+ * window page is touched `reuse` times while the window is there. Slot s
+ * goes to warp s % warps; the random draw is splitmix64 of (seed, pass,
+ * window, slot), so it does not depend on timing. Reads only. Result: the
+ * sum of the first word of every line read.
+ * State: i = window, j = slot, k = pass.
+ */
+#include "gpumodel/kernel.h"
+
+static int hotset_check(const struct gm_launch *l)
+{
+	const uint64_t *a = l->d.args;
+
+	return gm_kernel_buf_ok(a[0], a[1]) && !(a[0] & 4095) && !(a[1] & 4095) &&
+	       !(a[2] & 4095) && a[2] <= a[1] && a[3] <= 100 &&
+	       a[4] <= 65536 && a[5] <= 1000000 ? 0 : -1;
+}
+
+static void hotset_init(const struct gm_launch *l, struct gm_warp *w)
+{
+	(void)l;
+	w->j = w->id;
+}
+
+static int hotset_step(struct gm_gpu *g, const struct gm_launch *l,
+		       struct gm_warp *w)
+{
+	const uint64_t *a = l->d.args;
+	uint64_t pages = a[1] >> 12, wpages = a[2] ? a[2] >> 12 : pages;
+	uint64_t reuse = a[4] ? a[4] : 1, passes = a[5] ? a[5] : 1;
+	uint64_t nwin = (pages + wpages - 1) / wpages, slots = wpages * reuse;
+	uint64_t rnd, page, line;
+	int r;
+
+	for (;;) {
+		if (w->k >= passes)
+			return GM_STEP_DONE;
+		if (w->i >= nwin) {
+			w->k++;
+			w->i = 0;
+			w->j = w->id;
+			continue;
+		}
+		if (w->j >= slots) {
+			w->i++;
+			w->j = w->id;
+			continue;
+		}
+		rnd = gm_mix64(l->d.seed ^ gm_mix64(w->k << 40 ^ w->i << 20 ^ w->j));
+		if (rnd % 100 < a[3]) {
+			page = (rnd >> 8) % pages;
+			line = (rnd >> 48) % 32;
+		} else {
+			page = w->i * wpages + w->j % wpages;
+			line = (w->j / wpages) % 32;
+			if (page >= pages) {
+				w->j += l->warps;
+				continue;
+			}
+		}
+		break;
+	}
+	r = gm_warp_load(g, w, a[0] + page * 4096 + line * 128, w->line, 128,
+			 EMGPU_ACCESS_READ);
+	if (r)
+		return r;
+	w->acc += w->line[0];
+	w->j += l->warps;
+	return GM_STEP_MORE;
+}
+
+const struct gm_kernel gm_kernel_hotset = {
+	.id = EMGPU_KERNEL_HOTSET,
+	.name = "hotset",
+	.check = hotset_check,
+	.init = hotset_init,
+	.step = hotset_step,
+};

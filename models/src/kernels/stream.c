@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stream: sequential read-modify-write (the paper's sequential class).
+ * args[0] buf VA, [1] bytes, [2] passes (0 = 1). Each pass adds 1 to every
+ * 32-bit word; line i (128 bytes) is handled by warp i % warps, so the
+ * warps sweep the buffer together like a grid-stride loop. Result: the sum
+ * of all words as read (before the increment).
+ * State: i = line, j = pass.
+ */
+#include "gpumodel/kernel.h"
+
+static int stream_check(const struct gm_launch *l)
+{
+	return gm_kernel_buf_ok(l->d.args[0], l->d.args[1]) &&
+	       l->d.args[2] <= 1000000 ? 0 : -1;
+}
+
+static void stream_init(const struct gm_launch *l, struct gm_warp *w)
+{
+	(void)l;
+	w->i = w->id;
+}
+
+static int stream_step(struct gm_gpu *g, const struct gm_launch *l,
+		       struct gm_warp *w)
+{
+	uint64_t lines = l->d.args[1] / 128, passes = l->d.args[2] ? l->d.args[2] : 1;
+	uint64_t va, sum = 0;
+	int r, k;
+
+	if (w->i >= lines) {
+		w->j++;
+		w->i = w->id;
+		if (w->i >= lines)
+			return GM_STEP_DONE;
+	}
+	if (w->j >= passes)
+		return GM_STEP_DONE;
+	va = l->d.args[0] + w->i * 128;
+	r = gm_warp_load(g, w, va, w->line, 128, EMGPU_ACCESS_WRITE);
+	if (r)
+		return r;
+	for (k = 0; k < 32; k++) {
+		sum += w->line[k];
+		w->line[k]++;
+	}
+	r = gm_warp_store(g, w, va, w->line, 128);
+	if (r)
+		return r;	/* redone from the load: nothing was stored */
+	w->acc += sum;
+	w->i += l->warps;
+	return GM_STEP_MORE;
+}
+
+const struct gm_kernel gm_kernel_stream = {
+	.id = EMGPU_KERNEL_STREAM,
+	.name = "stream",
+	.check = stream_check,
+	.init = stream_init,
+	.step = stream_step,
+};

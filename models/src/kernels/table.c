@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The built-in kernels, indexed by enum emgpu_kernel_id. Adding a kernel:
+ * write models/src/kernels/<name>.c defining `const struct gm_kernel
+ * gm_kernel_<name>`, declare it and add one row below, add the id to
+ * enum emgpu_kernel_id in emgpu_hw.h and the source to models/sources.mk.
+ */
+#include <stddef.h>
+
+#include "gpumodel/kernel.h"
+
+extern const struct gm_kernel gm_kernel_stream;
+extern const struct gm_kernel gm_kernel_gather;
+extern const struct gm_kernel gm_kernel_hotset;
+
+static const struct gm_kernel *const kernels[] = {
+	[EMGPU_KERNEL_STREAM] = &gm_kernel_stream,
+	[EMGPU_KERNEL_GATHER] = &gm_kernel_gather,
+	[EMGPU_KERNEL_HOTSET] = &gm_kernel_hotset,
+};
+
+const struct gm_kernel *gm_kernel_find(uint32_t id)
+{
+	return id < sizeof(kernels) / sizeof(kernels[0]) ? kernels[id] : NULL;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory: VRAM backing store and sysmem through the embedder's DMA.
+ *
+ * VRAM is host memory allocated lazily, one 2 MiB chunk on its first
+ * write (reads of an untouched chunk return zeros without allocating), so
+ * a full-size h200 profile (141 GiB) costs only what is touched. A chunk
+ * may be poisoned by fault injection: reads of it fail with
+ * EMGPU_ERR_POISON, writes succeed.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+int gm_mem_init(struct gm_gpu *g)
+{
+	g->nchunks = g->prof.vram_bytes >> GM_CHUNK_SHIFT;
+	g->vram = calloc(g->nchunks, sizeof(*g->vram));
+	g->chunk_poison = calloc(g->nchunks, 1);
+	return g->vram && g->chunk_poison ? 0 : -1;
+}
+
+void gm_mem_fini(struct gm_gpu *g)
+{
+	uint64_t i;
+
+	if (g->vram)
+		for (i = 0; i < g->nchunks; i++)
+			free(g->vram[i]);
+	free(g->vram);
+	free(g->chunk_poison);
+	g->vram = NULL;
+	g->chunk_poison = NULL;
+}
+
+static int vram_range_ok(const struct gm_gpu *g, uint64_t pa, uint64_t len)
+{
+	return pa + len >= pa && pa + len <= g->prof.vram_bytes;
+}
+
+int gm_vram_read(struct gm_gpu *g, uint64_t pa, void *buf, uint64_t len)
+{
+	uint8_t *out = buf;
+
+	if (!vram_range_ok(g, pa, len))
+		return -EMGPU_ERR_VRAM_RANGE;
+	while (len) {
+		uint64_t c = pa >> GM_CHUNK_SHIFT, off = pa & (GM_CHUNK_SIZE - 1);
+		uint64_t n = GM_CHUNK_SIZE - off;
+
+		if (n > len)
+			n = len;
+		if (g->chunk_poison[c])
+			return -EMGPU_ERR_POISON;
+		if (g->vram[c])
+			memcpy(out, g->vram[c] + off, n);
+		else
+			memset(out, 0, n);
+		out += n;
+		pa += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int gm_vram_write(struct gm_gpu *g, uint64_t pa, const void *buf,
+		  uint64_t len)
+{
+	const uint8_t *in = buf;
+
+	if (!vram_range_ok(g, pa, len))
+		return -EMGPU_ERR_VRAM_RANGE;
+	while (len) {
+		uint64_t c = pa >> GM_CHUNK_SHIFT, off = pa & (GM_CHUNK_SIZE - 1);
+		uint64_t n = GM_CHUNK_SIZE - off;
+
+		if (n > len)
+			n = len;
+		if (!g->vram[c]) {
+			g->vram[c] = calloc(1, GM_CHUNK_SIZE);
+			if (!g->vram[c])
+				return -EMGPU_ERR_VRAM_RANGE;
+		}
+		memcpy(g->vram[c] + off, in, n);
+		in += n;
+		pa += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int gm_dma_read(struct gm_gpu *g, uint64_t addr, void *buf, uint64_t len)
+{
+	if (addr + len < addr || !g->cb.dma_read ||
+	    g->cb.dma_read(g->cb.opaque, addr, buf, len))
+		return -EMGPU_ERR_DMA;
+	return 0;
+}
+
+int gm_dma_write(struct gm_gpu *g, uint64_t addr, const void *buf,
+		 uint64_t len)
+{
+	if (addr + len < addr || !g->cb.dma_write ||
+	    g->cb.dma_write(g->cb.opaque, addr, buf, len))
+		return -EMGPU_ERR_DMA;
+	return 0;
+}
+
+int gm_mem_read(struct gm_gpu *g, unsigned int aperture, uint64_t pa,
+		void *buf, uint64_t len)
+{
+	if (aperture == EMGPU_APERTURE_VIDMEM)
+		return gm_vram_read(g, pa, buf, len);
+	if (aperture == EMGPU_APERTURE_SYSMEM)
+		return gm_dma_read(g, pa, buf, len);
+	return -EMGPU_ERR_BAD_VALUE;
+}
+
+int gm_mem_write(struct gm_gpu *g, unsigned int aperture, uint64_t pa,
+		 const void *buf, uint64_t len)
+{
+	if (aperture == EMGPU_APERTURE_VIDMEM)
+		return gm_vram_write(g, pa, buf, len);
+	if (aperture == EMGPU_APERTURE_SYSMEM)
+		return gm_dma_write(g, pa, buf, len);
+	return -EMGPU_ERR_BAD_VALUE;
+}

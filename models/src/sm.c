@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * SMs, warps and the run loop.
+ *
+ * Timing (every constant from the profile):
+ *  - A warp has its own clock w->t. One 128-byte access costs the warp at
+ *    least max(access_issue, latency / warp_mlp) of its aperture (a warp
+ *    keeps warp_mlp lines in flight), and uses the VRAM queue, or the link
+ *    queue of its direction (reads host->device, writes device->host), for
+ *    bytes / bandwidth. The queue's busy-until time is shared by every warp
+ *    and copy, so bandwidth is shared, not multiplied: the access ends at
+ *    max(warp clock + per-warp cost, queue busy-until + transfer).
+ *  - The run loop advances in epochs of GM_EPOCH_PS: it runs every
+ *    runnable warp in slices of GM_SLICE accesses, round-robin, until all
+ *    have reached the horizon. The global clock (PTIMER) is the horizon.
+ *  - A fault stalls the warp (and its uTLB). The first fault of a batch
+ *    starts a window of fault_batch_window_ns; at its end (or when no warp
+ *    can run) the batch is handed to the driver, whose FAULT thread is
+ *    charged fault_service_ns from that moment; REPLAY resumes the stalled
+ *    warps at max(now, FAULT thread busy-until) + replay_ns.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+int gm_sm_init(struct gm_gpu *g)
+{
+	g->max_warps = g->prof.num_sms * g->prof.warps_per_sm;
+	g->warps = calloc(g->max_warps, sizeof(*g->warps));
+	return g->warps ? 0 : -1;
+}
+
+void gm_sm_reset(struct gm_gpu *g)
+{
+	uint32_t i;
+
+	g->nwarps = 0;
+	g->warps_done = 0;
+	g->kernel = NULL;
+	memset(&g->launch, 0, sizeof(g->launch));
+	for (i = 0; i < g->nutlb; i++)
+		g->utlb[i].stalled = 0;
+}
+
+static uint32_t sm_utlb(const struct gm_gpu *g, uint32_t sm)
+{
+	uint32_t gpc = sm % g->prof.num_gpcs;
+	uint32_t client = (sm / g->prof.num_gpcs) % g->prof.utlbs_per_gpc;
+
+	return gpc * g->prof.utlbs_per_gpc + client;
+}
+
+static void launch_fail(struct gm_gpu *g, enum emgpu_error code, uint32_t info)
+{
+	gm_error(g, code, info);
+	g->launch_status = EMGPU_LAUNCH_ERROR;
+	g->st.launches_failed++;
+	gm_raise(g, EMGPU_INTR_LAUNCH);
+}
+
+int gm_launch_from(struct gm_gpu *g, const struct emgpu_launch_desc *d)
+{
+	const struct gm_kernel *k;
+	uint32_t i, warps;
+
+	if (g->hung)
+		return -EMGPU_ERR_HANG;
+	if (g->launch_status == EMGPU_LAUNCH_RUNNING) {
+		gm_error(g, EMGPU_ERR_BAD_VALUE, EMGPU_REG_LAUNCH_DOORBELL);
+		return -EMGPU_ERR_BAD_VALUE;
+	}
+	k = gm_kernel_find(d->kernel);
+	warps = d->warps ? d->warps : g->max_warps;
+	memset(&g->launch, 0, sizeof(g->launch));
+	g->launch.d = *d;
+	g->launch.warps = warps;
+	g->launch.seq = g->launch_seq + 1;
+	if (!k || warps > g->max_warps || k->check(&g->launch)) {
+		launch_fail(g, EMGPU_ERR_BAD_DESCRIPTOR, d->kernel);
+		return -EMGPU_ERR_BAD_DESCRIPTOR;
+	}
+	g->kernel = k;
+	g->nwarps = warps;
+	g->warps_done = 0;
+	for (i = 0; i < g->nutlb; i++)
+		g->utlb[i].stalled = 0;
+	for (i = 0; i < warps; i++) {
+		struct gm_warp *w = &g->warps[i];
+
+		memset(w, 0, sizeof(*w));
+		w->id = i;
+		w->sm = i % g->prof.num_sms;
+		w->utlb = sm_utlb(g, w->sm);
+		w->state = GM_WARP_RUNNABLE;
+		w->t = g->now + GM_NS(g->prof.launch_ns);
+		k->init(&g->launch, w);
+	}
+	g->fault_pending = 0;
+	g->launch_start = g->now;
+	g->launch_status = EMGPU_LAUNCH_RUNNING;
+	g->st.launches++;
+	gm_event(g, GM_EV_LAUNCH, d->kernel, warps, d->seed);
+	return 0;
+}
+
+int gm_launch(struct gm_gpu *g, const struct emgpu_launch_desc *d)
+{
+	return gm_launch_from(g, d);
+}
+
+void gm_launch_finish(struct gm_gpu *g, uint32_t status)
+{
+	gm_time_t end = g->launch_start;
+	uint64_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < g->nwarps; i++) {
+		struct gm_warp *w = &g->warps[i];
+
+		end = gm_max(end, w->state == GM_WARP_DONE ? w->t : g->now);
+		sum += w->acc;
+		w->state = GM_WARP_IDLE;
+	}
+	if (status != EMGPU_LAUNCH_DONE)
+		end = gm_max(end, g->now);
+	for (i = 0; i < g->nutlb; i++)
+		g->utlb[i].stalled = 0;
+	g->fault_pending = 0;
+	g->launch_status = status;
+	g->launch_seq++;
+	g->launch_time = end - g->launch_start;
+	g->launch_result = sum;
+	if (status != EMGPU_LAUNCH_DONE)
+		g->st.launches_failed++;
+	gm_event(g, GM_EV_COMPLETE, status, sum, g->launch_time / GM_PS_PER_NS);
+	gm_raise(g, EMGPU_INTR_LAUNCH);
+}
+
+/* ---- the access path ---- */
+
+static int access_fail(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+		       unsigned int access, int r)
+{
+	if (r > 0) {
+		gm_fault_report(g, w, va, access, (unsigned int)r);
+		return GM_STEP_STALL;
+	}
+	return r;
+}
+
+static inline void charge(struct gm_queue *q, struct gm_warp *w,
+			  gm_time_t xfer, gm_time_t per_warp)
+{
+	gm_time_t start = w->t > q->busy ? w->t : q->busy;
+	gm_time_t end = start + xfer;
+
+	q->busy = end;
+	w->t += per_warp;
+	if (w->t < end)
+		w->t = end;
+}
+
+static inline int warp_translate(struct gm_gpu *g, struct gm_warp *w,
+				 uint64_t va, unsigned int access,
+				 const struct gm_tlb_entry **e)
+{
+	struct gm_utlb *u = &g->utlb[w->utlb];
+	int r;
+
+	if (u->stalled) {
+		w->state = GM_WARP_STALLED;
+		return GM_STEP_STALL;
+	}
+	r = gm_mmu_lookup(g, u, va, e);
+	if (!r && access != EMGPU_ACCESS_READ && ((*e)->flags & GM_TLB_RO))
+		r = EMGPU_FAULT_RO_VIOLATION;
+	if (r)
+		return access_fail(g, w, va, access, r);
+	return 0;
+}
+
+static inline uint64_t entry_pa(const struct gm_tlb_entry *e, uint64_t va)
+{
+	return e->pa + (va & (e->shift == EMGPU_HUGE_PAGE_SHIFT ?
+			      (1ull << EMGPU_HUGE_PAGE_SHIFT) - 1 :
+			      (1ull << EMGPU_PAGE_SHIFT) - 1));
+}
+
+int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+		 void *buf, uint32_t len, unsigned int access)
+{
+	const struct gm_tlb_entry *e;
+	uint64_t pa;
+	int r = warp_translate(g, w, va, access, &e);
+
+	if (r)
+		return r;
+	pa = entry_pa(e, va);
+	g->st.accesses++;
+	if (e->flags & GM_TLB_SYSMEM) {
+		uint32_t flags = e->flags;
+
+		if (gm_dma_read(g, pa, buf, len))
+			return -EMGPU_ERR_DMA;
+		g->st.sysmem_accesses++;
+		charge(&g->h2d_q, w, g->h2d_128_ps,
+		       gm_max(g->prof.access_issue_ps, g->link_lat_ps));
+		if (!(flags & GM_TLB_ACD) && (g->ac.ctrl & EMGPU_RING_ENABLE))
+			gm_ac_count(g, va);
+		return 0;
+	}
+	r = gm_vram_read(g, pa, buf, len);
+	if (r)
+		return r;
+	g->st.vram_accesses++;
+	charge(&g->vram_q, w, g->vram_128_ps,
+	       gm_max(g->prof.access_issue_ps, g->vram_lat_ps));
+	return 0;
+}
+
+int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+		  const void *buf, uint32_t len)
+{
+	const struct gm_tlb_entry *e;
+	uint64_t pa;
+	int r = warp_translate(g, w, va, EMGPU_ACCESS_WRITE, &e);
+
+	if (r)
+		return r;
+	pa = entry_pa(e, va);
+	g->st.accesses++;
+	if (e->flags & GM_TLB_SYSMEM) {
+		uint32_t flags = e->flags;
+
+		if (gm_dma_write(g, pa, buf, len))
+			return -EMGPU_ERR_DMA;
+		g->st.sysmem_accesses++;
+		charge(&g->d2h_q, w, g->d2h_128_ps,
+		       gm_max(g->prof.access_issue_ps, g->link_lat_ps));
+		if (!(flags & GM_TLB_ACD) && (g->ac.ctrl & EMGPU_RING_ENABLE))
+			gm_ac_count(g, va);
+		return 0;
+	}
+	r = gm_vram_write(g, pa, buf, len);
+	if (r)
+		return r;
+	g->st.vram_accesses++;
+	charge(&g->vram_q, w, g->vram_128_ps,
+	       gm_max(g->prof.access_issue_ps, g->vram_lat_ps));
+	return 0;
+}
+
+/* ---- the run loop ---- */
+
+/* Applies poison and hang injections whose trigger has come. */
+static void poll_injections(struct gm_gpu *g)
+{
+	uint64_t a;
+	int i;
+
+	for (i = 0; i < g->ninj; i++) {
+		struct gm_inject *in = &g->inj[i];
+
+		if (in->kind != GM_INJ_POISON && in->kind != GM_INJ_HANG)
+			continue;
+		if (!gm_inject_check(g, in->kind, in->range_start, in->range_len))
+			continue;
+		if (in->kind == GM_INJ_HANG) {
+			g->hung = 1;
+			gm_error(g, EMGPU_ERR_HANG, 0);
+			continue;
+		}
+		for (a = in->range_start & ~(GM_CHUNK_SIZE - 1);
+		     a < in->range_start + in->range_len &&
+		     (a >> GM_CHUNK_SHIFT) < g->nchunks; a += GM_CHUNK_SIZE)
+			g->chunk_poison[a >> GM_CHUNK_SHIFT] = 1;
+	}
+}
+
+static enum gm_stop handoff(struct gm_gpu *g, enum gm_stop why)
+{
+	if (why == GM_STOP_FAULT) {
+		g->fault_pending = 0;
+		g->drv_busy[EMGPU_DRV_THREAD_FAULT] =
+			gm_max(g->drv_busy[EMGPU_DRV_THREAD_FAULT], g->now) +
+			GM_NS(g->prof.fault_service_ns);
+	}
+	if (g->lockstep)
+		g->sync_status |= EMGPU_SYNC_WAITING;
+	return why;
+}
+
+/* Runs one warp for up to GM_SLICE steps before horizon h; <0 on error. */
+static int run_slice(struct gm_gpu *g, struct gm_warp *w, gm_time_t h)
+{
+	const struct gm_kernel *k = g->kernel;
+	int n, r;
+
+	for (n = 0; n < GM_SLICE && w->t < h; n++) {
+		r = k->step(g, &g->launch, w);
+		if (r == GM_STEP_MORE)
+			continue;
+		if (r == GM_STEP_DONE) {
+			w->state = GM_WARP_DONE;
+			g->warps_done++;
+			return 1;
+		}
+		if (r == GM_STEP_STALL)
+			return 1;
+		return r;
+	}
+	return 1;
+}
+
+enum gm_stop gm_run(struct gm_gpu *g, uint64_t budget)
+{
+	uint64_t start_acc = g->st.accesses;
+	gm_time_t h, min;
+	uint32_t i, nrun;
+	int progressed, r;
+
+	if (!g->hung)
+		poll_injections(g);
+	if (g->hung)
+		return GM_STOP_HANG;
+	if (g->lockstep && (g->sync_status & EMGPU_SYNC_WAITING))
+		return GM_STOP_WAIT_SYNC;
+	if (g->launch_status != EMGPU_LAUNCH_RUNNING)
+		return GM_STOP_IDLE;
+	for (;;) {
+		min = UINT64_MAX;
+		nrun = 0;
+		for (i = 0; i < g->nwarps; i++)
+			if (g->warps[i].state == GM_WARP_RUNNABLE) {
+				nrun++;
+				if (g->warps[i].t < min)
+					min = g->warps[i].t;
+			}
+		if (!nrun) {
+			if (g->warps_done == g->nwarps) {
+				gm_launch_finish(g, EMGPU_LAUNCH_DONE);
+				g->now = gm_max(g->now, g->launch_start + g->launch_time);
+				return GM_STOP_LAUNCH_DONE;
+			}
+			if (g->fault_pending)
+				return handoff(g, GM_STOP_FAULT);
+			return GM_STOP_STALLED;
+		}
+		h = gm_max(g->now, min) + GM_EPOCH_PS;
+		if (g->timer_period && g->timer_next < h)
+			h = gm_max(g->timer_next, g->now + 1);
+		if (g->fault_pending && g->fault_deadline < h)
+			h = gm_max(g->fault_deadline, g->now + 1);
+		do {
+			progressed = 0;
+			for (i = 0; i < g->nwarps; i++) {
+				struct gm_warp *w = &g->warps[i];
+
+				if (w->state != GM_WARP_RUNNABLE || w->t >= h)
+					continue;
+				r = run_slice(g, w, h);
+				if (r < 0) {
+					gm_error(g, -r, w->id);
+					gm_launch_finish(g, EMGPU_LAUNCH_ERROR);
+					return GM_STOP_LAUNCH_DONE;
+				}
+				progressed = 1;
+			}
+		} while (progressed);
+		g->now = h;
+		poll_injections(g);
+		if (g->hung)
+			return GM_STOP_HANG;
+		if (g->launch_status != EMGPU_LAUNCH_RUNNING)
+			return GM_STOP_LAUNCH_DONE;	/* an error failed it */
+		if (g->timer_period && g->now >= g->timer_next) {
+			g->timer_next += g->timer_period;
+			if (g->timer_next <= g->now)
+				g->timer_next = g->now + g->timer_period;
+			gm_event(g, GM_EV_TIMER, g->now / GM_PS_PER_NS, 0, 0);
+			gm_raise(g, EMGPU_INTR_TIMER);
+			return handoff(g, GM_STOP_TIMER);
+		}
+		if (g->notify_pending) {
+			g->notify_pending = 0;
+			return handoff(g, GM_STOP_NOTIFY);
+		}
+		if (g->fault_pending && g->now >= g->fault_deadline)
+			return handoff(g, GM_STOP_FAULT);
+		if (budget && g->st.accesses - start_acc >= budget)
+			return GM_STOP_BUDGET;
+	}
+}
+
+void gm_sync(struct gm_gpu *g)
+{
+	g->sync_status &= ~EMGPU_SYNC_WAITING;
+}
+
+void gm_replay(struct gm_gpu *g, uint32_t mode)
+{
+	gm_fault_replay(g, mode);
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+#include <CUnit/Basic.h>
+
+#include "tests.h"
+
+int main(void)
+{
+	unsigned int failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	add_mmu_suite();
+	add_fault_suite();
+	add_counter_suite();
+	add_ce_suite();
+	add_timing_suite();
+	add_inject_suite();
+	add_error_suite();
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GM_TESTS_H
+#define GM_TESTS_H
+
+#include <CUnit/CUnit.h>
+
+#include "harness.h"
+
+void add_mmu_suite(void);
+void add_fault_suite(void);
+void add_counter_suite(void);
+void add_ce_suite(void);
+void add_timing_suite(void);
+void add_inject_suite(void);
+void add_error_suite(void);
+
+#define VA_BASE		0x10000000000ull	/* 1 TiB: PD3 index 2 */
+
+#endif
