@@ -1,6 +1,140 @@
 /* SPDX-License-Identifier: MIT */
+/* Replayable faults: entry contents, replay resumes, cancel, overflow. */
+#include <string.h>
+
 #include "tests.h"
+
+/* maps the faulting 4K page to sysmem at TH_DATA + (va - VA_BASE) */
+static void map_identity(struct th *t, uint64_t va, void *ctx)
+{
+	unsigned int *count = ctx;
+
+	th_map(t, va, EMGPU_APERTURE_SYSMEM, TH_DATA + (va - VA_BASE), 12, 0);
+	if (count)
+		(*count)++;
+}
+
+/* A faulting warp writes a C369-like entry, stalls, and resumes on replay. */
+static void test_fault_replay_resumes(void)
+{
+	struct th *t = th_new("h200-256m", 1, 0);
+	uint64_t args[3] = { VA_BASE, 8192, 1 }, expect = 0;
+	struct emgpu_fault_entry e;
+	unsigned int mapped = 0, batches = 0, i;
+	uint32_t w;
+
+	for (i = 0; i < 2048; i++) {
+		w = i * 3;
+		memcpy(t->sys + TH_DATA + 4 * i, &w, 4);
+		expect += w;
+	}
+	th_enable_faults(t, 64);
+	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_STREAM, 2, 0, args, 3),
+			EMGPU_LAUNCH_RUNNING);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_FAULT);
+	/* both warps touch page 0, from different uTLBs: two entries */
+	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_FAULT_BUF_PUT), 2);
+	th_fault_entry(t, 0, &e);
+	CU_ASSERT_EQUAL(e.addr, VA_BASE);
+	CU_ASSERT_EQUAL(e.inst, 1);
+	CU_ASSERT(e.info & EMGPU_FAULT_INFO_VALID);
+	CU_ASSERT(e.info & EMGPU_FAULT_INFO_REPLAYABLE);
+	CU_ASSERT_EQUAL(e.info & EMGPU_FAULT_INFO_TYPE_MASK, EMGPU_FAULT_PDE);	/* no tables yet */
+	CU_ASSERT_EQUAL((e.info & EMGPU_FAULT_INFO_ACCESS_MASK) >> EMGPU_FAULT_INFO_ACCESS_SHIFT,
+			EMGPU_ACCESS_WRITE);
+	CU_ASSERT_EQUAL(t->irqs[EMGPU_INTR_VEC_FAULT], 1);
+	/* lockstep: nothing runs until SYNC; without a replay all stay stalled */
+	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_SYNC_STATUS), EMGPU_SYNC_WAITING);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_WAIT_SYNC);
+	gm_reg_write(t->g, EMGPU_REG_SYNC, 1);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_STALLED);
+	CU_ASSERT_EQUAL(th_run_to_end(t, map_identity, &mapped, &batches),
+			EMGPU_LAUNCH_DONE);
+	CU_ASSERT_EQUAL(mapped, 4);	/* pages 0 and 1, each from both uTLBs */
+	CU_ASSERT_EQUAL(batches, 2);
+	for (i = 0; i < 2048; i++)
+		CU_ASSERT_EQUAL(th_u32(t, TH_DATA + 4 * i), i * 3 + 1);
+	CU_ASSERT_EQUAL(gm_launch_result(t->g), expect);
+	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_LAUNCH_SEQ), 1);
+	CU_ASSERT_EQUAL(t->irqs[EMGPU_INTR_VEC_LAUNCH], 1);
+	th_free(t);
+}
+
+/* Stalled warps resume only at replay time: after the batch's service. */
+static void test_replay_time(void)
+{
+	struct th *t = th_new("h200-256m", 1, 0);
+	uint64_t args[3] = { VA_BASE, 128, 1 }, t_replay;
+	const struct gm_profile *p = gm_get_profile(t->g);
+
+	th_enable_faults(t, 64);
+	th_launch(t, EMGPU_KERNEL_STREAM, 1, 0, args, 3);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_FAULT);
+	/* the hand-off charges the fault service to the FAULT driver thread */
+	CU_ASSERT_EQUAL(gm_driver_busy_ns(t->g, EMGPU_DRV_THREAD_FAULT),
+			gm_now_ns(t->g) + p->fault_service_ns);
+	map_identity(t, VA_BASE, NULL);
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_TIME, 7000);	/* migration work */
+	t_replay = gm_driver_busy_ns(t->g, EMGPU_DRV_THREAD_FAULT) + p->replay_ns;
+	CU_ASSERT_EQUAL(t_replay, gm_now_ns(t->g) + p->fault_service_ns + 7000 + p->replay_ns);
+	gm_reg_write(t->g, EMGPU_REG_FAULT_REPLAY, EMGPU_REPLAY_START);
+	gm_reg_write(t->g, EMGPU_REG_SYNC, 1);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_LAUNCH_DONE);
+	/* the access after replay ends no earlier than the replay */
+	CU_ASSERT(gm_launch_time_ns(t->g) >= t_replay);
+	CU_ASSERT(gm_launch_time_ns(t->g) < t_replay + 2000);
+	th_free(t);
+}
+
+/* CANCEL fails the launch with CANCELLED. */
+static void test_cancel(void)
+{
+	struct th *t = th_new("h200-256m", 1, 0);
+	uint64_t args[3] = { VA_BASE, 4096, 1 };
+
+	th_enable_faults(t, 64);
+	th_launch(t, EMGPU_KERNEL_STREAM, 4, 0, args, 3);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_FAULT);
+	gm_reg_write(t->g, EMGPU_REG_FAULT_REPLAY, EMGPU_REPLAY_CANCEL);
+	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_LAUNCH_STATUS), EMGPU_LAUNCH_CANCELLED);
+	CU_ASSERT_EQUAL(t->irqs[EMGPU_INTR_VEC_LAUNCH], 1);
+	gm_reg_write(t->g, EMGPU_REG_SYNC, 1);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_IDLE);
+	th_free(t);
+}
+
+/* A full ring drops faults with OVERFLOW; the warps re-fault after replay. */
+static void test_overflow(void)
+{
+	struct th *t = th_new("h200-256m", 1, 0);
+	/* hotset, 4 pages, no randomness: warp w touches page w first */
+	uint64_t args[6] = { VA_BASE, 4 * 4096, 0, 0, 1, 1 };
+	struct gm_stats st;
+	unsigned int mapped = 0;
+
+	th_enable_faults(t, 2);		/* one usable entry */
+	th_launch(t, EMGPU_KERNEL_HOTSET, 4, 0, args, 6);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_FAULT);
+	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_FAULT_BUF_PUT), 1);
+	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_FAULT_BUF_STATUS), EMGPU_RING_OVERFLOW);
+	gm_get_stats(t->g, &st);
+	CU_ASSERT_EQUAL(st.faults, 4);
+	CU_ASSERT_EQUAL(st.fault_entries, 1);
+	CU_ASSERT_EQUAL(st.fault_overflows, 3);
+	gm_reg_write(t->g, EMGPU_REG_FAULT_BUF_STATUS, EMGPU_RING_OVERFLOW);
+	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_FAULT_BUF_STATUS), 0);
+	gm_reg_write(t->g, EMGPU_REG_SYNC, 1);
+	CU_ASSERT_EQUAL(th_run_to_end(t, map_identity, &mapped, NULL), EMGPU_LAUNCH_DONE);
+	CU_ASSERT_EQUAL(mapped, 4);
+	th_free(t);
+}
 
 void add_fault_suite(void)
 {
+	CU_pSuite s = CU_add_suite("faults", NULL, NULL);
+
+	CU_add_test(s, "fault entry, replay resumes the warp", test_fault_replay_resumes);
+	CU_add_test(s, "warps resume at replay time", test_replay_time);
+	CU_add_test(s, "cancel fails the launch", test_cancel);
+	CU_add_test(s, "overflow flag, no fault lost", test_overflow);
 }
