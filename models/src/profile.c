@@ -23,9 +23,10 @@
 	/* one 128 B warp load per 4 SM cycles at ~2 GHz boost:		\
 	 * assumption from the data-sheet clocks (1.98-2.6 GHz) */	\
 	.access_issue_ps = 2000,					\
-	/* 8 outstanding 128 B lines per modelled warp: assumption,	\
-	 * enough that 1000 ns link latency does not hide bandwidth */	\
-	.warp_mlp = 8,							\
+	/* a modelled warp stands for 16 hardware warps (64 resident	\
+	 * per SM / 4 modelled), each with 4 lines in flight: 64;	\
+	 * assumption, calibrate with the cuda/ stream benchmark */	\
+	.warp_mlp = 64,							\
 	/* ~480 cycles HBM/GDDR load latency, "Dissecting the NVIDIA	\
 	 * Hopper architecture" (Luo et al., 2024) order of magnitude */\
 	.vram_latency_ns = 250,						\

@@ -148,16 +148,26 @@ static int access_fail(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 	return r;
 }
 
+/*
+ * Charges one access to queue q. The queue is work-conserving (busy grows
+ * by every transfer, so throughput never exceeds the bandwidth), but
+ * warps are simulated in slices, so an access may arrive with a time up
+ * to one epoch before a transfer already booked by another warp; the
+ * access therefore waits only for the part of the backlog beyond that
+ * skew. Under saturation the completion times trail busy by a constant
+ * epoch and the sharing is exact; unsaturated, out-of-order arrivals do
+ * not wait for each other.
+ */
 static inline void charge(struct gm_queue *q, struct gm_warp *w,
 			  gm_time_t xfer, gm_time_t per_warp)
 {
 	gm_time_t start = w->t > q->busy ? w->t : q->busy;
-	gm_time_t end = start + xfer;
+	gm_time_t backlog, t;
 
-	q->busy = end;
-	w->t += per_warp;
-	if (w->t < end)
-		w->t = end;
+	q->busy = start + xfer;
+	backlog = q->busy > GM_EPOCH_PS ? q->busy - GM_EPOCH_PS : 0;
+	t = w->t + (per_warp > xfer ? per_warp : xfer);
+	w->t = t > backlog ? t : backlog;
 }
 
 static inline int warp_translate(struct gm_gpu *g, struct gm_warp *w,
