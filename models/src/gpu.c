@@ -50,6 +50,25 @@ void gm_event(struct gm_gpu *g, enum gm_event_type type, uint64_t a,
 	h = fnv_word(h, c);
 	g->hash = h;
 	g->st.events++;
+	if (g->cb.event)
+		g->cb.event(g->cb.opaque, type, a, b, c);
+}
+
+const char *gm_event_name(unsigned int type)
+{
+	static const char *const names[] = {
+		[GM_EV_FAULT] = "fault", [GM_EV_REPLAY] = "replay",
+		[GM_EV_CANCEL] = "cancel", [GM_EV_NOTIFY] = "notify",
+		[GM_EV_COPY] = "copy", [GM_EV_LAUNCH] = "launch",
+		[GM_EV_COMPLETE] = "complete", [GM_EV_TLB_INV] = "tlb-invalidate",
+		[GM_EV_ERROR] = "error", [GM_EV_IRQ] = "irq",
+		[GM_EV_TIMER] = "timer", [GM_EV_INJECT] = "inject",
+		[GM_EV_AC_CLEAR] = "ac-clear", [GM_EV_DRIVER] = "driver",
+		[GM_EV_OVERFLOW] = "overflow",
+	};
+
+	return type < sizeof(names) / sizeof(names[0]) && names[type] ?
+	       names[type] : "?";
 }
 
 void gm_raise(struct gm_gpu *g, uint32_t cause)

@@ -77,12 +77,6 @@ struct gm_ring {
 	uint32_t base_hi;	/* staged until _LO is written */
 };
 
-enum gm_event_type {
-	GM_EV_FAULT = 1, GM_EV_REPLAY, GM_EV_CANCEL, GM_EV_NOTIFY, GM_EV_COPY,
-	GM_EV_LAUNCH, GM_EV_COMPLETE, GM_EV_TLB_INV, GM_EV_ERROR, GM_EV_IRQ,
-	GM_EV_TIMER, GM_EV_INJECT, GM_EV_AC_CLEAR, GM_EV_DRIVER, GM_EV_OVERFLOW,
-};
-
 struct gm_gpu {
 	struct gm_profile prof;
 	struct gm_callbacks cb;
@@ -178,7 +172,6 @@ struct gm_gpu {
 void gm_event(struct gm_gpu *g, enum gm_event_type type, uint64_t a,
 	      uint64_t b, uint64_t c);
 void gm_raise(struct gm_gpu *g, uint32_t cause);
-void gm_error(struct gm_gpu *g, enum emgpu_error code, uint32_t info);
 uint64_t gm_splitmix64(uint64_t *state);
 
 /* mem.c */

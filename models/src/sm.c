@@ -8,8 +8,7 @@
  *    keeps warp_mlp lines in flight), and uses the VRAM queue, or the link
  *    queue of its direction (reads host->device, writes device->host), for
  *    bytes / bandwidth. The queue's busy-until time is shared by every warp
- *    and copy, so bandwidth is shared, not multiplied: the access ends at
- *    max(warp clock + per-warp cost, queue busy-until + transfer).
+ *    and copy, so bandwidth is shared, not multiplied (see charge()).
  *  - The run loop advances in epochs of GM_EPOCH_PS: it runs every
  *    runnable warp in slices of GM_SLICE accesses, round-robin, until all
  *    have reached the horizon. The global clock (PTIMER) is the horizon.

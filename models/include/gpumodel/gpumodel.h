@@ -46,7 +46,20 @@ struct gm_callbacks {
 			 uint64_t len);
 	/* Raise MSI-X vector `vector` (enum emgpu_intr_vector). May be NULL. */
 	void (*irq)(void *opaque, unsigned int vector);
+	/* Every event folded into the trace hash (enum gm_event_type), for
+	 * the embedder's tracing; arguments as gm_event_name() documents.
+	 * May be NULL. */
+	void (*event)(void *opaque, unsigned int type, uint64_t a, uint64_t b,
+		      uint64_t c);
 };
+
+/* Events of the trace hash. */
+enum gm_event_type {
+	GM_EV_FAULT = 1, GM_EV_REPLAY, GM_EV_CANCEL, GM_EV_NOTIFY, GM_EV_COPY,
+	GM_EV_LAUNCH, GM_EV_COMPLETE, GM_EV_TLB_INV, GM_EV_ERROR, GM_EV_IRQ,
+	GM_EV_TIMER, GM_EV_INJECT, GM_EV_AC_CLEAR, GM_EV_DRIVER, GM_EV_OVERFLOW,
+};
+const char *gm_event_name(unsigned int type);
 
 struct gm_config {
 	struct gm_profile profile;	/* copied */
@@ -65,6 +78,12 @@ void gm_reset(struct gm_gpu *gpu);
 /* ---- register interface (32-bit, offsets from emgpu_hw.h) ---- */
 uint32_t gm_reg_read(struct gm_gpu *gpu, uint32_t offset);
 void gm_reg_write(struct gm_gpu *gpu, uint32_t offset, uint32_t value);
+
+/*
+ * Latches a device error (ERROR_STATUS/INFO, error interrupt), as the model
+ * does for bad guest values; for the embedder's own checks (bad access size).
+ */
+void gm_error(struct gm_gpu *gpu, enum emgpu_error code, uint32_t info);
 
 /* ---- run loop ---- */
 enum gm_stop {
