@@ -32,6 +32,7 @@ void gm_ac_reset(struct gm_gpu *g)
 	for (i = 0; i < GM_AC_HASH; i++)
 		g->ac_hash[i] = -1;
 	g->ac_hand = 0;
+	g->ac_used = 0;
 }
 
 void gm_ac_set_config(struct gm_gpu *g, uint32_t config)
@@ -64,6 +65,7 @@ static void unlink_counter(struct gm_gpu *g, int32_t idx)
 	if (*p == idx)
 		*p = g->ctr[idx].next;
 	g->ctr[idx].next = -1;
+	g->ac_used--;
 	g->ctr[idx].used = 0;
 	g->ctr[idx].notified = 0;
 	g->ctr[idx].count = 0;
@@ -75,7 +77,7 @@ static int32_t alloc_counter(struct gm_gpu *g, uint64_t region)
 	uint32_t n = g->prof.num_access_counters, i, idx;
 	int32_t found = -1;
 
-	for (i = 0; i < n; i++)		/* lowest free first */
+	for (i = 0; g->ac_used < n && i < n; i++)	/* lowest free first */
 		if (!g->ctr[i].used) {
 			found = (int32_t)i;
 			break;
@@ -95,6 +97,7 @@ static int32_t alloc_counter(struct gm_gpu *g, uint64_t region)
 	}
 	g->ctr[found].region = region;
 	g->ctr[found].used = 1;
+	g->ac_used++;
 	g->ctr[found].next = g->ac_hash[hash_region(region)];
 	g->ac_hash[hash_region(region)] = found;
 	return found;

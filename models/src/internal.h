@@ -126,6 +126,7 @@ struct gm_gpu {
 	struct gm_counter *ctr;
 	int32_t ac_hash[GM_AC_HASH];
 	uint32_t ac_hand;
+	uint32_t ac_used;	/* counters in use */
 	int notify_pending;
 
 	/* copy engine */
