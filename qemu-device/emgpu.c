@@ -1,15 +1,22 @@
 /*
  * emgpu: an emulated GPU MMU for UVM driver research.
  *
- * A PCI device whose BAR0 exposes the registers of models/include/emgpu_hw.h
- * and whose behaviour (page-table walks, faults, access counters, copy
- * engines, warps, virtual clock) comes from libgpumodel. This file is only
- * the QEMU side: registers, MSI-X, properties and trace events.
+ * A PCI device whose BAR0 exposes the registers of models/include/emgpu_hw.h.
+ * All behaviour (page-table walks, TLBs, faults, access counters, copy
+ * engines, warps, the virtual clock, fault injection) is libgpumodel's; this
+ * file is only the QEMU side: BAR and MSI-X, DMA into guest RAM through
+ * QEMU's PCI DMA API (so a vIOMMU applies), QOM properties for stats and
+ * fault injection, and trace events.
  *
- * Time: PTIMER is the model's virtual clock in ns, independent of QEMU's
- * clocks, so runs are deterministic. It advances only by modelled work; a
- * register read is a non-posted PCIe transaction and costs one interconnect
- * latency of the profile, a posted write costs nothing.
+ * Execution: warps run only inside gm_run(), called from a bottom half of
+ * the main loop, never from a thread of our own. In lockstep mode (the
+ * default) the model stops at every event that needs the driver (fault
+ * batch, notification batch, timer tick, launch completion) and waits for
+ * the driver's SYNC, so the same guest program and seed give the same trace
+ * hash. With lockstep=off the model keeps running past those events and
+ * the driver races it; the big QEMU lock orders MMIO against the bottom
+ * half. Either way a bottom half runs at most run-budget modelled accesses
+ * before it yields to the main loop.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -20,39 +27,40 @@
 #include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "qemu/log.h"
+#include "qemu/main-loop.h"
 #include "qemu/module.h"
 #include "qemu/units.h"
 #include "qom/object.h"
 #include "trace.h"
 
 #include "emgpu_hw.h"
+#include "gpumodel/gpumodel.h"
 #include "gpumodel/profile.h"
 
 #define TYPE_EMGPU "emgpu"
 OBJECT_DECLARE_SIMPLE_TYPE(EmgpuState, EMGPU)
 
+/* Modelled accesses one bottom-half run may execute before yielding. */
+#define EMGPU_RUN_BUDGET_DEFAULT (1u << 20)
+
 struct EmgpuState {
     PCIDevice parent_obj;
 
     MemoryRegion mmio;
+    QEMUBH *run_bh;
+    struct gm_gpu *model;
 
     /* properties */
     char *profile_name;
     uint64_t vram_size;         /* 0: the profile's own size */
     uint64_t seed;
+    bool lockstep;
+    uint32_t run_budget;
 
     struct gm_profile profile;
-    uint64_t sim_ns;            /* virtual clock */
-    uint32_t ptimer_hi_latch;
-
-    uint32_t intr_status;
-    uint32_t intr_enable;
-    uint32_t scratch;
-
-    uint32_t error_status;
-    uint32_t error_info;
-    uint32_t error_count;
+    GPtrArray *inject_specs;    /* armed specs, index == model slot */
 };
 
 /* Traces a guest mistake and logs it with LOG_GUEST_ERROR, in one place. */
@@ -62,125 +70,90 @@ struct EmgpuState {
         qemu_log_mask(LOG_GUEST_ERROR, #trace ": " fmt "\n", ##__VA_ARGS__);  \
     } while (0)
 
-static void emgpu_update_irq(EmgpuState *s, uint32_t newly_set)
-{
-    PCIDevice *pdev = PCI_DEVICE(s);
-    uint32_t fire = newly_set & s->intr_enable;
-    int vec;
+/* ---- model callbacks ---- */
 
-    for (vec = 0; vec < EMGPU_MSIX_VECTORS; vec++) {
-        if ((fire & (1u << vec)) && msix_enabled(pdev)) {
-            trace_emgpu_irq_raise(vec);
-            msix_notify(pdev, vec);
+static int emgpu_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
+{
+    EmgpuState *s = opaque;
+    MemTxResult r = pci_dma_read(PCI_DEVICE(s), addr, buf, len);
+
+    if (r != MEMTX_OK) {
+        EMGPU_GUEST_ERR(emgpu_err_dma, "%s addr=0x%" PRIx64 " len=%" PRIu64,
+                        "read", addr, len);
+    }
+    return r != MEMTX_OK;
+}
+
+static int emgpu_dma_write(void *opaque, uint64_t addr, const void *buf,
+                           uint64_t len)
+{
+    EmgpuState *s = opaque;
+    MemTxResult r = pci_dma_write(PCI_DEVICE(s), addr, buf, len);
+
+    if (r != MEMTX_OK) {
+        EMGPU_GUEST_ERR(emgpu_err_dma, "%s addr=0x%" PRIx64 " len=%" PRIu64,
+                        "write", addr, len);
+    }
+    return r != MEMTX_OK;
+}
+
+static void emgpu_irq(void *opaque, unsigned int vector)
+{
+    PCIDevice *pdev = PCI_DEVICE(opaque);
+
+    if (vector < EMGPU_MSIX_VECTORS && msix_enabled(pdev)) {
+        trace_emgpu_irq_raise(vector);
+        msix_notify(pdev, vector);
+    }
+}
+
+static void emgpu_event(void *opaque, unsigned int type, uint64_t a,
+                        uint64_t b, uint64_t c)
+{
+    trace_emgpu_event(gm_event_name(type), a, b, c);
+}
+
+/* ---- execution ---- */
+
+static void emgpu_run_bh(void *opaque)
+{
+    EmgpuState *s = opaque;
+    enum gm_stop stop = gm_run(s->model, s->run_budget);
+
+    trace_emgpu_run(gm_stop_name(stop), gm_now_ns(s->model));
+    switch (stop) {
+    case GM_STOP_BUDGET:
+        qemu_bh_schedule(s->run_bh);
+        break;
+    case GM_STOP_FAULT:
+    case GM_STOP_NOTIFY:
+    case GM_STOP_TIMER:
+        /* free-running: the driver services these while warps go on */
+        if (!s->lockstep) {
+            qemu_bh_schedule(s->run_bh);
         }
+        break;
+    default:
+        /* idle, stalled on replay, done, hung or waiting for SYNC: the
+         * next register write schedules us again */
+        break;
     }
 }
 
-static void emgpu_raise(EmgpuState *s, uint32_t cause)
-{
-    uint32_t newly_set = cause & ~s->intr_status;
-
-    s->intr_status |= cause;
-    emgpu_update_irq(s, newly_set);
-}
-
-/* Latches a device error: status, info and the error interrupt. */
-static void emgpu_set_error(EmgpuState *s, enum emgpu_error err, uint32_t info)
-{
-    s->error_count++;
-    if (s->error_status == EMGPU_ERR_NONE) {
-        s->error_status = err;
-        s->error_info = info;
-    }
-    emgpu_raise(s, EMGPU_INTR_ERROR);
-}
+/* ---- BAR0 ---- */
 
 static uint64_t emgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
     EmgpuState *s = opaque;
-    const struct gm_profile *p = &s->profile;
-    uint64_t val = 0;
+    uint32_t val;
 
-    if (size != 4) {
+    if (size != 4 || (addr & 3)) {
         EMGPU_GUEST_ERR(emgpu_err_access_size, "addr=0x%" PRIx64 " size=%u",
                         addr, size);
-        emgpu_set_error(s, EMGPU_ERR_BAD_REGISTER, addr);
+        gm_error(s->model, EMGPU_ERR_BAD_REGISTER, addr);
         return 0;
     }
-
-    s->sim_ns += p->link_latency_ns;
-
-    switch (addr) {
-    case EMGPU_REG_ID:
-        val = EMGPU_ID_MAGIC;
-        break;
-    case EMGPU_REG_VERSION:
-        val = EMGPU_VERSION;
-        break;
-    case EMGPU_REG_CAPS:
-        val = 0;    /* grows as the model's units are wired in */
-        break;
-    case EMGPU_REG_PROFILE:
-        val = p->id;
-        break;
-    case EMGPU_REG_VRAM_SIZE_LO:
-        val = (uint32_t)p->vram_bytes;
-        break;
-    case EMGPU_REG_VRAM_SIZE_HI:
-        val = p->vram_bytes >> 32;
-        break;
-    case EMGPU_REG_PTIMER_LO:
-        val = (uint32_t)s->sim_ns;
-        s->ptimer_hi_latch = s->sim_ns >> 32;
-        break;
-    case EMGPU_REG_PTIMER_HI:
-        val = s->ptimer_hi_latch;
-        break;
-    case EMGPU_REG_NUM_SMS:
-        val = p->num_sms;
-        break;
-    case EMGPU_REG_WARPS_PER_SM:
-        val = p->warps_per_sm;
-        break;
-    case EMGPU_REG_NUM_GPCS:
-        val = p->num_gpcs;
-        break;
-    case EMGPU_REG_UTLBS_PER_GPC:
-        val = p->utlbs_per_gpc;
-        break;
-    case EMGPU_REG_NUM_ACCESS_COUNTERS:
-        val = p->num_access_counters;
-        break;
-    case EMGPU_REG_NUM_COPY_ENGINES:
-        val = p->num_copy_engines;
-        break;
-    case EMGPU_REG_PAGE_SIZES:
-        val = EMGPU_PAGE_SIZE_4K | EMGPU_PAGE_SIZE_2M;
-        break;
-    case EMGPU_REG_SCRATCH:
-        val = s->scratch;
-        break;
-    case EMGPU_REG_ERROR_STATUS:
-        val = s->error_status;
-        break;
-    case EMGPU_REG_ERROR_INFO:
-        val = s->error_info;
-        break;
-    case EMGPU_REG_ERROR_COUNT:
-        val = s->error_count;
-        break;
-    case EMGPU_REG_INTR_STATUS:
-        val = s->intr_status;
-        break;
-    case EMGPU_REG_INTR_ENABLE:
-        val = s->intr_enable;
-        break;
-    default:
-        EMGPU_GUEST_ERR(emgpu_err_read_unknown, "addr=0x%" PRIx64, addr);
-        emgpu_set_error(s, EMGPU_ERR_BAD_REGISTER, addr);
-        break;
-    }
-
+    val = gm_reg_read(s->model, addr);
     trace_emgpu_mmio_read(addr, val);
     return val;
 }
@@ -189,51 +162,17 @@ static void emgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
                              unsigned size)
 {
     EmgpuState *s = opaque;
-    uint32_t newly_set;
 
-    if (size != 4) {
+    if (size != 4 || (addr & 3)) {
         EMGPU_GUEST_ERR(emgpu_err_access_size, "addr=0x%" PRIx64 " size=%u",
                         addr, size);
-        emgpu_set_error(s, EMGPU_ERR_BAD_REGISTER, addr);
+        gm_error(s->model, EMGPU_ERR_BAD_REGISTER, addr);
         return;
     }
-
     trace_emgpu_mmio_write(addr, val);
-
-    switch (addr) {
-    case EMGPU_REG_SCRATCH:
-        s->scratch = val;
-        break;
-    case EMGPU_REG_ERROR_CLEAR:
-        if (val & 1) {
-            s->error_status = EMGPU_ERR_NONE;
-            s->error_info = 0;
-        }
-        break;
-    case EMGPU_REG_INTR_STATUS:
-        s->intr_status &= ~(val & EMGPU_INTR_ALL);
-        break;
-    case EMGPU_REG_INTR_SET:
-        emgpu_raise(s, val & EMGPU_INTR_ALL);
-        break;
-    case EMGPU_REG_INTR_ENABLE:
-        if (val & ~EMGPU_INTR_ALL) {
-            EMGPU_GUEST_ERR(emgpu_err_bad_value, "reg=0x%" PRIx64
-                            " val=0x%" PRIx64, addr, val);
-            emgpu_set_error(s, EMGPU_ERR_BAD_VALUE, addr);
-            break;
-        }
-        /* causes pending when first enabled fire now, as on hardware */
-        newly_set = s->intr_status & val & ~s->intr_enable;
-        s->intr_enable = val;
-        emgpu_update_irq(s, newly_set);
-        break;
-    default:
-        EMGPU_GUEST_ERR(emgpu_err_write_unknown, "addr=0x%" PRIx64
-                        " val=0x%" PRIx64, addr, val);
-        emgpu_set_error(s, EMGPU_ERR_BAD_REGISTER, addr);
-        break;
-    }
+    gm_reg_write(s->model, addr, val);
+    /* doorbells, replays and SYNC let the model run on */
+    qemu_bh_schedule(s->run_bh);
 }
 
 static const MemoryRegionOps emgpu_mmio_ops = {
@@ -250,6 +189,119 @@ static const MemoryRegionOps emgpu_mmio_ops = {
         .max_access_size = 8,
     },
 };
+
+/* ---- QOM: stats and fault injection ---- */
+
+#define EMGPU_STAT(field) { #field, offsetof(struct gm_stats, field) }
+
+static const struct {
+    const char *name;
+    size_t offset;
+} emgpu_stat_fields[] = {
+    EMGPU_STAT(accesses),
+    EMGPU_STAT(vram_accesses),
+    EMGPU_STAT(sysmem_accesses),
+    EMGPU_STAT(faults),
+    EMGPU_STAT(fault_entries),
+    EMGPU_STAT(fault_overflows),
+    EMGPU_STAT(replays),
+    EMGPU_STAT(cancels),
+    EMGPU_STAT(notifications),
+    EMGPU_STAT(notify_overflows),
+    EMGPU_STAT(copies),
+    EMGPU_STAT(bytes_h2d),
+    EMGPU_STAT(bytes_d2h),
+    EMGPU_STAT(bytes_d2d),
+    EMGPU_STAT(tlb_invalidates),
+    EMGPU_STAT(launches),
+    EMGPU_STAT(launches_failed),
+    EMGPU_STAT(errors),
+    EMGPU_STAT(injections_fired),
+    EMGPU_STAT(events),
+    EMGPU_STAT(sim_ns),
+};
+
+/* qom-get emgpu stats: one JSON object of counters and the trace hash. */
+static void emgpu_get_stats(Object *obj, Visitor *v, const char *name,
+                            void *opaque, Error **errp)
+{
+    EmgpuState *s = EMGPU(obj);
+    struct gm_stats st;
+    uint64_t val;
+    size_t i;
+    bool ok;
+
+    if (!s->model) {
+        error_setg(errp, "emgpu: device not realized");
+        return;
+    }
+    gm_get_stats(s->model, &st);
+    if (!visit_start_struct(v, name, NULL, 0, errp)) {
+        return;
+    }
+    ok = true;
+    for (i = 0; ok && i < ARRAY_SIZE(emgpu_stat_fields); i++) {
+        memcpy(&val, (char *)&st + emgpu_stat_fields[i].offset, sizeof(val));
+        ok = visit_type_uint64(v, emgpu_stat_fields[i].name, &val, errp);
+    }
+    if (ok) {
+        val = gm_trace_hash(s->model);
+        ok = visit_type_uint64(v, "trace_hash", &val, errp);
+    }
+    if (ok) {
+        visit_check_struct(v, errp);
+    }
+    visit_end_struct(v, NULL);
+}
+
+/* qom-get emgpu inject: the armed specs and how often each fired. */
+static char *emgpu_get_inject(Object *obj, Error **errp)
+{
+    EmgpuState *s = EMGPU(obj);
+    GString *out = g_string_new("");
+    guint i;
+
+    for (i = 0; s->inject_specs && i < s->inject_specs->len; i++) {
+        g_string_append_printf(out, "%s%s fired=%" PRIu64, i ? "; " : "",
+                               (char *)g_ptr_array_index(s->inject_specs, i),
+                               gm_inject_fired(s->model, i));
+    }
+    return g_string_free(out, false);
+}
+
+/*
+ * qom-set emgpu inject "<spec>" arms one injection (syntax in
+ * gpumodel/gpumodel.h, e.g. "kind=ce-error,trigger=event:100,count=1");
+ * "clear" disarms all. A bad spec is refused with the parser's message.
+ */
+static void emgpu_set_inject(Object *obj, const char *value, Error **errp)
+{
+    EmgpuState *s = EMGPU(obj);
+    char why[256] = "";
+    int slot;
+
+    if (!s->model) {
+        error_setg(errp, "emgpu: device not realized");
+        return;
+    }
+    if (!strcmp(value, "clear")) {
+        gm_inject_clear(s->model);
+        g_ptr_array_set_size(s->inject_specs, 0);
+        trace_emgpu_inject("clear", 0);
+        return;
+    }
+    slot = gm_inject_add(s->model, value, why, sizeof(why));
+    if (slot < 0) {
+        error_setg(errp, "emgpu: bad inject spec '%s': %s", value,
+                   slot == -ENOSPC ? "all injection slots are armed" : why);
+        return;
+    }
+    g_ptr_array_set_size(s->inject_specs, slot);
+    g_ptr_array_add(s->inject_specs, g_strdup(value));
+    trace_emgpu_inject(value, slot);
+}
+
+/* ---- lifecycle ---- */
 
 static bool emgpu_check_params(EmgpuState *s, Error **errp)
 {
@@ -271,6 +323,10 @@ static bool emgpu_check_params(EmgpuState *s, Error **errp)
                           " MiB.\n", s->profile.vram_bytes / MiB);
         return false;
     }
+    if (!s->run_budget) {
+        error_setg(errp, "emgpu: run-budget must be at least 1");
+        return false;
+    }
     return true;
 }
 
@@ -278,30 +334,31 @@ static void emgpu_reset(DeviceState *dev)
 {
     EmgpuState *s = EMGPU(dev);
 
-    s->sim_ns = 0;
-    s->ptimer_hi_latch = 0;
-    s->intr_status = 0;
-    s->intr_enable = 0;
-    s->scratch = 0;
-    s->error_status = EMGPU_ERR_NONE;
-    s->error_info = 0;
-    s->error_count = 0;
+    if (s->model) {
+        gm_reset(s->model);
+    }
 }
 
 static void emgpu_realize(PCIDevice *pdev, Error **errp)
 {
     EmgpuState *s = EMGPU(pdev);
+    struct gm_config cfg;
+    struct gm_callbacks cb = {
+        .opaque = s,
+        .dma_read = emgpu_dma_read,
+        .dma_write = emgpu_dma_write,
+        .irq = emgpu_irq,
+        .event = emgpu_event,
+    };
     int vec;
 
     if (!emgpu_check_params(s, errp)) {
         return;
     }
-
     memory_region_init_io(&s->mmio, OBJECT(s), &emgpu_mmio_ops, s,
                           "emgpu-regs", EMGPU_REGS_SIZE);
     pci_register_bar(pdev, EMGPU_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
                      &s->mmio);
-
     if (msix_init_exclusive_bar(pdev, EMGPU_MSIX_VECTORS, EMGPU_BAR_MSIX,
                                 errp)) {
         return;
@@ -310,24 +367,53 @@ static void emgpu_realize(PCIDevice *pdev, Error **errp)
         msix_vector_use(pdev, vec);
     }
 
-    trace_emgpu_realize(s->profile.name, s->profile.vram_bytes);
+    cfg = (struct gm_config) {
+        .profile = s->profile,
+        .seed = s->seed,
+        .lockstep = s->lockstep,
+    };
+    s->model = gm_create(&cfg, &cb);
+    if (!s->model) {
+        msix_uninit_exclusive_bar(pdev);
+        error_setg(errp, "emgpu: cannot create the GPU model");
+        return;
+    }
+    s->inject_specs = g_ptr_array_new_with_free_func(g_free);
+    s->run_bh = qemu_bh_new(emgpu_run_bh, s);
+
+    trace_emgpu_realize(s->profile.name, s->profile.vram_bytes, s->lockstep);
 }
 
 static void emgpu_exit(PCIDevice *pdev)
 {
+    EmgpuState *s = EMGPU(pdev);
+
     msix_uninit_exclusive_bar(pdev);
+    if (s->run_bh) {
+        qemu_bh_delete(s->run_bh);
+        s->run_bh = NULL;
+    }
+    if (s->inject_specs) {
+        g_ptr_array_free(s->inject_specs, true);
+        s->inject_specs = NULL;
+    }
+    gm_destroy(s->model);
+    s->model = NULL;
 }
 
 static Property emgpu_properties[] = {
     DEFINE_PROP_STRING("profile", EmgpuState, profile_name),
     DEFINE_PROP_SIZE("vram-size", EmgpuState, vram_size, 0),
     DEFINE_PROP_UINT64("seed", EmgpuState, seed, 0),
+    DEFINE_PROP_BOOL("lockstep", EmgpuState, lockstep, true),
+    DEFINE_PROP_UINT32("run-budget", EmgpuState, run_budget,
+                       EMGPU_RUN_BUDGET_DEFAULT),
     DEFINE_PROP_END_OF_LIST(),
 };
 
 static const VMStateDescription emgpu_vmstate = {
     .name = TYPE_EMGPU,
-    .unmigratable = 1,  /* the model's state is not serialised (yet) */
+    .unmigratable = 1,  /* the model's state is not serialised */
 };
 
 static void emgpu_class_init(ObjectClass *klass, void *data)
@@ -346,6 +432,16 @@ static void emgpu_class_init(ObjectClass *klass, void *data)
     dc->vmsd = &emgpu_vmstate;
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);
     device_class_set_props(dc, emgpu_properties);
+
+    object_class_property_add(klass, "stats", "EmgpuStats", emgpu_get_stats,
+                              NULL, NULL, NULL);
+    object_class_property_set_description(klass, "stats",
+        "Device counters, simulated time and trace hash (read-only)");
+    object_class_property_add_str(klass, "inject", emgpu_get_inject,
+                                  emgpu_set_inject);
+    object_class_property_set_description(klass, "inject",
+        "Arm a fault injection, e.g. 'kind=ce-error,trigger=event:100,"
+        "count=1'; 'clear' disarms all");
 }
 
 static const TypeInfo emgpu_info = {

@@ -23,7 +23,7 @@ configure_flags=(
 
 # Everything of ours that ends up inside the QEMU tree.
 device_inputs() {
-	(cd "$top" && find qemu-device models/include models/src -type f | LC_ALL=C sort)
+	(cd "$top" && find qemu-device models/include models/src models/sources.mk -type f | LC_ALL=C sort)
 }
 
 source_version() {
@@ -49,7 +49,8 @@ sync_device() {
 	local tree=$1
 	mkdir -p "$tree/hw/emgpu/models"
 	rsync -rc --delete --exclude models "$top/qemu-device/" "$tree/hw/emgpu/"
-	rsync -rc --delete "$top/models/include" "$top/models/src" "$tree/hw/emgpu/models/"
+	rsync -rc --delete "$top/models/include" "$top/models/src" "$top/models/sources.mk" \
+		"$tree/hw/emgpu/models/"
 }
 
 main() {

@@ -217,11 +217,18 @@ void gm_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 			gm_error(g, EMGPU_ERR_BAD_VALUE, off);
 		return;
 	case EMGPU_REG_INTR_STATUS: g->intr_status &= ~v; return;
-	case EMGPU_REG_INTR_ENABLE:
+	case EMGPU_REG_INTR_SET: gm_raise(g, v & EMGPU_INTR_ALL); return;
+	case EMGPU_REG_INTR_ENABLE: {
+		/* causes already pending when enabled fire now, as on hardware */
+		uint32_t fire = g->intr_status & v & ~g->intr_enable;
+
 		if (v & ~EMGPU_INTR_ALL)
 			gm_error(g, EMGPU_ERR_BAD_VALUE, off);
 		g->intr_enable = v & EMGPU_INTR_ALL;
+		g->intr_status &= ~fire;
+		gm_raise(g, fire & EMGPU_INTR_ALL);
 		return;
+	}
 
 	case EMGPU_REG_PDB_HI: g->pdb_hi = v; return;
 	case EMGPU_REG_PDB_LO: gm_set_pdb(g, commit64(g->pdb_hi, v)); return;

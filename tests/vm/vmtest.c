@@ -85,6 +85,8 @@ static void note(const char *fmt, ...)
 	va_end(ap);
 	if (n > 0)
 		diag_len += (size_t)n < sizeof(diag) - diag_len ? (size_t)n : sizeof(diag) - diag_len - 1;
+	if (diag_len < sizeof(diag) - 1 && diag_len && diag[diag_len - 1] != '\n')
+		diag[diag_len++] = '\n', diag[diag_len] = '\0';
 }
 
 static void report(bool ok, const char *fmt, ...)
