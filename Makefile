@@ -13,7 +13,11 @@ ACCEL ?= tcg
 # `make run` options
 PROFILE ?= h200-256m
 
-all: qemu guest host
+all: qemu guest host model
+
+# libgpumodel and its unit tests (host only, no QEMU)
+model: deps
+	$(MAKE) -C models
 
 deps:
 	bash scripts/setup.sh
@@ -35,8 +39,17 @@ host: deps
 	$(MAKE) -C tests/vm $(VMTEST)
 
 test: all
+	$(MAKE) unit
 	$(MAKE) -C images check-reproducible
 	$(MAKE) vm-test
+
+# The CUnit suite, run under valgrind (memory errors fail it).
+unit: deps
+	$(MAKE) -C tests/unit valgrind
+
+# Model speed: modelled 128-byte accesses per second, three access mixes.
+bench: deps
+	$(MAKE) -C models bench
 
 vm-test: all
 	$(VMTEST) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) --initrd $(INITRD) \
@@ -50,4 +63,4 @@ run: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps qemu guest host test vm-test run clean
+.PHONY: all deps model qemu guest host test unit bench vm-test run clean
