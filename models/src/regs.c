@@ -6,7 +6,7 @@
  * commits both; reading _LO latches _HI (PTIMER, TRACE_HASH, LAUNCH_TIME,
  * LAUNCH_RESULT, CE_DONE_TIME). Bad offsets and values latch an error
  * (ERROR_STATUS/INFO, EMGPU_INTR_ERROR) and are otherwise ignored; unknown
- * offsets read as 0.
+ * and write-only offsets read as 0 and latch EMGPU_ERR_BAD_REGISTER.
  */
 #include "internal.h"
 
@@ -193,6 +193,8 @@ uint32_t gm_reg_read(struct gm_gpu *g, uint32_t off)
 	case EMGPU_REG_SYNC_STATUS: return g->sync_status;
 	case EMGPU_REG_DRIVER_THREAD: return g->drv_thread;
 	default:
+		/* unknown and write-only registers read as 0 and flag the bug */
+		gm_error(g, EMGPU_ERR_BAD_REGISTER, off);
 		return 0;
 	}
 }

@@ -20,12 +20,15 @@ static void test_registers(void)
 	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_PROFILE), EMGPU_PROFILE_H200);
 	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_VRAM_SIZE_LO), 256u << 20);
 	CU_ASSERT_EQUAL(gm_reg_read(t->g, 0x3ffc), 0);		/* unknown: reads 0 */
+	CU_ASSERT_EQUAL(err_of(t), EMGPU_ERR_BAD_REGISTER);	/* ...and is flagged */
+	CU_ASSERT_EQUAL(t->irqs[EMGPU_INTR_VEC_ERROR], 1);
 	gm_reg_write(t->g, 0x3ffc, 1);
 	CU_ASSERT_EQUAL(err_of(t), EMGPU_ERR_BAD_REGISTER);
-	CU_ASSERT_EQUAL(t->irqs[EMGPU_INTR_VEC_ERROR], 1);
+	CU_ASSERT_EQUAL(t->irqs[EMGPU_INTR_VEC_ERROR], 1);	/* status still set */
+	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_CE_DOORBELL), 0);	/* write-only */
 	gm_reg_write(t->g, EMGPU_REG_FAULT_BUF_PUT, 3);		/* read-only */
 	CU_ASSERT_EQUAL(err_of(t), EMGPU_ERR_BAD_REGISTER);
-	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_ERROR_COUNT), 2);
+	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_ERROR_COUNT), 4);
 	/* W1C interrupt status; the vector fires only on a 0->1 transition */
 	CU_ASSERT(gm_reg_read(t->g, EMGPU_REG_INTR_STATUS) & EMGPU_INTR_ERROR);
 	gm_reg_write(t->g, EMGPU_REG_INTR_STATUS, EMGPU_INTR_ERROR);
