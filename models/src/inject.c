@@ -176,6 +176,7 @@ int gm_inject_add(struct gm_gpu *g, const char *spec, char *err, size_t errlen)
 	}
 	in.rng = in.seed ^ g->seed;
 	g->inj[g->ninj] = in;
+	g->poll_mark = ~0ull;	/* the next gm_run() checks it */
 	return g->ninj++;
 }
 

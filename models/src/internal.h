@@ -150,6 +150,18 @@ struct gm_gpu {
 	uint32_t nwarps, max_warps;
 	uint32_t warps_done;
 
+	/*
+	 * The epoch in progress (sm.c). A budget stop leaves it here and the
+	 * next gm_run() resumes at the very step it would have run next, so
+	 * how the embedder slices gm_run() calls changes nothing modelled.
+	 */
+	int ep_active;		/* an epoch is in progress */
+	gm_time_t ep_h;		/* its horizon */
+	uint32_t ep_i;		/* warp of the current round-robin pass */
+	uint32_t ep_n;		/* steps of warp ep_i's slice done */
+	int ep_progressed;	/* the current pass ran some warp */
+	uint64_t poll_mark;	/* st.events after the last entry poll; ~0 = poll */
+
 	/* interrupts, errors, lockstep */
 	uint32_t intr_status, intr_enable;
 	uint32_t error_status, error_info, error_count;

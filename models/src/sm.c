@@ -36,6 +36,8 @@ void gm_sm_reset(struct gm_gpu *g)
 	g->nwarps = 0;
 	g->warps_done = 0;
 	g->kernel = NULL;
+	g->ep_active = 0;
+	g->poll_mark = ~0ull;
 	memset(&g->launch, 0, sizeof(g->launch));
 	for (i = 0; i < g->nutlb; i++)
 		g->utlb[i].stalled = 0;
@@ -81,6 +83,7 @@ int gm_launch_from(struct gm_gpu *g, const struct emgpu_launch_desc *d)
 	g->kernel = k;
 	g->nwarps = warps;
 	g->warps_done = 0;
+	g->ep_active = 0;
 	for (i = 0; i < g->nutlb; i++)
 		g->utlb[i].stalled = 0;
 	for (i = 0; i < warps; i++) {
@@ -122,6 +125,7 @@ void gm_launch_finish(struct gm_gpu *g, uint32_t status)
 	}
 	if (status != EMGPU_LAUNCH_DONE)
 		end = gm_max(end, g->now);
+	g->ep_active = 0;
 	for (i = 0; i < g->nutlb; i++)
 		g->utlb[i].stalled = 0;
 	g->fault_pending = 0;
@@ -284,6 +288,7 @@ static void poll_injections(struct gm_gpu *g)
 		     (a >> GM_CHUNK_SHIFT) < g->nchunks; a += GM_CHUNK_SIZE)
 			g->chunk_poison[a >> GM_CHUNK_SHIFT] = 1;
 	}
+	g->poll_mark = g->st.events;
 }
 
 static enum gm_stop handoff(struct gm_gpu *g, enum gm_stop why)
@@ -299,36 +304,140 @@ static enum gm_stop handoff(struct gm_gpu *g, enum gm_stop why)
 	return why;
 }
 
-/* Runs one warp for up to GM_SLICE steps before horizon h; <0 on error. */
-static int run_slice(struct gm_gpu *g, struct gm_warp *w, gm_time_t h)
+/*
+ * Starts the next epoch: its horizon is one GM_EPOCH_PS past the later of
+ * now and the earliest runnable warp, cut at the timer tick and the fault
+ * batch deadline. Returns 0, or 1 with *why when no warp can run (the
+ * launch is done, or waits for the driver).
+ */
+static int epoch_begin(struct gm_gpu *g, enum gm_stop *why)
 {
-	const struct gm_kernel *k = g->kernel;
-	int n, r;
+	gm_time_t h, min = UINT64_MAX;
+	uint32_t i, nrun = 0;
 
-	for (n = 0; n < GM_SLICE && w->t < h; n++) {
-		r = k->step(g, &g->launch, w);
-		if (r == GM_STEP_MORE)
-			continue;
-		if (r == GM_STEP_DONE) {
-			w->state = GM_WARP_DONE;
-			g->warps_done++;
-			return 1;
+	for (i = 0; i < g->nwarps; i++)
+		if (g->warps[i].state == GM_WARP_RUNNABLE) {
+			nrun++;
+			if (g->warps[i].t < min)
+				min = g->warps[i].t;
 		}
-		if (r == GM_STEP_STALL)
-			return 1;
-		return r;
+	if (!nrun) {
+		if (g->warps_done == g->nwarps) {
+			gm_launch_finish(g, EMGPU_LAUNCH_DONE);
+			g->now = gm_max(g->now, g->launch_start + g->launch_time);
+			*why = GM_STOP_LAUNCH_DONE;
+		} else if (g->fault_pending) {
+			*why = handoff(g, GM_STOP_FAULT);
+		} else {
+			*why = GM_STOP_STALLED;
+		}
+		return 1;
 	}
-	return 1;
+	h = gm_max(g->now, min) + GM_EPOCH_PS;
+	if (g->timer_period && g->timer_next < h)
+		h = gm_max(g->timer_next, g->now + 1);
+	if (g->fault_pending && g->fault_deadline < h)
+		h = gm_max(g->fault_deadline, g->now + 1);
+	g->ep_active = 1;
+	g->ep_h = h;
+	g->ep_i = 0;
+	g->ep_n = 0;
+	g->ep_progressed = 0;
+	return 0;
 }
 
+enum { EP_DONE, EP_BUDGET, EP_FAILED };
+
+/*
+ * Runs the epoch in progress: passes over the warps, each runnable warp
+ * below the horizon taking a slice of up to GM_SLICE steps, until a pass
+ * runs none. The position (pass, warp, step within the slice) lives in
+ * the gm_gpu, so a budget stop (checked before every step) resumes at the
+ * step that would have come next: slicing is invisible to the model.
+ */
+static int epoch_run(struct gm_gpu *g, uint64_t budget, uint64_t start_acc)
+{
+	const struct gm_kernel *k = g->kernel;
+	const gm_time_t h = g->ep_h;
+	int r;
+
+	for (;;) {
+		for (; g->ep_i < g->nwarps; g->ep_i++, g->ep_n = 0) {
+			struct gm_warp *w = &g->warps[g->ep_i];
+
+			if (!g->ep_n && (w->state != GM_WARP_RUNNABLE || w->t >= h))
+				continue;
+			for (;;) {
+				if (budget && g->st.accesses - start_acc >= budget)
+					return EP_BUDGET;
+				r = k->step(g, &g->launch, w);
+				if (r == GM_STEP_MORE) {
+					if (++g->ep_n < GM_SLICE && w->t < h)
+						continue;
+					break;
+				}
+				if (r == GM_STEP_DONE) {
+					w->state = GM_WARP_DONE;
+					g->warps_done++;
+					break;
+				}
+				if (r == GM_STEP_STALL)
+					break;
+				gm_error(g, -r, w->id);
+				gm_launch_finish(g, EMGPU_LAUNCH_ERROR);
+				return EP_FAILED;
+			}
+			g->ep_progressed = 1;
+		}
+		if (!g->ep_progressed)
+			return EP_DONE;
+		g->ep_i = 0;
+		g->ep_progressed = 0;
+	}
+}
+
+/* Ends the epoch: the clock moves to its horizon; a stop or GM_STOP_IDLE. */
+static enum gm_stop epoch_end(struct gm_gpu *g)
+{
+	g->ep_active = 0;
+	g->now = g->ep_h;
+	poll_injections(g);
+	if (g->hung)
+		return GM_STOP_HANG;
+	if (g->launch_status != EMGPU_LAUNCH_RUNNING)
+		return GM_STOP_LAUNCH_DONE;	/* an error failed it */
+	if (g->timer_period && g->now >= g->timer_next) {
+		g->timer_next += g->timer_period;
+		if (g->timer_next <= g->now)
+			g->timer_next = g->now + g->timer_period;
+		gm_event(g, GM_EV_TIMER, g->now / GM_PS_PER_NS, 0, 0);
+		gm_raise(g, EMGPU_INTR_TIMER);
+		return handoff(g, GM_STOP_TIMER);
+	}
+	if (g->notify_pending) {
+		g->notify_pending = 0;
+		return handoff(g, GM_STOP_NOTIFY);
+	}
+	if (g->fault_pending && g->now >= g->fault_deadline)
+		return handoff(g, GM_STOP_FAULT);
+	return GM_STOP_IDLE;
+}
+
+/*
+ * The budget only decides where gm_run() returns, never what runs: the
+ * epoch, its pass and slice positions survive a budget stop, and the
+ * injection check point at entry is taken only between epochs, outside a
+ * lockstep wait, and when an event happened since the last check point,
+ * so neither the budget nor the number of calls changes anything modelled.
+ */
 enum gm_stop gm_run(struct gm_gpu *g, uint64_t budget)
 {
 	uint64_t start_acc = g->st.accesses;
-	gm_time_t h, min;
-	uint32_t i, nrun;
-	int progressed, r;
+	enum gm_stop why;
+	int r;
 
-	if (!g->hung)
+	if (!g->hung && !g->ep_active && g->poll_mark != g->st.events &&
+	    !(g->lockstep && (g->sync_status & EMGPU_SYNC_WAITING)))
 		poll_injections(g);
 	if (g->hung)
 		return GM_STOP_HANG;
@@ -337,67 +446,16 @@ enum gm_stop gm_run(struct gm_gpu *g, uint64_t budget)
 	if (g->launch_status != EMGPU_LAUNCH_RUNNING)
 		return GM_STOP_IDLE;
 	for (;;) {
-		min = UINT64_MAX;
-		nrun = 0;
-		for (i = 0; i < g->nwarps; i++)
-			if (g->warps[i].state == GM_WARP_RUNNABLE) {
-				nrun++;
-				if (g->warps[i].t < min)
-					min = g->warps[i].t;
-			}
-		if (!nrun) {
-			if (g->warps_done == g->nwarps) {
-				gm_launch_finish(g, EMGPU_LAUNCH_DONE);
-				g->now = gm_max(g->now, g->launch_start + g->launch_time);
-				return GM_STOP_LAUNCH_DONE;
-			}
-			if (g->fault_pending)
-				return handoff(g, GM_STOP_FAULT);
-			return GM_STOP_STALLED;
-		}
-		h = gm_max(g->now, min) + GM_EPOCH_PS;
-		if (g->timer_period && g->timer_next < h)
-			h = gm_max(g->timer_next, g->now + 1);
-		if (g->fault_pending && g->fault_deadline < h)
-			h = gm_max(g->fault_deadline, g->now + 1);
-		do {
-			progressed = 0;
-			for (i = 0; i < g->nwarps; i++) {
-				struct gm_warp *w = &g->warps[i];
-
-				if (w->state != GM_WARP_RUNNABLE || w->t >= h)
-					continue;
-				r = run_slice(g, w, h);
-				if (r < 0) {
-					gm_error(g, -r, w->id);
-					gm_launch_finish(g, EMGPU_LAUNCH_ERROR);
-					return GM_STOP_LAUNCH_DONE;
-				}
-				progressed = 1;
-			}
-		} while (progressed);
-		g->now = h;
-		poll_injections(g);
-		if (g->hung)
-			return GM_STOP_HANG;
-		if (g->launch_status != EMGPU_LAUNCH_RUNNING)
-			return GM_STOP_LAUNCH_DONE;	/* an error failed it */
-		if (g->timer_period && g->now >= g->timer_next) {
-			g->timer_next += g->timer_period;
-			if (g->timer_next <= g->now)
-				g->timer_next = g->now + g->timer_period;
-			gm_event(g, GM_EV_TIMER, g->now / GM_PS_PER_NS, 0, 0);
-			gm_raise(g, EMGPU_INTR_TIMER);
-			return handoff(g, GM_STOP_TIMER);
-		}
-		if (g->notify_pending) {
-			g->notify_pending = 0;
-			return handoff(g, GM_STOP_NOTIFY);
-		}
-		if (g->fault_pending && g->now >= g->fault_deadline)
-			return handoff(g, GM_STOP_FAULT);
-		if (budget && g->st.accesses - start_acc >= budget)
+		if (!g->ep_active && epoch_begin(g, &why))
+			return why;
+		r = epoch_run(g, budget, start_acc);
+		if (r == EP_BUDGET)
 			return GM_STOP_BUDGET;
+		if (r == EP_FAILED)
+			return GM_STOP_LAUNCH_DONE;
+		why = epoch_end(g);
+		if (why != GM_STOP_IDLE)
+			return why;
 	}
 }
 
