@@ -5,10 +5,14 @@
  * sysmem (gather over 4K sysmem pages, access counters on) and fault-heavy
  * (stream over unmapped 4K pages, every page faulted, serviced by a
  * minimal driver loop here). Goal (DESIGN.md section 7): >= 20 M/s.
+ * Each mix repeats until it has run >= 0.5 s (argument 1 changes that)
+ * and prints one "gm-bench: mix=..." line.
  */
+#define _DEFAULT_SOURCE		/* madvise */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "gpumodel/gpumodel.h"
@@ -81,7 +85,7 @@ static void setup(struct env *e)
 	struct gm_config cfg = { .seed = 1, .lockstep = 1 };
 
 	gm_profile_lookup("h200-256m", &cfg.profile);
-	memset(e->sys, 0, DATA);
+	memset(e->sys, 0, SYS_SIZE);	/* same inputs every repetition */
 	e->next = TABLES;
 	cb.opaque = e;
 	e->g = gm_create(&cfg, &cb);
@@ -145,60 +149,118 @@ static void launch(struct env *e, uint32_t kernel, const uint64_t *args, int n)
 		abort();
 }
 
-static void report(const char *name, struct env *e, double secs)
-{
-	struct gm_stats st;
+/* One mix: its setup (not timed) and its launch. */
+enum mix { MIX_VRAM, MIX_SYSMEM, MIX_FAULT, MIX_SYSMEM_COLD, MIXES };
+static const char *const mix_names[MIXES] = {
+	"resident-vram", "mapped-sysmem", "fault-heavy", "mapped-sysmem-cold",
+};
 
-	gm_get_stats(e->g, &st);
-	printf("%-14s %10.1f M accesses/s  (%llu accesses, %llu faults, %llu notifications, %.3f s, sim %.3f ms)\n",
-	       name, st.accesses / secs / 1e6, (unsigned long long)st.accesses,
-	       (unsigned long long)st.faults, (unsigned long long)st.notifications,
-	       secs, st.sim_ns / 1e6);
+static void prepare(struct env *e, enum mix m)
+{
+	uint64_t off, a[4];
+
+	setup(e);
+	switch (m) {
+	case MIX_VRAM:	/* stream RMW over 64 MiB of 2 MiB pages, 4 passes */
+		for (off = 0; off < (64ull << 20); off += 2ull << 20)
+			map(e, VA + off, EMGPU_APERTURE_VIDMEM, off, 1);
+		a[0] = VA; a[1] = 64ull << 20; a[2] = 4;
+		launch(e, EMGPU_KERNEL_STREAM, a, 3);
+		break;
+	case MIX_SYSMEM:
+	case MIX_SYSMEM_COLD:
+		/*
+		 * gather over 32 MiB of 4K sysmem pages: 8192 pages, far more
+		 * than the TLBs hold. mapped-sysmem backs them with 2 MiB of
+		 * guest RAM (the pages alias), so the host caches hold the
+		 * data and the mix measures the model; -cold backs each page
+		 * with its own RAM, and random 128-byte reads from 32 MiB then
+		 * cost host cache and TLB misses too.
+		 */
+		for (off = 0; off < (32ull << 20); off += 4096)
+			map(e, VA + off, EMGPU_APERTURE_SYSMEM, DATA +
+			    (m == MIX_SYSMEM ? off & ((2ull << 20) - 1) : off), 0);
+		for (off = 0; off < (32ull << 20); off += 8)	/* a pattern */
+			memcpy(e->sys + DATA + off, &off, 8);
+		for (off = 0; off < (1ull << 20); off += 4096)	/* dst */
+			map(e, VA + (32ull << 20) + off, EMGPU_APERTURE_SYSMEM,
+			    DATA + (32ull << 20) + off, 0);
+		a[0] = VA; a[1] = 32ull << 20; a[2] = VA + (32ull << 20);
+		a[3] = 256 * 1024;
+		launch(e, EMGPU_KERNEL_GATHER, a, 4);
+		break;
+	default:	/* stream over 16 MiB of unmapped 4K pages, one pass */
+		a[0] = VA; a[1] = 16ull << 20; a[2] = 1;
+		launch(e, EMGPU_KERNEL_STREAM, a, 3);
+		break;
+	}
 }
 
-int main(void)
+/*
+ * Repeats the mix (a fresh model each time, setup not timed) until it has
+ * run for at least min_s, and prints one line:
+ *   gm-bench: mix=NAME maccess_per_s=R accesses=N faults=N notifications=N
+ *             reps=N wall_s=S sim_ms=T hash=H
+ * (on one line; the counts and sim_ms are per repetition, which are
+ * identical: the hash is checked to be the same each time).
+ */
+static int bench_mix(struct env *e, enum mix m, double min_s)
+{
+	struct gm_stats st;
+	double t0, secs = 0;
+	uint64_t hash = 0, total = 0;
+	unsigned int reps = 0;
+
+	do {
+		prepare(e, m);
+		t0 = now_s();
+		drive(e);
+		secs += now_s() - t0;
+		gm_get_stats(e->g, &st);
+		total += st.accesses;
+		if (reps && gm_trace_hash(e->g) != hash) {
+			fprintf(stderr, "gm-bench: %s: trace hash changed between runs\n",
+				mix_names[m]);
+			return 1;
+		}
+		hash = gm_trace_hash(e->g);
+		gm_destroy(e->g);
+		reps++;
+	} while (secs < min_s);
+	printf("gm-bench: mix=%s maccess_per_s=%.2f accesses=%llu faults=%llu "
+	       "notifications=%llu reps=%u wall_s=%.3f sim_ms=%.3f hash=%016llx\n",
+	       mix_names[m], total / secs / 1e6, (unsigned long long)st.accesses,
+	       (unsigned long long)st.faults, (unsigned long long)st.notifications,
+	       reps, secs, st.sim_ns / 1e6, (unsigned long long)hash);
+	fflush(stdout);
+	return 0;
+}
+
+/* gm-bench [MIN_SECONDS per mix, default 0.5] [MIX ...] */
+int main(int argc, char **argv)
 {
 	struct env e;
-	uint64_t off, a[4];
-	double t0;
+	double min_s = 0.5;
+	int i, m, rc = 0, any = 0;
 
-	e.sys = calloc(1, SYS_SIZE);
-	if (!e.sys)
+	if (argc > 1)
+		min_s = atof(argv[1]);
+	/* guest RAM as QEMU maps it: 2 MiB aligned, transparent huge pages */
+	if (posix_memalign((void **)&e.sys, 2u << 20, SYS_SIZE))
 		return 1;
+#ifdef MADV_HUGEPAGE
+	madvise(e.sys, SYS_SIZE, MADV_HUGEPAGE);
+#endif
+	for (m = 0; m < MIXES; m++) {
+		int want = argc <= 2;
 
-	/* resident VRAM: stream RMW over 64 MiB of 2 MiB pages, 4 passes */
-	setup(&e);
-	for (off = 0; off < (64ull << 20); off += 2ull << 20)
-		map(&e, VA + off, EMGPU_APERTURE_VIDMEM, off, 1);
-	a[0] = VA; a[1] = 64ull << 20; a[2] = 4;
-	launch(&e, EMGPU_KERNEL_STREAM, a, 3);
-	t0 = now_s();
-	drive(&e);
-	report("resident-vram", &e, now_s() - t0);
-	gm_destroy(e.g);
-
-	/* mapped sysmem: gather over 32 MiB of 4K sysmem pages */
-	setup(&e);
-	for (off = 0; off < (32ull << 20); off += 4096)
-		map(&e, VA + off, EMGPU_APERTURE_SYSMEM, DATA + off, 0);
-	for (off = 0; off < (1ull << 20); off += 4096)	/* dst */
-		map(&e, VA + (32ull << 20) + off, EMGPU_APERTURE_SYSMEM,
-		    DATA + (32ull << 20) + off, 0);
-	a[0] = VA; a[1] = 32ull << 20; a[2] = VA + (32ull << 20); a[3] = 256 * 1024;
-	launch(&e, EMGPU_KERNEL_GATHER, a, 4);
-	t0 = now_s();
-	drive(&e);
-	report("mapped-sysmem", &e, now_s() - t0);
-	gm_destroy(e.g);
-
-	/* fault-heavy: stream over 16 MiB of unmapped 4K pages, one pass */
-	setup(&e);
-	a[0] = VA; a[1] = 16ull << 20; a[2] = 1;
-	launch(&e, EMGPU_KERNEL_STREAM, a, 3);
-	t0 = now_s();
-	drive(&e);
-	report("fault-heavy", &e, now_s() - t0);
-	gm_destroy(e.g);
+		for (i = 2; i < argc; i++)
+			want |= !strcmp(argv[i], mix_names[m]);
+		if (want) {
+			rc |= bench_mix(&e, (enum mix)m, min_s);
+			any = 1;
+		}
+	}
 	free(e.sys);
-	return 0;
+	return rc || !any;
 }
