@@ -40,12 +40,17 @@ host: deps
 
 test: all
 	$(MAKE) unit
+	$(MAKE) qtest
 	$(MAKE) -C images check-reproducible
 	$(MAKE) vm-test
 
 # The CUnit suite, run under valgrind (memory errors fail it).
 unit: deps
 	$(MAKE) -C tests/unit valgrind
+
+# emgpu's registers programmed from the host with QEMU's qtest (no guest).
+qtest: qemu
+	QTEST_QEMU_BINARY="$$(cat $(QEMU_PATH))" "$$(dirname "$$(cat $(QEMU_PATH))")/emgpu-test" --tap
 
 # Model speed: modelled 128-byte accesses per second, three access mixes.
 bench: deps
@@ -63,4 +68,4 @@ run: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit bench vm-test run clean
+.PHONY: all deps model qemu guest host test unit qtest bench vm-test run clean

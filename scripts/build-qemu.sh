@@ -5,7 +5,8 @@
 # input: the Debian source version, the configure flags, this script, the
 # hook and the device + model sources. A warm cache costs one hash; a changed
 # device source reuses the persistent build tree, so only changed files are
-# recompiled. Prints the path of the binary on stdout.
+# recompiled. Prints the path of the binary on stdout; the emgpu qtest
+# binary (tests/qtest/emgpu-test.c) lies beside it.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +24,7 @@ configure_flags=(
 
 # Everything of ours that ends up inside the QEMU tree.
 device_inputs() {
-	(cd "$top" && find qemu-device models/include models/src models/sources.mk -type f | LC_ALL=C sort)
+	(cd "$top" && find qemu-device models/include models/src models/sources.mk tests/qtest -type f | LC_ALL=C sort)
 }
 
 source_version() {
@@ -51,6 +52,7 @@ sync_device() {
 	rsync -rc --delete --exclude models "$top/qemu-device/" "$tree/hw/emgpu/"
 	rsync -rc --delete "$top/models/include" "$top/models/src" "$top/models/sources.mk" \
 		"$tree/hw/emgpu/models/"
+	rsync -c "$top/tests/qtest/emgpu-test.c" "$tree/tests/qtest/"
 }
 
 main() {
@@ -97,11 +99,12 @@ main() {
 	sync_device "$tree"
 
 	log "building QEMU in $tree/build"
-	ninja -C "$tree/build" qemu-system-x86_64 >"$tree/build/ninja.log" 2>&1 ||
+	ninja -C "$tree/build" qemu-system-x86_64 tests/qtest/emgpu-test \
+		>"$tree/build/ninja.log" 2>&1 ||
 		{ tail -n 40 "$tree/build/ninja.log" >&2; die "QEMU build failed; see $tree/build/ninja.log"; }
 
 	mkdir -p "$out.tmp"
-	cp "$tree/build/qemu-system-x86_64" "$out.tmp/"
+	cp "$tree/build/qemu-system-x86_64" "$tree/build/tests/qtest/emgpu-test" "$out.tmp/"
 	rm -rf "$out"
 	mv "$out.tmp" "$out"
 	echo "$out/qemu-system-x86_64"

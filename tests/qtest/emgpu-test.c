@@ -1,0 +1,566 @@
+/*
+ * QTest cases for the emgpu device: the registers programmed from the host,
+ * with no guest kernel, the way QEMU tests its own devices. Guest RAM is
+ * written and read directly (page tables, rings, buffers); the device is
+ * reached through libqos PCI accessors on BAR0.
+ *
+ * Built inside QEMU's tree (scripts/qemu-hook.sh adds it to
+ * tests/qtest/meson.build) and run by `make test` with QTEST_QEMU_BINARY.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "libqtest.h"
+#include "libqos/pci.h"
+#include "libqos/pci-pc.h"
+#include "qapi/qmp/qdict.h"
+#include "qemu/bswap.h"
+
+#include "emgpu_hw.h"
+
+#define GPU_SLOT        4
+#define GPU_VRAM        (256ull << 20)
+
+/* Guest-physical layout of the test's structures (guest RAM is 256 MiB). */
+#define TABLES          0x01000000ull   /* page-table pool, 4 MiB */
+#define FAULT_BUF       0x02000000ull
+#define AC_BUF          0x02100000ull
+#define CE_RING         0x02200000ull
+#define SEMAPHORE       0x02300000ull
+#define LAUNCH_DESC     0x02400000ull
+#define DATA            0x04000000ull   /* 2 MiB aligned */
+#define DATA2           0x04800000ull
+
+#define VA              0x0000001000000000ull   /* 64 GiB */
+#define RING_ENTRIES    64
+#define POLLS           2000
+
+typedef struct Gpu {
+    QTestState *qts;
+    QPCIBus *bus;
+    QPCIDevice *dev;
+    QPCIBar bar;
+    uint64_t root;
+    uint64_t next_table;
+} Gpu;
+
+static uint32_t rd(Gpu *g, uint32_t reg)
+{
+    return qpci_io_readl(g->dev, g->bar, reg);
+}
+
+static void wr(Gpu *g, uint32_t reg, uint32_t val)
+{
+    qpci_io_writel(g->dev, g->bar, reg, val);
+}
+
+static void wr64(Gpu *g, uint32_t lo, uint32_t hi, uint64_t val)
+{
+    wr(g, hi, val >> 32);
+    wr(g, lo, (uint32_t)val);   /* _LO commits */
+}
+
+static uint64_t rd64(Gpu *g, uint32_t lo, uint32_t hi)
+{
+    uint64_t v = rd(g, lo);     /* _LO latches _HI */
+
+    return v | (uint64_t)rd(g, hi) << 32;
+}
+
+static uint64_t table_alloc(Gpu *g)
+{
+    uint64_t t = g->next_table;
+    g_autofree uint8_t *zero = g_malloc0(4096);
+
+    g->next_table += 4096;
+    qtest_memwrite(g->qts, t, zero, 4096);
+    return t;
+}
+
+static uint64_t sys_pde(uint64_t table)
+{
+    return table | EMGPU_PTE_VALID |
+           (uint64_t)EMGPU_APERTURE_SYSMEM << EMGPU_PTE_APERTURE_SHIFT;
+}
+
+static Gpu *gpu_start(const char *extra)
+{
+    Gpu *g = g_new0(Gpu, 1);
+
+    /* firmware from Debian's packages, as host-agent/vm.c boots with */
+    g->qts = qtest_initf("-M q35 -m 256 -nodefaults "
+                         "-L /usr/share/qemu -L /usr/share/seabios "
+                         "-device emgpu,id=gpu0,addr=%02x.0,"
+                         "profile=h200-256m,seed=1%s", GPU_SLOT,
+                         extra ? extra : "");
+    g->bus = qpci_new_pc(g->qts, NULL);
+    g->dev = qpci_device_find(g->bus, QPCI_DEVFN(GPU_SLOT, 0));
+    g_assert_nonnull(g->dev);
+    qpci_device_enable(g->dev);     /* memory decoding and bus mastering */
+    g->bar = qpci_iomap(g->dev, EMGPU_BAR_REGS, NULL);
+
+    g->next_table = TABLES;
+    g->root = table_alloc(g);
+    wr64(g, EMGPU_REG_PDB_LO, EMGPU_REG_PDB_HI, sys_pde(g->root));
+    return g;
+}
+
+static void gpu_stop(Gpu *g)
+{
+    g_free(g->dev);
+    qpci_free_pc(g->bus);
+    qtest_quit(g->qts);
+    g_free(g);
+}
+
+/* Address of the PT (shift 12) or PD1 (shift 21) entry for va. */
+static uint64_t pte_slot(Gpu *g, uint64_t va, unsigned shift)
+{
+    uint64_t table = g->root, a, e;
+    int level;
+
+    for (level = 0; level < 3; level++) {
+        a = table + 8 * ((va >> (39 - 9 * level)) & 511);
+        if (level == 2 && shift == EMGPU_HUGE_PAGE_SHIFT) {
+            return a;
+        }
+        e = qtest_readq(g->qts, a);
+        if (!(e & EMGPU_PTE_VALID)) {
+            e = sys_pde(table_alloc(g));
+            qtest_writeq(g->qts, a, e);
+        }
+        table = e & EMGPU_PTE_ADDR_MASK;
+    }
+    return table + 8 * ((va >> EMGPU_PAGE_SHIFT) & 511);
+}
+
+/* Maps [va, va + len) to sysmem pa with pages of 1 << shift bytes. */
+static void map_sys(Gpu *g, uint64_t va, uint64_t pa, uint64_t len,
+                    unsigned shift)
+{
+    uint64_t off, e;
+
+    for (off = 0; off < len; off += 1ull << shift) {
+        e = (pa + off) | EMGPU_PTE_VALID |
+            (uint64_t)EMGPU_APERTURE_SYSMEM << EMGPU_PTE_APERTURE_SHIFT;
+        if (shift == EMGPU_HUGE_PAGE_SHIFT) {
+            e |= EMGPU_PDE_IS_PTE;
+        }
+        qtest_writeq(g->qts, pte_slot(g, va + off, shift), e);
+    }
+}
+
+static void fill_words(Gpu *g, uint64_t pa, uint32_t nwords)
+{
+    g_autofree uint32_t *w = g_new(uint32_t, nwords);
+    uint32_t i;
+
+    for (i = 0; i < nwords; i++) {
+        w[i] = cpu_to_le32(i * 3);
+    }
+    qtest_memwrite(g->qts, pa, w, nwords * 4);
+}
+
+/* Every word was incremented exactly `passes` times by the stream kernel. */
+static void check_streamed(Gpu *g, uint64_t pa, uint32_t nwords,
+                           uint32_t passes)
+{
+    g_autofree uint32_t *w = g_new(uint32_t, nwords);
+    uint32_t i;
+
+    qtest_memread(g->qts, pa, w, nwords * 4);
+    for (i = 0; i < nwords; i++) {
+        g_assert_cmphex(le32_to_cpu(w[i]), ==, i * 3 + passes);
+    }
+}
+
+static void launch(Gpu *g, uint32_t kernel, uint64_t a0, uint64_t a1,
+                   uint64_t a2)
+{
+    struct emgpu_launch_desc d = {
+        .kernel = cpu_to_le32(kernel),
+        .warps = cpu_to_le32(8),
+        .seed = cpu_to_le64(7),
+        .args = { cpu_to_le64(a0), cpu_to_le64(a1), cpu_to_le64(a2) },
+    };
+
+    qtest_memwrite(g->qts, LAUNCH_DESC, &d, sizeof(d));
+    wr64(g, EMGPU_REG_LAUNCH_DESC_LO, EMGPU_REG_LAUNCH_DESC_HI, LAUNCH_DESC);
+    wr(g, EMGPU_REG_LAUNCH_DOORBELL, 1);
+}
+
+/*
+ * Lets the device run (each qtest command turns the main loop, where the
+ * device's bottom half runs warps) until the launch leaves RUNNING, handing
+ * the clock back with SYNC whenever the device waits for the driver.
+ */
+static uint32_t wait_launch(Gpu *g)
+{
+    uint32_t status = EMGPU_LAUNCH_RUNNING;
+    int i;
+
+    for (i = 0; i < POLLS && status == EMGPU_LAUNCH_RUNNING; i++) {
+        if (rd(g, EMGPU_REG_SYNC_STATUS) & EMGPU_SYNC_WAITING) {
+            wr(g, EMGPU_REG_SYNC, 1);
+        }
+        status = rd(g, EMGPU_REG_LAUNCH_STATUS);
+    }
+    return status;
+}
+
+static void enable_fault_buffer(Gpu *g)
+{
+    wr64(g, EMGPU_REG_FAULT_BUF_LO, EMGPU_REG_FAULT_BUF_HI, FAULT_BUF);
+    wr(g, EMGPU_REG_FAULT_BUF_SIZE, RING_ENTRIES);
+    wr(g, EMGPU_REG_FAULT_BUF_CTRL, EMGPU_RING_ENABLE);
+}
+
+static int64_t qom_stat(Gpu *g, const char *name)
+{
+    QDict *resp = qtest_qmp(g->qts, "{'execute': 'qom-get', 'arguments': "
+                            "{'path': '/machine/peripheral/gpu0', "
+                            "'property': 'stats'}}");
+    int64_t v;
+
+    g_assert(qdict_haskey(resp, "return"));
+    v = qdict_get_int(qdict_get_qdict(resp, "return"), name);
+    qobject_unref(resp);
+    return v;
+}
+
+/* Identification registers and MSI-X, as a driver's probe reads them. */
+static void test_probe(void)
+{
+    Gpu *g = gpu_start(NULL);
+
+    g_assert_cmphex(rd(g, EMGPU_REG_ID), ==, EMGPU_ID_MAGIC);
+    g_assert_cmphex(rd(g, EMGPU_REG_VERSION) >> 16, ==, EMGPU_VERSION_MAJOR);
+    g_assert_cmpuint(rd(g, EMGPU_REG_PROFILE), ==, EMGPU_PROFILE_H200);
+    g_assert_cmpuint(rd64(g, EMGPU_REG_VRAM_SIZE_LO, EMGPU_REG_VRAM_SIZE_HI),
+                     ==, GPU_VRAM);
+    g_assert_cmpuint(rd(g, EMGPU_REG_NUM_ACCESS_COUNTERS), ==, 256);
+    g_assert_true(rd(g, EMGPU_REG_CAPS) & EMGPU_CAP_REPLAYABLE_FAULTS);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+}
+
+/* The MMU walks tables in guest RAM by DMA, with 4 KiB and 2 MiB pages. */
+static void test_walk_4k_and_2m(void)
+{
+    Gpu *g = gpu_start(NULL);
+    const uint32_t words = (2u << 20) / 4;
+
+    map_sys(g, VA, DATA, 64 << 10, EMGPU_PAGE_SHIFT);
+    map_sys(g, VA + (2u << 20), DATA2, 2u << 20, EMGPU_HUGE_PAGE_SHIFT);
+    fill_words(g, DATA, (64 << 10) / 4);
+    fill_words(g, DATA2, words);
+
+    launch(g, EMGPU_KERNEL_STREAM, VA, 64 << 10, 1);
+    g_assert_cmpuint(wait_launch(g), ==, EMGPU_LAUNCH_DONE);
+    check_streamed(g, DATA, (64 << 10) / 4, 1);
+
+    launch(g, EMGPU_KERNEL_STREAM, VA + (2u << 20), 2u << 20, 2);
+    g_assert_cmpuint(wait_launch(g), ==, EMGPU_LAUNCH_DONE);
+    check_streamed(g, DATA2, words, 2);
+
+    g_assert_cmpuint(rd(g, EMGPU_REG_LAUNCH_SEQ), ==, 2);
+    g_assert_true(rd(g, EMGPU_REG_INTR_STATUS) & EMGPU_INTR_LAUNCH);
+    g_assert_cmpint(qom_stat(g, "faults"), ==, 0);
+    g_assert_cmpint(qom_stat(g, "launches"), ==, 2);
+    gpu_stop(g);
+}
+
+/*
+ * A missing page faults: the entry lands in the ring with VALID set, the
+ * warps wait, and once the page is mapped a replay lets the kernel finish.
+ * Returns the device's trace hash at the end.
+ */
+static uint64_t run_fault_replay(void)
+{
+    Gpu *g = gpu_start(NULL);
+    struct emgpu_fault_entry e;
+    uint32_t info, put = 0;
+    uint64_t hash;
+    int i;
+
+    enable_fault_buffer(g);
+    map_sys(g, VA, DATA, 4096, EMGPU_PAGE_SHIFT);   /* page 1 left unmapped */
+    fill_words(g, DATA, 2048);
+    launch(g, EMGPU_KERNEL_STREAM, VA, 8192, 1);
+
+    for (i = 0; i < POLLS && !put; i++) {
+        put = rd(g, EMGPU_REG_FAULT_BUF_PUT);
+    }
+    g_assert_cmpuint(put, >, 0);
+    g_assert_true(rd(g, EMGPU_REG_INTR_STATUS) & EMGPU_INTR_FAULT);
+    qtest_memread(g->qts, FAULT_BUF, &e, sizeof(e));
+    info = le32_to_cpu(e.info);
+    g_assert_true(info & EMGPU_FAULT_INFO_VALID);
+    g_assert_cmphex(le64_to_cpu(e.addr), ==, VA + 4096);
+    g_assert_cmpuint(info & EMGPU_FAULT_INFO_TYPE_MASK, ==, EMGPU_FAULT_PTE);
+    g_assert_cmpuint(rd(g, EMGPU_REG_LAUNCH_STATUS), ==, EMGPU_LAUNCH_RUNNING);
+
+    map_sys(g, VA + 4096, DATA + 4096, 4096, EMGPU_PAGE_SHIFT);
+    wr(g, EMGPU_REG_FAULT_BUF_GET, put);
+    wr(g, EMGPU_REG_FAULT_REPLAY, EMGPU_REPLAY_START);
+    wr(g, EMGPU_REG_SYNC, 1);
+    g_assert_cmpuint(wait_launch(g), ==, EMGPU_LAUNCH_DONE);
+    check_streamed(g, DATA, 2048, 1);
+    g_assert_cmpint(qom_stat(g, "replays"), >=, 1);
+    g_assert_cmpint(qom_stat(g, "faults"), >=, 1);
+
+    hash = rd64(g, EMGPU_REG_TRACE_HASH_LO, EMGPU_REG_TRACE_HASH_HI);
+    g_assert_cmphex(hash, ==, (uint64_t)qom_stat(g, "trace_hash"));
+    gpu_stop(g);
+    return hash;
+}
+
+static void test_fault_replay(void)
+{
+    run_fault_replay();
+}
+
+/* The same program on a fresh device gives the same trace hash. */
+static void test_trace_hash_repeats(void)
+{
+    g_assert_cmphex(run_fault_replay(), ==, run_fault_replay());
+}
+
+/* Cancelling a fault fails the launch; the device stays usable. */
+static void test_fault_cancel(void)
+{
+    Gpu *g = gpu_start(NULL);
+    int i;
+
+    enable_fault_buffer(g);
+    launch(g, EMGPU_KERNEL_STREAM, VA, 4096, 1);    /* nothing mapped */
+    for (i = 0; i < POLLS && !rd(g, EMGPU_REG_FAULT_BUF_PUT); i++) {
+    }
+    g_assert_cmpuint(rd(g, EMGPU_REG_FAULT_BUF_PUT), >, 0);
+    wr(g, EMGPU_REG_FAULT_BUF_GET, rd(g, EMGPU_REG_FAULT_BUF_PUT));
+    wr(g, EMGPU_REG_FAULT_REPLAY, EMGPU_REPLAY_CANCEL);
+    wr(g, EMGPU_REG_SYNC, 1);
+    g_assert_cmpuint(wait_launch(g), ==, EMGPU_LAUNCH_CANCELLED);
+    g_assert_cmpint(qom_stat(g, "cancels"), ==, 1);
+
+    map_sys(g, VA, DATA, 4096, EMGPU_PAGE_SHIFT);
+    fill_words(g, DATA, 1024);
+    launch(g, EMGPU_KERNEL_STREAM, VA, 4096, 1);
+    g_assert_cmpuint(wait_launch(g), ==, EMGPU_LAUNCH_DONE);
+    check_streamed(g, DATA, 1024, 1);
+    gpu_stop(g);
+}
+
+/* Accesses to mapped sysmem reach the threshold and write a notification. */
+static void test_access_counter_notification(void)
+{
+    Gpu *g = gpu_start(NULL);
+    struct emgpu_notify_entry n;
+    const uint32_t threshold = 16;
+
+    wr64(g, EMGPU_REG_AC_BUF_LO, EMGPU_REG_AC_BUF_HI, AC_BUF);
+    wr(g, EMGPU_REG_AC_BUF_SIZE, RING_ENTRIES);
+    wr(g, EMGPU_REG_AC_CONFIG,
+       threshold | EMGPU_AC_GRAN_64K << EMGPU_AC_CONFIG_GRAN_SHIFT);
+    wr(g, EMGPU_REG_AC_CTRL, EMGPU_RING_ENABLE);
+    map_sys(g, VA, DATA, 64 << 10, EMGPU_PAGE_SHIFT);
+    fill_words(g, DATA, (64 << 10) / 4);
+
+    launch(g, EMGPU_KERNEL_STREAM, VA, 64 << 10, 1);
+    g_assert_cmpuint(wait_launch(g), ==, EMGPU_LAUNCH_DONE);
+    g_assert_cmpuint(rd(g, EMGPU_REG_AC_BUF_PUT), >=, 1);
+    qtest_memread(g->qts, AC_BUF, &n, sizeof(n));
+    g_assert_true(le32_to_cpu(n.flags) & EMGPU_NOTIFY_VALID);
+    g_assert_cmphex(le64_to_cpu(n.addr), ==, VA);
+    g_assert_cmpuint(le32_to_cpu(n.counter) & EMGPU_NOTIFY_COUNTER_MASK, >=,
+                     threshold);
+    g_assert_true(rd(g, EMGPU_REG_INTR_STATUS) & EMGPU_INTR_ACCESS_COUNTER);
+    g_assert_cmpint(qom_stat(g, "notifications"), >=, 1);
+    check_streamed(g, DATA, (64 << 10) / 4, 1);  /* the GPU never stalled */
+    gpu_stop(g);
+}
+
+static void ce_push(Gpu *g, uint32_t slot, uint32_t op, uint32_t flags,
+                    uint64_t src, uint64_t dst, uint32_t len, uint32_t payload)
+{
+    struct emgpu_ce_desc d = {
+        .op = cpu_to_le32(op), .flags = cpu_to_le32(flags),
+        .src = cpu_to_le64(src), .dst = cpu_to_le64(dst),
+        .length = cpu_to_le32(len), .payload = cpu_to_le32(payload),
+    };
+
+    qtest_memwrite(g->qts, CE_RING + slot * sizeof(d), &d, sizeof(d));
+}
+
+static uint32_t ce_flags(unsigned src_ap, unsigned dst_ap)
+{
+    return src_ap << EMGPU_CE_SRC_APERTURE_SHIFT |
+           dst_ap << EMGPU_CE_DST_APERTURE_SHIFT;
+}
+
+static void ce_setup(Gpu *g)
+{
+    wr64(g, EMGPU_REG_CE_RING_LO, EMGPU_REG_CE_RING_HI, CE_RING);
+    wr(g, EMGPU_REG_CE_RING_SIZE, RING_ENTRIES);
+    wr64(g, EMGPU_REG_CE_SEM_LO, EMGPU_REG_CE_SEM_HI, SEMAPHORE);
+}
+
+/* sysmem -> vidmem -> sysmem through the copy engine moves the real bytes. */
+static void test_copy_engine_round_trip(void)
+{
+    Gpu *g = gpu_start(NULL);
+    const uint32_t len = 16 << 10;
+    g_autofree uint8_t *a = g_malloc(len), *b = g_malloc(len);
+    uint32_t i;
+
+    for (i = 0; i < len; i++) {
+        a[i] = i * 7 + 1;
+    }
+    qtest_memwrite(g->qts, DATA, a, len);
+    qtest_writel(g->qts, SEMAPHORE, 0);
+    ce_setup(g);
+    ce_push(g, 0, EMGPU_CE_OP_COPY,
+            ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
+            DATA, 0x100000, len, 0);
+    ce_push(g, 1, EMGPU_CE_OP_COPY,
+            ce_flags(EMGPU_APERTURE_VIDMEM, EMGPU_APERTURE_SYSMEM) |
+            EMGPU_CE_SEMAPHORE, 0x100000, DATA2, len, 0x77);
+    wr(g, EMGPU_REG_CE_RING_PUT, 2);
+    wr(g, EMGPU_REG_CE_DOORBELL, 1);
+
+    g_assert_cmpuint(rd(g, EMGPU_REG_CE_RING_GET), ==, 2);
+    g_assert_cmphex(qtest_readl(g->qts, SEMAPHORE), ==, 0x77);
+    qtest_memread(g->qts, DATA2, b, len);
+    g_assert_cmpmem(a, len, b, len);
+    g_assert_cmpint(qom_stat(g, "bytes_h2d"), ==, len);
+    g_assert_cmpint(qom_stat(g, "bytes_d2h"), ==, len);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+}
+
+/* Each malformed value reaches the error state; QEMU lives on. */
+static void expect_error(Gpu *g, uint32_t err, const char *what)
+{
+    uint32_t got = rd(g, EMGPU_REG_ERROR_STATUS);
+
+    if (got != err) {
+        g_test_message("%s: error %u, expected %u", what, got, err);
+    }
+    g_assert_cmpuint(got, ==, err);
+    g_assert_true(rd(g, EMGPU_REG_INTR_STATUS) & EMGPU_INTR_ERROR);
+    wr(g, EMGPU_REG_ERROR_CLEAR, 1);
+    wr(g, EMGPU_REG_INTR_STATUS, EMGPU_INTR_ALL);
+    g_assert_cmphex(rd(g, EMGPU_REG_ID), ==, EMGPU_ID_MAGIC);
+}
+
+static void test_malformed(void)
+{
+    Gpu *g = gpu_start(NULL);
+    uint32_t errors;
+
+    rd(g, 0x3ffc);
+    expect_error(g, EMGPU_ERR_BAD_REGISTER, "unknown register read");
+    wr(g, 0x3ffc, 1);
+    expect_error(g, EMGPU_ERR_BAD_REGISTER, "unknown register write");
+    qpci_io_writeb(g->dev, g->bar, EMGPU_REG_SCRATCH, 1);
+    expect_error(g, EMGPU_ERR_BAD_REGISTER, "byte-wide access");
+    wr(g, EMGPU_REG_FAULT_BUF_PUT, 5);
+    expect_error(g, EMGPU_ERR_BAD_REGISTER, "write to read-only PUT");
+    wr(g, EMGPU_REG_INTR_ENABLE, 0x80000000);
+    expect_error(g, EMGPU_ERR_BAD_VALUE, "unknown interrupt bit");
+
+    wr(g, EMGPU_REG_FAULT_BUF_SIZE, 3);
+    expect_error(g, EMGPU_ERR_BAD_RING, "ring size not a power of two");
+    wr64(g, EMGPU_REG_FAULT_BUF_LO, EMGPU_REG_FAULT_BUF_HI, FAULT_BUF + 8);
+    expect_error(g, EMGPU_ERR_BAD_RING, "misaligned ring base");
+    enable_fault_buffer(g);
+    wr(g, EMGPU_REG_FAULT_BUF_GET, RING_ENTRIES + 5);
+    expect_error(g, EMGPU_ERR_BAD_INDEX, "GET beyond the ring");
+
+    ce_setup(g);
+    ce_push(g, 0, EMGPU_CE_OP_COPY, ce_flags(1, EMGPU_APERTURE_VIDMEM),
+            DATA, 0, 4096, 0);
+    wr(g, EMGPU_REG_CE_RING_PUT, 1);
+    wr(g, EMGPU_REG_CE_DOORBELL, 1);
+    expect_error(g, EMGPU_ERR_BAD_DESCRIPTOR, "copy from the peer aperture");
+    ce_push(g, 1, EMGPU_CE_OP_COPY,
+            ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
+            DATA, GPU_VRAM - 4096, 8192, 0);
+    wr(g, EMGPU_REG_CE_RING_PUT, 2);
+    wr(g, EMGPU_REG_CE_DOORBELL, 1);
+    expect_error(g, EMGPU_ERR_VRAM_RANGE, "copy past the end of VRAM");
+    ce_push(g, 2, EMGPU_CE_OP_COPY,
+            ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
+            1ull << 40, 0, 4096, 0);
+    wr(g, EMGPU_REG_CE_RING_PUT, 3);
+    wr(g, EMGPU_REG_CE_DOORBELL, 1);
+    expect_error(g, EMGPU_ERR_DMA, "copy from outside guest RAM");
+
+    launch(g, 99, 0, 0, 0);
+    expect_error(g, EMGPU_ERR_BAD_DESCRIPTOR, "unknown kernel");
+    g_assert_cmpuint(rd(g, EMGPU_REG_LAUNCH_STATUS), ==, EMGPU_LAUNCH_ERROR);
+    wr64(g, EMGPU_REG_LAUNCH_DESC_LO, EMGPU_REG_LAUNCH_DESC_HI, 1ull << 40);
+    wr(g, EMGPU_REG_LAUNCH_DOORBELL, 1);
+    expect_error(g, EMGPU_ERR_DMA, "launch descriptor outside guest RAM");
+
+    /* a PDE with reserved bits set fails the walk, and the launch */
+    qtest_writeq(g->qts, g->root + 8 * ((VA >> 39) & 511),
+                 sys_pde(table_alloc(g)) | (1ull << 60));
+    launch(g, EMGPU_KERNEL_STREAM, VA, 4096, 1);
+    g_assert_cmpuint(wait_launch(g), ==, EMGPU_LAUNCH_ERROR);
+    expect_error(g, EMGPU_ERR_BAD_PTE, "reserved bits in a PDE");
+
+    errors = rd(g, EMGPU_REG_ERROR_COUNT);
+    g_assert_cmpuint(errors, >=, 13);
+    g_assert_cmpint(qom_stat(g, "errors"), ==, errors);
+    gpu_stop(g);
+}
+
+/* qom-set inject: a good spec is armed, a bad one refused with a reason. */
+static void test_inject_property(void)
+{
+    Gpu *g = gpu_start(NULL);
+    QDict *resp;
+
+    resp = qtest_qmp(g->qts, "{'execute': 'qom-set', 'arguments': "
+                     "{'path': '/machine/peripheral/gpu0', 'property': 'inject', "
+                     "'value': 'kind=nonsense'}}");
+    g_assert_true(qdict_haskey(resp, "error"));
+    g_assert_nonnull(strstr(qdict_get_str(qdict_get_qdict(resp, "error"),
+                                          "desc"), "kind=nonsense"));
+    qobject_unref(resp);
+
+    resp = qtest_qmp(g->qts, "{'execute': 'qom-set', 'arguments': "
+                     "{'path': '/machine/peripheral/gpu0', 'property': 'inject', "
+                     "'value': 'kind=ce-error,count=1'}}");
+    g_assert_true(qdict_haskey(resp, "return"));
+    qobject_unref(resp);
+
+    ce_setup(g);
+    ce_push(g, 0, EMGPU_CE_OP_COPY,
+            ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
+            DATA, 0, 4096, 0);
+    wr(g, EMGPU_REG_CE_RING_PUT, 1);
+    wr(g, EMGPU_REG_CE_DOORBELL, 1);
+    g_assert_true(rd(g, EMGPU_REG_CE_STATUS) & EMGPU_CE_STATUS_ERROR);
+    g_assert_cmpint(qom_stat(g, "injections_fired"), ==, 1);
+    gpu_stop(g);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+
+    qtest_add_func("/emgpu/probe", test_probe);
+    qtest_add_func("/emgpu/walk-4k-2m", test_walk_4k_and_2m);
+    qtest_add_func("/emgpu/fault-replay", test_fault_replay);
+    qtest_add_func("/emgpu/fault-cancel", test_fault_cancel);
+    qtest_add_func("/emgpu/access-counter", test_access_counter_notification);
+    qtest_add_func("/emgpu/copy-engine", test_copy_engine_round_trip);
+    qtest_add_func("/emgpu/trace-hash-repeats", test_trace_hash_repeats);
+    qtest_add_func("/emgpu/malformed", test_malformed);
+    qtest_add_func("/emgpu/inject", test_inject_property);
+
+    return g_test_run();
+}
