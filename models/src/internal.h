@@ -38,8 +38,16 @@ typedef uint64_t gm_time_t;		/* picoseconds */
 #define GM_TLB_ACD		(1u << 2)
 #define GM_TLB_NOATOMIC		(1u << 3)
 
+/*
+ * A TLB tag is (page number + 1) | the TLB generation: gm_mmu_flush_all()
+ * moves to the next generation instead of clearing every array, so all
+ * older entries miss. Page numbers + 1 of a 48-bit VA stay below bit 40.
+ */
+#define GM_TLB_GEN_SHIFT	40
+#define GM_TLB_GEN_MASK		(~0ull << GM_TLB_GEN_SHIFT)
+
 struct gm_tlb_entry {
-	uint64_t tag;		/* page number (va >> shift) + 1; 0 = empty */
+	uint64_t tag;		/* (page number (va >> shift) + 1) | generation; 0 = empty */
 	uint64_t pa;		/* physical base of the 4K (or 2M) page */
 	uint32_t flags;
 	uint32_t shift;		/* page size of the mapping: 12, 16 or 21 */
@@ -109,6 +117,7 @@ struct gm_gpu {
 	uint32_t nutlb;
 	struct gm_tlb_entry l2_4k[GM_L2TLB_4K];
 	struct gm_tlb_entry l2_2m[GM_L2TLB_2M];
+	uint64_t tlb_gen;	/* generation << GM_TLB_GEN_SHIFT */
 	uint64_t inv_va, inv_size;
 	uint32_t inv_va_hi, inv_size_hi;
 	uint32_t inv_status;
@@ -214,13 +223,15 @@ static inline int gm_mmu_lookup(struct gm_gpu *g, struct gm_utlb *u,
 	uint64_t vpn = va >> EMGPU_PAGE_SHIFT, hpn = va >> EMGPU_HUGE_PAGE_SHIFT;
 	const struct gm_tlb_entry *e = &u->t4k[vpn & (GM_UTLB_4K - 1)];
 
-	if (e->tag == vpn + 1) {
+	if (va >> EMGPU_VA_BITS)	/* never cached: walks, and faults */
+		return gm_mmu_miss(g, u, va, out);
+	if (e->tag == ((vpn + 1) | g->tlb_gen)) {
 		g->st.tlb_hits++;
 		*out = e;
 		return 0;
 	}
 	e = &u->t2m[hpn & (GM_UTLB_2M - 1)];
-	if (e->tag == hpn + 1) {
+	if (e->tag == ((hpn + 1) | g->tlb_gen)) {
 		g->st.tlb_hits++;
 		*out = e;
 		return 0;

@@ -33,6 +33,10 @@ void gm_mmu_flush_all(struct gm_gpu *g)
 {
 	uint32_t i;
 
+	g->tlb_gen += 1ull << GM_TLB_GEN_SHIFT;
+	if (g->tlb_gen)
+		return;	/* every entry is of an older generation now */
+	/* the generation wrapped: clear for real */
 	for (i = 0; i < g->nutlb; i++) {
 		memset(g->utlb[i].t4k, 0, sizeof(g->utlb[i].t4k));
 		memset(g->utlb[i].t2m, 0, sizeof(g->utlb[i].t2m));
@@ -42,26 +46,26 @@ void gm_mmu_flush_all(struct gm_gpu *g)
 }
 
 /* Drops e if the page it translates overlaps [va, end). */
-static void inv_entry(struct gm_tlb_entry *e, unsigned int tag_shift,
-		      uint64_t va, uint64_t end)
+static void inv_entry(struct gm_tlb_entry *e, uint64_t gen,
+		      unsigned int tag_shift, uint64_t va, uint64_t end)
 {
 	uint64_t base, size;
 
-	if (!e->tag)
+	if (!e->tag || (e->tag & GM_TLB_GEN_MASK) != gen)
 		return;
 	size = 1ull << e->shift;
-	base = ((e->tag - 1) << tag_shift) & ~(size - 1);
+	base = (((e->tag & ~GM_TLB_GEN_MASK) - 1) << tag_shift) & ~(size - 1);
 	if (base < end && va < base + size)
 		e->tag = 0;
 }
 
-static void inv_array(struct gm_tlb_entry *a, size_t n, unsigned int shift,
-		      uint64_t va, uint64_t end)
+static void inv_array(struct gm_tlb_entry *a, size_t n, uint64_t gen,
+		      unsigned int shift, uint64_t va, uint64_t end)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		inv_entry(&a[i], shift, va, end);
+		inv_entry(&a[i], gen, shift, va, end);
 }
 
 void gm_mmu_invalidate(struct gm_gpu *g, uint32_t mode, uint64_t va,
@@ -86,11 +90,14 @@ void gm_mmu_invalidate(struct gm_gpu *g, uint32_t mode, uint64_t va,
 	if (end < va)
 		end = UINT64_MAX;
 	for (i = 0; i < g->nutlb; i++) {
-		inv_array(g->utlb[i].t4k, GM_UTLB_4K, EMGPU_PAGE_SHIFT, va, end);
-		inv_array(g->utlb[i].t2m, GM_UTLB_2M, EMGPU_HUGE_PAGE_SHIFT, va, end);
+		inv_array(g->utlb[i].t4k, GM_UTLB_4K, g->tlb_gen,
+			  EMGPU_PAGE_SHIFT, va, end);
+		inv_array(g->utlb[i].t2m, GM_UTLB_2M, g->tlb_gen,
+			  EMGPU_HUGE_PAGE_SHIFT, va, end);
 	}
-	inv_array(g->l2_4k, GM_L2TLB_4K, EMGPU_PAGE_SHIFT, va, end);
-	inv_array(g->l2_2m, GM_L2TLB_2M, EMGPU_HUGE_PAGE_SHIFT, va, end);
+	inv_array(g->l2_4k, GM_L2TLB_4K, g->tlb_gen, EMGPU_PAGE_SHIFT, va, end);
+	inv_array(g->l2_2m, GM_L2TLB_2M, g->tlb_gen, EMGPU_HUGE_PAGE_SHIFT,
+		  va, end);
 }
 
 static int entry_aperture(uint64_t e, unsigned int *ap)
@@ -230,16 +237,19 @@ int gm_mmu_miss(struct gm_gpu *g, struct gm_utlb *u, uint64_t va,
 	struct gm_tlb_entry e, *dst;
 	int r;
 
-	if (l4->tag == vpn + 1) {
+	if (va >> EMGPU_VA_BITS)
+		return gm_mmu_walk(g, va, &e);	/* faults */
+	if (l4->tag == ((vpn + 1) | g->tlb_gen)) {
 		e = *l4;
 		g->st.l2_tlb_hits++;
-	} else if (l2->tag == hpn + 1) {
+	} else if (l2->tag == ((hpn + 1) | g->tlb_gen)) {
 		e = *l2;
 		g->st.l2_tlb_hits++;
 	} else {
 		r = gm_mmu_walk(g, va, &e);
 		if (r)
 			return r;
+		e.tag |= g->tlb_gen;
 		*(e.shift == EMGPU_HUGE_PAGE_SHIFT ? l2 : l4) = e;
 	}
 	if (e.shift == EMGPU_HUGE_PAGE_SHIFT)
