@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -81,9 +82,92 @@ int em_mkdir_p(const char *path)
 	return 0;
 }
 
+static void close_fifos(struct em_vm *vm)
+{
+	if (vm->out_fd >= 0)
+		close(vm->out_fd);
+	if (vm->in_fd >= 0)
+		close(vm->in_fd);
+	vm->out_fd = vm->in_fd = -1;
+}
+
+/*
+ * QEMU's "pipe:" chardev opens <base>.out write-only and <base>.in
+ * read-only, each blocking until the other side exists; we open ours
+ * first, without blocking (the read side of .out, and .in read-write).
+ */
+static int open_fifos(struct em_vm *vm, const char *base)
+{
+	char in[4200], out[4200];
+
+	snprintf(in, sizeof(in), "%s.in", base);
+	snprintf(out, sizeof(out), "%s.out", base);
+	unlink(in);
+	unlink(out);
+	if (mkfifo(in, 0600) || mkfifo(out, 0600)) {
+		fprintf(stderr, "ember-agent: mkfifo %s: %s\n", base, strerror(errno));
+		return -1;
+	}
+	vm->out_fd = open(out, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	vm->in_fd = open(in, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (vm->out_fd < 0 || vm->in_fd < 0) {
+		fprintf(stderr, "ember-agent: open %s: %s\n", base, strerror(errno));
+		close_fifos(vm);
+		return -1;
+	}
+	return 0;
+}
+
+int em_vm_send(struct em_vm *vm, const char *text)
+{
+	size_t len = strlen(text);
+
+	return write(vm->in_fd, text, len) == (ssize_t)len ? 0 : -EIO;
+}
+
+/* Keeps complete lines from the guest and hands each to on_line. */
+static void take_line(struct em_vm *vm, const char *line)
+{
+	json_t *obj;
+
+	fprintf(vm->results, "%s\n", line);
+	fflush(vm->results);
+	if (!vm->cfg.on_line)
+		return;
+	obj = json_loads(line, 0, NULL);
+	if (json_is_object(obj))
+		vm->cfg.on_line(vm, obj, vm->cfg.on_line_arg);
+	json_decref(obj);
+}
+
+static void drain(struct em_vm *vm)
+{
+	char buf[4096];
+	ssize_t n, i;
+
+	while ((n = read(vm->out_fd, buf, sizeof(buf))) > 0) {
+		for (i = 0; i < n; i++) {
+			char c = buf[i];
+
+			if (c == '\r')
+				continue;
+			if (c == '\n' || vm->line_len == sizeof(vm->line) - 1) {
+				vm->line[vm->line_len] = '\0';
+				if (vm->line_len)
+					take_line(vm, vm->line);
+				vm->line_len = 0;
+				if (c == '\n')
+					continue;
+			}
+			vm->line[vm->line_len++] = c;
+		}
+	}
+}
+
 int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
 {
 	char append[1024], device[512], serial0[4200], serial1[4200], qmp[4200];
+	char fifo[4096];
 	char memory[16];
 	const char *argv[48];
 	int argc = 0, fd;
@@ -103,19 +187,29 @@ int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
 	if (path_in(vm->console_path, sizeof(vm->console_path), cfg->workdir, "console.log") ||
 	    path_in(vm->results_path, sizeof(vm->results_path), cfg->workdir, "results.jsonl") ||
 	    path_in(vm->qemu_log_path, sizeof(vm->qemu_log_path), cfg->workdir, "qemu.log") ||
-	    path_in(vm->qmp_path, sizeof(vm->qmp_path), cfg->workdir, "qmp.sock"))
+	    path_in(vm->qmp_path, sizeof(vm->qmp_path), cfg->workdir, "qmp.sock") ||
+	    path_in(fifo, sizeof(fifo), cfg->workdir, "results"))
 		return -ENAMETOOLONG;
 	/* results of an earlier boot must never be read as this one's */
 	unlink(vm->results_path);
 	unlink(vm->console_path);
 	unlink(vm->qmp_path);
+	vm->out_fd = vm->in_fd = -1;
+	if (open_fifos(vm, fifo))
+		return -EIO;
+	vm->results = fopen(vm->results_path, "we");
+	if (!vm->results) {
+		fprintf(stderr, "ember-agent: %s: %s\n", vm->results_path, strerror(errno));
+		close_fifos(vm);
+		return -EIO;
+	}
 
 	snprintf(append, sizeof(append), "%s ember_scenarios=%s", GUEST_APPEND,
 		 cfg->scenarios ? cfg->scenarios : "");
-	snprintf(device, sizeof(device), "emgpu,profile=%s,seed=%" PRIu64 "%s",
+	snprintf(device, sizeof(device), "emgpu,id=" EM_VM_GPU_ID ",profile=%s,seed=%" PRIu64 "%s",
 		 cfg->profile, cfg->seed, cfg->device_opts ? cfg->device_opts : "");
 	snprintf(serial0, sizeof(serial0), "file:%s", vm->console_path);
-	snprintf(serial1, sizeof(serial1), "file:%s", vm->results_path);
+	snprintf(serial1, sizeof(serial1), "pipe:%s", fifo);
 	snprintf(qmp, sizeof(qmp), "unix:%s,server=on,wait=off", vm->qmp_path);
 	snprintf(memory, sizeof(memory), "%u", vm->cfg.memory_mib);
 
@@ -151,6 +245,8 @@ int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
 	argv[argc++] = qmp;
 	argv[argc++] = "-device";
 	argv[argc++] = device;
+	if (cfg->paused)
+		argv[argc++] = "-S";
 	argv[argc] = NULL;
 
 	fd = open(vm->qemu_log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -162,6 +258,7 @@ int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
 	vm->pid = fork();
 	if (vm->pid < 0) {
 		close(fd);
+		close_fifos(vm);
 		return -errno;
 	}
 	if (vm->pid == 0) {
@@ -175,31 +272,64 @@ int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
 	return 0;
 }
 
-void em_vm_wait(struct em_vm *vm, struct em_vm_outcome *out)
+static void reap(struct em_vm *vm, struct em_vm_outcome *out, int status)
 {
-	const struct timespec tick = { 0, 20 * 1000 * 1000 };
-	double deadline = vm->started + vm->cfg.timeout_s;
-	int status;
-	pid_t r;
-
-	memset(out, 0, sizeof(*out));
-	for (;;) {
-		r = waitpid(vm->pid, &status, WNOHANG);
-		if (r == vm->pid || (r < 0 && errno != EINTR))
-			break;
-		if (now_s() >= deadline && !out->timed_out) {
-			out->timed_out = true;
-			kill(vm->pid, SIGKILL);
-		}
-		nanosleep(&tick, NULL);
-	}
+	vm->exited = true;
 	out->wall_s = now_s() - vm->started;
-	if (r < 0)
-		out->exit_status = -1;
-	else if (WIFEXITED(status))
+	if (WIFEXITED(status))
 		out->exit_status = WEXITSTATUS(status);
 	else
 		out->exit_status = -WTERMSIG(status);
+	drain(vm);
+	if (vm->line_len) {	/* a last line without newline */
+		vm->line[vm->line_len] = '\0';
+		take_line(vm, vm->line);
+		vm->line_len = 0;
+	}
+	fclose(vm->results);
+	vm->results = NULL;
+	close_fifos(vm);
+}
+
+void em_vm_wait_all(struct em_vm **vms, struct em_vm_outcome *outs, size_t n)
+{
+	struct pollfd pfd[16];
+	size_t i, left = 0, np;
+	int status;
+	pid_t r;
+
+	for (i = 0; i < n; i++) {
+		memset(&outs[i], 0, sizeof(outs[i]));
+		if (vms[i]->pid > 0 && !vms[i]->exited)
+			left++;
+	}
+	while (left) {
+		for (i = np = 0; i < n && np < 16; i++)
+			if (!vms[i]->exited && vms[i]->pid > 0)
+				pfd[np++] = (struct pollfd){ .fd = vms[i]->out_fd, .events = POLLIN };
+		poll(pfd, np, 20);
+		for (i = 0; i < n; i++) {
+			struct em_vm *vm = vms[i];
+
+			if (vm->exited || vm->pid <= 0)
+				continue;
+			drain(vm);
+			r = waitpid(vm->pid, &status, WNOHANG);
+			if (r == vm->pid) {
+				reap(vm, &outs[i], status);
+				left--;
+			} else if (now_s() >= vm->started + vm->cfg.timeout_s &&
+				   !outs[i].timed_out) {
+				outs[i].timed_out = true;
+				kill(vm->pid, SIGKILL);
+			}
+		}
+	}
+}
+
+void em_vm_wait(struct em_vm *vm, struct em_vm_outcome *out)
+{
+	em_vm_wait_all(&vm, out, 1);
 }
 
 json_t *em_results_load(const char *path, unsigned int *bad)

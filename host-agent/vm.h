@@ -2,9 +2,11 @@
 /*
  * Booting one test VM: QEMU started directly with an emgpu, the guest image
  * and a kernel command line naming the scenarios to run. The guest's JSON
- * lines arrive on the second serial port, kept in <workdir>/results.jsonl;
- * the console goes to <workdir>/console.log and QEMU's own output to
- * <workdir>/qemu.log.
+ * lines arrive on the second serial port, a pair of FIFOs (results.in and
+ * results.out in the workdir) so the host can answer the guest; they are
+ * kept in <workdir>/results.jsonl. The console goes to
+ * <workdir>/console.log, QEMU's own output to <workdir>/qemu.log, and QMP
+ * listens on <workdir>/qmp.sock.
  */
 #ifndef EMBER_AGENT_VM_H
 #define EMBER_AGENT_VM_H
@@ -14,6 +16,15 @@
 #include <sys/types.h>
 
 #include <jansson.h>
+
+/* The emgpu's QOM id: QMP reaches it at /machine/peripheral/<id>. */
+#define EM_VM_GPU_ID		"gpu0"
+#define EM_VM_GPU_QOM_PATH	"/machine/peripheral/" EM_VM_GPU_ID
+
+struct em_vm;
+
+/* Called for each JSON line from the guest while the VM runs. */
+typedef void (*em_vm_line_fn)(struct em_vm *vm, json_t *obj, void *arg);
 
 struct em_vm_config {
 	const char *qemu;		/* qemu-system-x86_64 with emgpu */
@@ -27,6 +38,9 @@ struct em_vm_config {
 	uint64_t seed;
 	unsigned int memory_mib;	/* guest RAM, default 512 */
 	unsigned int timeout_s;		/* wall-clock limit, default 120 */
+	bool paused;			/* start with -S: QMP "cont" runs it */
+	em_vm_line_fn on_line;		/* may be NULL */
+	void *on_line_arg;
 };
 
 struct em_vm {
@@ -37,6 +51,12 @@ struct em_vm {
 	char results_path[4096];
 	char qemu_log_path[4096];
 	char qmp_path[4096];
+	int out_fd;			/* results.out, read side */
+	int in_fd;			/* results.in, our write side */
+	FILE *results;			/* results.jsonl */
+	char line[8192];		/* partial line from the guest */
+	size_t line_len;
+	bool exited;
 };
 
 struct em_vm_outcome {
@@ -59,8 +79,15 @@ int em_vm_check_device(const char *qemu, const char *device_opts,
 /* Starts QEMU; returns 0 or -errno (with a message on stderr). */
 int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg);
 
-/* Waits for QEMU to exit, killing it at the configured timeout. */
+/*
+ * Waits for every VM to exit, collecting guest lines (and calling each
+ * VM's on_line) as they come, killing a VM at its timeout.
+ */
+void em_vm_wait_all(struct em_vm **vms, struct em_vm_outcome *outs, size_t n);
 void em_vm_wait(struct em_vm *vm, struct em_vm_outcome *out);
+
+/* Sends text to the guest's results port (the guest reads it raw). */
+int em_vm_send(struct em_vm *vm, const char *text);
 
 /*
  * Loads the guest's JSON lines as an array of objects. Lines that do not

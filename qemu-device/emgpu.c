@@ -245,8 +245,11 @@ static void emgpu_get_stats(Object *obj, Visitor *v, const char *name,
         ok = visit_type_uint64(v, emgpu_stat_fields[i].name, &val, errp);
     }
     if (ok) {
-        val = gm_trace_hash(s->model);
-        ok = visit_type_uint64(v, "trace_hash", &val, errp);
+        /* a string: 64-bit hashes overflow many JSON readers' integers */
+        g_autofree char *hash = g_strdup_printf("%016" PRIx64,
+                                                gm_trace_hash(s->model));
+
+        ok = visit_type_str(v, "trace_hash", &hash, errp);
     }
     if (ok) {
         visit_check_struct(v, errp);

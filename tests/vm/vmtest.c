@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qmp.h"
 #include "vm.h"
 
 #define MiB (1ull << 20)
@@ -53,9 +54,20 @@ static const struct {
 	{ "no_such_gpu", 19 /* ENODEV */ },
 };
 
+/* What the host saw over QMP while the guest held (scenario "hold"). */
+struct qmp_check {
+	bool ran;
+	char connect_err[256];
+	json_t *stats;			/* qom-get stats */
+	char bad_spec_err[512];		/* qom-set inject with a bad spec */
+	bool good_spec_ok;
+	char *inject_listing;		/* qom-get inject afterwards */
+};
+
 struct boot {
 	const char *profile;
 	const char *scenarios;
+	struct qmp_check qmp;
 	struct em_vm vm;
 	struct em_vm_outcome outcome;
 	json_t *results;
@@ -162,13 +174,56 @@ static const char *console_problem(const char *path)
 	return found;
 }
 
+#define GOOD_INJECT_SPEC "kind=ce-stall,factor=10,count=1"
+
+/*
+ * While the guest holds: read stats and arm injections over QMP, as a user
+ * does during an experiment, then release the guest.
+ */
+static void on_guest_line(struct em_vm *vm, json_t *obj, void *arg)
+{
+	struct boot *b = arg;
+	struct qmp_check *c = &b->qmp;
+	const char *scenario = json_string_value(json_object_get(obj, "scenario"));
+	char err[512] = "";
+	struct em_qmp q;
+	json_t *r;
+
+	if (!scenario || strcmp(scenario, "hold") || !json_object_get(obj, "waiting"))
+		return;
+	c->ran = true;
+	if (em_qmp_connect(&q, vm->qmp_path, 5000, c->connect_err, sizeof(c->connect_err))) {
+		em_vm_send(vm, "go\n");
+		return;
+	}
+	c->stats = em_qmp_execute(&q, "qom-get", json_pack("{s:s,s:s}", "path",
+				  EM_VM_GPU_QOM_PATH, "property", "stats"), err, sizeof(err));
+	r = em_qmp_execute(&q, "qom-set", json_pack("{s:s,s:s,s:s}", "path",
+			   EM_VM_GPU_QOM_PATH, "property", "inject", "value",
+			   "kind=ce-stall,trigger=sometimes"),
+			   c->bad_spec_err, sizeof(c->bad_spec_err));
+	json_decref(r);
+	r = em_qmp_execute(&q, "qom-set", json_pack("{s:s,s:s,s:s}", "path",
+			   EM_VM_GPU_QOM_PATH, "property", "inject", "value",
+			   GOOD_INJECT_SPEC), err, sizeof(err));
+	c->good_spec_ok = r != NULL;
+	json_decref(r);
+	r = em_qmp_execute(&q, "qom-get", json_pack("{s:s,s:s}", "path",
+			   EM_VM_GPU_QOM_PATH, "property", "inject"), err, sizeof(err));
+	if (json_is_string(r))
+		c->inject_listing = strdup(json_string_value(r));
+	json_decref(r);
+	em_qmp_close(&q);
+	em_vm_send(vm, "go\n");
+}
+
 static void boot_start(struct boot *b)
 {
 	struct em_vm_config cfg = {
 		.qemu = h.qemu, .kernel = h.kernel, .initrd = h.initrd,
 		.profile = b->profile, .scenarios = b->scenarios,
 		.accel = h.accel, .seed = 1, .timeout_s = h.timeout_s,
-		.workdir = b->workdir,
+		.workdir = b->workdir, .on_line = on_guest_line, .on_line_arg = b,
 	};
 
 	snprintf(b->workdir, sizeof(b->workdir), "%s/%s", h.outdir, b->profile);
@@ -176,14 +231,60 @@ static void boot_start(struct boot *b)
 		b->vm.pid = -1;
 }
 
-static void boot_finish(struct boot *b)
+/* Waits for all the boots together, so none blocks on unread output. */
+static void boots_finish(struct boot *boots, size_t n)
 {
-	if (b->vm.pid < 0) {
-		b->outcome.exit_status = -1;
-		return;
+	struct em_vm *vms[8];
+	struct em_vm_outcome outs[8];
+	size_t i, nv = 0;
+
+	for (i = 0; i < n; i++)
+		if (boots[i].vm.pid > 0)
+			vms[nv++] = &boots[i].vm;
+	em_vm_wait_all(vms, outs, nv);
+	for (i = nv = 0; i < n; i++) {
+		if (boots[i].vm.pid <= 0) {
+			boots[i].outcome.exit_status = -1;
+			continue;
+		}
+		boots[i].outcome = outs[nv++];
+		boots[i].results = em_results_load(boots[i].vm.results_path,
+						   &boots[i].bad_lines);
 	}
-	em_vm_wait(&b->vm, &b->outcome);
-	b->results = em_results_load(b->vm.results_path, &b->bad_lines);
+}
+
+/* QMP answers stats and inject while the guest runs; bad specs are refused. */
+static void test_qmp(struct boot *b)
+{
+	struct qmp_check *c = &b->qmp;
+	bool ok = c->ran && !c->connect_err[0];
+	json_t *hash = c->stats ? json_object_get(c->stats, "trace_hash") : NULL;
+
+	if (!c->ran)
+		note("the guest never held for the host");
+	if (c->connect_err[0])
+		note("%s", c->connect_err);
+	if (ok && (!json_is_object(c->stats) || !json_is_string(hash) ||
+		   !json_is_integer(json_object_get(c->stats, "sim_ns")))) {
+		note("qom-get stats: no trace_hash/sim_ns object");
+		ok = false;
+	}
+	if (ok && !strstr(c->bad_spec_err, "sometimes")) {
+		note("bad inject spec not refused with a reason: '%s'", c->bad_spec_err);
+		ok = false;
+	}
+	if (ok && (!c->good_spec_ok || !c->inject_listing ||
+		   !strstr(c->inject_listing, GOOD_INJECT_SPEC))) {
+		note("good inject spec not armed (listing '%s')",
+		     c->inject_listing ? c->inject_listing : "");
+		ok = false;
+	}
+	if (ok)
+		note("bad spec refused: %s", c->bad_spec_err);
+	report(ok && expect_int(em_results_find(b->results, "hold", "released"),
+				"bytes", 2), "qmp stats and inject while %s runs", b->profile);
+	json_decref(c->stats);
+	free(c->inject_listing);
 }
 
 /* The VM booted, loaded ember.ko, ran every scenario and powered off cleanly. */
@@ -341,7 +442,7 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	struct boot boots[] = {
-		{ .profile = "h200-256m", .scenarios = "probe,reload,badioctl" },
+		{ .profile = "h200-256m", .scenarios = "probe,hold,reload,badioctl" },
 		{ .profile = "rtx5080", .scenarios = "probe" },
 	};
 	const size_t nboots = sizeof(boots) / sizeof(boots[0]);
@@ -366,7 +467,7 @@ int main(int argc, char **argv)
 	if (em_mkdir_p(h.outdir))
 		return 1;
 
-	h.planned = 4 + nboots * 2 + 1 +
+	h.planned = 4 + nboots * 2 + 2 +
 		    (int)(sizeof(expected_bad_ioctls) / sizeof(expected_bad_ioctls[0]));
 	printf("KTAP version 1\n1..%d\n", h.planned);
 	fflush(stdout);
@@ -380,12 +481,12 @@ int main(int argc, char **argv)
 	test_bad_property("profile=h200-3m", "unknown profile 'h200-3m'");
 	test_good_property("profile=gh200,vram-size=512M");
 
-	for (i = 0; i < nboots; i++)
-		boot_finish(&boots[i]);
+	boots_finish(boots, nboots);
 	for (i = 0; i < nboots; i++) {
 		test_boot(&boots[i]);
 		test_probe(&boots[i], &expected_gpus[i]);
 	}
+	test_qmp(&boots[0]);
 	test_reload(&boots[0]);
 	test_bad_ioctls(&boots[0]);
 

@@ -17,14 +17,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "uapi/ember.h"
 
+/* libember and its workloads, compiled in: the guest has no shared libs */
+#include "../../../guest-kmod/libember/libember.c"
+#include "../../../guest-kmod/libember/workload.c"
+
 #define RELOAD_CYCLES 10
 
 static FILE *out;
+static const char *results_path;	/* the results port, when not stdout */
 static const char *module_path = "/lib/modules/ember.ko";
 
 /* Emits one JSON object: {"scenario": name, <fields>}. */
@@ -213,6 +219,392 @@ static int scenario_badioctl(const char *name)
 	return 0;
 }
 
+/*
+ * Waits for one line from the host on the results port, so the host can act
+ * (QMP queries, fault injection) at a known point while the guest runs.
+ */
+static int scenario_hold(const char *name)
+{
+	char line[256];
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	if (!results_path) {
+		emit(name, "\"error\":\"no results port to read from\"");
+		return -1;
+	}
+	fd = open(results_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		emit(name, "\"error\":\"open results port\",\"errno\":%d", errno);
+		return -1;
+	}
+	emit(name, "\"waiting\":true");
+	while (len < sizeof(line) - 1 && (n = read(fd, line + len, 1)) == 1 &&
+	       line[len] != '\n')
+		len++;
+	line[len] = '\0';
+	close(fd);
+	emit(name, "\"released\":true,\"bytes\":%zu", len);
+	return 0;
+}
+
+/* ---- managed memory (issue 5) ---- */
+
+#define MANAGED_BYTES (8u << 20)
+
+/*
+ * CPU-side integrity: fresh managed pages read as zero, a pattern written
+ * through the CPU pointer reads back, every page is created on first touch
+ * (one CPU fault per page), and the VA is reusable after emFree.
+ */
+static int scenario_managed_cpu(const char *name)
+{
+	struct ember_stats_counters st;
+	uint64_t zero_bad = 0, bad = 0, i, n = MANAGED_BYTES / 4;
+	uint32_t *p;
+	int ret;
+
+	ret = emMallocManaged((void **)&p, MANAGED_BYTES);
+	if (ret) {
+		emit(name, "\"error\":\"emMallocManaged\",\"errno\":%d", -ret);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		zero_bad += p[i] != 0;
+	for (i = 0; i < n; i++)
+		p[i] = (uint32_t)(i * 2654435761u);
+	for (i = 0; i < n; i++)
+		bad += p[i] != (uint32_t)(i * 2654435761u);
+	emGetStats(&st, 0);
+	ret = emFree(p);
+	emit(name, "\"bytes\":%u,\"zero_mismatches\":%" PRIu64 ",\"mismatches\":%"
+	     PRIu64 ",\"cpu_faults\":%llu,\"pages_cpu_populated\":%llu,"
+	     "\"free_ret\":%d", MANAGED_BYTES, zero_bad, bad,
+	     (unsigned long long)st.cpu_faults,
+	     (unsigned long long)st.pages_cpu_populated, ret);
+	/* the same VA again, in a fresh range: zero, not the old data */
+	ret = emMallocManaged((void **)&p, MANAGED_BYTES);
+	zero_bad = 0;
+	for (i = 0; !ret && i < n; i += 1024)
+		zero_bad += p[i] != 0;
+	emit(name, "\"realloc_ret\":%d,\"realloc_zero_mismatches\":%" PRIu64,
+	     ret, zero_bad);
+	emReset();
+	return 0;
+}
+
+/* Reserves an aligned VA window of len bytes (not mapped to /dev/ember). */
+static void *reserve_aligned(size_t len)
+{
+	uintptr_t b;
+	void *r = mmap(NULL, len + EMBER_VA_BLOCK_SIZE, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (r == MAP_FAILED)
+		return NULL;
+	b = ((uintptr_t)r + EMBER_VA_BLOCK_SIZE - 1) & ~(EMBER_VA_BLOCK_SIZE - 1);
+	return (void *)b;
+}
+
+static int try_mmap(int fd, void *at, size_t len, int flags, off_t off)
+{
+	void *p = mmap(at, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED, fd, off);
+
+	if (p == MAP_FAILED)
+		return -1;
+	munmap(p, len);
+	errno = 0;
+	return 0;
+}
+
+static int adv(int fd, uint64_t addr, uint64_t len, uint32_t advice,
+	       uint32_t proc, uint32_t flags, uint32_t pad)
+{
+	struct ember_advise a = {
+		.addr = addr, .length = len, .advice = advice,
+		.processor = proc, .flags = flags, .pad = pad,
+	};
+
+	return ioctl(fd, EMBER_IOCTL_ADVISE, &a);
+}
+
+static int pref(int fd, uint64_t addr, uint64_t len, uint32_t proc,
+		uint32_t flags)
+{
+	struct ember_prefetch p = {
+		.addr = addr, .length = len, .processor = proc, .flags = flags,
+	};
+
+	return ioctl(fd, EMBER_IOCTL_PREFETCH, &p);
+}
+
+static int lnch(int fd, uint32_t kernel, uint32_t flags, uint32_t pad)
+{
+	struct ember_launch l = { .kernel = kernel, .flags = flags, .pad = pad };
+
+	return ioctl(fd, EMBER_IOCTL_LAUNCH, &l);
+}
+
+static int policy(int fd, const char *name, size_t len)
+{
+	struct ember_set_policy p;
+
+	memset(&p, 0, sizeof(p));
+	memcpy(p.name, name, len);
+	return ioctl(fd, EMBER_IOCTL_SET_POLICY, &p);
+}
+
+/* Every managed-memory ioctl and mmap with bad arguments: the errno each gets. */
+static int scenario_managed_badinput(const char *name)
+{
+	const size_t B = EMBER_VA_BLOCK_SIZE;
+	struct ember_synchronize sy;
+	struct ember_mem_info mi;
+	struct ember_stats st;
+	uint64_t a, outside;
+	char *win;
+	int fd;
+
+	fd = open("/dev/ember", O_RDWR | O_CLOEXEC);
+	win = reserve_aligned(8 * B);
+	if (fd < 0 || !win) {
+		emit(name, "\"error\":\"setup\",\"errno\":%d", errno);
+		return -1;
+	}
+	/* set_policy works before any mapping exists */
+	emit_bad(name, "policy_uvm_before_mmap", policy(fd, "uvm", 3));
+	emit_bad(name, "policy_unknown", policy(fd, "nosuch", 6));
+	emit_bad(name, "policy_empty", policy(fd, "", 0));
+	emit_bad(name, "policy_unterminated", policy(fd, "0123456789abcdef", 16));
+
+	emit_bad(name, "mmap_private",
+		 try_mmap(fd, win, 2 * B, MAP_PRIVATE, (off_t)(uintptr_t)win));
+	emit_bad(name, "mmap_unaligned_length",
+		 try_mmap(fd, win, B / 2, MAP_SHARED, (off_t)(uintptr_t)win));
+	emit_bad(name, "mmap_unaligned_address",
+		 try_mmap(fd, win + 4096, 2 * B, MAP_SHARED,
+			  (off_t)(uintptr_t)(win + 4096)));
+	emit_bad(name, "mmap_offset_not_address",
+		 try_mmap(fd, win, 2 * B, MAP_SHARED, 0));
+
+	if (mmap(win, 4 * B, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+		 (off_t)(uintptr_t)win) == MAP_FAILED) {
+		emit(name, "\"error\":\"mmap\",\"errno\":%d", errno);
+		return -1;
+	}
+	a = (uintptr_t)win;
+	outside = a + 6 * B;
+	emit_bad(name, "munmap_partial", munmap(win, B));
+	emit_bad(name, "mremap_move",
+		 mremap(win, 4 * B, 4 * B, MREMAP_MAYMOVE | MREMAP_FIXED,
+			win + 8 * B) == MAP_FAILED ? -1 : 0);
+	emit_bad(name, "policy_after_mmap", policy(fd, "uvm", 3));
+
+	emit_bad(name, "advise_ok", adv(fd, a, B, EMBER_ADVISE_SET_PREFERRED_LOCATION,
+					EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, "advise_zero_length", adv(fd, a, 0, 1, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, "advise_unaligned_addr", adv(fd, a + 1, 4096, 1, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, "advise_unaligned_length", adv(fd, a, 100, 1, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, "advise_overflow", adv(fd, a, -4096ull, 1, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, "advise_unknown_advice", adv(fd, a, 4096, 9, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, "advise_zero_advice", adv(fd, a, 4096, 0, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, "advise_bad_processor", adv(fd, a, 4096, 1, 7, 0, 0));
+	emit_bad(name, "advise_accessed_by_cpu", adv(fd, a, 4096, 3, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, "advise_flags", adv(fd, a, 4096, 1, EMBER_PROC_CPU, 1, 0));
+	emit_bad(name, "advise_pad", adv(fd, a, 4096, 1, EMBER_PROC_CPU, 0, 1));
+	emit_bad(name, "advise_outside", adv(fd, outside, 4096, 1, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, "advise_straddles_end", adv(fd, a + 3 * B, 2 * B, 1, EMBER_PROC_CPU, 0, 0));
+
+	emit_bad(name, "prefetch_cpu_ok", pref(fd, a, B, EMBER_PROC_CPU, 0));
+	emit_bad(name, "prefetch_zero_length", pref(fd, a, 0, EMBER_PROC_CPU, 0));
+	emit_bad(name, "prefetch_unaligned", pref(fd, a + 8, 4096, EMBER_PROC_CPU, 0));
+	emit_bad(name, "prefetch_overflow", pref(fd, a, -4096ull, EMBER_PROC_CPU, 0));
+	emit_bad(name, "prefetch_no_processor", pref(fd, a, 4096, EMBER_PROC_NONE, 0));
+	emit_bad(name, "prefetch_flags", pref(fd, a, 4096, EMBER_PROC_CPU, 2));
+	emit_bad(name, "prefetch_outside", pref(fd, outside, 4096, EMBER_PROC_CPU, 0));
+
+	emit_bad(name, "launch_no_kernel", lnch(fd, 0, 0, 0));
+	emit_bad(name, "launch_kernel_too_big", lnch(fd, 256, 0, 0));
+	emit_bad(name, "launch_flags", lnch(fd, EMBER_KERNEL_STREAM, 0x80, 0));
+	emit_bad(name, "launch_pad", lnch(fd, EMBER_KERNEL_STREAM, 0, 1));
+	memset(&sy, 0, sizeof(sy));
+	sy.flags = 1;
+	emit_bad(name, "synchronize_flags", ioctl(fd, EMBER_IOCTL_SYNCHRONIZE, &sy));
+
+	memset(&mi, 0, sizeof(mi));
+	emit_bad(name, "mem_get_info_ok", ioctl(fd, EMBER_IOCTL_MEM_GET_INFO, &mi));
+	mi.gpu_index = 1;
+	emit_bad(name, "mem_get_info_gpu_index", ioctl(fd, EMBER_IOCTL_MEM_GET_INFO, &mi));
+	memset(&mi, 0, sizeof(mi));
+	mi.pad = 1;
+	emit_bad(name, "mem_get_info_pad", ioctl(fd, EMBER_IOCTL_MEM_GET_INFO, &mi));
+	memset(&st, 0, sizeof(st));
+	st.scope = 2;
+	emit_bad(name, "stats_scope", ioctl(fd, EMBER_IOCTL_GET_STATS, &st));
+	memset(&st, 0, sizeof(st));
+	st.pad = 1;
+	emit_bad(name, "stats_pad", ioctl(fd, EMBER_IOCTL_GET_STATS, &st));
+	emit_bad(name, "stats_null", ioctl(fd, EMBER_IOCTL_GET_STATS, NULL));
+
+	munmap(win, 4 * B);
+	close(fd);
+	return 0;
+}
+
+/* A workload scenario: "<kernel>-<variant>-<factor>x", e.g. stream-uvm-1.5x. */
+static int scenario_workload(const char *name)
+{
+	struct em_wl_config cfg = { .seed = 1 };
+	struct em_wl_result res;
+	char kernel[16], variant[16];
+
+	if (sscanf(name, "%15[a-z]-%15[a-z]-%lfx", kernel, variant, &cfg.factor) != 3) {
+		emit(name, "\"error\":\"bad workload name\"");
+		return -1;
+	}
+	cfg.kernel = kernel;
+	cfg.variant = variant;
+	em_wl_run(&cfg, &res);
+	fprintf(out, "{\"scenario\":\"%s\",", name);
+	em_wl_json(out, &cfg, &res);
+	fputs("}\n", out);
+	fflush(out);
+	emReset();
+	return 0;
+}
+
+/* Runs STREAM (+passes) on n bytes at p; 0 or -errno. */
+static int gpu_stream(void *p, size_t n, uint32_t passes)
+{
+	struct ember_launch l = { .kernel = EMBER_KERNEL_STREAM };
+	int ret;
+
+	l.args[0] = (uintptr_t)p;
+	l.args[1] = n;
+	l.args[2] = passes;
+	ret = emLaunch(&l);
+	return ret ? ret : emDeviceSynchronize();
+}
+
+/*
+ * A launch touching memory outside every allocation fails with EFAULT;
+ * the next launch on a real allocation works and computes correctly.
+ */
+static int scenario_invalid_access(const char *name)
+{
+	const size_t n = 4u << 20;
+	uint64_t bad = 0, i;
+	uint32_t *p;
+	void *anon;
+	int r1, r2 = -1, r3 = -1;
+
+	anon = reserve_aligned(n);
+	r1 = emMallocManaged((void **)&p, n);
+	if (!r1) {
+		for (i = 0; i < n / 4; i++)
+			p[i] = (uint32_t)i;
+		r1 = gpu_stream(anon, n, 1);
+		r2 = gpu_stream(p, n, 1);
+		r3 = gpu_stream(p, n, 1);
+		for (i = 0; i < n / 4; i++)
+			bad += p[i] != (uint32_t)i + 2;
+	}
+	emit(name, "\"first_errno\":%d,\"second_ret\":%d,\"third_ret\":%d,"
+	     "\"mismatches\":%" PRIu64, -r1, r2, r3, bad);
+	emReset();
+	return 0;
+}
+
+/*
+ * CPU and GPU take turns on one buffer in several orders: CPU writes,
+ * GPU adds, CPU reads some pages and writes others, GPU adds again, CPU
+ * checks every word; then the same with the buffer advised to the host.
+ */
+static int scenario_interleave(const char *name)
+{
+	const size_t n = 6u << 20, words = n / 4;
+	uint64_t bad = 0, i;
+	uint32_t *p, expect;
+	int ret, round;
+
+	ret = emMallocManaged((void **)&p, n);
+	for (round = 0; !ret && round < 2; round++) {
+		if (round == 1)
+			ret = emMemAdvise(p, n, emMemAdviseSetAccessedBy, 0);
+		for (i = 0; !ret && i < words; i++)
+			p[i] = (uint32_t)i;
+		ret = ret ?: gpu_stream(p, n, 1);
+		/* read odd 64 KiB groups, rewrite even pages */
+		for (i = 0; !ret && i < words; i += 1024) {
+			if ((i / 16384) & 1)
+				bad += p[i] != (uint32_t)i + 1;
+			else if (!((i / 1024) & 1))
+				p[i] += 100;
+		}
+		ret = ret ?: gpu_stream(p, n / 2, 2);
+		ret = ret ?: emMemPrefetchAsync(p, n / 4, 0);
+		ret = ret ?: emMemPrefetchAsync(p + words / 8, n / 4, emCpuDeviceId);
+		ret = ret ?: gpu_stream(p, n, 1);
+		for (i = 0; !ret && i < words; i++) {
+			expect = (uint32_t)i + 2 + (i < words / 2 ? 2 : 0);
+			if (!((i / 16384) & 1) && !((i / 1024) & 1) && !(i % 1024))
+				expect += 100;
+			bad += p[i] != expect;
+		}
+	}
+	emit(name, "\"ret\":%d,\"mismatches\":%" PRIu64, ret, bad);
+	emReset();
+	return 0;
+}
+
+/*
+ * Eviction under oversubscription: a 1.5x VRAM stream must evict root
+ * chunks on demand, and VRAM is all free again once the memory is freed.
+ */
+static int scenario_eviction(const char *name)
+{
+	struct em_wl_config cfg = {
+		.kernel = "stream", .variant = "uvm", .factor = 1.5, .seed = 3,
+		.passes = 2,
+	};
+	struct em_wl_result res;
+	size_t free_b = 0, total = 0;
+
+	em_wl_run(&cfg, &res);
+	emMemGetInfo(&free_b, &total);
+	fprintf(out, "{\"scenario\":\"%s\",", name);
+	em_wl_json(out, &cfg, &res);
+	fprintf(out, ",\"free_after\":%zu,\"total\":%zu}\n", free_b, total);
+	fflush(out);
+	emReset();
+	return 0;
+}
+
+/* After GPU use, the module unloads and reloads, and no memory is lost. */
+static int scenario_unload_after_use(const char *name)
+{
+	struct em_wl_config cfg = {
+		.kernel = "gather", .variant = "uvm", .factor = 0.5, .seed = 5,
+	};
+	struct em_wl_result res;
+	long free0, free1;
+	int r1, r2;
+
+	drop_caches();
+	free0 = meminfo_kb("MemFree");
+	em_wl_run(&cfg, &res);
+	emReset();
+	r1 = unload_module();
+	r2 = load_module();
+	drop_caches();
+	free1 = meminfo_kb("MemFree");
+	emit(name, "\"run_ret\":%d,\"mismatches\":%" PRIu64 ",\"rmmod\":%d,"
+	     "\"insmod\":%d,\"memfree_drop_kb\":%ld", res.ret, res.mismatches,
+	     r1, r2, free0 - free1);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(const char *name);
@@ -221,6 +613,13 @@ static const struct {
 	{ "info", scenario_probe },	/* what `make run` shows */
 	{ "reload", scenario_reload },
 	{ "badioctl", scenario_badioctl },
+	{ "hold", scenario_hold },
+	{ "managed_cpu", scenario_managed_cpu },
+	{ "managed_badinput", scenario_managed_badinput },
+	{ "invalid_access", scenario_invalid_access },
+	{ "interleave", scenario_interleave },
+	{ "eviction", scenario_eviction },
+	{ "unload_after_use", scenario_unload_after_use },
 };
 
 int main(int argc, char **argv)
@@ -242,6 +641,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	results_path = path;
 	out = path ? fopen(path, "we") : stdout;
 	if (!out) {
 		perror(path);
@@ -253,7 +653,11 @@ int main(int argc, char **argv)
 			if (!strcmp(argv[a], scenarios[i].name))
 				break;
 		if (i == sizeof(scenarios) / sizeof(scenarios[0])) {
-			emit(argv[a], "\"error\":\"unknown scenario\"");
+			if (strchr(argv[a], '-'))	/* <kernel>-<variant>-<f>x */
+				scenario_workload(argv[a]);
+			else
+				emit(argv[a], "\"error\":\"unknown scenario\"");
+			emit(argv[a], "\"done\":true");
 			continue;
 		}
 		scenarios[i].run(argv[a]);
