@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ember.ko: binding to emgpu PCI devices. Maps BAR0, enables MSI-X (one
- * vector per interrupt cause), checks the interrupt path once at probe and
- * publishes the GPU on the list /dev/ember serves.
+ * vector per interrupt cause), checks the interrupt path once at probe, sets
+ * up the rings in sysmem (fault buffer, copy engine, launch descriptor) and
+ * publishes the GPU on the list /dev/ember serves. Also the hardware
+ * helpers the rest of the driver uses: copy-engine batches, TLB
+ * invalidation, the page-directory base, driver-time charges and the
+ * interrupt bottom half (which also hands the clock back in lockstep).
  */
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 
 #include "ember_drv.h"
 
@@ -35,8 +42,13 @@ static irqreturn_t ember_gpu_irq(int irq, void *data)
 	if (gpu->selftest_pending && (status & EMGPU_INTR_TIMER)) {
 		gpu->selftest_pending = false;
 		complete(&gpu->selftest_done);
+		status &= ~EMGPU_INTR_TIMER;
 	}
+	gpu->irq_pending |= status & ~EMGPU_INTR_ERROR;
 	spin_unlock_irqrestore(&gpu->irq_lock, flags);
+
+	if (gpu->ready && (status & ~EMGPU_INTR_ERROR))
+		queue_work(gpu->wq, &gpu->isr_work);
 
 	if ((status & EMGPU_INTR_ERROR) && gpu->error_status)
 		dev_err_ratelimited(&gpu->pdev->dev,
@@ -86,6 +98,360 @@ static int ember_gpu_setup_irqs(struct ember_gpu *gpu)
 	return 0;
 }
 
+/* ---- bottom half ---- */
+
+/*
+ * In lockstep the device stops at every event that needs the driver and
+ * waits for SYNC; hand the clock back once everything pending is serviced.
+ */
+static void ember_gpu_sync(struct ember_gpu *gpu)
+{
+	if (ember_rd(gpu, EMGPU_REG_SYNC_STATUS) & EMGPU_SYNC_WAITING)
+		ember_wr(gpu, EMGPU_REG_SYNC, 1);
+}
+
+static void ember_gpu_isr_work(struct work_struct *work)
+{
+	struct ember_gpu *gpu = container_of(work, struct ember_gpu, isr_work);
+	u32 pending;
+
+	spin_lock_irq(&gpu->irq_lock);
+	pending = gpu->irq_pending;
+	gpu->irq_pending = 0;
+	spin_unlock_irq(&gpu->irq_lock);
+
+	/* polled every time, so a lost interrupt only costs latency */
+	ember_fault_service(gpu);
+	if (pending & EMGPU_INTR_ACCESS_COUNTER) {
+		/* no policy consumes notifications yet: re-arm every counter */
+		ember_wr(gpu, EMGPU_REG_AC_CLEAR, EMGPU_AC_CLEAR_ALL);
+	}
+	if (pending & EMGPU_INTR_TIMER)
+		ember_stat_inc(NULL, timer_ticks);
+	ember_launch_poll(gpu);
+	ember_gpu_sync(gpu);
+}
+
+/* Runs the bottom half even without an interrupt (lost-interrupt watchdog). */
+void ember_gpu_kick(struct ember_gpu *gpu)
+{
+	if (gpu->ready)
+		queue_work(gpu->wq, &gpu->isr_work);
+}
+
+u64 ember_gpu_now_ns(struct ember_gpu *gpu)
+{
+	return ember_rd64(gpu, EMGPU_REG_PTIMER_LO, EMGPU_REG_PTIMER_HI);
+}
+
+/* ---- driver timelines ---- */
+
+u32 ember_cause_thread(enum ember_cause cause)
+{
+	switch (cause) {
+	case EMBER_CAUSE_FAULT:
+		return EMGPU_DRV_THREAD_FAULT;
+	case EMBER_CAUSE_NOTIFY:
+		return EMGPU_DRV_THREAD_NOTIFY;
+	default:
+		return EMGPU_DRV_THREAD_WORKER;
+	}
+}
+
+/* LOCKING: gpu->hw_lock */
+static void ember_hw_select_thread(struct ember_gpu *gpu, u32 thread)
+{
+	lockdep_assert_held(&gpu->hw_lock);
+	if (gpu->hw_thread != thread) {
+		ember_wr(gpu, EMGPU_REG_DRIVER_THREAD, thread);
+		gpu->hw_thread = thread;
+	}
+}
+
+/* Charges count driver actions of the profile's cost to a timeline. */
+void ember_hw_charge(struct ember_gpu *gpu, u32 thread, u32 action, u32 count)
+{
+	if (!gpu->ready || !count)
+		return;
+	count = min_t(u32, count, EMGPU_DRV_ACTION_CODE_MASK << 16);
+	mutex_lock(&gpu->hw_lock);
+	ember_hw_select_thread(gpu, thread);
+	ember_wr(gpu, EMGPU_REG_DRIVER_ACTION,
+		 action | count << EMGPU_DRV_ACTION_COUNT_SHIFT);
+	mutex_unlock(&gpu->hw_lock);
+}
+
+/* ---- copy engine ---- */
+
+/*
+ * A batch holds gpu->hw_lock from ember_ce_begin() to ember_ce_end();
+ * descriptors are flushed (doorbell, wait for the semaphore) when the ring
+ * fills and at the end. The first failure sticks in b->error and makes the
+ * rest of the batch a no-op.
+ */
+void ember_ce_begin(struct ember_ce_batch *b, struct ember_gpu *gpu, u32 thread)
+{
+	b->gpu = gpu;
+	b->thread = thread;
+	b->count = 0;
+	b->error = gpu->ready ? 0 : -ENODEV;
+	mutex_lock(&gpu->hw_lock);
+	if (!b->error)
+		ember_hw_select_thread(gpu, thread);
+}
+
+static bool ember_sem_reached(u32 sem, u32 seq)
+{
+	return (s32)(sem - seq) >= 0;
+}
+
+static int ember_ce_flush(struct ember_ce_batch *b)
+{
+	struct ember_gpu *gpu = b->gpu;
+	struct emgpu_ce_desc *ring = gpu->ce_ring.cpu;
+	u32 last = (gpu->ce_put + EMBER_CE_RING_ENTRIES - 1) %
+		   EMBER_CE_RING_ENTRIES;
+	volatile u32 *sem = gpu->ce_sem.cpu;
+	unsigned long deadline;
+	u32 status;
+
+	if (!b->count || b->error)
+		return b->error;
+	ring[last].flags |= EMGPU_CE_SEMAPHORE;
+	ring[last].payload = ++gpu->ce_seq;
+	b->count = 0;
+	wmb();	/* descriptors before the doorbell */
+	ember_wr(gpu, EMGPU_REG_CE_RING_PUT, gpu->ce_put);
+	ember_wr(gpu, EMGPU_REG_CE_DOORBELL, 1);
+
+	deadline = jiffies + msecs_to_jiffies(ember_hw_timeout_ms);
+	while (!ember_sem_reached(READ_ONCE(*sem), gpu->ce_seq)) {
+		status = ember_rd(gpu, EMGPU_REG_CE_STATUS);
+		if ((status & EMGPU_CE_STATUS_ERROR) ||
+		    time_after(jiffies, deadline))
+			break;
+		usleep_range(10, 100);
+	}
+	rmb();	/* the copied bytes after the semaphore */
+	status = ember_rd(gpu, EMGPU_REG_CE_STATUS);
+	if (status & EMGPU_CE_STATUS_ERROR) {
+		dev_err_ratelimited(&gpu->pdev->dev, "copy engine error\n");
+		b->error = -EIO;
+	} else if (!ember_sem_reached(READ_ONCE(*sem), gpu->ce_seq)) {
+		dev_err_ratelimited(&gpu->pdev->dev, "copy engine timeout\n");
+		b->error = -ETIMEDOUT;
+	}
+	if (b->error)	/* resynchronise our PUT with the device's GET */
+		gpu->ce_put = ember_rd(gpu, EMGPU_REG_CE_RING_GET) %
+			      EMBER_CE_RING_ENTRIES;
+	return b->error;
+}
+
+static void ember_ce_push(struct ember_ce_batch *b, u32 op, u32 flags,
+			  u64 src, u64 dst, u32 len)
+{
+	struct ember_gpu *gpu = b->gpu;
+	struct emgpu_ce_desc *d;
+
+	if (b->error)
+		return;
+	if (b->count == EMBER_CE_RING_ENTRIES - 1 && ember_ce_flush(b))
+		return;
+	d = (struct emgpu_ce_desc *)gpu->ce_ring.cpu + gpu->ce_put;
+	d->op = op;
+	d->flags = flags;
+	d->src = src;
+	d->dst = dst;
+	d->length = len;
+	d->payload = 0;
+	gpu->ce_put = (gpu->ce_put + 1) % EMBER_CE_RING_ENTRIES;
+	b->count++;
+}
+
+void ember_ce_copy(struct ember_ce_batch *b, u32 dst_ap, u64 dst, u32 src_ap,
+		   u64 src, u32 len)
+{
+	ember_ce_push(b, EMGPU_CE_OP_COPY,
+		      src_ap << EMGPU_CE_SRC_APERTURE_SHIFT |
+		      dst_ap << EMGPU_CE_DST_APERTURE_SHIFT, src, dst, len);
+}
+
+/* Zero-fills vidmem: GPU first-touch pages, no transfer. */
+void ember_ce_memset(struct ember_ce_batch *b, u64 dst, u32 len)
+{
+	ember_ce_push(b, EMGPU_CE_OP_MEMSET,
+		      EMGPU_APERTURE_VIDMEM << EMGPU_CE_DST_APERTURE_SHIFT,
+		      0, dst, len);
+}
+
+int ember_ce_end(struct ember_ce_batch *b)
+{
+	int ret = ember_ce_flush(b);
+
+	mutex_unlock(&b->gpu->hw_lock);
+	return ret;
+}
+
+/* ---- MMU ---- */
+
+/* LOCKING: gpu->hw_lock */
+static int ember_tlb_wait(struct ember_gpu *gpu)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(ember_hw_timeout_ms);
+
+	while (ember_rd(gpu, EMGPU_REG_TLB_INV_STATUS) & EMGPU_TLB_INV_PENDING) {
+		if (time_after(jiffies, deadline)) {
+			dev_err_ratelimited(&gpu->pdev->dev,
+					    "TLB invalidate timeout\n");
+			return -ETIMEDOUT;
+		}
+		usleep_range(10, 100);
+	}
+	return 0;
+}
+
+/* Invalidates the GPU TLBs over [va, va + size); after every downgrade. */
+int ember_tlb_invalidate(struct ember_gpu *gpu, u32 thread, u64 va, u64 size)
+{
+	int ret;
+
+	if (!gpu->ready)
+		return 0;
+	mutex_lock(&gpu->hw_lock);
+	ember_hw_select_thread(gpu, thread);
+	ember_wr64(gpu, EMGPU_REG_TLB_INV_VA_LO, EMGPU_REG_TLB_INV_VA_HI, va);
+	ember_wr64(gpu, EMGPU_REG_TLB_INV_SIZE_LO, EMGPU_REG_TLB_INV_SIZE_HI,
+		   size);
+	ember_wr(gpu, EMGPU_REG_TLB_INV, EMGPU_TLB_INV_RANGE);
+	ret = ember_tlb_wait(gpu);
+	mutex_unlock(&gpu->hw_lock);
+	ember_stat_inc(NULL, tlb_invalidates);
+	return ret;
+}
+
+/* Points the MMU at a VA space's page tables (0: none). */
+void ember_gpu_set_pdb(struct ember_gpu *gpu, u64 pde)
+{
+	if (!gpu->ready)
+		return;
+	mutex_lock(&gpu->hw_lock);
+	if (gpu->pdb != pde) {
+		ember_wr64(gpu, EMGPU_REG_PDB_LO, EMGPU_REG_PDB_HI, pde);
+		ember_wr(gpu, EMGPU_REG_TLB_INV, EMGPU_TLB_INV_ALL);
+		ember_tlb_wait(gpu);
+		gpu->pdb = pde;
+	}
+	mutex_unlock(&gpu->hw_lock);
+}
+
+/* ---- rings ---- */
+
+static int ember_dma_alloc(struct ember_gpu *gpu, struct ember_dma *d,
+			   size_t size)
+{
+	d->size = size;
+	d->cpu = dma_alloc_coherent(&gpu->pdev->dev, size, &d->dma, GFP_KERNEL);
+	return d->cpu ? 0 : -ENOMEM;
+}
+
+static void ember_dma_free(struct ember_gpu *gpu, struct ember_dma *d)
+{
+	if (d->cpu)
+		dma_free_coherent(&gpu->pdev->dev, d->size, d->cpu, d->dma);
+	d->cpu = NULL;
+}
+
+static void ember_gpu_free_rings(struct ember_gpu *gpu)
+{
+	ember_dma_free(gpu, &gpu->fault_buf);
+	ember_dma_free(gpu, &gpu->ce_ring);
+	ember_dma_free(gpu, &gpu->ce_sem);
+	ember_dma_free(gpu, &gpu->launch_desc);
+	kfree(gpu->batch);
+	gpu->batch = NULL;
+}
+
+#define EMBER_CAPS_NEEDED (EMGPU_CAP_REPLAYABLE_FAULTS | EMGPU_CAP_COPY_ENGINE | \
+			   EMGPU_CAP_LAUNCH)
+
+/*
+ * Sets up the fault buffer, the copy-engine ring and its semaphore, and the
+ * launch descriptor. A device without the capabilities stays usable for
+ * CPU-only managed memory (gpu->ready stays false).
+ */
+static int ember_gpu_setup_rings(struct ember_gpu *gpu)
+{
+	int ret;
+
+	if ((gpu->caps & EMBER_CAPS_NEEDED) != EMBER_CAPS_NEEDED) {
+		dev_info(&gpu->pdev->dev,
+			 "device lacks faults/copy/launch (caps %#x): CPU-only\n",
+			 gpu->caps);
+		return 0;
+	}
+	ret = dma_set_mask_and_coherent(&gpu->pdev->dev, DMA_BIT_MASK(52));
+	if (ret)
+		return ret;
+	gpu->batch = kcalloc(ember_fault_batch_count, sizeof(*gpu->batch),
+			     GFP_KERNEL);
+	if (!gpu->batch ||
+	    ember_dma_alloc(gpu, &gpu->fault_buf, EMBER_FAULT_BUF_ENTRIES *
+			    sizeof(struct emgpu_fault_entry)) ||
+	    ember_dma_alloc(gpu, &gpu->ce_ring, EMBER_CE_RING_ENTRIES *
+			    sizeof(struct emgpu_ce_desc)) ||
+	    ember_dma_alloc(gpu, &gpu->ce_sem, PAGE_SIZE) ||
+	    ember_dma_alloc(gpu, &gpu->launch_desc, PAGE_SIZE)) {
+		ember_gpu_free_rings(gpu);
+		return -ENOMEM;
+	}
+
+	ember_wr64(gpu, EMGPU_REG_FAULT_BUF_LO, EMGPU_REG_FAULT_BUF_HI,
+		   gpu->fault_buf.dma);
+	ember_wr(gpu, EMGPU_REG_FAULT_BUF_SIZE, EMBER_FAULT_BUF_ENTRIES);
+	ember_wr(gpu, EMGPU_REG_FAULT_BUF_GET, 0);
+	gpu->fault_get = 0;
+	ember_wr(gpu, EMGPU_REG_FAULT_BUF_STATUS, EMGPU_RING_OVERFLOW);
+	ember_wr(gpu, EMGPU_REG_FAULT_BUF_CTRL, EMGPU_RING_ENABLE);
+
+	ember_wr64(gpu, EMGPU_REG_CE_RING_LO, EMGPU_REG_CE_RING_HI,
+		   gpu->ce_ring.dma);
+	ember_wr(gpu, EMGPU_REG_CE_RING_SIZE, EMBER_CE_RING_ENTRIES);
+	gpu->ce_put = ember_rd(gpu, EMGPU_REG_CE_RING_GET) %
+		      EMBER_CE_RING_ENTRIES;
+	ember_wr(gpu, EMGPU_REG_CE_RING_PUT, gpu->ce_put);
+	ember_wr64(gpu, EMGPU_REG_CE_SEM_LO, EMGPU_REG_CE_SEM_HI,
+		   gpu->ce_sem.dma);
+	gpu->ce_seq = 0;
+
+	ember_wr(gpu, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_FAULT);
+	gpu->hw_thread = EMGPU_DRV_THREAD_FAULT;
+	gpu->ready = true;
+	return 0;
+}
+
+/* Stops the device using our memory before it is freed. */
+static void ember_gpu_quiesce(struct ember_gpu *gpu)
+{
+	ember_wr(gpu, EMGPU_REG_INTR_ENABLE, 0);
+	if (!gpu->ready)
+		return;
+	ember_wr(gpu, EMGPU_REG_FAULT_BUF_CTRL, 0);
+	ember_wr64(gpu, EMGPU_REG_PDB_LO, EMGPU_REG_PDB_HI, 0);
+	gpu->ready = false;
+	cancel_work_sync(&gpu->isr_work);
+}
+
+/* The GPU a new VA space uses: the first bound one, or NULL. */
+struct ember_gpu *ember_gpu_get_default(void)
+{
+	struct ember_gpu *gpu;
+
+	mutex_lock(&ember_gpus_lock);
+	gpu = list_first_entry_or_null(&ember_gpus, struct ember_gpu, node);
+	mutex_unlock(&ember_gpus_lock);
+	return gpu;
+}
+
 void ember_gpu_fill_info(struct ember_gpu *gpu, struct ember_device_info *info)
 {
 	info->abi_version = EMBER_ABI_VERSION;
@@ -119,6 +485,10 @@ static int ember_gpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	spin_lock_init(&gpu->irq_lock);
 	init_completion(&gpu->selftest_done);
 	INIT_LIST_HEAD(&gpu->node);
+	mutex_init(&gpu->hw_lock);
+	mutex_init(&gpu->launch_lock);
+	init_waitqueue_head(&gpu->launch_wq);
+	INIT_WORK(&gpu->isr_work, ember_gpu_isr_work);
 
 	ret = pcim_enable_device(pdev);
 	if (ret)
@@ -147,18 +517,30 @@ static int ember_gpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	gpu->vram_size = ember_rd64(gpu, EMGPU_REG_VRAM_SIZE_LO,
 				    EMGPU_REG_VRAM_SIZE_HI);
 
+	gpu->wq = alloc_ordered_workqueue("ember-isr", WQ_MEM_RECLAIM);
+	if (!gpu->wq)
+		return -ENOMEM;
+	ret = ember_pmm_init(gpu);
+	if (ret)
+		goto err_wq;
+
 	ember_wr(gpu, EMGPU_REG_INTR_ENABLE, 0);
 	ember_wr(gpu, EMGPU_REG_INTR_STATUS, EMGPU_INTR_ALL);
 	ret = ember_gpu_setup_irqs(gpu);
 	if (ret) {
 		dev_err(&pdev->dev, "MSI-X setup failed: %d\n", ret);
-		return ret;
+		goto err_pmm;
 	}
 	ember_wr(gpu, EMGPU_REG_INTR_ENABLE, EMGPU_INTR_ALL);
 	if (ember_gpu_irq_selftest(gpu))
 		gpu->flags |= EMBER_GPU_MSIX_OK;
 	else
 		dev_warn(&pdev->dev, "no MSI-X message from the interrupt self-test\n");
+	ret = ember_gpu_setup_rings(gpu);
+	if (ret) {
+		dev_err(&pdev->dev, "ring setup failed: %d\n", ret);
+		goto err_irq;
+	}
 
 	pci_set_drvdata(pdev, gpu);
 	mutex_lock(&ember_gpus_lock);
@@ -169,6 +551,14 @@ static int ember_gpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 gpu->hw_version >> 16, gpu->hw_version & 0xffff, gpu->profile,
 		 gpu->vram_size >> 20, gpu->caps);
 	return 0;
+
+err_irq:
+	ember_wr(gpu, EMGPU_REG_INTR_ENABLE, 0);
+err_pmm:
+	ember_pmm_fini(gpu);
+err_wq:
+	destroy_workqueue(gpu->wq);
+	return ret;
 }
 
 static void ember_gpu_remove(struct pci_dev *pdev)
@@ -180,7 +570,10 @@ static void ember_gpu_remove(struct pci_dev *pdev)
 	mutex_unlock(&ember_gpus_lock);
 
 	/* quiesce the device; devm/pcim release IRQs, vectors and the BAR */
-	ember_wr(gpu, EMGPU_REG_INTR_ENABLE, 0);
+	ember_gpu_quiesce(gpu);
+	destroy_workqueue(gpu->wq);
+	ember_gpu_free_rings(gpu);
+	ember_pmm_fini(gpu);
 }
 
 static const struct pci_device_id ember_gpu_ids[] = {

@@ -5,6 +5,29 @@
  * the caller fills it (in) or the driver does (out); out-fields are zeroed
  * by the driver before it fills them. Numbering starts at 1 so that a zeroed
  * command never means anything.
+ *
+ * Managed memory. Each open of /dev/ember is one VA space (one per process,
+ * as with nvidia-uvm). A managed allocation is an mmap of /dev/ember with
+ *   - MAP_SHARED, address and length multiples of EMBER_VA_BLOCK_SIZE,
+ *   - the file offset equal to the address (libember reserves an aligned
+ *     VA range first, then maps it with MAP_FIXED),
+ * and is valid at the same VA on the CPU and on the GPU. munmap of the
+ * whole allocation frees it; partial munmap, mremap and fork inheritance
+ * are refused (EINVAL) or not inherited.
+ *
+ * Errors, for every command:
+ *   EFAULT     the argument pointer is bad, or [addr, addr + length) is not
+ *              inside one managed allocation of this VA space
+ *   EINVAL     zero length, misalignment, unknown flags or enum values,
+ *              nonzero pad/reserved fields
+ *   EOVERFLOW  addr + length wraps around
+ *   ENODEV     no GPU is bound to ember.ko
+ *   ENOENT     unknown policy name
+ *   EIO        the device reported an error; ETIMEDOUT: it did not answer
+ *   ENOTTY     unknown command
+ * A launch that touches an address outside every allocation is cancelled
+ * and reported as EFAULT by EMBER_IOCTL_SYNCHRONIZE (or by the launch itself
+ * with EMBER_LAUNCH_SYNC); the next launch works normally.
  */
 #ifndef _UAPI_EMBER_H
 #define _UAPI_EMBER_H
@@ -14,6 +37,10 @@
 
 #define EMBER_ABI_VERSION	1
 #define EMBER_IOCTL_MAGIC	'E'
+
+/* Managed allocations are made of 2 MiB VA blocks. */
+#define EMBER_VA_BLOCK_SHIFT	21
+#define EMBER_VA_BLOCK_SIZE	(1ull << EMBER_VA_BLOCK_SHIFT)
 
 /* Device-info flags */
 #define EMBER_GPU_MSIX_OK	(1u << 0)	/* the probe-time interrupt self-test passed */
@@ -39,7 +66,152 @@ struct ember_device_info {
 	__u32 pad;			/* (in) must be zero */
 };
 
+/* Processors, for advice and prefetch (CUDA's cudaCpuDeviceId / device). */
+enum ember_processor {
+	EMBER_PROC_NONE = 0,		/* reserved: catches uninitialised fields */
+	EMBER_PROC_CPU = 1,
+	EMBER_PROC_GPU = 2,		/* the VA space's GPU */
+};
+
+/* cudaMemAdvise's advice values that Ember implements. */
+enum ember_advice {
+	EMBER_ADVISE_NONE = 0,			/* reserved */
+	EMBER_ADVISE_SET_PREFERRED_LOCATION = 1,	/* processor: CPU or GPU */
+	EMBER_ADVISE_UNSET_PREFERRED_LOCATION = 2,	/* processor: must be NONE */
+	EMBER_ADVISE_SET_ACCESSED_BY = 3,		/* processor: GPU */
+	EMBER_ADVISE_UNSET_ACCESSED_BY = 4,		/* processor: GPU */
+};
+
+/*
+ * Advice applies to every 2 MiB VA block that [addr, addr + length)
+ * touches. ACCESSED_BY(GPU) maps the host-resident pages of those blocks
+ * into the GPU page table (sysmem aperture), now and after every
+ * migration, so the GPU reads them in place without faulting.
+ */
+struct ember_advise {
+	__u64 addr;			/* (in) page aligned */
+	__u64 length;			/* (in) page aligned, nonzero */
+	__u32 advice;			/* (in) enum ember_advice */
+	__u32 processor;		/* (in) enum ember_processor */
+	__u32 flags;			/* (in) must be zero */
+	__u32 pad;			/* (in) must be zero */
+};
+
+/* Migrates [addr, addr + length) to the processor (cudaMemPrefetchAsync). */
+struct ember_prefetch {
+	__u64 addr;			/* (in) page aligned */
+	__u64 length;			/* (in) page aligned, nonzero */
+	__u32 processor;		/* (in) EMBER_PROC_CPU or EMBER_PROC_GPU */
+	__u32 flags;			/* (in) must be zero */
+	__u64 bytes_migrated;		/* (out) bytes copied to the processor */
+};
+
+/* Built-in kernels: the values of enum emgpu_kernel_id (emgpu_hw.h). */
+enum ember_kernel {
+	EMBER_KERNEL_NONE = 0,
+	EMBER_KERNEL_STREAM = 1,	/* args: buf, bytes, passes */
+	EMBER_KERNEL_GATHER = 2,	/* args: src, src bytes, dst, count */
+	EMBER_KERNEL_HOTSET = 3,	/* args: buf, bytes, window, random %, reuse, passes */
+	EMBER_KERNEL_MAX = 255,
+};
+
+#define EMBER_LAUNCH_MAX_ARGS	8
+#define EMBER_LAUNCH_SYNC	(1u << 0)	/* wait for completion */
+#define EMBER_LAUNCH_FLAGS	EMBER_LAUNCH_SYNC
+
+/*
+ * Starts a kernel on the GPU over this VA space. Launches run one at a
+ * time per GPU; a launch waits for the one before it. With
+ * EMBER_LAUNCH_SYNC the call returns the launch's outcome as
+ * EMBER_IOCTL_SYNCHRONIZE does and fills the (out) fields marked sync.
+ */
+struct ember_launch {
+	__u32 kernel;			/* (in) enum ember_kernel, nonzero */
+	__u32 warps;			/* (in) 0 = one per SM slot */
+	__u64 seed;			/* (in) */
+	__u64 args[EMBER_LAUNCH_MAX_ARGS];	/* (in) GPU VAs and sizes */
+	__u32 flags;			/* (in) EMBER_LAUNCH_* */
+	__u32 pad;			/* (in) must be zero */
+	__u64 launch_id;		/* (out) this VA space's launch number, from 1 */
+	__u64 sim_ns;			/* (out, sync) modelled duration of the launch */
+	__u64 result;			/* (out, sync) the kernel's checksum */
+};
+
+/*
+ * Waits until every launch of this VA space has completed; returns 0, or
+ * the error of the first failed launch since the previous synchronize
+ * (EFAULT: a fault was cancelled; EIO: the device failed it; ETIMEDOUT).
+ */
+struct ember_synchronize {
+	__u32 flags;			/* (in) must be zero */
+	__u32 timeout_ms;		/* (in) 0 = the launch_timeout_ms parameter */
+	__u64 launch_id;		/* (out) last completed launch */
+	__u64 sim_ns;			/* (out) its modelled duration */
+	__u64 result;			/* (out) its checksum */
+};
+
+struct ember_mem_info {
+	__u32 gpu_index;		/* (in) must be zero: the VA space's GPU */
+	__u32 pad;			/* (in) must be zero */
+	__u64 free;			/* (out) bytes of VRAM in free root chunks */
+	__u64 total;			/* (out) bytes of VRAM */
+};
+
+/* Counters; "pages" are 4 KiB pages. */
+struct ember_stats_counters {
+	__u64 faults;			/* GPU fault entries fetched */
+	__u64 fault_batches;		/* batches serviced */
+	__u64 faults_duplicate;		/* entries coalesced into another */
+	__u64 faults_fatal;		/* entries outside any allocation */
+	__u64 replays;
+	__u64 cancels;
+	__u64 pages_h2d;		/* pages migrated host -> device */
+	__u64 bytes_h2d;
+	__u64 pages_d2h;		/* pages migrated device -> host */
+	__u64 bytes_d2h;
+	__u64 pages_gpu_populated;	/* GPU first-touch pages (memset in VRAM) */
+	__u64 pages_cpu_populated;	/* CPU first-touch pages */
+	__u64 cpu_faults;		/* CPU page faults serviced */
+	__u64 evictions;		/* 2 MiB root chunks evicted */
+	__u64 pages_evicted;
+	__u64 prefetched_bytes;		/* moved by the TBN prefetcher beyond the faulted pages */
+	__u64 prefetch_ioctl_bytes;	/* moved by EMBER_IOCTL_PREFETCH */
+	__u64 pages_mapped_remote;	/* sysmem PTEs written (accessed-by, preferred CPU) */
+	__u64 notifications;		/* access-counter notifications handled */
+	__u64 promotions;		/* blocks promoted by a policy on notification */
+	__u64 timer_ticks;
+	__u64 tlb_invalidates;
+	__u64 launches;
+	__u64 launches_failed;
+	__u64 launch_sim_ns;		/* sum of the modelled durations of launches */
+	__u64 last_launch_sim_ns;
+	__u64 reserved[6];		/* (out) zero */
+};
+
+#define EMBER_STATS_VA_SPACE	0	/* this open file */
+#define EMBER_STATS_GLOBAL	1	/* every VA space since load */
+
+struct ember_stats {
+	__u32 scope;			/* (in) EMBER_STATS_* */
+	__u32 pad;			/* (in) must be zero */
+	struct ember_stats_counters c;	/* (out) */
+};
+
+#define EMBER_POLICY_NAME_LEN	16
+
+/* Selects this VA space's policy by name ("uvm" by default). */
+struct ember_set_policy {
+	char name[EMBER_POLICY_NAME_LEN];	/* (in) NUL-terminated */
+};
+
 #define EMBER_IOCTL_GET_DEVICE_INFO \
 	_IOWR(EMBER_IOCTL_MAGIC, 1, struct ember_device_info)
+#define EMBER_IOCTL_ADVISE	_IOW(EMBER_IOCTL_MAGIC, 2, struct ember_advise)
+#define EMBER_IOCTL_PREFETCH	_IOWR(EMBER_IOCTL_MAGIC, 3, struct ember_prefetch)
+#define EMBER_IOCTL_LAUNCH	_IOWR(EMBER_IOCTL_MAGIC, 4, struct ember_launch)
+#define EMBER_IOCTL_SYNCHRONIZE	_IOWR(EMBER_IOCTL_MAGIC, 5, struct ember_synchronize)
+#define EMBER_IOCTL_MEM_GET_INFO _IOWR(EMBER_IOCTL_MAGIC, 6, struct ember_mem_info)
+#define EMBER_IOCTL_GET_STATS	_IOWR(EMBER_IOCTL_MAGIC, 7, struct ember_stats)
+#define EMBER_IOCTL_SET_POLICY	_IOW(EMBER_IOCTL_MAGIC, 8, struct ember_set_policy)
 
 #endif /* _UAPI_EMBER_H */

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Replayable-fault servicing (nvidia-uvm's uvm_gpu_replayable_faults.c):
+ * the bottom half fetches a batch of fault entries, coalesces duplicates,
+ * sorts them by address, services each VA block once under its lock
+ * (the policy chooses destination and prefetch, the block migrates), then
+ * replays. A fault outside every managed range, or one the driver cannot
+ * service, cancels the launch instead: the launch fails (-EFAULT or the
+ * servicing error) and the driver stays usable.
+ *
+ * Faults are charged to the device's FAULT driver timeline, so the work of
+ * servicing a batch (eviction, copies, PTE writes) delays its replay.
+ */
+#include <linux/sort.h>
+
+#include "ember_drv.h"
+
+/* Copies up to max valid entries from GET and advances GET. */
+static u32 ember_fault_fetch(struct ember_gpu *gpu, struct emgpu_fault_entry *out,
+			     u32 max)
+{
+	struct emgpu_fault_entry *ring = gpu->fault_buf.cpu;
+	u32 put = ember_rd(gpu, EMGPU_REG_FAULT_BUF_PUT);
+	u32 n = 0, spins;
+
+	if (put >= EMBER_FAULT_BUF_ENTRIES) {
+		dev_err_ratelimited(&gpu->pdev->dev, "fault PUT %u out of range\n",
+				    put);
+		return 0;
+	}
+	while (gpu->fault_get != put && n < max) {
+		struct emgpu_fault_entry *e = &ring[gpu->fault_get];
+
+		/* entries may become visible out of order: wait for VALID */
+		for (spins = 0; !(READ_ONCE(e->info) & EMGPU_FAULT_INFO_VALID) &&
+		     spins < 1000; spins++)
+			cpu_relax();
+		rmb();
+		if (READ_ONCE(e->info) & EMGPU_FAULT_INFO_VALID)
+			out[n++] = *e;
+		WRITE_ONCE(e->info, 0);
+		gpu->fault_get = (gpu->fault_get + 1) % EMBER_FAULT_BUF_ENTRIES;
+	}
+	if (n || gpu->fault_get == put)
+		ember_wr(gpu, EMGPU_REG_FAULT_BUF_GET, gpu->fault_get);
+	return n;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Services the faults of one block: pages[0..n) sorted, in one block. */
+static int ember_fault_service_block(struct ember_va_space *vs,
+				     struct ember_va_range *range,
+				     const u64 *pages, u32 n)
+{
+	struct ember_policy_block view;
+	struct ember_va_block *block;
+	u32 i;
+	int ret;
+
+	block = ember_range_block(range, pages[0], true);
+	if (!block)
+		return -ENOMEM;
+	mutex_lock(&block->lock);
+	if (block->dead) {
+		mutex_unlock(&block->lock);
+		return -EFAULT;
+	}
+	ember_block_policy_view(block, &view);
+	for (i = 0; i < n; i++)
+		ember_mask_set(&view.faulted,
+			       (pages[i] - block->start) >> PAGE_SHIFT);
+	view.now_ns = ember_gpu_now_ns(vs->gpu);
+	vs->policy->on_fault_block(vs->policy_data, &view);
+	/* a policy must at least resolve what faulted */
+	ember_mask_or(&view.migrate, &view.migrate, &view.faulted);
+	if (view.dest != EMBER_LOC_CPU)
+		view.dest = EMBER_LOC_GPU;
+	ret = ember_block_apply(block, &view, EMBER_CAUSE_FAULT);
+	mutex_unlock(&block->lock);
+	return ret;
+}
+
+/*
+ * Services one batch. Returns 0, -EFAULT when some fault is outside every
+ * range (the launch must be cancelled), or another -errno when servicing
+ * failed.
+ */
+static int ember_fault_service_batch(struct ember_gpu *gpu,
+				     struct ember_va_space *vs,
+				     const struct emgpu_fault_entry *batch,
+				     u32 n)
+{
+	struct ember_va_range *range;
+	u64 *pages;
+	u32 i, j, unique = 0;
+	int ret = 0, err;
+
+	pages = kmalloc_array(n, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		pages[i] = batch[i].addr & PAGE_MASK;
+	sort(pages, n, sizeof(*pages), cmp_u64, NULL);
+	for (i = 0; i < n; i++)
+		if (!unique || pages[unique - 1] != pages[i])
+			pages[unique++] = pages[i];
+
+	ember_stat_add(vs, EMBER_STAT(faults), n);
+	ember_stat_add(vs, EMBER_STAT(faults_duplicate), n - unique);
+	ember_stat_inc(vs, fault_batches);
+	ember_hw_charge(gpu, EMGPU_DRV_THREAD_FAULT,
+			EMGPU_DRV_ACTION_FAULT_PAGE, unique);
+
+	down_read(&vs->lock);
+	for (i = 0; i < unique; i = j) {
+		u64 block_va = pages[i] & ~(EMBER_VA_BLOCK_SIZE - 1);
+
+		for (j = i + 1; j < unique &&
+		     (pages[j] & ~(EMBER_VA_BLOCK_SIZE - 1)) == block_va; j++)
+			;
+		range = ember_range_find(vs, pages[i], PAGE_SIZE);
+		if (!range) {
+			ember_stat_add(vs, EMBER_STAT(faults_fatal), j - i);
+			ret = ret ?: -EFAULT;
+			continue;
+		}
+		err = ember_fault_service_block(vs, range, pages + i, j - i);
+		if (err)
+			ret = ret ?: err;
+	}
+	up_read(&vs->lock);
+	kfree(pages);
+	return ret;
+}
+
+static void ember_fault_cancel(struct ember_gpu *gpu, struct ember_va_space *vs,
+			       int err)
+{
+	mutex_lock(&gpu->launch_lock);
+	if (gpu->launch_vs == vs && !vs->launch_error)
+		vs->launch_error = err;
+	mutex_unlock(&gpu->launch_lock);
+	if (err != -EFAULT)
+		dev_err_ratelimited(&gpu->pdev->dev,
+				    "fault servicing failed (%d): launch cancelled\n",
+				    err);
+	ember_wr(gpu, EMGPU_REG_FAULT_REPLAY, EMGPU_REPLAY_CANCEL);
+	ember_stat_inc(vs, cancels);
+}
+
+/* Drains the fault buffer. Runs in the bottom half (one at a time). */
+void ember_fault_service(struct ember_gpu *gpu)
+{
+	struct ember_va_space *vs;
+	bool overflow, cancelled = false;
+	u32 n;
+	int ret;
+
+	if (!gpu->ready)
+		return;
+	mutex_lock(&gpu->launch_lock);
+	vs = gpu->launch_vs;
+	if (vs)
+		kref_get(&vs->kref);
+	mutex_unlock(&gpu->launch_lock);
+
+	for (;;) {
+		n = ember_fault_fetch(gpu, gpu->batch, ember_fault_batch_count);
+		overflow = ember_rd(gpu, EMGPU_REG_FAULT_BUF_STATUS) &
+			   EMGPU_RING_OVERFLOW;
+		if (overflow)
+			ember_wr(gpu, EMGPU_REG_FAULT_BUF_STATUS,
+				 EMGPU_RING_OVERFLOW);
+		if (!n && !overflow)
+			break;
+		if (!vs || cancelled)	/* no launch to service: stale entries */
+			continue;
+		ret = n ? ember_fault_service_batch(gpu, vs, gpu->batch, n) : 0;
+		if (ret) {
+			ember_fault_cancel(gpu, vs, ret);
+			cancelled = true;
+			continue;
+		}
+		/* overflowed faults were dropped: their warps re-fault now */
+		ember_wr(gpu, EMGPU_REG_FAULT_REPLAY, EMGPU_REPLAY_START);
+		ember_stat_inc(vs, replays);
+	}
+	if (vs)
+		ember_va_space_put(vs);
+}

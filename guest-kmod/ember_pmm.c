@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Physical memory manager: VRAM in 2 MiB root chunks (nvidia-uvm's
+ * uvm_pmm_gpu.c without splitting: a VA block's GPU-resident pages all live
+ * in its one chunk, at their offset in the block).
+ *
+ * Chunks are free or used. The used list is the LRU: a chunk moves to its
+ * tail whenever its block becomes resident (uvm_pmm_gpu_mark_root_chunk_used:
+ * on migration, not on access). When no chunk is free, allocation evicts on
+ * demand: the policy picks a victim among the least recently used chunks,
+ * and the owner block migrates its pages back to host memory; the caller
+ * waits (for a fault, on the critical path).
+ */
+#include <linux/delay.h>
+#include <linux/slab.h>
+
+#include "ember_drv.h"
+
+int ember_pmm_init(struct ember_gpu *gpu)
+{
+	struct ember_pmm *pmm = &gpu->pmm;
+	u32 i;
+
+	mutex_init(&pmm->lock);
+	INIT_LIST_HEAD(&pmm->free);
+	INIT_LIST_HEAD(&pmm->used);
+	pmm->nchunks = gpu->vram_size / EMBER_CHUNK_SIZE;
+	pmm->chunks = kvcalloc(pmm->nchunks, sizeof(*pmm->chunks), GFP_KERNEL);
+	if (!pmm->chunks && pmm->nchunks)
+		return -ENOMEM;
+	for (i = 0; i < pmm->nchunks; i++) {
+		pmm->chunks[i].addr = (u64)i * EMBER_CHUNK_SIZE;
+		list_add_tail(&pmm->chunks[i].node, &pmm->free);
+	}
+	pmm->nfree = pmm->nchunks;
+	return 0;
+}
+
+void ember_pmm_fini(struct ember_gpu *gpu)
+{
+	struct ember_pmm *pmm = &gpu->pmm;
+
+	if (pmm->nfree != pmm->nchunks)
+		dev_err(&gpu->pdev->dev, "%u VRAM chunks still in use at removal\n",
+			pmm->nchunks - pmm->nfree);
+	kvfree(pmm->chunks);
+	pmm->chunks = NULL;
+}
+
+u64 ember_pmm_free_bytes(struct ember_gpu *gpu)
+{
+	u64 bytes;
+
+	mutex_lock(&gpu->pmm.lock);
+	bytes = (u64)gpu->pmm.nfree * EMBER_CHUNK_SIZE;
+	mutex_unlock(&gpu->pmm.lock);
+	return bytes;
+}
+
+/* Returns a chunk to the free list. LOCKING: the owner's block lock. */
+void ember_pmm_free(struct ember_gpu *gpu, struct ember_chunk *chunk)
+{
+	struct ember_pmm *pmm = &gpu->pmm;
+
+	mutex_lock(&pmm->lock);
+	chunk->block = NULL;
+	chunk->evicting = false;
+	list_move_tail(&chunk->node, &pmm->free);
+	pmm->nfree++;
+	mutex_unlock(&pmm->lock);
+}
+
+/* The owner became resident: most recently used. LOCKING: its block lock. */
+void ember_pmm_mark_used(struct ember_gpu *gpu, struct ember_chunk *chunk)
+{
+	u64 now = ember_gpu_now_ns(gpu);
+
+	mutex_lock(&gpu->pmm.lock);
+	chunk->last_used_ns = now;
+	list_move_tail(&chunk->node, &gpu->pmm.used);
+	mutex_unlock(&gpu->pmm.lock);
+}
+
+/* LOCKING: pmm->lock. Returns a free chunk owned by block, or NULL. */
+static struct ember_chunk *pmm_take_free(struct ember_pmm *pmm,
+					 struct ember_va_block *block)
+{
+	struct ember_chunk *chunk;
+
+	chunk = list_first_entry_or_null(&pmm->free, struct ember_chunk, node);
+	if (!chunk)
+		return NULL;
+	list_del_init(&chunk->node);
+	pmm->nfree--;
+	chunk->block = block;
+	chunk->evicting = false;
+	return chunk;
+}
+
+/*
+ * Picks a victim among the oldest used chunks not already being evicted
+ * and takes a reference on its owner. LOCKING: pmm->lock and the
+ * allocating VA space's lock (for its policy).
+ */
+static struct ember_chunk *pmm_pick_victim(struct ember_pmm *pmm,
+					   struct ember_va_space *vs)
+{
+	struct ember_policy_chunk view[EMBER_VICTIM_WINDOW];
+	struct ember_chunk *cand[EMBER_VICTIM_WINDOW];
+	const struct ember_policy_ops *ops = vs->policy;
+	struct ember_chunk *chunk;
+	unsigned int n = 0, pick = 0;
+
+	list_for_each_entry(chunk, &pmm->used, node) {
+		if (chunk->evicting || !chunk->block)
+			continue;
+		view[n].va = chunk->block->start;
+		view[n].last_used_ns = chunk->last_used_ns;
+		view[n].resident_pages = 0;	/* not read under pmm->lock */
+		view[n].priv = NULL;
+		cand[n++] = chunk;
+		if (n == EMBER_VICTIM_WINDOW)
+			break;
+	}
+	if (!n)
+		return NULL;
+	if (ops->pick_victim)
+		pick = ops->pick_victim(vs->policy_data, view, n);
+	if (pick >= n)
+		pick = 0;
+	chunk = cand[pick];
+	chunk->evicting = true;
+	kref_get(&chunk->block->kref);
+	return chunk;
+}
+
+/* Evicts one root chunk on demand; 0, -EBUSY if none is evictable now. */
+static int pmm_evict_one(struct ember_gpu *gpu, struct ember_va_space *vs,
+			 enum ember_cause cause)
+{
+	struct ember_pmm *pmm = &gpu->pmm;
+	struct ember_va_block *block;
+	struct ember_chunk *chunk;
+	int ret = 0;
+
+	mutex_lock(&pmm->lock);
+	chunk = pmm_pick_victim(pmm, vs);
+	mutex_unlock(&pmm->lock);
+	if (!chunk)
+		return -EBUSY;
+	block = chunk->block;
+
+	mutex_lock(&block->lock);
+	if (!block->dead && block->chunk == chunk) {
+		unsigned int pages = bitmap_weight(block->gpu_resident,
+						   EMBER_BLOCK_PAGES);
+
+		ret = ember_block_make_resident_cpu(block, block->gpu_resident,
+						    cause, NULL);
+		if (!ret) {
+			ember_stat_inc(block->vs, evictions);
+			ember_stat_add(block->vs, EMBER_STAT(pages_evicted), pages);
+			ember_hw_charge(gpu, ember_cause_thread(cause),
+					EMGPU_DRV_ACTION_CHUNK_EVICT, 1);
+			if (block->vs->policy->on_evict)
+				block->vs->policy->on_evict(block->vs->policy_data,
+							    block->start,
+							    block->policy_priv,
+							    ember_gpu_now_ns(gpu));
+		} else if (block->chunk == chunk) {
+			mutex_lock(&pmm->lock);
+			chunk->evicting = false;
+			mutex_unlock(&pmm->lock);
+		}
+	}
+	mutex_unlock(&block->lock);
+	ember_block_put(block);
+	return ret;
+}
+
+/*
+ * Allocates a root chunk for block, evicting the least recently used one
+ * when VRAM is full. LOCKING: the caller holds vs->lock (read) and no block
+ * lock (eviction takes the victim's).
+ */
+struct ember_chunk *ember_pmm_alloc(struct ember_gpu *gpu,
+				    struct ember_va_space *vs,
+				    struct ember_va_block *block,
+				    enum ember_cause cause)
+{
+	struct ember_pmm *pmm = &gpu->pmm;
+	struct ember_chunk *chunk;
+	unsigned int tries;
+	int ret;
+
+	for (tries = 0; tries < pmm->nchunks + 64; tries++) {
+		mutex_lock(&pmm->lock);
+		chunk = pmm_take_free(pmm, block);
+		mutex_unlock(&pmm->lock);
+		if (chunk) {
+			ember_hw_charge(gpu, ember_cause_thread(cause),
+					EMGPU_DRV_ACTION_CHUNK_ALLOC, 1);
+			return chunk;
+		}
+		ret = pmm_evict_one(gpu, vs, cause);
+		if (ret == -EBUSY)	/* all busy: another thread evicts */
+			usleep_range(50, 200);
+		else if (ret)
+			return ERR_PTR(ret);
+	}
+	return ERR_PTR(-ENOMEM);
+}

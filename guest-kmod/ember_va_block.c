@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * VA blocks: per-page residency and mappings of 2 MiB of a managed range,
+ * and the migrations between host and device memory (nvidia-uvm's
+ * uvm_va_block.c: make_resident = unmap, populate, copy, finish).
+ *
+ * Every function here is called with block->lock held, except
+ * ember_block_ensure_chunk(), which may drop and retake it.
+ *
+ * Order of a migration, so that no processor ever sees stale data:
+ *  to GPU:  zap the CPU PTEs, remove sysmem GPU PTEs of the pages (with a
+ *           TLB invalidate), copy (or zero-fill in VRAM for pages never
+ *           touched), then write vidmem PTEs and free the host pages;
+ *  to CPU:  remove the vidmem GPU PTEs (TLB invalidate), copy back, then
+ *           the page is CPU-resident; the CPU maps it on its next fault and
+ *           the GPU maps it as sysmem only under accessed-by advice.
+ * A failed copy leaves the source pages resident where they were.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/highmem.h>
+
+#include "ember_drv.h"
+
+#define for_each_page_in(i, mask) \
+	for_each_set_bit(i, mask, EMBER_BLOCK_PAGES)
+
+static u64 block_page_va(struct ember_va_block *block, unsigned int i)
+{
+	return block->start + ((u64)i << PAGE_SHIFT);
+}
+
+static struct device *block_dev(struct ember_va_block *block)
+{
+	return block->vs->gpu ? &block->vs->gpu->pdev->dev : NULL;
+}
+
+/* ---- host pages ---- */
+
+static int block_alloc_cpu_page(struct ember_va_block *block, unsigned int i,
+				bool zero)
+{
+	struct device *dev = block_dev(block);
+	struct page *page;
+	dma_addr_t dma = 0;
+
+	page = alloc_page(GFP_HIGHUSER | (zero ? __GFP_ZERO : 0));
+	if (!page)
+		return -ENOMEM;
+	if (dev) {
+		dma = dma_map_page(dev, page, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(dev, dma)) {
+			__free_page(page);
+			return -ENOMEM;
+		}
+	}
+	block->pages[i] = page;
+	block->dma[i] = dma;
+	return 0;
+}
+
+static void block_free_cpu_page(struct ember_va_block *block, unsigned int i)
+{
+	struct device *dev = block_dev(block);
+
+	if (!block->pages[i])
+		return;
+	if (dev)
+		dma_unmap_page(dev, block->dma[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
+	put_page(block->pages[i]);
+	block->pages[i] = NULL;
+	block->dma[i] = 0;
+}
+
+/* Removes the CPU PTEs of the pages in mask (of the owning file only). */
+static void block_zap_cpu(struct ember_va_block *block,
+			  const unsigned long *mask)
+{
+	DECLARE_BITMAP(zap, EMBER_BLOCK_PAGES);
+	unsigned int first, end;
+
+	if (!bitmap_and(zap, mask, block->cpu_mapped, EMBER_BLOCK_PAGES))
+		return;
+	for_each_set_bitrange(first, end, zap, EMBER_BLOCK_PAGES)
+		unmap_mapping_range(&block->vs->mapping, block_page_va(block, first),
+				    (u64)(end - first) << PAGE_SHIFT, 1);
+	bitmap_andnot(block->cpu_mapped, block->cpu_mapped, zap,
+		      EMBER_BLOCK_PAGES);
+}
+
+/* ---- GPU PTEs ---- */
+
+static int block_get_pt(struct ember_va_block *block)
+{
+	if (!block->vs->gpu)
+		return -ENODEV;
+	if (!block->pt)
+		block->pt = ember_mmu_get_leaf(block->vs, block->start);
+	return block->pt ? 0 : -ENOMEM;
+}
+
+/* Invalidates the GPU PTEs of the pages in mask, then the TLBs. */
+static int block_unmap_gpu(struct ember_va_block *block,
+			   const unsigned long *mask, enum ember_cause cause)
+{
+	DECLARE_BITMAP(unmap, EMBER_BLOCK_PAGES);
+	unsigned int i, first = EMBER_BLOCK_PAGES, last = 0;
+
+	if (!block->pt ||
+	    !bitmap_and(unmap, mask, block->gpu_mapped, EMBER_BLOCK_PAGES))
+		return 0;
+	for_each_page_in(i, unmap) {
+		WRITE_ONCE(block->pt->cpu[i], 0);
+		first = min(first, i);
+		last = i;
+	}
+	bitmap_andnot(block->gpu_mapped, block->gpu_mapped, unmap,
+		      EMBER_BLOCK_PAGES);
+	ember_hw_charge(block->vs->gpu, ember_cause_thread(cause),
+			EMGPU_DRV_ACTION_PTE_UPDATE,
+			bitmap_weight(unmap, EMBER_BLOCK_PAGES));
+	ember_stat_inc(block->vs, tlb_invalidates);
+	return ember_tlb_invalidate(block->vs->gpu, ember_cause_thread(cause),
+				    block_page_va(block, first),
+				    (u64)(last - first + 1) << PAGE_SHIFT);
+}
+
+static void block_map_vidmem(struct ember_va_block *block,
+			     const unsigned long *mask, enum ember_cause cause)
+{
+	unsigned int i;
+
+	for_each_page_in(i, mask) {
+		WRITE_ONCE(block->pt->cpu[i],
+			   ember_pte_vidmem(block->chunk->addr +
+					    ((u64)i << PAGE_SHIFT)));
+		__set_bit(i, block->gpu_mapped);
+	}
+	ember_hw_charge(block->vs->gpu, ember_cause_thread(cause),
+			EMGPU_DRV_ACTION_PTE_UPDATE,
+			bitmap_weight(mask, EMBER_BLOCK_PAGES));
+}
+
+/*
+ * Maps the host-resident pages of mask into the GPU page table as sysmem,
+ * so the GPU reads them in place (accessed-by, preferred location CPU).
+ */
+int ember_block_map_remote(struct ember_va_block *block,
+			   const unsigned long *mask, enum ember_cause cause)
+{
+	DECLARE_BITMAP(map, EMBER_BLOCK_PAGES);
+	bool count = block->vs->policy->wants_access_counters;
+	unsigned int i, n = 0;
+	int ret;
+
+	if (!bitmap_and(map, mask, block->cpu_resident, EMBER_BLOCK_PAGES))
+		return 0;
+	ret = block_get_pt(block);
+	if (ret)
+		return ret;
+	for_each_page_in(i, map) {
+		u64 pte = ember_pte_sysmem(block->dma[i], count);
+
+		if (test_bit(i, block->gpu_mapped) && block->pt->cpu[i] == pte)
+			continue;
+		WRITE_ONCE(block->pt->cpu[i], pte);
+		__set_bit(i, block->gpu_mapped);
+		n++;
+	}
+	ember_hw_charge(block->vs->gpu, ember_cause_thread(cause),
+			EMGPU_DRV_ACTION_PTE_UPDATE, n);
+	ember_stat_add(block->vs, EMBER_STAT(pages_mapped_remote), n);
+	return 0;
+}
+
+/* ---- device memory ---- */
+
+/*
+ * Makes sure the block owns a VRAM root chunk. May drop and retake
+ * block->lock to allocate (and evict another block); the caller must
+ * re-read the block's state afterwards. LOCKING: block->lock and
+ * vs->lock (read).
+ */
+int ember_block_ensure_chunk(struct ember_va_block *block,
+			     enum ember_cause cause)
+{
+	struct ember_gpu *gpu = block->vs->gpu;
+	struct ember_chunk *chunk;
+
+	while (!block->chunk) {
+		mutex_unlock(&block->lock);
+		chunk = ember_pmm_alloc(gpu, block->vs, block, cause);
+		mutex_lock(&block->lock);
+		if (IS_ERR(chunk))
+			return PTR_ERR(chunk);
+		if (block->dead || block->chunk) {
+			ember_pmm_free(gpu, chunk);
+			if (block->dead)
+				return -ENOENT;
+			break;
+		}
+		block->chunk = chunk;
+	}
+	return 0;
+}
+
+static void block_release_chunk_if_empty(struct ember_va_block *block)
+{
+	if (block->chunk && bitmap_empty(block->gpu_resident, EMBER_BLOCK_PAGES)) {
+		ember_pmm_free(block->vs->gpu, block->chunk);
+		block->chunk = NULL;
+	}
+}
+
+/* ---- make_resident ---- */
+
+/*
+ * Migrates the pages of mask to the GPU (zero-filling never-touched ones
+ * in VRAM). The block must own a chunk (ember_block_ensure_chunk). Adds
+ * the bytes copied to *bytes when bytes is not NULL.
+ */
+int ember_block_make_resident_gpu(struct ember_va_block *block,
+				  const unsigned long *mask,
+				  enum ember_cause cause, u64 *bytes)
+{
+	DECLARE_BITMAP(need, EMBER_BLOCK_PAGES);
+	DECLARE_BITMAP(copy, EMBER_BLOCK_PAGES);
+	DECLARE_BITMAP(fill, EMBER_BLOCK_PAGES);
+	struct ember_gpu *gpu = block->vs->gpu;
+	struct ember_va_space *vs = block->vs;
+	struct ember_ce_batch ce;
+	unsigned int i, first, end, ncopy, nfill;
+	u64 base;
+	int ret;
+
+	if (!gpu || !gpu->ready)
+		return -ENODEV;
+	if (!bitmap_andnot(need, mask, block->gpu_resident, EMBER_BLOCK_PAGES))
+		return 0;
+	if (!block->chunk)
+		return -ENOMEM;
+	ret = block_get_pt(block);
+	if (ret)
+		return ret;
+	bitmap_and(copy, need, block->cpu_resident, EMBER_BLOCK_PAGES);
+	bitmap_andnot(fill, need, block->cpu_resident, EMBER_BLOCK_PAGES);
+
+	/* nobody may write the host copy while it is copied */
+	block_zap_cpu(block, copy);
+	ret = block_unmap_gpu(block, copy, cause);
+	if (ret)
+		return ret;
+
+	base = block->chunk->addr;
+	ember_ce_begin(&ce, gpu, ember_cause_thread(cause));
+	for_each_page_in(i, copy)
+		ember_ce_copy(&ce, EMGPU_APERTURE_VIDMEM,
+			      base + ((u64)i << PAGE_SHIFT),
+			      EMGPU_APERTURE_SYSMEM, block->dma[i], PAGE_SIZE);
+	for_each_set_bitrange(first, end, fill, EMBER_BLOCK_PAGES)
+		ember_ce_memset(&ce, base + ((u64)first << PAGE_SHIFT),
+				(end - first) << PAGE_SHIFT);
+	ret = ember_ce_end(&ce);
+	if (ret)
+		return ret;
+
+	for_each_page_in(i, copy)
+		block_free_cpu_page(block, i);
+	bitmap_andnot(block->cpu_resident, block->cpu_resident, copy,
+		      EMBER_BLOCK_PAGES);
+	bitmap_or(block->gpu_resident, block->gpu_resident, need,
+		  EMBER_BLOCK_PAGES);
+	block_map_vidmem(block, need, cause);
+	ember_pmm_mark_used(gpu, block->chunk);
+
+	ncopy = bitmap_weight(copy, EMBER_BLOCK_PAGES);
+	nfill = bitmap_weight(fill, EMBER_BLOCK_PAGES);
+	ember_stat_add(vs, EMBER_STAT(pages_h2d), ncopy);
+	ember_stat_add(vs, EMBER_STAT(bytes_h2d), (u64)ncopy << PAGE_SHIFT);
+	ember_stat_add(vs, EMBER_STAT(pages_gpu_populated), nfill);
+	if (bytes)
+		*bytes += (u64)ncopy << PAGE_SHIFT;
+	return 0;
+}
+
+/* Frees the pages of mask allocated by a failed migration to the CPU. */
+static void block_free_cpu_pages(struct ember_va_block *block,
+				 const unsigned long *mask)
+{
+	unsigned int i;
+
+	for_each_page_in(i, mask)
+		block_free_cpu_page(block, i);
+}
+
+/*
+ * Migrates the GPU-resident pages of mask back to host memory and creates
+ * the never-touched ones there (zeroed). Frees the chunk once the block
+ * has no GPU-resident page left.
+ */
+int ember_block_make_resident_cpu(struct ember_va_block *block,
+				  const unsigned long *mask,
+				  enum ember_cause cause, u64 *bytes)
+{
+	DECLARE_BITMAP(move, EMBER_BLOCK_PAGES);
+	DECLARE_BITMAP(fill, EMBER_BLOCK_PAGES);
+	DECLARE_BITMAP(alloc, EMBER_BLOCK_PAGES);
+	struct ember_va_space *vs = block->vs;
+	struct ember_ce_batch ce;
+	unsigned int i, nmove;
+	int ret = 0;
+
+	bitmap_and(move, mask, block->gpu_resident, EMBER_BLOCK_PAGES);
+	bitmap_andnot(fill, mask, block->gpu_resident, EMBER_BLOCK_PAGES);
+	bitmap_andnot(fill, fill, block->cpu_resident, EMBER_BLOCK_PAGES);
+	bitmap_zero(alloc, EMBER_BLOCK_PAGES);
+
+	for_each_page_in(i, move) {
+		ret = block_alloc_cpu_page(block, i, false);
+		if (ret)
+			goto err_free;
+		__set_bit(i, alloc);
+	}
+	for_each_page_in(i, fill) {
+		ret = block_alloc_cpu_page(block, i, true);
+		if (ret)
+			goto err_free;
+		__set_bit(i, alloc);
+	}
+
+	if (!bitmap_empty(move, EMBER_BLOCK_PAGES)) {
+		/* the GPU must not write VRAM behind the copy */
+		ret = block_unmap_gpu(block, move, cause);
+		if (ret)
+			goto err_remap;
+		ember_ce_begin(&ce, vs->gpu, ember_cause_thread(cause));
+		for_each_page_in(i, move)
+			ember_ce_copy(&ce, EMGPU_APERTURE_SYSMEM, block->dma[i],
+				      EMGPU_APERTURE_VIDMEM,
+				      block->chunk->addr + ((u64)i << PAGE_SHIFT),
+				      PAGE_SIZE);
+		ret = ember_ce_end(&ce);
+		if (ret)
+			goto err_remap;
+	}
+
+	bitmap_andnot(block->gpu_resident, block->gpu_resident, move,
+		      EMBER_BLOCK_PAGES);
+	bitmap_or(block->cpu_resident, block->cpu_resident, alloc,
+		  EMBER_BLOCK_PAGES);
+	block_release_chunk_if_empty(block);
+
+	nmove = bitmap_weight(move, EMBER_BLOCK_PAGES);
+	ember_stat_add(vs, EMBER_STAT(pages_d2h), nmove);
+	ember_stat_add(vs, EMBER_STAT(bytes_d2h), (u64)nmove << PAGE_SHIFT);
+	ember_stat_add(vs, EMBER_STAT(pages_cpu_populated),
+		       bitmap_weight(fill, EMBER_BLOCK_PAGES));
+	if (bytes)
+		*bytes += (u64)nmove << PAGE_SHIFT;
+
+	/* accessed-by: the GPU keeps reaching the pages, now in place */
+	if (block->accessed_by && vs->gpu && vs->gpu->ready)
+		return ember_block_map_remote(block, alloc, cause);
+	return 0;
+
+err_remap:
+	if (block->pt) {
+		DECLARE_BITMAP(remap, EMBER_BLOCK_PAGES);
+
+		bitmap_andnot(remap, move, block->gpu_mapped, EMBER_BLOCK_PAGES);
+		block_map_vidmem(block, remap, cause);
+	}
+err_free:
+	block_free_cpu_pages(block, alloc);
+	return ret;
+}
+
+/* ---- the CPU side ---- */
+
+/*
+ * Services a CPU fault on one page: brings its 64 KiB group back from the
+ * GPU if it is there, creates it (zeroed) if it was never touched, and
+ * inserts it into the faulting VMA.
+ */
+vm_fault_t ember_block_cpu_fault(struct ember_va_block *block,
+				 struct vm_fault *vmf)
+{
+	DECLARE_BITMAP(mask, EMBER_BLOCK_PAGES);
+	unsigned int i = (vmf->address - block->start) >> PAGE_SHIFT;
+	unsigned int group = round_down(i, EMBER_BIG_PAGES);
+	vm_fault_t vret;
+	int ret = 0;
+
+	mutex_lock(&block->lock);
+	if (block->dead) {
+		vret = VM_FAULT_SIGBUS;
+		goto out;
+	}
+	ember_stat_inc(block->vs, cpu_faults);
+	bitmap_zero(mask, EMBER_BLOCK_PAGES);
+	if (test_bit(i, block->gpu_resident)) {
+		bitmap_set(mask, group, EMBER_BIG_PAGES);
+		bitmap_and(mask, mask, block->gpu_resident, EMBER_BLOCK_PAGES);
+	}
+	__set_bit(i, mask);
+	if (!test_bit(i, block->cpu_resident))
+		ret = ember_block_make_resident_cpu(block, mask,
+						    EMBER_CAUSE_CPU_FAULT, NULL);
+	if (ret) {
+		vret = ret == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+		goto out;
+	}
+	vret = vmf_insert_page(vmf->vma, vmf->address & PAGE_MASK,
+			       block->pages[i]);
+	if (vret == VM_FAULT_NOPAGE)
+		__set_bit(i, block->cpu_mapped);
+out:
+	mutex_unlock(&block->lock);
+	return vret;
+}
+
+/* ---- policy glue ---- */
+
+void ember_block_policy_view(struct ember_va_block *block,
+			     struct ember_policy_block *view)
+{
+	BUILD_BUG_ON(sizeof(view->resident_cpu) != sizeof(block->cpu_resident));
+	memset(view, 0, sizeof(*view));
+	view->start = block->start;
+	view->preferred = block->preferred;
+	view->accessed_by_gpu = block->accessed_by;
+	memcpy(&view->resident_cpu, block->cpu_resident,
+	       sizeof(view->resident_cpu));
+	memcpy(&view->resident_gpu, block->gpu_resident,
+	       sizeof(view->resident_gpu));
+	view->priv = block->policy_priv;
+}
+
+/*
+ * Carries out a policy decision: view->migrate to view->dest. Pages kept
+ * on (or created in) host memory are mapped by the GPU as sysmem, so the
+ * faults that asked for them are resolved. Returns 0 or -errno.
+ * LOCKING: block->lock (may be dropped and retaken), vs->lock (read).
+ */
+int ember_block_apply(struct ember_va_block *block,
+		      struct ember_policy_block *view, enum ember_cause cause)
+{
+	DECLARE_BITMAP(mask, EMBER_BLOCK_PAGES);
+	DECLARE_BITMAP(need, EMBER_BLOCK_PAGES);
+	DECLARE_BITMAP(extra, EMBER_BLOCK_PAGES);
+	u64 bytes = 0;
+	int ret;
+
+	block->policy_priv = view->priv;
+	memcpy(mask, &view->migrate, sizeof(mask));
+	if (view->dest == EMBER_LOC_CPU) {
+		ret = ember_block_make_resident_cpu(block, mask, cause, NULL);
+		if (!ret)
+			ret = ember_block_map_remote(block, mask, cause);
+		return ret;
+	}
+
+	if (!bitmap_andnot(need, mask, block->gpu_resident, EMBER_BLOCK_PAGES))
+		return 0;
+	ret = ember_block_ensure_chunk(block, cause);
+	if (ret)
+		return ret;
+	/* the lock may have been dropped: take what is still needed */
+	bitmap_andnot(need, mask, block->gpu_resident, EMBER_BLOCK_PAGES);
+	memcpy(extra, &view->faulted, sizeof(extra));
+	bitmap_andnot(extra, need, extra, EMBER_BLOCK_PAGES);
+	bitmap_and(extra, extra, block->cpu_resident, EMBER_BLOCK_PAGES);
+	ret = ember_block_make_resident_gpu(block, need, cause, &bytes);
+	if (ret) {
+		block_release_chunk_if_empty(block);
+		return ret;
+	}
+	if (cause == EMBER_CAUSE_FAULT)
+		ember_stat_add(block->vs, EMBER_STAT(prefetched_bytes),
+			       (u64)bitmap_weight(extra, EMBER_BLOCK_PAGES)
+			       << PAGE_SHIFT);
+	if (cause == EMBER_CAUSE_PREFETCH)
+		ember_stat_add(block->vs, EMBER_STAT(prefetch_ioctl_bytes), bytes);
+	return 0;
+}
+
+/* The range is going away: unmap from the GPU and free all memory. */
+void ember_block_destroy(struct ember_va_block *block)
+{
+	DECLARE_BITMAP(all, EMBER_BLOCK_PAGES);
+	unsigned int i;
+
+	bitmap_fill(all, EMBER_BLOCK_PAGES);
+	mutex_lock(&block->lock);
+	block->dead = true;
+	block_unmap_gpu(block, all, EMBER_CAUSE_CPU_FAULT);
+	for (i = 0; i < EMBER_BLOCK_PAGES; i++)
+		block_free_cpu_page(block, i);
+	bitmap_zero(block->cpu_resident, EMBER_BLOCK_PAGES);
+	bitmap_zero(block->gpu_resident, EMBER_BLOCK_PAGES);
+	bitmap_zero(block->cpu_mapped, EMBER_BLOCK_PAGES);
+	block_release_chunk_if_empty(block);
+	mutex_unlock(&block->lock);
+}

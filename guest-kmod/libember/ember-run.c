@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ember-run: runs one workload on emgpu through libember and prints one
+ * JSON line of results (see workload.h).
+ *
+ * usage: ember-run [-k stream|gather|hotset] [-x FACTOR] [-v uvm|prefetch|
+ *                  mapped|static] [-s SEED] [-p PASSES] [-w WARPS] [-P POLICY]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "workload.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: ember-run [-k stream|gather|hotset] [-x FACTOR] "
+		"[-v uvm|prefetch|mapped|static] [-s SEED] [-p PASSES] "
+		"[-w WARPS] [-P POLICY]\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct em_wl_config cfg = {
+		.kernel = "stream", .variant = "uvm", .factor = 0.5, .seed = 1,
+	};
+	struct em_wl_result res;
+	const char *policy = NULL;
+	int opt, ret;
+
+	while ((opt = getopt(argc, argv, "k:x:v:s:p:w:P:h")) != -1) {
+		switch (opt) {
+		case 'k': cfg.kernel = optarg; break;
+		case 'x': cfg.factor = strtod(optarg, NULL); break;
+		case 'v': cfg.variant = optarg; break;
+		case 's': cfg.seed = strtoull(optarg, NULL, 0); break;
+		case 'p': cfg.passes = strtoul(optarg, NULL, 0); break;
+		case 'w': cfg.warps = strtoul(optarg, NULL, 0); break;
+		case 'P': policy = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (cfg.factor <= 0 || cfg.factor > 64) {
+		fprintf(stderr, "ember-run: factor must be in (0, 64]\n");
+		return 2;
+	}
+	if (policy && (ret = emSetPolicy(policy))) {
+		printf("{\"ret\":%d,\"failed\":\"set_policy\"}\n", ret);
+		return 1;
+	}
+	ret = em_wl_run(&cfg, &res);
+	fputc('{', stdout);
+	em_wl_json(stdout, &cfg, &res);
+	fputs("}\n", stdout);
+	emReset();
+	return ret || res.mismatches ? 1 : 0;
+}

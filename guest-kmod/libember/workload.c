@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+/* Workloads over libember: see workload.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "workload.h"
+
+#define LINE_BYTES	128
+#define LINE_WORDS	(LINE_BYTES / 4)
+
+struct em_buf {
+	uint32_t *p;
+	size_t bytes;
+};
+
+/* The model's splitmix64 (models/src/gpu.c gm_splitmix64). */
+static uint64_t splitmix64(uint64_t state)
+{
+	uint64_t x = state + 0x9e3779b97f4a7c15ull;
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static uint32_t fill_word(uint64_t seed, uint64_t i)
+{
+	return (uint32_t)(i * 2654435761u) ^ (uint32_t)(seed * 40503u);
+}
+
+static void fill(struct em_buf *b, uint64_t seed)
+{
+	size_t i, n = b->bytes / 4;
+
+	for (i = 0; i < n; i++)
+		b->p[i] = fill_word(seed, i);
+}
+
+static int fail(struct em_wl_result *r, const char *call, int ret)
+{
+	if (!r->ret) {
+		r->ret = ret;
+		r->failed = call;
+	}
+	return ret;
+}
+
+static uint64_t ptimer(void)
+{
+	struct ember_device_info info;
+
+	return emGetDeviceInfo(&info) ? 0 : info.ptimer_ns;
+}
+
+/* Listing 1's calls for one allocation, as the variant asks. */
+static int apply_variant(const char *v, struct em_buf *b, struct em_wl_result *r,
+			 int phase)
+{
+	size_t free_b = 0, n;
+	int ret;
+
+	if (phase == 0 && (!strcmp(v, "mapped") || !strcmp(v, "static"))) {
+		ret = emMemAdvise(b->p, b->bytes, emMemAdviseSetPreferredLocation,
+				  emCpuDeviceId);
+		if (ret)
+			return fail(r, "advise_preferred", ret);
+		ret = emMemAdvise(b->p, b->bytes, emMemAdviseSetAccessedBy, 0);
+		if (ret)
+			return fail(r, "advise_accessed_by", ret);
+	}
+	if (phase == 1 && !strcmp(v, "prefetch")) {
+		ret = emMemPrefetchAsync(b->p, b->bytes, 0);
+		if (ret)
+			return fail(r, "prefetch", ret);
+	}
+	if (phase == 1 && !strcmp(v, "static")) {
+		ret = emMemGetInfo(&free_b, NULL);
+		if (ret)
+			return fail(r, "mem_get_info", ret);
+		n = free_b < b->bytes ? free_b : b->bytes;
+		n &= ~(size_t)4095;
+		if (n) {
+			ret = emMemPrefetchAsync(b->p, n, 0);
+			if (ret)
+				return fail(r, "prefetch", ret);
+		}
+	}
+	return 0;
+}
+
+static int alloc_buf(struct em_buf *b, size_t bytes, struct em_wl_result *r)
+{
+	int ret;
+
+	b->bytes = bytes;
+	ret = emMallocManaged((void **)&b->p, bytes);
+	if (ret)
+		return fail(r, "malloc_managed", ret);
+	r->footprint += emAllocSize(bytes);
+	return 0;
+}
+
+static int launch(const struct em_wl_config *cfg, struct ember_launch *l,
+		  struct em_wl_result *r)
+{
+	int ret;
+
+	l->seed = cfg->seed;
+	l->warps = cfg->warps;
+	ret = emLaunch(l);
+	if (ret)
+		return fail(r, "launch", ret);
+	ret = emDeviceSynchronize();
+	emLastLaunch(&r->sim_ns, &r->result);
+	if (ret)
+		return fail(r, "synchronize", ret);
+	return 0;
+}
+
+static void check_stream(const struct em_wl_config *cfg, struct em_buf *b,
+			 uint32_t passes, struct em_wl_result *r)
+{
+	size_t i, n = b->bytes / 4;
+	uint64_t sum = 0;
+	uint32_t p, f;
+
+	for (i = 0; i < n; i++) {
+		f = fill_word(cfg->seed, i);
+		for (p = 0; p < passes; p++)
+			sum += (uint32_t)(f + p);
+		if (b->p[i] != (uint32_t)(f + passes))
+			r->mismatches++;
+	}
+	r->words_checked += n;
+	r->expected_result = sum;
+}
+
+static void check_unchanged(const struct em_wl_config *cfg, struct em_buf *b,
+			    struct em_wl_result *r)
+{
+	size_t i, n = b->bytes / 4;
+
+	for (i = 0; i < n; i++)
+		if (b->p[i] != fill_word(cfg->seed, i))
+			r->mismatches++;
+	r->words_checked += n;
+}
+
+static void check_gather(const struct em_wl_config *cfg, struct em_buf *src,
+			 struct em_buf *dst, uint64_t count,
+			 struct em_wl_result *r)
+{
+	uint64_t k, lines = src->bytes / LINE_BYTES, sum = 0;
+	uint32_t v, w;
+
+	for (k = 0; k < count; k++) {
+		uint64_t line = splitmix64(cfg->seed + k) % lines;
+
+		v = 0;
+		for (w = 0; w < LINE_WORDS; w++)
+			v += fill_word(cfg->seed, line * LINE_WORDS + w);
+		sum += v;
+		if (dst->p[k] != v)
+			r->mismatches++;
+	}
+	r->words_checked += count;
+	r->expected_result = sum;
+	check_unchanged(cfg, src, r);
+}
+
+int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *r)
+{
+	struct em_buf a = { 0 }, d = { 0 };
+	struct ember_launch l = { 0 };
+	size_t total, foot;
+	uint64_t count = 0, t0;
+	uint32_t passes = cfg->passes ? cfg->passes : 1;
+	int ret, gather = !strcmp(cfg->kernel, "gather");
+
+	memset(r, 0, sizeof(*r));
+	r->result_ok = -1;
+	if (strcmp(cfg->kernel, "stream") && !gather &&
+	    strcmp(cfg->kernel, "hotset"))
+		return fail(r, "kernel", -EINVAL);
+	if (strcmp(cfg->variant, "uvm") && strcmp(cfg->variant, "prefetch") &&
+	    strcmp(cfg->variant, "mapped") && strcmp(cfg->variant, "static"))
+		return fail(r, "variant", -EINVAL);
+	ret = emMemGetInfo(NULL, &total);
+	if (ret)
+		return fail(r, "mem_get_info", ret);
+	r->vram = total;
+	foot = (size_t)(cfg->factor * (double)total) & ~(size_t)(LINE_BYTES - 1);
+	if (foot < 2 * EMBER_VA_BLOCK_SIZE)
+		foot = 2 * EMBER_VA_BLOCK_SIZE;
+
+	if (gather) {
+		/* src takes the footprint less dst; a quarter of its lines read */
+		count = (foot / LINE_BYTES / 4) & ~31ull;
+		if (alloc_buf(&a, foot - emAllocSize(count * 4), r) ||
+		    alloc_buf(&d, count * 4, r))
+			goto out;
+	} else if (alloc_buf(&a, foot, r)) {
+		goto out;
+	}
+
+	if (apply_variant(cfg->variant, &a, r, 0) ||
+	    (d.p && apply_variant(cfg->variant, &d, r, 0)))
+		goto out;
+	fill(&a, cfg->seed);
+	if (d.p)
+		memset(d.p, 0, d.bytes);
+	t0 = ptimer();
+	if (apply_variant(cfg->variant, &a, r, 1) ||
+	    (d.p && apply_variant(cfg->variant, &d, r, 1)))
+		goto out;
+	r->setup_ns = ptimer() - t0;
+
+	l.kernel = gather ? EMBER_KERNEL_GATHER :
+		   !strcmp(cfg->kernel, "stream") ? EMBER_KERNEL_STREAM :
+		   EMBER_KERNEL_HOTSET;
+	l.args[0] = (uintptr_t)a.p;
+	l.args[1] = a.bytes;
+	if (gather) {
+		l.args[2] = (uintptr_t)d.p;
+		l.args[3] = count;
+	} else if (l.kernel == EMBER_KERNEL_STREAM) {
+		l.args[2] = passes;
+	} else {
+		l.args[2] = 0;		/* window: whole buffer */
+		l.args[3] = 10;		/* random percent */
+		l.args[4] = 4;		/* reuse */
+		l.args[5] = passes;
+	}
+	if (launch(cfg, &l, r))
+		goto out;
+
+	if (gather)
+		check_gather(cfg, &a, &d, count, r);
+	else if (l.kernel == EMBER_KERNEL_STREAM)
+		check_stream(cfg, &a, passes, r);
+	else
+		check_unchanged(cfg, &a, r);
+	if (l.kernel != EMBER_KERNEL_HOTSET)
+		r->result_ok = r->result == r->expected_result;
+out:
+	emGetStats(&r->stats, 0);
+	if (a.p)
+		emFree(a.p);
+	if (d.p)
+		emFree(d.p);
+	return r->ret;
+}
+
+void em_wl_json(FILE *f, const struct em_wl_config *cfg,
+		const struct em_wl_result *r)
+{
+	const struct ember_stats_counters *s = &r->stats;
+
+	fprintf(f,
+		"\"kernel\":\"%s\",\"variant\":\"%s\",\"factor\":%.2f,"
+		"\"seed\":%" PRIu64 ",\"vram\":%" PRIu64 ",\"footprint\":%" PRIu64 ","
+		"\"ret\":%d,\"failed\":\"%s\",\"words_checked\":%" PRIu64 ","
+		"\"mismatches\":%" PRIu64 ",\"result_ok\":%d,"
+		"\"result\":%" PRIu64 ",\"expected_result\":%" PRIu64 ","
+		"\"sim_ns\":%" PRIu64 ",\"setup_ns\":%" PRIu64 ","
+		"\"faults\":%llu,\"fault_batches\":%llu,\"replays\":%llu,"
+		"\"cancels\":%llu,\"evictions\":%llu,\"pages_evicted\":%llu,"
+		"\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,\"prefetched_bytes\":%llu,"
+		"\"prefetch_ioctl_bytes\":%llu,\"pages_gpu_populated\":%llu,"
+		"\"pages_mapped_remote\":%llu,\"cpu_faults\":%llu",
+		cfg->kernel, cfg->variant, cfg->factor, cfg->seed, r->vram,
+		r->footprint, r->ret, r->failed ? r->failed : "",
+		r->words_checked, r->mismatches, r->result_ok, r->result,
+		r->expected_result, r->sim_ns, r->setup_ns,
+		(unsigned long long)s->faults, (unsigned long long)s->fault_batches,
+		(unsigned long long)s->replays, (unsigned long long)s->cancels,
+		(unsigned long long)s->evictions,
+		(unsigned long long)s->pages_evicted,
+		(unsigned long long)s->bytes_h2d, (unsigned long long)s->bytes_d2h,
+		(unsigned long long)s->prefetched_bytes,
+		(unsigned long long)s->prefetch_ioctl_bytes,
+		(unsigned long long)s->pages_gpu_populated,
+		(unsigned long long)s->pages_mapped_remote,
+		(unsigned long long)s->cpu_faults);
+}

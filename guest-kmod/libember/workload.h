@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Workloads over libember, shared by ember-run and the VM tests: allocate
+ * managed memory sized as a multiple of VRAM, fill the inputs through the
+ * CPU pointers, apply a variant (the paper's Table 3 / Listing 1 call
+ * sequences), launch a built-in kernel on the same pointers, synchronize,
+ * and verify every output word through the CPU pointers against a CPU
+ * reference.
+ *
+ * Variants: uvm (M), prefetch (M+P: each allocation prefetched whole),
+ * mapped (M+A: preferred location CPU + accessed-by GPU), static (M+A+P:
+ * mapped, then the leading prefix of each allocation, as large as
+ * emMemGetInfo() reports free, prefetched to the GPU).
+ */
+#ifndef EMBER_WORKLOAD_H
+#define EMBER_WORKLOAD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "libember.h"
+
+struct em_wl_config {
+	const char *kernel;	/* stream, gather, hotset */
+	const char *variant;	/* uvm, prefetch, mapped, static */
+	double factor;		/* footprint / VRAM */
+	uint64_t seed;
+	uint32_t passes;	/* stream, hotset; 0 = 1 */
+	uint32_t warps;		/* 0 = device default */
+};
+
+struct em_wl_result {
+	int ret;			/* 0 or the first failing call's -errno */
+	const char *failed;		/* that call's name */
+	uint64_t vram;
+	uint64_t footprint;		/* managed bytes allocated */
+	uint64_t words_checked;
+	uint64_t mismatches;
+	int result_ok;			/* checksum equal (1), not (0), unknown (-1) */
+	uint64_t result, expected_result;
+	uint64_t sim_ns;		/* the launch's modelled duration */
+	uint64_t setup_ns;		/* device time of advise + prefetch */
+	struct ember_stats_counters stats;	/* of this run's VA space */
+};
+
+int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *res);
+/* Writes the JSON fields (no braces) describing a run. */
+void em_wl_json(FILE *f, const struct em_wl_config *cfg,
+		const struct em_wl_result *res);
+
+#endif /* EMBER_WORKLOAD_H */
