@@ -3,7 +3,10 @@
  * ember-agent: the host side of the testbed. Boots VMs with an emgpu (QEMU
  * directly), runs guest scenarios and reports what the guest saw.
  *
- *   ember-agent vm [options]     boot one VM and print its results
+ *   ember-agent vm [options]        boot one VM and print its results
+ *   ember-agent stats --qmp SOCK    print a running emgpu's stats (JSON)
+ *   ember-agent inject --qmp SOCK SPEC
+ *                                   arm a fault injection ("clear" disarms)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qmp.h"
 #include "vm.h"
 
 static void usage(FILE *f)
@@ -27,7 +31,67 @@ static void usage(FILE *f)
 		"  --workdir DIR      logs and results (default results/vm)\n"
 		"  --timeout SEC      kill the VM after SEC seconds (default 120)\n"
 		"  --accel tcg|kvm    accelerator (default tcg)\n"
-		"  --json             print the raw JSON lines\n");
+		"  --json             print the raw JSON lines\n"
+		"\n"
+		"usage: ember-agent stats --qmp SOCKET\n"
+		"       ember-agent inject --qmp SOCKET SPEC\n"
+		"\n"
+		"Talk to a running VM's emgpu over QMP (a VM booted by `vm` listens on\n"
+		"<workdir>/qmp.sock). SPEC is e.g. kind=ce-error,trigger=event:100,count=1;\n"
+		"\"clear\" disarms every injection.\n");
+}
+
+/* stats | inject: one QMP command on a running VM's emgpu. */
+static int cmd_qmp(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "qmp", required_argument, NULL, 'q' },
+		{ 0 }
+	};
+	const char *sock = NULL, *spec = NULL;
+	bool inject = !strcmp(argv[0], "inject");
+	char err[512] = "";
+	struct em_qmp q;
+	json_t *r;
+	char *text;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c != 'q') {
+			usage(stderr);
+			return 2;
+		}
+		sock = optarg;
+	}
+	if (inject && optind < argc)
+		spec = argv[optind++];
+	if (!sock || (inject && !spec) || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (em_qmp_connect(&q, sock, 0, err, sizeof(err))) {
+		fprintf(stderr, "ember-agent: %s\n", err);
+		return 1;
+	}
+	if (inject)
+		r = em_qmp_execute(&q, "qom-set", json_pack("{s:s,s:s,s:s}", "path",
+				   EM_VM_GPU_QOM_PATH, "property", "inject", "value", spec),
+				   err, sizeof(err));
+	else
+		r = em_qmp_execute(&q, "qom-get", json_pack("{s:s,s:s}", "path",
+				   EM_VM_GPU_QOM_PATH, "property", "stats"), err, sizeof(err));
+	em_qmp_close(&q);
+	if (!r) {
+		fprintf(stderr, "ember-agent: %s\n", err);
+		return 1;
+	}
+	if (!inject) {
+		text = json_dumps(r, JSON_INDENT(2) | JSON_SORT_KEYS);
+		puts(text ? text : "{}");
+		free(text);
+	}
+	json_decref(r);
+	return 0;
 }
 
 /* Prints one result object as "scenario  key = value" lines. */
@@ -139,6 +203,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "vm"))
 		return cmd_vm(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "stats") || !strcmp(argv[1], "inject"))
+		return cmd_qmp(argc - 1, argv + 1);
 	fprintf(stderr, "ember-agent: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;
