@@ -236,6 +236,7 @@ static int ember_ce_flush(struct ember_ce_batch *b)
 	status = ember_rd(gpu, EMGPU_REG_CE_STATUS);
 	if (status & EMGPU_CE_STATUS_ERROR) {
 		dev_err_ratelimited(&gpu->pdev->dev, "copy engine error\n");
+		ember_wr(gpu, EMGPU_REG_CE_STATUS, EMGPU_CE_STATUS_ERROR);
 		b->error = -EIO;
 	} else if (!ember_sem_reached(READ_ONCE(*sem), gpu->ce_seq)) {
 		dev_err_ratelimited(&gpu->pdev->dev, "copy engine timeout\n");
