@@ -125,6 +125,7 @@ void gm_fault_replay(struct gm_gpu *g, uint32_t mode)
 			continue;
 		w->state = GM_WARP_RUNNABLE;
 		w->t = gm_max(w->t, when);
+		g->runq_dirty = 1;
 		n++;
 	}
 	g->st.replays++;

@@ -151,6 +151,7 @@ void gm_destroy(struct gm_gpu *g)
 	free(g->utlb);
 	free(g->ctr);
 	free(g->warps);
+	free(g->runq);
 	free(g);
 }
 

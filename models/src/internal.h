@@ -166,9 +166,21 @@ struct gm_gpu {
 	 */
 	int ep_active;		/* an epoch is in progress */
 	gm_time_t ep_h;		/* its horizon */
-	uint32_t ep_i;		/* warp of the current round-robin pass */
-	uint32_t ep_n;		/* steps of warp ep_i's slice done */
+	uint32_t *ep_cur;	/* warps the current pass visits, index order */
+	uint32_t ep_ncur, ep_k;	/* their number; the one being visited */
+	uint32_t ep_n;		/* steps of warp ep_cur[ep_k]'s slice done */
+	uint32_t *ep_nxt;	/* warps still able to run in the next pass */
+	uint32_t ep_nnxt;
 	int ep_progressed;	/* the current pass ran some warp */
+	/*
+	 * Warp lists (each max_warps long): runq holds every RUNNABLE warp
+	 * in index order (rebuilt when runq_dirty: a warp became runnable),
+	 * the first pass visits it, and later passes only the warps the
+	 * previous pass left below the horizon (ep_a, ep_b).
+	 */
+	uint32_t *runq, *ep_a, *ep_b;
+	uint32_t nrunq;
+	int runq_dirty;
 	uint64_t poll_mark;	/* st.events after the last entry poll; ~0 = poll */
 
 	/* interrupts, errors, lockstep */

@@ -26,7 +26,12 @@ int gm_sm_init(struct gm_gpu *g)
 {
 	g->max_warps = g->prof.num_sms * g->prof.warps_per_sm;
 	g->warps = calloc(g->max_warps, sizeof(*g->warps));
-	return g->warps ? 0 : -1;
+	g->runq = calloc(3 * (size_t)g->max_warps, sizeof(*g->runq));
+	if (!g->warps || !g->runq)
+		return -1;
+	g->ep_a = g->runq + g->max_warps;
+	g->ep_b = g->ep_a + g->max_warps;
+	return 0;
 }
 
 void gm_sm_reset(struct gm_gpu *g)
@@ -37,6 +42,7 @@ void gm_sm_reset(struct gm_gpu *g)
 	g->warps_done = 0;
 	g->kernel = NULL;
 	g->ep_active = 0;
+	g->runq_dirty = 1;
 	g->poll_mark = ~0ull;
 	memset(&g->launch, 0, sizeof(g->launch));
 	for (i = 0; i < g->nutlb; i++)
@@ -84,6 +90,7 @@ int gm_launch_from(struct gm_gpu *g, const struct emgpu_launch_desc *d)
 	g->nwarps = warps;
 	g->warps_done = 0;
 	g->ep_active = 0;
+	g->runq_dirty = 1;
 	for (i = 0; i < g->nutlb; i++)
 		g->utlb[i].stalled = 0;
 	for (i = 0; i < warps; i++) {
@@ -126,6 +133,7 @@ void gm_launch_finish(struct gm_gpu *g, uint32_t status)
 	if (status != EMGPU_LAUNCH_DONE)
 		end = gm_max(end, g->now);
 	g->ep_active = 0;
+	g->runq_dirty = 1;
 	for (i = 0; i < g->nutlb; i++)
 		g->utlb[i].stalled = 0;
 	g->fault_pending = 0;
@@ -313,15 +321,23 @@ static enum gm_stop handoff(struct gm_gpu *g, enum gm_stop why)
 static int epoch_begin(struct gm_gpu *g, enum gm_stop *why)
 {
 	gm_time_t h, min = UINT64_MAX;
-	uint32_t i, nrun = 0;
+	uint32_t i, n = 0;
 
-	for (i = 0; i < g->nwarps; i++)
-		if (g->warps[i].state == GM_WARP_RUNNABLE) {
-			nrun++;
-			if (g->warps[i].t < min)
-				min = g->warps[i].t;
-		}
-	if (!nrun) {
+	if (g->runq_dirty) {
+		for (i = 0; i < g->nwarps; i++)
+			if (g->warps[i].state == GM_WARP_RUNNABLE)
+				g->runq[n++] = i;
+		g->runq_dirty = 0;
+	} else {	/* runnable warps only ever stop being so */
+		for (i = 0; i < g->nrunq; i++)
+			if (g->warps[g->runq[i]].state == GM_WARP_RUNNABLE)
+				g->runq[n++] = g->runq[i];
+	}
+	g->nrunq = n;
+	for (i = 0; i < n; i++)
+		if (g->warps[g->runq[i]].t < min)
+			min = g->warps[g->runq[i]].t;
+	if (!n) {
 		if (g->warps_done == g->nwarps) {
 			gm_launch_finish(g, EMGPU_LAUNCH_DONE);
 			g->now = gm_max(g->now, g->launch_start + g->launch_time);
@@ -340,10 +356,42 @@ static int epoch_begin(struct gm_gpu *g, enum gm_stop *why)
 		h = gm_max(g->fault_deadline, g->now + 1);
 	g->ep_active = 1;
 	g->ep_h = h;
-	g->ep_i = 0;
+	g->ep_cur = g->runq;
+	g->ep_ncur = n;
+	g->ep_k = 0;
 	g->ep_n = 0;
+	g->ep_nxt = g->ep_a;
+	g->ep_nnxt = 0;
 	g->ep_progressed = 0;
 	return 0;
+}
+
+/*
+ * Resuming an epoch after gm_run() returned: rebuilds the pass lists from
+ * the warps' states, in case the embedder changed them in between (a
+ * replay makes warps runnable): the rest of this pass is every warp at or
+ * after the current one that can run, the next pass starts with those
+ * before it. This is exactly what a pass over all warps would visit.
+ */
+static void epoch_rescan(struct gm_gpu *g)
+{
+	uint32_t cur = g->ep_k < g->ep_ncur ? g->ep_cur[g->ep_k] : g->nwarps;
+	uint32_t i, nc = 0, nn = 0;
+
+	for (i = 0; i < g->nwarps; i++) {
+		const struct gm_warp *w = &g->warps[i];
+		int can = w->state == GM_WARP_RUNNABLE && w->t < g->ep_h;
+
+		if (i < cur && can)
+			g->ep_b[nn++] = i;
+		else if (i >= cur && (can || (i == cur && g->ep_n)))
+			g->ep_a[nc++] = i;
+	}
+	g->ep_cur = g->ep_a;
+	g->ep_ncur = nc;
+	g->ep_k = 0;
+	g->ep_nxt = g->ep_b;
+	g->ep_nnxt = nn;
 }
 
 enum { EP_DONE, EP_BUDGET, EP_FAILED };
@@ -362,8 +410,9 @@ static int epoch_run(struct gm_gpu *g, uint64_t budget, uint64_t start_acc)
 	int r;
 
 	for (;;) {
-		for (; g->ep_i < g->nwarps; g->ep_i++, g->ep_n = 0) {
-			struct gm_warp *w = &g->warps[g->ep_i];
+		for (; g->ep_k < g->ep_ncur; g->ep_k++, g->ep_n = 0) {
+			uint32_t wi = g->ep_cur[g->ep_k];
+			struct gm_warp *w = &g->warps[wi];
 
 			if (!g->ep_n && (w->state != GM_WARP_RUNNABLE || w->t >= h))
 				continue;
@@ -388,10 +437,16 @@ static int epoch_run(struct gm_gpu *g, uint64_t budget, uint64_t start_acc)
 				return EP_FAILED;
 			}
 			g->ep_progressed = 1;
+			if (w->state == GM_WARP_RUNNABLE && w->t < h)
+				g->ep_nxt[g->ep_nnxt++] = wi;
 		}
 		if (!g->ep_progressed)
 			return EP_DONE;
-		g->ep_i = 0;
+		g->ep_cur = g->ep_nxt;
+		g->ep_ncur = g->ep_nnxt;
+		g->ep_nxt = g->ep_cur == g->ep_a ? g->ep_b : g->ep_a;
+		g->ep_nnxt = 0;
+		g->ep_k = 0;
 		g->ep_progressed = 0;
 	}
 }
@@ -445,6 +500,8 @@ enum gm_stop gm_run(struct gm_gpu *g, uint64_t budget)
 		return GM_STOP_WAIT_SYNC;
 	if (g->launch_status != EMGPU_LAUNCH_RUNNING)
 		return GM_STOP_IDLE;
+	if (g->ep_active)
+		epoch_rescan(g);
 	for (;;) {
 		if (!g->ep_active && epoch_begin(g, &why))
 			return why;
