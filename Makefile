@@ -27,9 +27,11 @@ qemu: deps
 	bash scripts/build-qemu.sh >$(QEMU_PATH).tmp
 	mv $(QEMU_PATH).tmp $(QEMU_PATH)
 
-# Guest side: ember.ko, the guest test program and the image holding them.
+# Guest side: ember.ko, libember + ember-run, the guest test program and the
+# image holding them.
 guest: deps
 	$(MAKE) -C guest-kmod
+	$(MAKE) -C guest-kmod/libember
 	$(MAKE) -C tests/vm $(BUILD)/guest/ember-vmtest
 	$(MAKE) -C images
 

@@ -2,10 +2,10 @@
 # Builds the guest initramfs reproducibly: the same inputs give the same
 # bytes (entries sorted, owners root, every mtime SOURCE_DATE_EPOCH).
 #
-# usage: mkinitramfs.sh OUTPUT.cpio ember.ko ember-vmtest
+# usage: mkinitramfs.sh OUTPUT.cpio ember.ko ember-vmtest ember-run
 set -euo pipefail
 
-out=$1 kmod=$2 vmtest=$3
+out=$1 kmod=$2 vmtest=$3 run=$4
 here=$(cd "$(dirname "$0")" && pwd)
 : "${SOURCE_DATE_EPOCH:=0}"
 
@@ -24,6 +24,7 @@ ln -s busybox "$root/bin/sh"
 install -m 0755 "$here/init" "$root/init"
 install -m 0644 "$kmod" "$root/lib/modules/ember.ko"
 install -m 0755 "$vmtest" "$root/bin/ember-vmtest"
+install -m 0755 "$run" "$root/bin/ember-run"
 
 find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 (cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
