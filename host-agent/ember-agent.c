@@ -28,6 +28,8 @@ static void usage(FILE *f)
 		"  --profile NAME     emgpu profile (default h200-256m)\n"
 		"  --seed N           device seed (default 1)\n"
 		"  --scenarios LIST   guest scenarios, comma-separated (default info)\n"
+		"  --run 'ARGS'       run ember-run ARGS in the guest (e.g. '-k gather -x 1.5')\n"
+		"  --memory MIB       guest RAM (default 512)\n"
 		"  --workdir DIR      logs and results (default results/vm)\n"
 		"  --timeout SEC      kill the VM after SEC seconds (default 120)\n"
 		"  --accel tcg|kvm    accelerator (default tcg)\n"
@@ -114,6 +116,17 @@ static void print_result(json_t *obj)
 	}
 }
 
+/* "-k stream -x 0.5" -> "-k,stream,-x,0.5" for the kernel command line. */
+static char *commas(const char *args)
+{
+	char *s = strdup(args), *p;
+
+	for (p = s; p && *p; p++)
+		if (*p == ' ')
+			*p = ',';
+	return s;
+}
+
 static int cmd_vm(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -123,6 +136,8 @@ static int cmd_vm(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'p' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "scenarios", required_argument, NULL, 'S' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "memory", required_argument, NULL, 'm' },
 		{ "workdir", required_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "accel", required_argument, NULL, 'a' },
@@ -140,6 +155,7 @@ static int cmd_vm(int argc, char **argv)
 	struct em_vm vm;
 	json_t *results, *obj;
 	unsigned int bad;
+	char *run_args = NULL;
 	bool raw = false;
 	size_t i;
 	int c;
@@ -152,6 +168,8 @@ static int cmd_vm(int argc, char **argv)
 		case 'p': cfg.profile = optarg; break;
 		case 's': cfg.seed = strtoull(optarg, NULL, 0); break;
 		case 'S': cfg.scenarios = optarg; break;
+		case 'r': run_args = commas(optarg); cfg.run_args = run_args; break;
+		case 'm': cfg.memory_mib = strtoul(optarg, NULL, 0); break;
 		case 'w': cfg.workdir = optarg; break;
 		case 't': cfg.timeout_s = strtoul(optarg, NULL, 0); break;
 		case 'a': cfg.accel = optarg; break;
@@ -192,6 +210,7 @@ static int cmd_vm(int argc, char **argv)
 		fprintf(stderr, "ember-agent: the VM did not finish cleanly; see %s and %s\n",
 			vm.console_path, vm.qemu_log_path);
 	json_decref(results);
+	free(run_args);
 	return c;
 }
 

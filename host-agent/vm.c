@@ -204,8 +204,9 @@ int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
 		return -EIO;
 	}
 
-	snprintf(append, sizeof(append), "%s ember_scenarios=%s", GUEST_APPEND,
-		 cfg->scenarios ? cfg->scenarios : "");
+	snprintf(append, sizeof(append), "%s ember_scenarios=%s ember_run=%s",
+		 GUEST_APPEND, cfg->scenarios ? cfg->scenarios : "",
+		 cfg->run_args ? cfg->run_args : "");
 	snprintf(device, sizeof(device), "emgpu,id=" EM_VM_GPU_ID ",profile=%s,seed=%" PRIu64 "%s",
 		 cfg->profile, cfg->seed, cfg->device_opts ? cfg->device_opts : "");
 	snprintf(serial0, sizeof(serial0), "file:%s", vm->console_path);
