@@ -452,13 +452,23 @@ static int scenario_managed_badinput(const char *name)
 	return 0;
 }
 
-/* A workload scenario: "<kernel>-<variant>-<factor>x", e.g. stream-uvm-1.5x. */
+/*
+ * A workload scenario: "<kernel>-<variant>-<factor>x[-w<warps>][-p<passes>]",
+ * e.g. stream-uvm-1.5x or gather-static-0.5x-w64.
+ */
 static int scenario_workload(const char *name)
 {
 	struct em_wl_config cfg = { .seed = 1 };
 	struct em_wl_result res;
 	char kernel[16], variant[16];
+	const char *opt;
 
+	for (opt = strstr(name, "x-"); opt; opt = strchr(opt + 1, '-')) {
+		if (opt[1] == 'w')
+			cfg.warps = strtoul(opt + 2, NULL, 10);
+		else if (opt[1] == 'p')
+			cfg.passes = strtoul(opt + 2, NULL, 10);
+	}
 	if (sscanf(name, "%15[a-z]-%15[a-z]-%lfx", kernel, variant, &cfg.factor) != 3) {
 		emit(name, "\"error\":\"bad workload name\"");
 		return -1;
