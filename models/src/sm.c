@@ -324,19 +324,26 @@ static int epoch_begin(struct gm_gpu *g, enum gm_stop *why)
 	uint32_t i, n = 0;
 
 	if (g->runq_dirty) {
-		for (i = 0; i < g->nwarps; i++)
-			if (g->warps[i].state == GM_WARP_RUNNABLE)
+		for (i = 0; i < g->nwarps; i++) {
+			const struct gm_warp *w = &g->warps[i];
+
+			if (w->state == GM_WARP_RUNNABLE) {
 				g->runq[n++] = i;
+				min = w->t < min ? w->t : min;
+			}
+		}
 		g->runq_dirty = 0;
 	} else {	/* runnable warps only ever stop being so */
-		for (i = 0; i < g->nrunq; i++)
-			if (g->warps[g->runq[i]].state == GM_WARP_RUNNABLE)
+		for (i = 0; i < g->nrunq; i++) {
+			const struct gm_warp *w = &g->warps[g->runq[i]];
+
+			if (w->state == GM_WARP_RUNNABLE) {
 				g->runq[n++] = g->runq[i];
+				min = w->t < min ? w->t : min;
+			}
+		}
 	}
 	g->nrunq = n;
-	for (i = 0; i < n; i++)
-		if (g->warps[g->runq[i]].t < min)
-			min = g->warps[g->runq[i]].t;
 	if (!n) {
 		if (g->warps_done == g->nwarps) {
 			gm_launch_finish(g, EMGPU_LAUNCH_DONE);
@@ -407,21 +414,26 @@ static int epoch_run(struct gm_gpu *g, uint64_t budget, uint64_t start_acc)
 {
 	const struct gm_kernel *k = g->kernel;
 	const gm_time_t h = g->ep_h;
+	/* the position, in registers across step() calls; stored on exit */
+	uint32_t pos = g->ep_k, n = g->ep_n;
 	int r;
 
 	for (;;) {
-		for (; g->ep_k < g->ep_ncur; g->ep_k++, g->ep_n = 0) {
-			uint32_t wi = g->ep_cur[g->ep_k];
+		for (; pos < g->ep_ncur; pos++, n = 0) {
+			uint32_t wi = g->ep_cur[pos];
 			struct gm_warp *w = &g->warps[wi];
 
-			if (!g->ep_n && (w->state != GM_WARP_RUNNABLE || w->t >= h))
+			if (!n && (w->state != GM_WARP_RUNNABLE || w->t >= h))
 				continue;
 			for (;;) {
-				if (budget && g->st.accesses - start_acc >= budget)
+				if (budget && g->st.accesses - start_acc >= budget) {
+					g->ep_k = pos;
+					g->ep_n = n;
 					return EP_BUDGET;
+				}
 				r = k->step(g, &g->launch, w);
 				if (r == GM_STEP_MORE) {
-					if (++g->ep_n < GM_SLICE && w->t < h)
+					if (++n < GM_SLICE && w->t < h)
 						continue;
 					break;
 				}
@@ -440,14 +452,17 @@ static int epoch_run(struct gm_gpu *g, uint64_t budget, uint64_t start_acc)
 			if (w->state == GM_WARP_RUNNABLE && w->t < h)
 				g->ep_nxt[g->ep_nnxt++] = wi;
 		}
-		if (!g->ep_progressed)
+		if (!g->ep_progressed) {
+			g->ep_k = pos;
+			g->ep_n = 0;
 			return EP_DONE;
+		}
 		g->ep_cur = g->ep_nxt;
 		g->ep_ncur = g->ep_nnxt;
 		g->ep_nxt = g->ep_cur == g->ep_a ? g->ep_b : g->ep_a;
 		g->ep_nnxt = 0;
-		g->ep_k = 0;
 		g->ep_progressed = 0;
+		pos = 0;
 	}
 }
 
