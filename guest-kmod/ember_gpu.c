@@ -110,6 +110,26 @@ static void ember_gpu_sync(struct ember_gpu *gpu)
 		ember_wr(gpu, EMGPU_REG_SYNC, 1);
 }
 
+/* The policy timer ticked: the running launch's policy gets device time. */
+static void ember_gpu_timer_tick(struct ember_gpu *gpu)
+{
+	struct ember_va_space *vs;
+
+	mutex_lock(&gpu->launch_lock);
+	vs = gpu->launch_vs;
+	if (vs)
+		kref_get(&vs->kref);
+	mutex_unlock(&gpu->launch_lock);
+	ember_stat_inc(vs, timer_ticks);
+	if (!vs)
+		return;
+	down_read(&vs->lock);
+	if (vs->policy->on_timer_tick)
+		vs->policy->on_timer_tick(vs->policy_data, ember_gpu_now_ns(gpu));
+	up_read(&vs->lock);
+	ember_va_space_put(vs);
+}
+
 static void ember_gpu_isr_work(struct work_struct *work)
 {
 	struct ember_gpu *gpu = container_of(work, struct ember_gpu, isr_work);
@@ -127,7 +147,7 @@ static void ember_gpu_isr_work(struct work_struct *work)
 		ember_wr(gpu, EMGPU_REG_AC_CLEAR, EMGPU_AC_CLEAR_ALL);
 	}
 	if (pending & EMGPU_INTR_TIMER)
-		ember_stat_inc(NULL, timer_ticks);
+		ember_gpu_timer_tick(gpu);
 	ember_launch_poll(gpu);
 	ember_gpu_sync(gpu);
 }

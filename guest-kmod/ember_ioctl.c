@@ -412,6 +412,10 @@ static long ember_ioctl_launch(struct ember_va_space *vs, void __user *uarg)
 	desc->seed = l.seed;
 	memcpy(desc->args, l.args, sizeof(desc->args));
 	ember_gpu_set_pdb(gpu, ember_mmu_root_pde(vs));
+	down_read(&vs->lock);
+	ember_wr64(gpu, EMGPU_REG_TIMER_PERIOD_LO, EMGPU_REG_TIMER_PERIOD_HI,
+		   vs->policy->on_timer_tick ? vs->policy->timer_period_ns : 0);
+	up_read(&vs->lock);
 	wmb();	/* the descriptor before the doorbell */
 	ember_wr64(gpu, EMGPU_REG_LAUNCH_DESC_LO, EMGPU_REG_LAUNCH_DESC_HI,
 		   gpu->launch_desc.dma);

@@ -378,15 +378,16 @@ err_free:
 
 /*
  * Services a CPU fault on one page: brings its 64 KiB group back from the
- * GPU if it is there, creates it (zeroed) if it was never touched, and
- * inserts it into the faulting VMA.
+ * GPU if it is there, creates the page (zeroed) if it was never touched,
+ * and inserts the group's host-resident pages into the faulting VMA (fault
+ * around, as TTM does), the faulting page last.
  */
 vm_fault_t ember_block_cpu_fault(struct ember_va_block *block,
 				 struct vm_fault *vmf)
 {
 	DECLARE_BITMAP(mask, EMBER_BLOCK_PAGES);
 	unsigned int i = (vmf->address - block->start) >> PAGE_SHIFT;
-	unsigned int group = round_down(i, EMBER_BIG_PAGES);
+	unsigned int j, group = round_down(i, EMBER_BIG_PAGES);
 	vm_fault_t vret;
 	int ret = 0;
 
@@ -408,6 +409,14 @@ vm_fault_t ember_block_cpu_fault(struct ember_va_block *block,
 	if (ret) {
 		vret = ret == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 		goto out;
+	}
+	for (j = group; j < group + EMBER_BIG_PAGES; j++) {
+		if (j == i || !test_bit(j, block->cpu_resident) ||
+		    test_bit(j, block->cpu_mapped))
+			continue;
+		if (vmf_insert_page(vmf->vma, block_page_va(block, j),
+				    block->pages[j]) == VM_FAULT_NOPAGE)
+			__set_bit(j, block->cpu_mapped);
 	}
 	vret = vmf_insert_page(vmf->vma, vmf->address & PAGE_MASK,
 			       block->pages[i]);
