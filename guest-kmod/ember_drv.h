@@ -33,6 +33,7 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/dma-mapping.h>
 #include <linux/fs.h>
 #include <linux/io.h>
 #include <linux/kref.h>
@@ -138,6 +139,10 @@ struct ember_gpu {
 	struct ember_dma fault_buf;
 	u32 fault_get;
 	struct emgpu_fault_entry *batch;	/* ember_fault_batch_count entries */
+
+	/* access-counter ring: owned by the bottom half too */
+	struct ember_dma ac_buf;
+	u32 ac_get;
 
 	struct workqueue_struct *wq;	/* ordered: the interrupt bottom half */
 	struct work_struct isr_work;
@@ -333,6 +338,11 @@ int ember_block_apply(struct ember_va_block *block,
 
 /* ember_fault.c: the replayable-fault bottom half */
 void ember_fault_service(struct ember_gpu *gpu);
+
+/* ember_notify.c: the access-counter bottom half */
+int ember_notify_setup(struct ember_gpu *gpu);
+void ember_notify_teardown(struct ember_gpu *gpu);
+void ember_notify_service(struct ember_gpu *gpu);
 
 /* ember_ioctl.c */
 long ember_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

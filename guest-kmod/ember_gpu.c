@@ -142,10 +142,7 @@ static void ember_gpu_isr_work(struct work_struct *work)
 
 	/* polled every time, so a lost interrupt only costs latency */
 	ember_fault_service(gpu);
-	if (pending & EMGPU_INTR_ACCESS_COUNTER) {
-		/* no policy consumes notifications yet: re-arm every counter */
-		ember_wr(gpu, EMGPU_REG_AC_CLEAR, EMGPU_AC_CLEAR_ALL);
-	}
+	ember_notify_service(gpu);
 	if (pending & EMGPU_INTR_TIMER)
 		ember_gpu_timer_tick(gpu);
 	ember_launch_poll(gpu);
@@ -444,6 +441,9 @@ static int ember_gpu_setup_rings(struct ember_gpu *gpu)
 		   gpu->ce_sem.dma);
 	gpu->ce_seq = 0;
 
+	if ((gpu->caps & EMGPU_CAP_ACCESS_COUNTERS) && ember_notify_setup(gpu))
+		dev_warn(&gpu->pdev->dev, "no access-counter ring\n");
+
 	ember_wr(gpu, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_FAULT);
 	gpu->hw_thread = EMGPU_DRV_THREAD_FAULT;
 	gpu->ready = true;
@@ -453,13 +453,18 @@ static int ember_gpu_setup_rings(struct ember_gpu *gpu)
 /* Stops the device using our memory before it is freed. */
 static void ember_gpu_quiesce(struct ember_gpu *gpu)
 {
+	int vec;
+
 	ember_wr(gpu, EMGPU_REG_INTR_ENABLE, 0);
 	if (!gpu->ready)
 		return;
 	ember_wr(gpu, EMGPU_REG_FAULT_BUF_CTRL, 0);
 	ember_wr64(gpu, EMGPU_REG_PDB_LO, EMGPU_REG_PDB_HI, 0);
 	gpu->ready = false;
+	for (vec = 0; vec < EMGPU_MSIX_VECTORS; vec++)
+		synchronize_irq(pci_irq_vector(gpu->pdev, vec));
 	cancel_work_sync(&gpu->isr_work);
+	ember_notify_teardown(gpu);
 }
 
 /* The GPU a new VA space uses: the first bound one, or NULL. */
