@@ -598,6 +598,11 @@ static void ember_gpu_remove(struct pci_dev *pdev)
 	/* quiesce the device; devm/pcim release IRQs, vectors and the BAR */
 	ember_gpu_quiesce(gpu);
 	destroy_workqueue(gpu->wq);
+	/* a launch of a file closed while it ran: nothing will complete it */
+	if (gpu->launch_vs) {
+		ember_va_space_put(gpu->launch_vs);
+		gpu->launch_vs = NULL;
+	}
 	ember_gpu_free_rings(gpu);
 	ember_pmm_fini(gpu);
 }

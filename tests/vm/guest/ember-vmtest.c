@@ -569,6 +569,46 @@ static int scenario_interleave(const char *name)
 }
 
 /*
+ * CPU and GPU at once: while a kernel streams over buffer A (asynchronous
+ * launch), the CPU fills and checks buffer B, whose pages a previous
+ * kernel left on the GPU; then A is checked. CPU faults, GPU faults and
+ * copies run concurrently on different blocks.
+ */
+static int scenario_concurrent(const char *name)
+{
+	const size_t n = 16u << 20, words = n / 4;
+	struct ember_launch l = { .kernel = EMBER_KERNEL_STREAM };
+	uint64_t bad_a = 0, bad_b = 0, i;
+	uint32_t *a, *b;
+	int ret;
+
+	ret = emMallocManaged((void **)&a, n);
+	ret = ret ?: emMallocManaged((void **)&b, n);
+	for (i = 0; !ret && i < words; i++) {
+		a[i] = (uint32_t)i;
+		b[i] = 0;
+	}
+	ret = ret ?: gpu_stream(b, n, 1);	/* B now on the GPU */
+	l.args[0] = (uintptr_t)a;
+	l.args[1] = n;
+	l.args[2] = 3;
+	ret = ret ?: emLaunch(&l);
+	for (i = 0; !ret && i < words; i++)
+		bad_b += b[i] != 1;
+	for (i = 0; !ret && i < words; i++)
+		b[i] = (uint32_t)(i ^ 0x5a5a5a5a);
+	for (i = 0; !ret && i < words; i++)
+		bad_b += b[i] != (uint32_t)(i ^ 0x5a5a5a5a);
+	ret = ret ?: emDeviceSynchronize();
+	for (i = 0; !ret && i < words; i++)
+		bad_a += a[i] != (uint32_t)i + 3;
+	emit(name, "\"ret\":%d,\"mismatches_a\":%" PRIu64 ",\"mismatches_b\":%"
+	     PRIu64, ret, bad_a, bad_b);
+	emReset();
+	return 0;
+}
+
+/*
  * Eviction under oversubscription: a 1.5x VRAM stream must evict root
  * chunks on demand, and VRAM is all free again once the memory is freed.
  */
@@ -644,6 +684,7 @@ static const struct {
 	{ "managed_badinput", scenario_managed_badinput },
 	{ "invalid_access", scenario_invalid_access },
 	{ "interleave", scenario_interleave },
+	{ "concurrent", scenario_concurrent },
 	{ "eviction", scenario_eviction },
 	{ "unload_after_use", scenario_unload_after_use },
 };
