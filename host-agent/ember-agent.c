@@ -7,6 +7,8 @@
  *   ember-agent stats --qmp SOCK    print a running emgpu's stats (JSON)
  *   ember-agent inject --qmp SOCK SPEC
  *                                   arm a fault injection ("clear" disarms)
+ *   ember-agent run CONFIG [opts]   run an experiment matrix (resumable)
+ *   ember-agent report DIR          speedup tables vs the paper, and plots
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "matrix.h"
 #include "qmp.h"
+#include "report.h"
 #include "vm.h"
 
 static void usage(FILE *f)
@@ -40,7 +44,82 @@ static void usage(FILE *f)
 		"\n"
 		"Talk to a running VM's emgpu over QMP (a VM booted by `vm` listens on\n"
 		"<workdir>/qmp.sock). SPEC is e.g. kind=ce-error,trigger=event:100,count=1;\n"
-		"\"clear\" disarms every injection.\n");
+		"\"clear\" disarms every injection.\n"
+		"\n"
+		"usage: ember-agent run CONFIG --qemu PATH --kernel PATH --initrd PATH\n"
+		"                   [--results DIR] [--accel tcg|kvm]\n"
+		"       ember-agent report DIR [--paper CSV] [--no-plot]\n"
+		"\n"
+		"`run` boots one VM per combination of the config's apps, variants,\n"
+		"factors and seeds (syntax in host-agent/matrix.h), in parallel, into\n"
+		"DIR/<name>/ (default results/); finished runs are kept, so a rerun\n"
+		"resumes. `report` prints speedups over UVM beside the paper's Table 4\n"
+		"and draws DIR/speedup-<factor>x.png with gnuplot.\n");
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "qemu", required_argument, NULL, 'q' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "initrd", required_argument, NULL, 'i' },
+		{ "results", required_argument, NULL, 'o' },
+		{ "accel", required_argument, NULL, 'a' },
+		{ 0 }
+	};
+	struct em_paths p = { .results = "results" };
+	struct em_matrix m;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'q': p.qemu = optarg; break;
+		case 'k': p.kernel = optarg; break;
+		case 'i': p.initrd = optarg; break;
+		case 'o': p.results = optarg; break;
+		case 'a': p.accel = optarg; break;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1 || !p.qemu || !p.kernel || !p.initrd) {
+		usage(stderr);
+		return 2;
+	}
+	if (em_matrix_load(argv[optind], &m))
+		return 2;
+	c = em_matrix_run(&m, &p);
+	if (c < 0)
+		return 130;
+	if (c)
+		fprintf(stderr, "ember-agent: %d runs did not succeed; their logs are in "
+			"%s/%s/runs/\n", c, p.results, m.name);
+	printf("results: %s/%s/results.jsonl and results.csv\n", p.results, m.name);
+	return c ? 1 : 0;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "paper", required_argument, NULL, 'p' },
+		{ "no-plot", no_argument, NULL, 'n' },
+		{ 0 }
+	};
+	const char *paper = NULL;
+	bool draw = true;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': paper = optarg; break;
+		case 'n': draw = false; break;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	return em_report(argv[optind], paper, draw);
 }
 
 /* stats | inject: one QMP command on a running VM's emgpu. */
@@ -224,6 +303,10 @@ int main(int argc, char **argv)
 		return cmd_vm(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "stats") || !strcmp(argv[1], "inject"))
 		return cmd_qmp(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return cmd_report(argc - 1, argv + 1);
 	fprintf(stderr, "ember-agent: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

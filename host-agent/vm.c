@@ -275,6 +275,10 @@ int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
 
 static void reap(struct em_vm *vm, struct em_vm_outcome *out, int status)
 {
+	bool timed_out = out->timed_out;
+
+	memset(out, 0, sizeof(*out));
+	out->timed_out = timed_out;
 	vm->exited = true;
 	out->wall_s = now_s() - vm->started;
 	if (WIFEXITED(status))
@@ -292,22 +296,19 @@ static void reap(struct em_vm *vm, struct em_vm_outcome *out, int status)
 	close_fifos(vm);
 }
 
-void em_vm_wait_all(struct em_vm **vms, struct em_vm_outcome *outs, size_t n)
+long em_vm_wait_any(struct em_vm **vms, struct em_vm_outcome *outs, size_t n)
 {
-	struct pollfd pfd[16];
-	size_t i, left = 0, np;
+	struct pollfd pfd[64];
+	size_t i, np;
 	int status;
 	pid_t r;
 
-	for (i = 0; i < n; i++) {
-		memset(&outs[i], 0, sizeof(outs[i]));
-		if (vms[i]->pid > 0 && !vms[i]->exited)
-			left++;
-	}
-	while (left) {
-		for (i = np = 0; i < n && np < 16; i++)
+	for (;;) {
+		for (i = np = 0; i < n && np < 64; i++)
 			if (!vms[i]->exited && vms[i]->pid > 0)
 				pfd[np++] = (struct pollfd){ .fd = vms[i]->out_fd, .events = POLLIN };
+		if (!np)
+			return -1;
 		poll(pfd, np, 20);
 		for (i = 0; i < n; i++) {
 			struct em_vm *vm = vms[i];
@@ -318,14 +319,25 @@ void em_vm_wait_all(struct em_vm **vms, struct em_vm_outcome *outs, size_t n)
 			r = waitpid(vm->pid, &status, WNOHANG);
 			if (r == vm->pid) {
 				reap(vm, &outs[i], status);
-				left--;
-			} else if (now_s() >= vm->started + vm->cfg.timeout_s &&
-				   !outs[i].timed_out) {
+				return (long)i;
+			}
+			if (now_s() >= vm->started + vm->cfg.timeout_s &&
+			    !outs[i].timed_out) {
 				outs[i].timed_out = true;
 				kill(vm->pid, SIGKILL);
 			}
 		}
 	}
+}
+
+void em_vm_wait_all(struct em_vm **vms, struct em_vm_outcome *outs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		memset(&outs[i], 0, sizeof(outs[i]));
+	while (em_vm_wait_any(vms, outs, n) >= 0)
+		;
 }
 
 void em_vm_wait(struct em_vm *vm, struct em_vm_outcome *out)

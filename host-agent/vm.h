@@ -85,6 +85,12 @@ int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg);
  * VM's on_line) as they come, killing a VM at its timeout.
  */
 void em_vm_wait_all(struct em_vm **vms, struct em_vm_outcome *outs, size_t n);
+/*
+ * Waits until one of the running VMs exits and returns its index, with its
+ * outcome in outs[index]; -1 when none is running. Clear outs[] before the
+ * first call.
+ */
+long em_vm_wait_any(struct em_vm **vms, struct em_vm_outcome *outs, size_t n);
 void em_vm_wait(struct em_vm *vm, struct em_vm_outcome *out);
 
 /* Sends text to the guest's results port (the guest reads it raw). */

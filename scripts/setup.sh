@@ -27,7 +27,7 @@ packages=(
 	# guest image
 	busybox-static cpio kmod
 	# host tools and tests
-	libcunit1-dev libjansson-dev valgrind
+	libcunit1-dev libjansson-dev valgrind gnuplot-nox
 )
 
 as_root() {

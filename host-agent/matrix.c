@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "matrix.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "vm.h"
+
+#define MAX_JOBS 32
+
+/* The paper's five variants (its Table 3) as ember-run arguments. */
+static const struct {
+	const char *name;
+	const char *args;
+} variants[] = {
+	{ "uvm", "-v uvm" },
+	{ "prefetch", "-v prefetch" },
+	{ "mapped", "-v mapped" },
+	{ "static", "-v static" },
+	{ "adaptive", "-v uvm -P ember" },	/* unchanged program, Ember policy */
+};
+
+const char *em_variant_args(const char *variant)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++)
+		if (!strcmp(variant, variants[i].name))
+			return variants[i].args;
+	return NULL;
+}
+
+/* ---- config ---- */
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int cfg_error(const char *file, unsigned int line, const char *fmt,
+		     const char *arg)
+{
+	fprintf(stderr, "%s:%u: ", file, line);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	return -1;
+}
+
+/* Splits a whitespace-separated list into words[max][len]. */
+static int split_words(char *value, char *words, size_t len, unsigned int max,
+		       unsigned int *n)
+{
+	char *save = NULL, *w;
+
+	*n = 0;
+	for (w = strtok_r(value, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (*n == max || strlen(w) >= len)
+			return -1;
+		strcpy(words + *n * len, w);
+		(*n)++;
+	}
+	return 0;
+}
+
+static int parse_uint(const char *v, unsigned int *out, unsigned int min,
+		      unsigned int max)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(v, &end, 10);
+	if (errno || *end || end == v || x < min || x > max)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
+		     const char *key, char *val)
+{
+	char words[EM_MAX_LIST][32], *end;
+	unsigned int i, n;
+
+	if (!strcmp(key, "name") || !strcmp(key, "profile")) {
+		char *dst = key[0] == 'n' ? m->name : m->profile;
+
+		if (!*val || strlen(val) >= sizeof(m->name) || strpbrk(val, " /\t"))
+			return cfg_error(file, ln, "bad %s (one word, no '/')", key);
+		strcpy(dst, val);
+	} else if (!strcmp(key, "apps")) {
+		if (split_words(val, &m->apps[0][0], 32, EM_MAX_LIST, &m->napps) || !m->napps)
+			return cfg_error(file, ln, "bad apps list%s", "");
+	} else if (!strcmp(key, "variants")) {
+		if (split_words(val, &m->variants[0][0], 32, EM_MAX_LIST, &m->nvariants) ||
+		    !m->nvariants)
+			return cfg_error(file, ln, "bad variants list%s", "");
+		for (i = 0; i < m->nvariants; i++)
+			if (!em_variant_args(m->variants[i]))
+				return cfg_error(file, ln, "unknown variant '%s' (uvm, prefetch, "
+						 "mapped, static, adaptive)", m->variants[i]);
+	} else if (!strcmp(key, "factors") || !strcmp(key, "seeds")) {
+		bool factors = key[0] == 'f';
+
+		if (split_words(val, &words[0][0], 32, EM_MAX_LIST, &n) || !n)
+			return cfg_error(file, ln, "bad %s list", key);
+		for (i = 0; i < n; i++) {
+			errno = 0;
+			if (factors) {
+				m->factors[i] = strtod(words[i], &end);
+				if (errno || *end || !(m->factors[i] > 0 && m->factors[i] <= 64))
+					return cfg_error(file, ln, "bad factor '%s' (0 < f <= 64)",
+							 words[i]);
+			} else {
+				m->seeds[i] = strtoull(words[i], &end, 0);
+				if (errno || *end || end == words[i])
+					return cfg_error(file, ln, "bad seed '%s'", words[i]);
+			}
+		}
+		*(factors ? &m->nfactors : &m->nseeds) = n;
+	} else if (!strcmp(key, "memory")) {
+		if (parse_uint(val, &m->memory_mib, 128, 1 << 20))
+			return cfg_error(file, ln, "bad memory '%s' (MiB, >= 128)", val);
+	} else if (!strcmp(key, "timeout")) {
+		if (parse_uint(val, &m->timeout_s, 1, 86400))
+			return cfg_error(file, ln, "bad timeout '%s' (seconds)", val);
+	} else if (!strcmp(key, "jobs")) {
+		if (parse_uint(val, &m->jobs, 0, MAX_JOBS))
+			return cfg_error(file, ln, "bad jobs '%s' (0 = cores, at most 32)", val);
+	} else if (!strcmp(key, "run_args")) {
+		if (strlen(val) >= sizeof(m->run_args) || strpbrk(val, ","))
+			return cfg_error(file, ln, "bad run_args '%s'", val);
+		strcpy(m->run_args, val);
+	} else if (!strcmp(key, "connect")) {
+		if (split_words(val, &m->connect[0][0], 256, EM_MAX_LIST, &m->nconnect))
+			return cfg_error(file, ln, "bad connect list%s", "");
+	} else {
+		return cfg_error(file, ln, "unknown key '%s'", key);
+	}
+	return 0;
+}
+
+int em_matrix_load(const char *path, struct em_matrix *m)
+{
+	char line[1024], *hash, *eq, *key, *val;
+	unsigned int ln = 0;
+	FILE *f = fopen(path, "re");
+	int ret = 0;
+
+	if (!f) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	memset(m, 0, sizeof(*m));
+	strcpy(m->name, "matrix");
+	strcpy(m->profile, "h200-128m");
+	m->seeds[0] = 1;
+	m->nseeds = 1;
+	m->memory_mib = 1024;
+	m->timeout_s = 600;
+
+	while (!ret && fgets(line, sizeof(line), f)) {
+		ln++;
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		key = trim(line);
+		if (!*key)
+			continue;
+		eq = strchr(key, '=');
+		if (!eq) {
+			ret = cfg_error(path, ln, "expected 'key = value'%s", "");
+			break;
+		}
+		*eq = '\0';
+		val = trim(eq + 1);
+		ret = parse_key(m, path, ln, trim(key), val);
+	}
+	fclose(f);
+	if (!ret && (!m->napps || !m->nvariants || !m->nfactors))
+		ret = cfg_error(path, ln, "apps, variants and factors are required%s", "");
+	return ret;
+}
+
+/* ---- runs ---- */
+
+struct run {
+	char id[160];
+	const char *app, *variant;
+	double factor;
+	uint64_t seed;
+	char dir[4096];
+	char args[512];
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static char *git_commit(void)
+{
+	char buf[64] = "unknown";
+	FILE *p = popen("git rev-parse --short=12 HEAD 2>/dev/null", "r");
+
+	if (p) {
+		if (!fgets(buf, sizeof(buf), p))
+			strcpy(buf, "unknown");
+		pclose(p);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return strdup(buf);
+}
+
+static bool run_finished(const struct run *r)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/result.json", r->dir);
+	return access(path, F_OK) == 0;
+}
+
+/* The ember-run line decides the status: ok, failed (run error or wrong data). */
+static const char *judge(json_t *run, const struct em_vm_outcome *o)
+{
+	if (o->timed_out)
+		return "timeout";
+	if (!run)
+		return "error";
+	if (json_integer_value(json_object_get(run, "ret")) ||
+	    json_integer_value(json_object_get(run, "mismatches")) ||
+	    json_integer_value(json_object_get(run, "result_ok")) == 0)
+		return "failed";
+	return "ok";
+}
+
+/* Writes <dir>/result.json atomically: its presence marks the run done. */
+static void record(const struct em_matrix *m, const struct run *r,
+		   const char *commit, const char *where, const char *results_path,
+		   const struct em_vm_outcome *o)
+{
+	char path[4200], tmp[4300];
+	unsigned int bad;
+	json_t *all = em_results_load(results_path, &bad);
+	json_t *run = all ? em_results_find(all, "run", "kernel") : NULL;
+	json_t *obj = json_pack("{s:s,s:s,s:s,s:f,s:I,s:s,s:s,s:s,s:s,s:f,s:i}",
+				"id", r->id, "app", r->app, "variant", r->variant,
+				"factor", r->factor, "seed", (json_int_t)r->seed,
+				"profile", m->profile, "commit", commit, "host", where,
+				"status", judge(run, o), "wall_s", o->wall_s,
+				"exit_status", o->exit_status);
+
+	if (run)
+		json_object_set(obj, "run", run);
+	snprintf(path, sizeof(path), "%s/result.json", r->dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (!json_dump_file(obj, tmp, JSON_COMPACT | JSON_SORT_KEYS))
+		rename(tmp, path);
+	json_decref(obj);
+	json_decref(all);
+}
+
+static void progress(size_t done, size_t total, size_t running, const struct run *last,
+		     const char *status, double wall)
+{
+	bool tty = isatty(STDERR_FILENO);
+
+	fprintf(stderr, "%s[%zu/%zu] %zu running%s%s%s%s", tty ? "\r\033[K" : "",
+		done, total, running, last ? " | " : "", last ? last->id : "",
+		last ? " " : "", last ? status : "");
+	if (last)
+		fprintf(stderr, " (%.1f s)", wall);
+	if (!tty || done == total)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+static struct run *plan(const struct em_matrix *m, const struct em_paths *p,
+			size_t *n)
+{
+	struct run *runs = calloc((size_t)m->napps * m->nvariants * m->nfactors *
+				  m->nseeds, sizeof(*runs));
+	unsigned int a, v, f, s;
+	size_t k = 0;
+
+	for (a = 0; a < m->napps; a++)
+		for (f = 0; f < m->nfactors; f++)
+			for (v = 0; v < m->nvariants; v++)
+				for (s = 0; s < m->nseeds; s++) {
+					struct run *r = &runs[k++];
+
+					r->app = m->apps[a];
+					r->variant = m->variants[v];
+					r->factor = m->factors[f];
+					r->seed = m->seeds[s];
+					snprintf(r->id, sizeof(r->id), "%s-%s-x%g-s%" PRIu64,
+						 r->app, r->variant, r->factor, r->seed);
+					snprintf(r->dir, sizeof(r->dir), "%s/%s/runs/%s",
+						 p->results, m->name, r->id);
+					snprintf(r->args, sizeof(r->args), "-k %s -x %g -s %" PRIu64 " %s %s",
+						 r->app, r->factor, r->seed,
+						 em_variant_args(r->variant), m->run_args);
+				}
+	*n = k;
+	return runs;
+}
+
+/* "-k a -x 1" -> "-k,a,-x,1": the guest's init splits ember_run= at commas. */
+static void commas(char *s)
+{
+	char *w = s, *p;
+	bool space = true;
+
+	for (p = s; *p; p++) {
+		if (*p == ' ') {
+			if (!space)
+				*w++ = ',';
+			space = true;
+		} else {
+			*w++ = *p;
+			space = false;
+		}
+	}
+	if (w > s && w[-1] == ',')
+		w--;
+	*w = '\0';
+}
+
+/* Merges every run's result.json into results.jsonl and results.csv. */
+static void write_summary(const struct em_matrix *m, const struct em_paths *p,
+			  struct run *runs, size_t n)
+{
+	static const char *const fields[] = {
+		"sim_ns", "faults", "fault_batches", "evictions", "bytes_h2d",
+		"bytes_d2h", "prefetched_bytes", "notifications", "promotions",
+		"mismatches",
+	};
+	char path[4200];
+	FILE *jl, *csv;
+	size_t i, j;
+
+	snprintf(path, sizeof(path), "%s/%s/results.jsonl", p->results, m->name);
+	jl = fopen(path, "we");
+	snprintf(path, sizeof(path), "%s/%s/results.csv", p->results, m->name);
+	csv = fopen(path, "we");
+	if (!jl || !csv) {
+		fprintf(stderr, "ember-agent: cannot write %s\n", path);
+		if (jl)
+			fclose(jl);
+		if (csv)
+			fclose(csv);
+		return;
+	}
+	fprintf(csv, "commit,profile,app,variant,factor,seed,status,wall_s");
+	for (j = 0; j < sizeof(fields) / sizeof(fields[0]); j++)
+		fprintf(csv, ",%s", fields[j]);
+	fputc('\n', csv);
+	for (i = 0; i < n; i++) {
+		char rp[4200];
+		json_t *o, *run;
+		char *line;
+
+		snprintf(rp, sizeof(rp), "%s/result.json", runs[i].dir);
+		o = json_load_file(rp, 0, NULL);
+		if (!o)
+			continue;
+		line = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+		fprintf(jl, "%s\n", line);
+		free(line);
+		run = json_object_get(o, "run");
+		fprintf(csv, "%s,%s,%s,%s,%g,%" JSON_INTEGER_FORMAT ",%s,%.2f",
+			json_string_value(json_object_get(o, "commit")),
+			json_string_value(json_object_get(o, "profile")),
+			runs[i].app, runs[i].variant, runs[i].factor,
+			json_integer_value(json_object_get(o, "seed")),
+			json_string_value(json_object_get(o, "status")),
+			json_real_value(json_object_get(o, "wall_s")));
+		for (j = 0; j < sizeof(fields) / sizeof(fields[0]); j++) {
+			json_t *v = run ? json_object_get(run, fields[j]) : NULL;
+
+			if (json_is_integer(v))
+				fprintf(csv, ",%" JSON_INTEGER_FORMAT, json_integer_value(v));
+			else
+				fputc(',', csv);
+		}
+		fputc('\n', csv);
+		json_decref(o);
+	}
+	fclose(jl);
+	fclose(csv);
+}
+
+int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
+{
+	struct em_vm vms[MAX_JOBS], *active[MAX_JOBS];
+	struct em_vm_outcome outs[MAX_JOBS];
+	size_t slot_run[MAX_JOBS];
+	size_t n, next = 0, done = 0, running = 0, i, skipped = 0;
+	unsigned int jobs = m->jobs;
+	struct run *runs = plan(m, p, &n);
+	char *commit = git_commit();
+	struct sigaction sa = { .sa_handler = on_signal };
+	int failed = 0;
+	long k;
+
+	if (!runs) {
+		free(commit);
+		return -1;
+	}
+	if (!jobs) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+		jobs = cores > 0 ? (unsigned int)cores : 1;
+	}
+	if (jobs > MAX_JOBS)
+		jobs = MAX_JOBS;
+	for (i = 0; i < n; i++)
+		if (run_finished(&runs[i])) {
+			skipped++;
+			done++;
+		}
+	if (skipped)
+		fprintf(stderr, "ember-agent: resuming %s: %zu of %zu runs already finished\n",
+			m->name, skipped, n);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	progress(done, n, 0, NULL, NULL, 0);
+	while (!interrupted && (next < n || running)) {
+		while (!interrupted && running < jobs && next < n) {
+			struct run *r = &runs[next++];
+			struct em_vm_config cfg = {
+				.qemu = p->qemu, .kernel = p->kernel, .initrd = p->initrd,
+				.workdir = r->dir, .profile = m->profile, .accel = p->accel,
+				.seed = r->seed, .memory_mib = m->memory_mib,
+				.timeout_s = m->timeout_s, .run_args = r->args,
+			};
+
+			if (run_finished(r))
+				continue;
+			commas(r->args);
+			if (em_vm_start(&vms[running], &cfg)) {
+				fprintf(stderr, "ember-agent: %s: cannot start QEMU\n", r->id);
+				failed++;
+				continue;
+			}
+			memset(&outs[running], 0, sizeof(outs[running]));
+			active[running] = &vms[running];
+			slot_run[running] = r - runs;
+			running++;
+		}
+		if (!running)
+			break;
+		k = em_vm_wait_any(active, outs, running);
+		if (k < 0)
+			break;
+		{
+			struct run *r = &runs[slot_run[k]];
+			json_t *o;
+			char rp[4200];
+			const char *status;
+
+			record(m, r, commit, "local", vms[k].results_path, &outs[k]);
+			snprintf(rp, sizeof(rp), "%s/result.json", r->dir);
+			o = json_load_file(rp, 0, NULL);
+			status = o ? json_string_value(json_object_get(o, "status")) : "error";
+			if (strcmp(status, "ok"))
+				failed++;
+			done++;
+			running--;
+			progress(done, n, running, r, status, outs[k].wall_s);
+			json_decref(o);
+			/* keep the active set dense: move the last slot into k */
+			if ((size_t)k != running) {
+				vms[k] = vms[running];
+				outs[k] = outs[running];
+				slot_run[k] = slot_run[running];
+			}
+		}
+	}
+	if (interrupted) {
+		for (i = 0; i < running; i++)
+			kill(vms[i].pid, SIGKILL);
+		fprintf(stderr, "\nember-agent: interrupted; %zu runs finished, rerun to resume\n",
+			done);
+		failed = -1;
+	}
+	write_summary(m, p, runs, n);
+	free(runs);
+	free(commit);
+	return failed;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Experiment matrices: a small config file names applications, variants,
+ * oversubscription factors and seeds; every combination is one run, one VM
+ * booting ember-run once. Runs go in parallel up to the cores available;
+ * each finished run leaves <outdir>/runs/<id>/result.json, so an
+ * interrupted matrix resumes where it stopped, and a failed or timed-out
+ * run keeps its logs while the rest goes on.
+ *
+ * Config syntax (one "key = value" per line, '#' starts a comment):
+ *   name      = paper                      # results go to <results>/<name>
+ *   profile   = h200-128m                  # emgpu profile
+ *   apps      = pathfinder kmeans ...      # ember-run kernels
+ *   variants  = uvm prefetch mapped static adaptive
+ *   factors   = 0.5 1.5                    # footprint / VRAM
+ *   seeds     = 1
+ *   memory    = 1024                       # guest RAM, MiB
+ *   timeout   = 600                        # per run, seconds
+ *   jobs      = 0                          # parallel VMs, 0 = cores
+ *   run_args  = -p 2                       # extra ember-run arguments
+ *   connect   = qemu+ssh://host/system ... # libvirt URIs (default: QEMU directly)
+ */
+#ifndef EMBER_AGENT_MATRIX_H
+#define EMBER_AGENT_MATRIX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define EM_MAX_LIST	16
+
+struct em_matrix {
+	char name[64];
+	char profile[64];
+	char apps[EM_MAX_LIST][32];
+	unsigned int napps;
+	char variants[EM_MAX_LIST][32];
+	unsigned int nvariants;
+	double factors[EM_MAX_LIST];
+	unsigned int nfactors;
+	uint64_t seeds[EM_MAX_LIST];
+	unsigned int nseeds;
+	unsigned int memory_mib;
+	unsigned int timeout_s;
+	unsigned int jobs;
+	char run_args[256];
+	char connect[EM_MAX_LIST][256];
+	unsigned int nconnect;
+};
+
+/* Where the built pieces are (the Makefile passes them). */
+struct em_paths {
+	const char *qemu, *kernel, *initrd;
+	const char *results;	/* parent of <name>/ */
+	const char *accel;
+};
+
+/*
+ * Parses a config file. Returns 0, or -1 after printing
+ * "<file>:<line>: <problem>" to stderr.
+ */
+int em_matrix_load(const char *path, struct em_matrix *m);
+
+/* Runs every combination not finished yet; returns the number that failed. */
+int em_matrix_run(const struct em_matrix *m, const struct em_paths *p);
+
+/* The variants the paper compares, and the ember-run arguments of each. */
+const char *em_variant_args(const char *variant);
+
+#endif /* EMBER_AGENT_MATRIX_H */

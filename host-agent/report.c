@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ember-agent report: turns a matrix's results.jsonl into the paper's
+ * comparison: per application and oversubscription factor, each variant's
+ * speedup over stock UVM (modelled kernel time), beside the paper's Table 4
+ * numbers for the same GPU; the geometric means; and a Figure 10-style bar
+ * chart (log scale) drawn by gnuplot.
+ */
+#define _GNU_SOURCE
+#include "report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "matrix.h"
+
+#define MAX_APPS	16
+#define MAX_FACTORS	8
+
+static const char *const variant_order[] = {
+	"uvm", "prefetch", "mapped", "static", "adaptive",
+};
+#define NVARIANTS (sizeof(variant_order) / sizeof(variant_order[0]))
+
+/* Our names -> the paper's (Table 4 rows). */
+static const struct {
+	const char *ours, *paper;
+} app_names[] = {
+	{ "pathfinder", "pathfinder" }, { "kmeans", "kmeans" },
+	{ "conv", "cnn" }, { "bitonic", "bitonic_sort" },
+	{ "radix", "radix_sort" }, { "bfs", "bfs" },
+}, variant_names[] = {
+	{ "uvm", "uvm" }, { "prefetch", "prefetch" }, { "mapped", "uvm_mapped" },
+	{ "static", "ember_static" }, { "adaptive", "ember_adaptive" },
+};
+
+struct cell {
+	double sim_ns;		/* 0: no successful run */
+	const char *status;
+};
+
+struct table {
+	char apps[MAX_APPS][32];
+	size_t napps;
+	double factors[MAX_FACTORS];
+	size_t nfactors;
+	char profile[64];
+	struct cell cells[MAX_APPS][MAX_FACTORS][NVARIANTS];
+};
+
+static const char *map_name(const char *ours, int apps)
+{
+	size_t i, n = apps ? sizeof(app_names) / sizeof(app_names[0]) :
+		      sizeof(variant_names) / sizeof(variant_names[0]);
+
+	for (i = 0; i < n; i++) {
+		const char *o = apps ? app_names[i].ours : variant_names[i].ours;
+
+		if (!strcmp(o, ours))
+			return apps ? app_names[i].paper : variant_names[i].paper;
+	}
+	return NULL;
+}
+
+static int index_of_variant(const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < NVARIANTS; i++)
+		if (!strcmp(v, variant_order[i]))
+			return (int)i;
+	return -1;
+}
+
+static size_t slot(char (*names)[32], size_t *n, size_t max, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	if (*n == max)
+		return max;
+	snprintf(names[*n], 32, "%s", name);
+	return (*n)++;
+}
+
+static size_t factor_slot(struct table *t, double f)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfactors; i++)
+		if (fabs(t->factors[i] - f) < 1e-9)
+			return i;
+	if (t->nfactors == MAX_FACTORS)
+		return MAX_FACTORS;
+	t->factors[t->nfactors] = f;
+	return t->nfactors++;
+}
+
+static int load(const char *dir, struct table *t, json_t **keep)
+{
+	char path[4200];
+	json_t *all = json_array(), *o;
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+
+	snprintf(path, sizeof(path), "%s/results.jsonl", dir);
+	f = fopen(path, "re");
+	if (!f) {
+		fprintf(stderr, "ember-agent: no %s (run the matrix first)\n", path);
+		json_decref(all);
+		return -1;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		const char *app, *variant, *status;
+		size_t a, fi;
+		int v;
+
+		o = json_loads(line, 0, NULL);
+		if (!json_is_object(o)) {
+			json_decref(o);
+			continue;
+		}
+		json_array_append_new(all, o);
+		app = json_string_value(json_object_get(o, "app"));
+		variant = json_string_value(json_object_get(o, "variant"));
+		status = json_string_value(json_object_get(o, "status"));
+		if (!app || !variant || !status || (v = index_of_variant(variant)) < 0)
+			continue;
+		snprintf(t->profile, sizeof(t->profile), "%s",
+			 json_string_value(json_object_get(o, "profile")) ?: "?");
+		a = slot(t->apps, &t->napps, MAX_APPS, app);
+		fi = factor_slot(t, json_real_value(json_object_get(o, "factor")));
+		if (a == MAX_APPS || fi == MAX_FACTORS)
+			continue;
+		t->cells[a][fi][v].status = status;
+		if (!strcmp(status, "ok"))
+			t->cells[a][fi][v].sim_ns = (double)json_integer_value(
+				json_object_get(json_object_get(o, "run"), "sim_ns"));
+	}
+	free(line);
+	fclose(f);
+	*keep = all;
+	return 0;
+}
+
+/* The paper's seconds for (gpu, size, app, variant); *capped for ">1800". */
+static double paper_seconds(const char *csv, const char *gpu, double factor,
+			    const char *app, const char *variant, int *capped)
+{
+	char line[256], size[16], want_size[16];
+	const char *papp = map_name(app, 1), *pvar = map_name(variant, 0);
+	double val = 0;
+	FILE *f;
+
+	*capped = 0;
+	if (!csv || !papp || !pvar)
+		return 0;
+	f = fopen(csv, "re");
+	if (!f)
+		return 0;
+	snprintf(want_size, sizeof(want_size), "%gx", factor);
+	while (fgets(line, sizeof(line), f)) {
+		char g[32], ap[32], va[32], sec[32];
+
+		if (line[0] == '#' ||
+		    sscanf(line, "%15[^,],%31[^,],%31[^,],%31[^,],%31s", size, g, ap,
+			   va, sec) != 5)
+			continue;
+		if (strcmp(size, want_size) || strcmp(g, gpu) || strcmp(ap, papp) ||
+		    strcmp(va, pvar))
+			continue;
+		*capped = sec[0] == '>';
+		val = strtod(sec + *capped, NULL);
+		break;
+	}
+	fclose(f);
+	return val;
+}
+
+/* The profile's base GPU name ("h200-128m" -> "h200"). */
+static void base_gpu(const char *profile, char *out, size_t len)
+{
+	snprintf(out, len, "%s", profile);
+	out[strcspn(out, "-")] = '\0';
+}
+
+static void print_tables(const struct table *t, const char *paper_csv, FILE *out)
+{
+	char gpu[64];
+	size_t a, f, v;
+
+	base_gpu(t->profile, gpu, sizeof(gpu));
+	for (f = 0; f < t->nfactors; f++) {
+		double logsum[NVARIANTS] = { 0 }, plogsum[NVARIANTS] = { 0 };
+		unsigned int cnt[NVARIANTS] = { 0 }, pcnt[NVARIANTS] = { 0 };
+
+		fprintf(out, "\nSpeedup over UVM at %gx (profile %s; paper's %s in brackets)\n",
+			t->factors[f], t->profile, gpu);
+		fprintf(out, "%-12s", "app");
+		for (v = 1; v < NVARIANTS; v++)
+			fprintf(out, " %18s", variant_order[v]);
+		fprintf(out, " %14s\n", "uvm ms");
+		for (a = 0; a < t->napps; a++) {
+			const struct cell *uvm = &t->cells[a][f][0];
+			int capped_u, capped_v;
+			double pu = paper_seconds(paper_csv, gpu, t->factors[f], t->apps[a],
+						  "uvm", &capped_u);
+
+			fprintf(out, "%-12s", t->apps[a]);
+			for (v = 1; v < NVARIANTS; v++) {
+				const struct cell *c = &t->cells[a][f][v];
+				double pv = paper_seconds(paper_csv, gpu, t->factors[f],
+							  t->apps[a], variant_order[v],
+							  &capped_v);
+				char ours[24] = "-", theirs[24] = "";
+
+				if (c->sim_ns > 0 && uvm->sim_ns > 0) {
+					double s = uvm->sim_ns / c->sim_ns;
+
+					snprintf(ours, sizeof(ours), "%.2f", s);
+					logsum[v] += log(s);
+					cnt[v]++;
+				} else if (c->status) {
+					snprintf(ours, sizeof(ours), "%s", c->status);
+				}
+				if (pu > 0 && pv > 0) {
+					/* a capped time bounds the speedup only one way */
+					snprintf(theirs, sizeof(theirs), "[%s%.2f]",
+						 capped_u && !capped_v ? ">" :
+						 capped_v && !capped_u ? "<" :
+						 capped_u ? "~" : "", pu / pv);
+					plogsum[v] += log(pu / pv);
+					pcnt[v]++;
+				}
+				fprintf(out, " %8s %9s", ours, theirs);
+			}
+			if (uvm->sim_ns > 0)
+				fprintf(out, " %14.3f\n", uvm->sim_ns / 1e6);
+			else
+				fprintf(out, " %14s\n", uvm->status ? uvm->status : "-");
+		}
+		fprintf(out, "%-12s", "geomean");
+		for (v = 1; v < NVARIANTS; v++) {
+			char ours[24] = "-", theirs[24] = "";
+
+			if (cnt[v])
+				snprintf(ours, sizeof(ours), "%.2f", exp(logsum[v] / cnt[v]));
+			if (pcnt[v])
+				snprintf(theirs, sizeof(theirs), "[%.2f]",
+					 exp(plogsum[v] / pcnt[v]));
+			fprintf(out, " %8s %9s", ours, theirs);
+		}
+		fputc('\n', out);
+	}
+}
+
+/* Figure 10-style clustered bars of speedup over UVM, log scale, one PNG per factor. */
+static int plot(const struct table *t, const char *dir)
+{
+	char path[4200], cmd[8600];
+	size_t a, f, v;
+	bool first;
+	FILE *d, *g;
+	int rc = 0;
+
+	for (f = 0; f < t->nfactors; f++) {
+		snprintf(path, sizeof(path), "%s/speedup-%gx.dat", dir, t->factors[f]);
+		d = fopen(path, "we");
+		if (!d)
+			return -1;
+		fprintf(d, "# app");
+		for (v = 1; v < NVARIANTS; v++)
+			fprintf(d, " %s", variant_order[v]);
+		fputc('\n', d);
+		for (a = 0; a < t->napps; a++) {
+			const struct cell *uvm = &t->cells[a][f][0];
+
+			fprintf(d, "%s", t->apps[a]);
+			for (v = 1; v < NVARIANTS; v++) {
+				const struct cell *c = &t->cells[a][f][v];
+
+				if (c->sim_ns > 0 && uvm->sim_ns > 0)
+					fprintf(d, " %g", uvm->sim_ns / c->sim_ns);
+				else
+					fprintf(d, " NaN");
+			}
+			fputc('\n', d);
+		}
+		fclose(d);
+
+		snprintf(path, sizeof(path), "%s/speedup-%gx.gp", dir, t->factors[f]);
+		g = fopen(path, "we");
+		if (!g)
+			return -1;
+		fprintf(g,
+			"set terminal pngcairo size 1000,500 noenhanced\n"
+			"set output '%s/speedup-%gx.png'\n"
+			"set title 'Speedup over UVM at %gx (%s, modelled time)'\n"
+			"set style data histograms\n"
+			"set style histogram clustered gap 1\n"
+			"set style fill solid 0.8 border -1\n"
+			"set logscale y\n"
+			"set ylabel 'speedup over UVM (log)'\n"
+			"set grid ytics\n"
+			"set key top left\n"
+			"set xtics nomirror\n"
+			"plot",
+			dir, t->factors[f], t->factors[f], t->profile);
+		/* only variants with a value: gnuplot refuses an empty series */
+		for (v = 1, first = true; v < NVARIANTS; v++) {
+			for (a = 0; a < t->napps; a++)
+				if (t->cells[a][f][v].sim_ns > 0 && t->cells[a][f][0].sim_ns > 0)
+					break;
+			if (a == t->napps)
+				continue;
+			fprintf(g, "%s '%s/speedup-%gx.dat' using %zu:xtic(1) title '%s'",
+				first ? "" : ",", dir, t->factors[f], v + 1, variant_order[v]);
+			first = false;
+		}
+		fputc('\n', g);
+		fclose(g);
+		if (first) {
+			fprintf(stderr, "ember-agent: nothing to plot at %gx\n", t->factors[f]);
+			continue;
+		}
+		snprintf(cmd, sizeof(cmd), "gnuplot '%s' 2>&1", path);
+		fflush(stdout);
+		if (system(cmd)) {
+			fprintf(stderr, "ember-agent: gnuplot failed on %s\n", path);
+			rc = -1;
+		} else {
+			printf("plot: %s/speedup-%gx.png\n", dir, t->factors[f]);
+		}
+	}
+	return rc;
+}
+
+int em_report(const char *dir, const char *paper_csv, bool draw)
+{
+	struct table *t = calloc(1, sizeof(*t));
+	json_t *all = NULL;
+	char path[4200];
+	FILE *out;
+	int rc;
+
+	if (!t || load(dir, t, &all)) {
+		free(t);
+		return 1;
+	}
+	print_tables(t, paper_csv, stdout);
+	snprintf(path, sizeof(path), "%s/table.txt", dir);
+	out = fopen(path, "we");
+	if (out) {
+		print_tables(t, paper_csv, out);
+		fclose(out);
+	}
+	rc = draw ? plot(t, dir) : 0;
+	json_decref(all);
+	free(t);
+	return rc ? 1 : 0;
+}

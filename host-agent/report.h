@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef EMBER_AGENT_REPORT_H
+#define EMBER_AGENT_REPORT_H
+
+#include <stdbool.h>
+
+/*
+ * Prints (and writes to <dir>/table.txt) the speedup-over-UVM tables of the
+ * matrix in dir, beside the paper's Table 4 (paper_csv, may be NULL), and
+ * with draw, renders <dir>/speedup-<factor>x.png with gnuplot. 0 or 1.
+ */
+int em_report(const char *dir, const char *paper_csv, bool draw);
+
+#endif /* EMBER_AGENT_REPORT_H */
