@@ -26,12 +26,14 @@ static irqreturn_t ember_gpu_irq(int irq, void *data)
 	u32 status;
 	int vec;
 
-	status = ember_rd(gpu, EMGPU_REG_INTR_STATUS) & EMGPU_INTR_ALL;
-	if (!status)
-		return IRQ_NONE;
-	ember_wr(gpu, EMGPU_REG_INTR_STATUS, status);	/* write-1-to-clear */
-
 	spin_lock_irqsave(&gpu->irq_lock, flags);
+	status = ember_rd(gpu, EMGPU_REG_INTR_STATUS) & EMGPU_INTR_ALL;
+	if (!status) {
+		spin_unlock_irqrestore(&gpu->irq_lock, flags);
+		/* MSI-X vectors are ours alone: the bottom half took it */
+		return gpu->ready ? IRQ_HANDLED : IRQ_NONE;
+	}
+	ember_wr(gpu, EMGPU_REG_INTR_STATUS, status);	/* write-1-to-clear */
 	for (vec = 0; vec < EMGPU_MSIX_VECTORS; vec++)
 		if (status & BIT(vec))
 			gpu->irq_count[vec]++;
@@ -100,14 +102,46 @@ static int ember_gpu_setup_irqs(struct ember_gpu *gpu)
 
 /* ---- bottom half ---- */
 
+#define EMBER_INTR_WORK	(EMGPU_INTR_ALL & ~EMGPU_INTR_ERROR)
+
+/* Takes the causes the ISR saw, and those raised since it last ran. */
+static u32 ember_gpu_take_pending(struct ember_gpu *gpu)
+{
+	u32 pending, status;
+
+	spin_lock_irq(&gpu->irq_lock);
+	status = ember_rd(gpu, EMGPU_REG_INTR_STATUS) & EMBER_INTR_WORK;
+	if (status)
+		ember_wr(gpu, EMGPU_REG_INTR_STATUS, status);
+	pending = gpu->irq_pending | status;
+	gpu->irq_pending = 0;
+	spin_unlock_irq(&gpu->irq_lock);
+	return pending;
+}
+
 /*
  * In lockstep the device stops at every event that needs the driver and
- * waits for SYNC; hand the clock back once everything pending is serviced.
+ * waits for SYNC, frozen. Hand the clock back only when nothing it raised
+ * or queued before freezing is left unserviced, so every event is handled
+ * at the same modelled time in every run.
  */
-static void ember_gpu_sync(struct ember_gpu *gpu)
+static bool ember_gpu_try_sync(struct ember_gpu *gpu)
 {
-	if (ember_rd(gpu, EMGPU_REG_SYNC_STATUS) & EMGPU_SYNC_WAITING)
-		ember_wr(gpu, EMGPU_REG_SYNC, 1);
+	bool idle;
+
+	if (!(ember_rd(gpu, EMGPU_REG_SYNC_STATUS) & EMGPU_SYNC_WAITING))
+		return true;
+	spin_lock_irq(&gpu->irq_lock);
+	idle = !gpu->irq_pending &&
+	       !(ember_rd(gpu, EMGPU_REG_INTR_STATUS) & EMBER_INTR_WORK);
+	spin_unlock_irq(&gpu->irq_lock);
+	if (!idle ||
+	    ember_rd(gpu, EMGPU_REG_FAULT_BUF_PUT) != gpu->fault_get ||
+	    (gpu->ac_buf.cpu &&
+	     ember_rd(gpu, EMGPU_REG_AC_BUF_PUT) != gpu->ac_get))
+		return false;
+	ember_wr(gpu, EMGPU_REG_SYNC, 1);
+	return true;
 }
 
 /* The policy timer ticked: the running launch's policy gets device time. */
@@ -133,20 +167,21 @@ static void ember_gpu_timer_tick(struct ember_gpu *gpu)
 static void ember_gpu_isr_work(struct work_struct *work)
 {
 	struct ember_gpu *gpu = container_of(work, struct ember_gpu, isr_work);
+	unsigned int rounds;
 	u32 pending;
 
-	spin_lock_irq(&gpu->irq_lock);
-	pending = gpu->irq_pending;
-	gpu->irq_pending = 0;
-	spin_unlock_irq(&gpu->irq_lock);
-
-	/* polled every time, so a lost interrupt only costs latency */
-	ember_fault_service(gpu);
-	ember_notify_service(gpu);
-	if (pending & EMGPU_INTR_TIMER)
-		ember_gpu_timer_tick(gpu);
-	ember_launch_poll(gpu);
-	ember_gpu_sync(gpu);
+	for (rounds = 0; rounds < 1000; rounds++) {
+		pending = ember_gpu_take_pending(gpu);
+		/* the rings are polled every time: a lost interrupt costs latency */
+		ember_fault_service(gpu);
+		ember_notify_service(gpu);
+		if (pending & EMGPU_INTR_TIMER)
+			ember_gpu_timer_tick(gpu);
+		ember_launch_poll(gpu);
+		if (ember_gpu_try_sync(gpu))
+			return;
+	}
+	ember_gpu_kick(gpu);	/* still busy: yield the worker, come back */
 }
 
 /* Runs the bottom half even without an interrupt (lost-interrupt watchdog). */
