@@ -62,12 +62,27 @@ vm-test: all
 	$(VMTEST) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) --initrd $(INITRD) \
 		--outdir $(BUILD)/vm-test --accel $(ACCEL)
 
-# For now: boot a VM with emgpu and show what the guest driver sees.
+# The main job: the paper's comparison matrix (host-agent/matrices/), then
+# the speedup table beside the paper's Table 4 and the plots. Resumable:
+# rerunning skips finished runs; `make run-clean` starts over.
+MATRIX ?= host-agent/matrices/paper.conf
+RESULTS ?= results
 run: all
+	$(AGENT) run $(MATRIX) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) \
+		--initrd $(INITRD) --results $(RESULTS) --accel $(ACCEL); \
+	rc=$$?; name=$$(sed -n 's/^name *= *//p' $(MATRIX)); \
+	$(AGENT) report $(RESULTS)/$$name --paper host-agent/paper-table4.csv; \
+	exit $$rc
+
+run-clean:
+	rm -rf $(RESULTS)/$$(sed -n 's/^name *= *//p' $(MATRIX))
+
+# Boot one VM with emgpu and show what the guest driver sees.
+info: all
 	$(AGENT) vm --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) --initrd $(INITRD) \
-		--profile $(PROFILE) --scenarios info --workdir $(BUILD)/run --accel $(ACCEL)
+		--profile $(PROFILE) --scenarios info --workdir $(BUILD)/info --accel $(ACCEL)
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest bench vm-test run clean
+.PHONY: all deps model qemu guest host test unit qtest bench vm-test run run-clean info clean
