@@ -12,3 +12,11 @@ src/kernels/table.c
 src/kernels/stream.c
 src/kernels/gather.c
 src/kernels/hotset.c
+src/kernels/pathfinder.c
+src/kernels/kmeans.c
+src/kernels/conv.c
+src/kernels/bitonic.c
+src/kernels/radix.c
+src/kernels/bfs.c
+src/kernels/gemv.c
+src/kernels/colscan.c

@@ -345,12 +345,93 @@ _Static_assert(sizeof(struct emgpu_launch_desc) == 80, "launch descriptor");
  *          random percentage, else to the window's current page, which
  *          advances after `reuse` accesses (Ember paper, Figures 11 and 16).
  *          Read-only. Result: sum of the first word of every line read.
+ *
+ * The application kernels (the Ember paper's section 7.3 workloads, plus
+ * proxies for LLM decode and SSB queries). Multi-phase algorithms run one
+ * phase per launch: the launch's completion is the barrier between phases,
+ * and the driver (guest) launches the kernel once per phase with the
+ * phase in the arguments. Every kernel writes its results to memory;
+ * 32-bit words are little-endian.
+ *  PATHFINDER: args[0] wall VA (rows x cols u32, row-major), [1] rows,
+ *          [2] cols (multiple of 32), [3] row r (1 <= r < rows), [4] prev
+ *          VA, [5] next VA (cols u32 each). One DP row: next[c] =
+ *          wall[r][c] + min(prev[c-1], prev[c], prev[c+1]) (missing
+ *          neighbours ignored). Row 1 reads prev = wall row 0. Line i goes
+ *          to warp i % warps. Result: sum of next[].
+ *  KMEANS: args[0] points VA (n points x 4 u32 coordinates, 16 bytes
+ *          each), [1] n (multiple of 8), [2] centroids VA (one line: 4
+ *          centroids x 4 u32 at words 0..15, counts at words 16..19),
+ *          [3] membership VA (n u32), [4] accum VA (two lines: 16 u64
+ *          coordinate sums, then 4 u64 counts; zero before the first
+ *          iteration), [5] mode. Mode 0 (assign) reads every point, writes
+ *          its nearest centroid (squared distance, ties to the lower index)
+ *          to membership and adds per-warp sums into accum with an atomic
+ *          read-modify-write per line; result: sum of the distances.
+ *          Mode 1 (update, warp 0) sets each centroid to sum / count
+ *          (unchanged when empty), writes the counts, zeroes accum;
+ *          result: sum of the new coordinates. One iteration = mode 0
+ *          then mode 1.
+ *  CONV:   args[0] in VA (channels x height x width u32, planar), [1]
+ *          height, [2] width (multiple of 32), [3] channels (1..3), [4]
+ *          weights VA (one line: channels x 3 x 3 int32, row-major), [5]
+ *          out VA (height x width u32). out[y][x] = max(0, sum over c, dy,
+ *          dx of w[c][dy][dx] * in[c][y+dy-1][x+dx-1]), zero padding. Output
+ *          line o goes to warp o % warps. Result: sum of out[].
+ *  BITONIC: args[0] buf VA (u32 keys), [1] bytes (lines = bytes / 128),
+ *          [2] segment lines S (power of two dividing lines; G = lines / S
+ *          interleaved segments: segment g is lines g, g + G, g + 2G, ...),
+ *          [3] k, [4] j: one pass of the bitonic network over every
+ *          segment's 32 S elements. j >= 32 (power of two < k): compare-
+ *          exchange of lines j / 32 apart (the strided pass). j == 0: every
+ *          stage of block size k with stride < 32, inside each line; k ==
+ *          32 does blocks 2..32 (sorts each line). Ascending where element
+ *          index & k == 0. Passes for k = 32, then for k = 64 .. 32 S: j =
+ *          k / 2 .. 32, then 0, sort each segment ascending. Result: sum of
+ *          the keys.
+ *  RADIX:  args[0] src VA, [1] n keys (u32, multiple of 32), [2] dst VA,
+ *          [3] hist VA (chunks x 16 u32, 64 bytes each), [4] shift (digit =
+ *          key >> shift & 15), [5] mode, [6] chunks C (chunk c = key lines
+ *          [c L / C, (c + 1) L / C), to warp c % warps). One LSD pass of 4
+ *          bits = three launches: mode 0 counts each chunk's digits into
+ *          hist; mode 1 (warp 0) turns hist into each chunk's first output
+ *          index per digit; mode 2 scatters src to dst (stable), a store per
+ *          run of equal digits in a line. Result: mode 0/1 0, mode 2 sum of
+ *          key x (1 + index) over dst.
+ *  BFS:    args[0] row_ptr VA ((vertices + 1) u64), [1] vertices (multiple
+ *          of 32), [2] col VA (edges u64), [3] edges, [4] level VA
+ *          (vertices u32, 0xffffffff = unvisited), [5] cur. One level of a
+ *          top-down BFS: every vertex whose level is cur sets each
+ *          unvisited neighbour to cur + 1. Level line i to warp i % warps.
+ *          Result: the number of vertices at level cur (0: BFS is done).
+ *  GEMV:   args[0] W VA (rows x cols int8, row-major), [1] rows (multiple
+ *          of 4), [2] cols (multiple of 128), [3] x VA (cols int8), [4] y VA
+ *          (rows bytes), [5] shift. One decode token: y[r] = (u8)(sum of
+ *          W[r][c] x[c] (int32, as u32) >> shift). Rows go to warps in
+ *          groups of 4. Every launch re-reads all weights. Result: sum of
+ *          the int32 dot products (as u32).
+ *  COLSCAN: args[0] table VA (columns of rows u32 each, column c at table
+ *          + c rows 4), [1] rows (multiple of 512), [2] columns (1..16),
+ *          [3] out VA (rows / 32 u64), [4] query: filter columns f1 [7:0],
+ *          f2 [15:8], f3 [23:16], aggregate columns a [31:24], b [39:32]
+ *          (0xff: no filter; b 0xff: factor 1), [5..7] the filters'
+ *          inclusive ranges, lo [31:0] hi [63:32]. For each line of 32 rows
+ *          writes sum of a * b (u64) over rows passing every filter; a
+ *          column is read only while some row of the line still passes.
+ *          Result: the sum over all rows.
  */
 enum emgpu_kernel_id {
 	EMGPU_KERNEL_NONE = 0,
 	EMGPU_KERNEL_STREAM = 1,	/* args: buf VA, bytes, passes */
 	EMGPU_KERNEL_GATHER = 2,	/* args: src VA, src bytes, dst VA, count */
 	EMGPU_KERNEL_HOTSET = 3,	/* args: buf VA, bytes, window, random %, reuse, passes */
+	EMGPU_KERNEL_PATHFINDER = 4,	/* args: wall VA, rows, cols, row, prev VA, next VA */
+	EMGPU_KERNEL_KMEANS = 5,	/* args: points VA, n, centroids VA, membership VA, accum VA, mode */
+	EMGPU_KERNEL_CONV = 6,		/* args: in VA, height, width, channels, weights VA, out VA */
+	EMGPU_KERNEL_BITONIC = 7,	/* args: buf VA, bytes, segment lines, k, j */
+	EMGPU_KERNEL_RADIX = 8,		/* args: src VA, n, dst VA, hist VA, shift, mode, chunks */
+	EMGPU_KERNEL_BFS = 9,		/* args: row_ptr VA, vertices, col VA, edges, level VA, cur */
+	EMGPU_KERNEL_GEMV = 10,		/* args: W VA, rows, cols, x VA, y VA, shift */
+	EMGPU_KERNEL_COLSCAN = 11,	/* args: table VA, rows, columns, out VA, query, 3 ranges */
 };
 
 /* ---------------------------------------------------------------------------

@@ -12,11 +12,27 @@
 extern const struct gm_kernel gm_kernel_stream;
 extern const struct gm_kernel gm_kernel_gather;
 extern const struct gm_kernel gm_kernel_hotset;
+extern const struct gm_kernel gm_kernel_pathfinder;
+extern const struct gm_kernel gm_kernel_kmeans;
+extern const struct gm_kernel gm_kernel_conv;
+extern const struct gm_kernel gm_kernel_bitonic;
+extern const struct gm_kernel gm_kernel_radix;
+extern const struct gm_kernel gm_kernel_bfs;
+extern const struct gm_kernel gm_kernel_gemv;
+extern const struct gm_kernel gm_kernel_colscan;
 
 static const struct gm_kernel *const kernels[] = {
 	[EMGPU_KERNEL_STREAM] = &gm_kernel_stream,
 	[EMGPU_KERNEL_GATHER] = &gm_kernel_gather,
 	[EMGPU_KERNEL_HOTSET] = &gm_kernel_hotset,
+	[EMGPU_KERNEL_PATHFINDER] = &gm_kernel_pathfinder,
+	[EMGPU_KERNEL_KMEANS] = &gm_kernel_kmeans,
+	[EMGPU_KERNEL_CONV] = &gm_kernel_conv,
+	[EMGPU_KERNEL_BITONIC] = &gm_kernel_bitonic,
+	[EMGPU_KERNEL_RADIX] = &gm_kernel_radix,
+	[EMGPU_KERNEL_BFS] = &gm_kernel_bfs,
+	[EMGPU_KERNEL_GEMV] = &gm_kernel_gemv,
+	[EMGPU_KERNEL_COLSCAN] = &gm_kernel_colscan,
 };
 
 const struct gm_kernel *gm_kernel_find(uint32_t id)
