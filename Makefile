@@ -44,7 +44,13 @@ test: all
 	$(MAKE) unit
 	$(MAKE) qtest
 	$(MAKE) -C images check-reproducible
+	$(MAKE) libvirt-test
 	$(MAKE) vm-test
+
+# ember-agent through libvirt's C API, against a private libvirtd.
+libvirt-test: all
+	bash tests/libvirt/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
+		$(BUILD)/libvirt-test
 
 # The CUnit suite, run under valgrind (memory errors fail it).
 unit: deps
@@ -85,4 +91,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest bench vm-test run run-clean info clean
+.PHONY: all deps model qemu guest host test unit qtest libvirt-test bench vm-test run run-clean info clean

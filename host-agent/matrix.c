@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "libvirt_run.h"
 #include "vm.h"
 
 #define MAX_JOBS 32
@@ -201,15 +202,6 @@ int em_matrix_load(const char *path, struct em_matrix *m)
 
 /* ---- runs ---- */
 
-struct run {
-	char id[160];
-	const char *app, *variant;
-	double factor;
-	uint64_t seed;
-	char dir[4096];
-	char args[512];
-};
-
 static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig)
@@ -232,7 +224,7 @@ static char *git_commit(void)
 	return strdup(buf);
 }
 
-static bool run_finished(const struct run *r)
+static bool run_finished(const struct em_run *r)
 {
 	char path[4200];
 
@@ -241,7 +233,7 @@ static bool run_finished(const struct run *r)
 }
 
 /* The ember-run line decides the status: ok, failed (run error or wrong data). */
-static const char *judge(json_t *run, const struct em_vm_outcome *o)
+static const char *judge(json_t *run, const struct em_run_outcome *o)
 {
 	if (o->timed_out)
 		return "timeout";
@@ -254,34 +246,36 @@ static const char *judge(json_t *run, const struct em_vm_outcome *o)
 	return "ok";
 }
 
-/* Writes <dir>/result.json atomically: its presence marks the run done. */
-static void record(const struct em_matrix *m, const struct run *r,
-		   const char *commit, const char *where, const char *results_path,
-		   const struct em_vm_outcome *o)
+const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
+			  const char *commit, const char *results_path,
+			  const struct em_run_outcome *o)
 {
 	char path[4200], tmp[4300];
 	unsigned int bad;
 	json_t *all = em_results_load(results_path, &bad);
 	json_t *run = all ? em_results_find(all, "run", "kernel") : NULL;
+	const char *status = judge(run, o);
 	json_t *obj = json_pack("{s:s,s:s,s:s,s:f,s:I,s:s,s:s,s:s,s:s,s:f,s:i}",
 				"id", r->id, "app", r->app, "variant", r->variant,
 				"factor", r->factor, "seed", (json_int_t)r->seed,
-				"profile", m->profile, "commit", commit, "host", where,
-				"status", judge(run, o), "wall_s", o->wall_s,
+				"profile", m->profile, "commit", commit, "host", o->host,
+				"status", status, "wall_s", o->wall_s,
 				"exit_status", o->exit_status);
 
 	if (run)
 		json_object_set(obj, "run", run);
+	/* result.json appears atomically: its presence marks the run done */
 	snprintf(path, sizeof(path), "%s/result.json", r->dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (!json_dump_file(obj, tmp, JSON_COMPACT | JSON_SORT_KEYS))
 		rename(tmp, path);
 	json_decref(obj);
 	json_decref(all);
+	return status;
 }
 
-static void progress(size_t done, size_t total, size_t running, const struct run *last,
-		     const char *status, double wall)
+void em_run_progress(size_t done, size_t total, size_t running,
+		     const struct em_run *last, const char *status, double wall)
 {
 	bool tty = isatty(STDERR_FILENO);
 
@@ -295,10 +289,10 @@ static void progress(size_t done, size_t total, size_t running, const struct run
 	fflush(stderr);
 }
 
-static struct run *plan(const struct em_matrix *m, const struct em_paths *p,
+static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 			size_t *n)
 {
-	struct run *runs = calloc((size_t)m->napps * m->nvariants * m->nfactors *
+	struct em_run *runs = calloc((size_t)m->napps * m->nvariants * m->nfactors *
 				  m->nseeds, sizeof(*runs));
 	unsigned int a, v, f, s;
 	size_t k = 0;
@@ -307,7 +301,7 @@ static struct run *plan(const struct em_matrix *m, const struct em_paths *p,
 		for (f = 0; f < m->nfactors; f++)
 			for (v = 0; v < m->nvariants; v++)
 				for (s = 0; s < m->nseeds; s++) {
-					struct run *r = &runs[k++];
+					struct em_run *r = &runs[k++];
 
 					r->app = m->apps[a];
 					r->variant = m->variants[v];
@@ -348,7 +342,7 @@ static void commas(char *s)
 
 /* Merges every run's result.json into results.jsonl and results.csv. */
 static void write_summary(const struct em_matrix *m, const struct em_paths *p,
-			  struct run *runs, size_t n)
+			  struct em_run *runs, size_t n)
 {
 	static const char *const fields[] = {
 		"sim_ns", "faults", "fault_batches", "evictions", "bytes_h2d",
@@ -417,7 +411,7 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 	size_t slot_run[MAX_JOBS];
 	size_t n, next = 0, done = 0, running = 0, i, skipped = 0;
 	unsigned int jobs = m->jobs;
-	struct run *runs = plan(m, p, &n);
+	struct em_run *runs = plan(m, p, &n);
 	char *commit = git_commit();
 	struct sigaction sa = { .sa_handler = on_signal };
 	int failed = 0;
@@ -444,11 +438,17 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 			m->name, skipped, n);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (m->nconnect) {
+		for (i = 0; i < n; i++)
+			commas(runs[i].args);
+		failed = em_libvirt_run_matrix(m, p, runs, n, commit, done, &interrupted);
+		goto out;
+	}
 
-	progress(done, n, 0, NULL, NULL, 0);
+	em_run_progress(done, n, 0, NULL, NULL, 0);
 	while (!interrupted && (next < n || running)) {
 		while (!interrupted && running < jobs && next < n) {
-			struct run *r = &runs[next++];
+			struct em_run *r = &runs[next++];
 			struct em_vm_config cfg = {
 				.qemu = p->qemu, .kernel = p->kernel, .initrd = p->initrd,
 				.workdir = r->dir, .profile = m->profile, .accel = p->accel,
@@ -475,21 +475,20 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 		if (k < 0)
 			break;
 		{
-			struct run *r = &runs[slot_run[k]];
-			json_t *o;
-			char rp[4200];
-			const char *status;
+			struct em_run *r = &runs[slot_run[k]];
+			struct em_run_outcome o = {
+				.timed_out = outs[k].timed_out,
+				.exit_status = outs[k].exit_status,
+				.wall_s = outs[k].wall_s, .host = "local",
+			};
+			const char *status = em_run_record(m, r, commit,
+							   vms[k].results_path, &o);
 
-			record(m, r, commit, "local", vms[k].results_path, &outs[k]);
-			snprintf(rp, sizeof(rp), "%s/result.json", r->dir);
-			o = json_load_file(rp, 0, NULL);
-			status = o ? json_string_value(json_object_get(o, "status")) : "error";
 			if (strcmp(status, "ok"))
 				failed++;
 			done++;
 			running--;
-			progress(done, n, running, r, status, outs[k].wall_s);
-			json_decref(o);
+			em_run_progress(done, n, running, r, status, o.wall_s);
 			/* keep the active set dense: move the last slot into k */
 			if ((size_t)k != running) {
 				vms[k] = vms[running];
@@ -505,6 +504,7 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 			done);
 		failed = -1;
 	}
+out:
 	write_summary(m, p, runs, n);
 	free(runs);
 	free(commit);

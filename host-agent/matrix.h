@@ -24,6 +24,7 @@
 #define EMBER_AGENT_MATRIX_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define EM_MAX_LIST	16
@@ -54,6 +55,16 @@ struct em_paths {
 	const char *accel;
 };
 
+/* One combination of the matrix. */
+struct em_run {
+	char id[160];
+	const char *app, *variant;
+	double factor;
+	uint64_t seed;
+	char dir[4096];		/* logs and result.json */
+	char args[512];		/* ember-run arguments, comma-separated */
+};
+
 /*
  * Parses a config file. Returns 0, or -1 after printing
  * "<file>:<line>: <problem>" to stderr.
@@ -65,5 +76,26 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p);
 
 /* The variants the paper compares, and the ember-run arguments of each. */
 const char *em_variant_args(const char *variant);
+
+/* Outcome of one run however it ran (QEMU directly or through libvirt). */
+struct em_run_outcome {
+	bool timed_out;
+	int exit_status;
+	double wall_s;
+	const char *host;	/* "local" or the libvirt URI */
+};
+
+/*
+ * Records a finished run: judges the guest's results file and writes
+ * <dir>/result.json. Returns the status ("ok", "failed", "error",
+ * "timeout"), a static string.
+ */
+const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
+			  const char *commit, const char *results_path,
+			  const struct em_run_outcome *o);
+
+/* Prints the progress line after a run finished (last may be NULL). */
+void em_run_progress(size_t done, size_t total, size_t running,
+		     const struct em_run *last, const char *status, double wall);
 
 #endif /* EMBER_AGENT_MATRIX_H */

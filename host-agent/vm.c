@@ -16,7 +16,10 @@
 #include <unistd.h>
 
 /* Firmware comes from Debian's packages (qemu-system-data, seabios). */
-static const char *const firmware_dirs[] = { "/usr/share/qemu", "/usr/share/seabios" };
+const char *const em_vm_firmware_dirs[EM_VM_FIRMWARE_DIRS] = {
+	"/usr/share/qemu", "/usr/share/seabios",
+};
+#define firmware_dirs em_vm_firmware_dirs
 
 /* Kernel command line: a warning or oops stops the run (and QEMU, via -no-reboot). */
 #define GUEST_APPEND "console=ttyS0 panic_on_warn=1 oops=panic panic=-1"
@@ -27,6 +30,19 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void em_vm_cmdline(const struct em_vm_config *cfg, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s ember_scenarios=%s ember_run=%s", GUEST_APPEND,
+		 cfg->scenarios ? cfg->scenarios : "",
+		 cfg->run_args ? cfg->run_args : "");
+}
+
+void em_vm_device(const struct em_vm_config *cfg, char *buf, size_t len)
+{
+	snprintf(buf, len, "emgpu,id=" EM_VM_GPU_ID ",profile=%s,seed=%" PRIu64 "%s",
+		 cfg->profile, cfg->seed, cfg->device_opts ? cfg->device_opts : "");
 }
 
 static int path_in(char *dst, size_t len, const char *dir, const char *name)
@@ -204,11 +220,8 @@ int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
 		return -EIO;
 	}
 
-	snprintf(append, sizeof(append), "%s ember_scenarios=%s ember_run=%s",
-		 GUEST_APPEND, cfg->scenarios ? cfg->scenarios : "",
-		 cfg->run_args ? cfg->run_args : "");
-	snprintf(device, sizeof(device), "emgpu,id=" EM_VM_GPU_ID ",profile=%s,seed=%" PRIu64 "%s",
-		 cfg->profile, cfg->seed, cfg->device_opts ? cfg->device_opts : "");
+	em_vm_cmdline(cfg, append, sizeof(append));
+	em_vm_device(cfg, device, sizeof(device));
 	snprintf(serial0, sizeof(serial0), "file:%s", vm->console_path);
 	snprintf(serial1, sizeof(serial1), "pipe:%s", fifo);
 	snprintf(qmp, sizeof(qmp), "unix:%s,server=on,wait=off", vm->qmp_path);

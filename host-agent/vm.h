@@ -66,6 +66,14 @@ struct em_vm_outcome {
 	double wall_s;
 };
 
+/* Firmware directories QEMU needs (-L), from Debian's packages. */
+#define EM_VM_FIRMWARE_DIRS 2
+extern const char *const em_vm_firmware_dirs[EM_VM_FIRMWARE_DIRS];
+
+/* The guest kernel command line and the -device emgpu option of a config. */
+void em_vm_cmdline(const struct em_vm_config *cfg, char *buf, size_t len);
+void em_vm_device(const struct em_vm_config *cfg, char *buf, size_t len);
+
 /* mkdir -p; returns 0 or -errno (with a message on stderr). */
 int em_mkdir_p(const char *path);
 
