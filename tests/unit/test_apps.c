@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The application kernels (pathfinder, kmeans, conv, bitonic, radix, bfs,
+ * gemv, colscan) run through the model on small inputs, one launch per
+ * phase as the guest does, with pages mapped on first touch (faults
+ * replayed) or up front, and every output word compared with a CPU
+ * reference computed here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpumodel/kernel.h"
+#include "tests.h"
+
+struct app {
+	struct th *t;
+	uint64_t next;		/* bump allocator over VA_BASE */
+	int fault;		/* map on first touch */
+	unsigned int faults;
+};
+
+static void map_on_fault(struct th *t, uint64_t va, void *ctx)
+{
+	struct app *a = ctx;
+
+	th_map(t, va & ~4095ull, EMGPU_APERTURE_SYSMEM,
+	       TH_DATA + ((va & ~4095ull) - VA_BASE), 12, 0);
+	a->faults++;
+}
+
+static void app_init(struct app *a, int fault)
+{
+	memset(a, 0, sizeof(*a));
+	a->t = th_new("h200-256m", 7, 0);
+	a->next = VA_BASE;
+	a->fault = fault;
+	if (fault)
+		th_enable_faults(a->t, 64);
+}
+
+/* A zeroed buffer of bytes (rounded up to 4 KiB); its VA. */
+static uint64_t app_alloc(struct app *a, uint64_t bytes)
+{
+	uint64_t va = a->next, off;
+
+	bytes = (bytes + 4095) & ~4095ull;
+	a->next += bytes;
+	CU_ASSERT_FATAL(a->next - VA_BASE <= TH_SYS_SIZE - TH_DATA);
+	if (!a->fault)
+		for (off = 0; off < bytes; off += 4096)
+			th_map(a->t, va + off, EMGPU_APERTURE_SYSMEM,
+			       TH_DATA + (va + off - VA_BASE), 12, 0);
+	return va;
+}
+
+static void *app_ptr(struct app *a, uint64_t va)
+{
+	return a->t->sys + TH_DATA + (va - VA_BASE);
+}
+
+/* One phase: launch and run to completion; the launch result. */
+static uint64_t app_run(struct app *a, uint32_t kernel, uint32_t warps,
+			const uint64_t *args, int nargs)
+{
+	CU_ASSERT_EQUAL(th_launch(a->t, kernel, warps, 3, args, nargs),
+			EMGPU_LAUNCH_RUNNING);
+	CU_ASSERT_EQUAL(th_run_to_end(a->t, map_on_fault, a, NULL),
+			EMGPU_LAUNCH_DONE);
+	return gm_launch_result(a->t->g);
+}
+
+static uint32_t rnd(uint64_t *s)
+{
+	*s = gm_mix64(*s);
+	return (uint32_t)(*s >> 16);
+}
+
+/* ---- pathfinder ---- */
+
+static void test_pathfinder(void)
+{
+	enum { R = 9, C = 256 };
+	struct app a;
+	uint64_t wall, buf[2], s = 1, res = 0, sum;
+	uint32_t *wp, ref[2][C], *prev, *next;
+	int r, c, n;
+
+	app_init(&a, 1);
+	wall = app_alloc(&a, R * C * 4);
+	buf[0] = app_alloc(&a, C * 4);
+	buf[1] = app_alloc(&a, C * 4);
+	wp = app_ptr(&a, wall);
+	for (n = 0; n < R * C; n++)
+		wp[n] = rnd(&s) % 10;
+	memcpy(ref[0], wp, sizeof(ref[0]));
+	for (r = 1; r < R; r++) {
+		uint64_t args[6] = { wall, R, C, (uint64_t)r,
+				     r == 1 ? wall : buf[r % 2], buf[(r + 1) % 2] };
+
+		prev = ref[(r + 1) % 2];
+		next = ref[r % 2];
+		for (sum = 0, c = 0; c < C; c++) {
+			uint32_t m = prev[c];
+
+			if (c > 0 && prev[c - 1] < m)
+				m = prev[c - 1];
+			if (c + 1 < C && prev[c + 1] < m)
+				m = prev[c + 1];
+			next[c] = wp[r * C + c] + m;
+			sum += next[c];
+		}
+		res = app_run(&a, EMGPU_KERNEL_PATHFINDER, 5, args, 6);
+		CU_ASSERT_EQUAL(res, sum);
+	}
+	/* the last row went to buf[R % 2]: compare it and its reference */
+	next = app_ptr(&a, buf[(R - 1 + 1) % 2]);
+	for (c = 0; c < C; c++)
+		CU_ASSERT_EQUAL(next[c], ref[(R - 1) % 2][c]);
+	CU_ASSERT(a.faults > 0);
+	th_free(a.t);
+}
+
+/* ---- kmeans ---- */
+
+static void test_kmeans(void)
+{
+	enum { N = 1600, K = 4, D = 4, IT = 3 };
+	struct app a;
+	uint64_t pts, cent, memb, acc, s = 2, sums[K][D], cnt[K];
+	uint32_t *pp, *cp, *mp, rc[K][D], rm[N];
+	int it, p, c, d;
+
+	app_init(&a, 1);
+	pts = app_alloc(&a, N * 16);
+	cent = app_alloc(&a, 128);
+	memb = app_alloc(&a, N * 4);
+	acc = app_alloc(&a, 256);
+	pp = app_ptr(&a, pts);
+	cp = app_ptr(&a, cent);
+	mp = app_ptr(&a, memb);
+	for (p = 0; p < N; p++)
+		for (d = 0; d < D; d++)
+			pp[p * D + d] = (uint32_t)(p % K) * 10000 + rnd(&s) % 9000;
+	for (c = 0; c < K; c++)
+		for (d = 0; d < D; d++)
+			cp[c * D + d] = rc[c][d] = pp[c * 7 * D + d];
+	for (it = 0; it < IT; it++) {
+		uint64_t args0[6] = { pts, N, cent, memb, acc, 0 };
+		uint64_t args1[6] = { pts, N, cent, memb, acc, 1 };
+
+		memset(sums, 0, sizeof(sums));
+		memset(cnt, 0, sizeof(cnt));
+		for (p = 0; p < N; p++) {
+			uint64_t best = UINT64_MAX, dist;
+			int bc = 0;
+
+			for (c = 0; c < K; c++) {
+				for (dist = 0, d = 0; d < D; d++) {
+					int64_t x = (int64_t)pp[p * D + d] - rc[c][d];
+
+					dist += (uint64_t)(x * x);
+				}
+				if (dist < best) {
+					best = dist;
+					bc = c;
+				}
+			}
+			rm[p] = (uint32_t)bc;
+			cnt[bc]++;
+			for (d = 0; d < D; d++)
+				sums[bc][d] += pp[p * D + d];
+		}
+		for (c = 0; c < K; c++)
+			for (d = 0; d < D; d++)
+				if (cnt[c])
+					rc[c][d] = (uint32_t)(sums[c][d] / cnt[c]);
+		app_run(&a, EMGPU_KERNEL_KMEANS, 6, args0, 6);
+		app_run(&a, EMGPU_KERNEL_KMEANS, 6, args1, 6);
+		for (p = 0; p < N; p++)
+			CU_ASSERT_EQUAL(mp[p], rm[p]);
+		for (c = 0; c < K; c++) {
+			CU_ASSERT_EQUAL(cp[16 + c], cnt[c]);
+			for (d = 0; d < D; d++)
+				CU_ASSERT_EQUAL(cp[c * D + d], rc[c][d]);
+		}
+	}
+	for (p = 0; p < 64; p++)	/* accum left zeroed */
+		CU_ASSERT_EQUAL(((uint32_t *)app_ptr(&a, acc))[p], 0);
+	th_free(a.t);
+}
+
+/* ---- conv ---- */
+
+static void test_conv(void)
+{
+	enum { H = 20, W = 96, CH = 3 };
+	struct app a;
+	uint64_t in, wt, out, s = 3, sum = 0;
+	uint32_t *ip, *wp, *op;
+	int y, x, c, dy, dx;
+
+	app_init(&a, 1);
+	in = app_alloc(&a, CH * H * W * 4);
+	wt = app_alloc(&a, 128);
+	out = app_alloc(&a, H * W * 4);
+	ip = app_ptr(&a, in);
+	wp = app_ptr(&a, wt);
+	op = app_ptr(&a, out);
+	for (x = 0; x < CH * H * W; x++)
+		ip[x] = rnd(&s) % 256;
+	for (x = 0; x < 9 * CH; x++)
+		wp[x] = (uint32_t)((int32_t)(rnd(&s) % 9) - 4);
+	{
+		uint64_t args[6] = { in, H, W, CH, wt, out };
+
+		CU_ASSERT_EQUAL(app_run(&a, EMGPU_KERNEL_CONV, 7, args, 6),
+				app_run(&a, EMGPU_KERNEL_CONV, 7, args, 6));
+	}
+	for (y = 0; y < H; y++)
+		for (x = 0; x < W; x++) {
+			int32_t v = 0;
+
+			for (c = 0; c < CH; c++)
+				for (dy = -1; dy <= 1; dy++)
+					for (dx = -1; dx <= 1; dx++) {
+						if (y + dy < 0 || y + dy >= H ||
+						    x + dx < 0 || x + dx >= W)
+							continue;
+						v += (int32_t)wp[9 * c + 3 * (dy + 1) + dx + 1] *
+						     (int32_t)ip[(c * H + y + dy) * W + x + dx];
+					}
+			v = v > 0 ? v : 0;
+			sum += (uint32_t)v;
+			CU_ASSERT_EQUAL(op[y * W + x], (uint32_t)v);
+		}
+	CU_ASSERT_EQUAL(gm_launch_result(a.t->g), sum);
+	th_free(a.t);
+}
+
+/* ---- bitonic ---- */
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static void bitonic_case(uint64_t lines, uint64_t seg, uint32_t warps, int fault)
+{
+	struct app a;
+	uint64_t buf, s = 4, k, j, g, e, G = lines / seg;
+	uint32_t *p, *ref;
+
+	app_init(&a, fault);
+	buf = app_alloc(&a, lines * 128);
+	p = app_ptr(&a, buf);
+	for (e = 0; e < lines * 32; e++)
+		p[e] = rnd(&s) % 5000;	/* duplicates too */
+	ref = malloc(seg * 128);
+	{
+		uint64_t args[5] = { buf, lines * 128, seg, 32, 0 };
+
+		app_run(&a, EMGPU_KERNEL_BITONIC, warps, args, 5);
+	}
+	for (k = 64; k <= 32 * seg; k *= 2) {
+		for (j = k / 2; j >= 32; j /= 2) {
+			uint64_t args[5] = { buf, lines * 128, seg, k, j };
+
+			app_run(&a, EMGPU_KERNEL_BITONIC, warps, args, 5);
+		}
+		{
+			uint64_t args[5] = { buf, lines * 128, seg, k, 0 };
+
+			app_run(&a, EMGPU_KERNEL_BITONIC, warps, args, 5);
+		}
+	}
+	/* regenerate each segment's input, sort it, compare */
+	for (g = 0; g < G; g++) {
+		uint64_t s2 = 4, idx;
+
+		for (idx = 0; idx < lines * 32; idx++) {
+			uint32_t v = rnd(&s2) % 5000;
+
+			if ((idx / 32) % G == g)
+				ref[((idx / 32) / G) * 32 + idx % 32] = v;
+		}
+		qsort(ref, seg * 32, 4, cmp_u32);
+		for (e = 0; e < seg * 32; e++)
+			CU_ASSERT_EQUAL(p[(g + G * (e / 32)) * 32 + e % 32], ref[e]);
+	}
+	free(ref);
+	th_free(a.t);
+}
+
+static void test_bitonic(void)
+{
+	bitonic_case(16, 16, 5, 1);	/* one sort of 512 keys */
+	bitonic_case(24, 8, 3, 0);	/* 3 interleaved segments */
+	bitonic_case(64, 64, 0, 1);	/* default warps, more than pairs */
+}
+
+/* ---- radix ---- */
+
+static void test_radix(void)
+{
+	enum { N = 32 * 40, CHUNKS = 5 };
+	struct app a;
+	uint64_t src, dst, hist, s = 5, sh, sum = 0, res = 0;
+	uint32_t *sp, ref[N];
+	int i;
+
+	app_init(&a, 1);
+	src = app_alloc(&a, N * 4);
+	dst = app_alloc(&a, N * 4);
+	hist = app_alloc(&a, CHUNKS * 64);
+	sp = app_ptr(&a, src);
+	for (i = 0; i < N; i++)
+		ref[i] = sp[i] = rnd(&s) & 0xffff;
+	for (sh = 0; sh < 16; sh += 4) {
+		uint64_t from = sh % 8 ? dst : src, to = sh % 8 ? src : dst;
+		uint64_t args[7] = { from, N, to, hist, sh, 0, CHUNKS };
+
+		app_run(&a, EMGPU_KERNEL_RADIX, 3, args, 7);
+		args[5] = 1;
+		app_run(&a, EMGPU_KERNEL_RADIX, 3, args, 7);
+		args[5] = 2;
+		res = app_run(&a, EMGPU_KERNEL_RADIX, 3, args, 7);
+	}
+	qsort(ref, N, 4, cmp_u32);
+	for (i = 0; i < N; i++) {
+		CU_ASSERT_EQUAL(sp[i], ref[i]);
+		sum += (uint64_t)ref[i] * (uint64_t)(i + 1);
+	}
+	CU_ASSERT_EQUAL(res, sum);
+	CU_ASSERT(a.faults > 0);
+	th_free(a.t);
+}
+
+/* ---- bfs ---- */
+
+static void test_bfs(void)
+{
+	enum { V = 32 * 20, MAXD = 7 };
+	struct app a;
+	uint64_t rp, col, lev, s = 6, e = 0, *rpp, *cp, cur, res;
+	uint32_t *lp, ref[V], queue[V], qh = 0, qt = 0, front;
+	int v, d, deg;
+
+	app_init(&a, 1);
+	rp = app_alloc(&a, (V + 1) * 8);
+	col = app_alloc(&a, V * MAXD * 8);
+	lev = app_alloc(&a, V * 4);
+	rpp = app_ptr(&a, rp);
+	cp = app_ptr(&a, col);
+	lp = app_ptr(&a, lev);
+	for (v = 0; v < V; v++) {
+		rpp[v] = e;
+		deg = (int)(rnd(&s) % MAXD);
+		for (d = 0; d < deg; d++)
+			cp[e++] = rnd(&s) % V;
+	}
+	rpp[V] = e;
+	for (v = 0; v < V; v++)
+		lp[v] = ref[v] = 0xffffffffu;
+	lp[0] = ref[0] = 0;
+	queue[qt++] = 0;
+	while (qh < qt) {
+		uint32_t x = queue[qh++];
+		uint64_t k;
+
+		for (k = rpp[x]; k < rpp[x + 1]; k++)
+			if (ref[cp[k]] == 0xffffffffu) {
+				ref[cp[k]] = ref[x] + 1;
+				queue[qt++] = (uint32_t)cp[k];
+			}
+	}
+	for (cur = 0;; cur++) {
+		uint64_t args[6] = { rp, V, col, e, lev, cur };
+
+		for (front = 0, v = 0; v < V; v++)
+			front += ref[v] == cur;
+		res = app_run(&a, EMGPU_KERNEL_BFS, 9, args, 6);
+		CU_ASSERT_EQUAL(res, front);
+		if (!res)
+			break;
+	}
+	CU_ASSERT(cur > 2);
+	for (v = 0; v < V; v++)
+		CU_ASSERT_EQUAL(lp[v], ref[v]);
+	th_free(a.t);
+}
+
+/* ---- gemv ---- */
+
+static void test_gemv(void)
+{
+	enum { N = 256, T = 3 };
+	struct app a;
+	uint64_t wt, x[T + 1], s = 8;
+	int8_t *wp, ref[N], nx[N];
+	int t, r, c;
+
+	app_init(&a, 1);
+	wt = app_alloc(&a, N * N);
+	for (t = 0; t <= T; t++)
+		x[t] = app_alloc(&a, N);
+	wp = app_ptr(&a, wt);
+	for (r = 0; r < N * N; r++)
+		wp[r] = (int8_t)(rnd(&s) % 16 - 8);
+	for (c = 0; c < N; c++)
+		ref[c] = ((int8_t *)app_ptr(&a, x[0]))[c] = (int8_t)rnd(&s);
+	for (t = 0; t < T; t++) {
+		uint64_t args[6] = { wt, N, N, x[t], x[t + 1], 7 }, sum = 0;
+
+		for (r = 0; r < N; r++) {
+			int32_t acc = 0;
+
+			for (c = 0; c < N; c++)
+				acc += wp[r * N + c] * ref[c];
+			nx[r] = (int8_t)(uint8_t)((uint32_t)acc >> 7);
+			sum += (uint32_t)acc;
+		}
+		memcpy(ref, nx, N);
+		CU_ASSERT_EQUAL(app_run(&a, EMGPU_KERNEL_GEMV, 6, args, 6), sum);
+		for (r = 0; r < N; r++)
+			CU_ASSERT_EQUAL(((int8_t *)app_ptr(&a, x[t + 1]))[r], ref[r]);
+	}
+	th_free(a.t);
+}
+
+/* ---- colscan ---- */
+
+static void test_colscan(void)
+{
+	enum { N = 1024, NC = 5 };
+	struct app a;
+	uint64_t tab, out, s = 9, *op;
+	uint32_t *tp;
+	int q, i, x;
+	/* filters (col, lo, hi) x 3, then a, b */
+	static const uint32_t qs[2][11] = {
+		{ 0, 100, 400, 1, 1, 3, 2, 0, 24, 3, 1 },
+		{ 2, 10, 30, 0xff, 0, 0, 0xff, 0, 0, 4, 0xff },
+	};
+
+	app_init(&a, 0);
+	tab = app_alloc(&a, NC * N * 4);
+	out = app_alloc(&a, N / 4);
+	tp = app_ptr(&a, tab);
+	op = app_ptr(&a, out);
+	for (i = 0; i < N; i++) {
+		tp[0 * N + i] = rnd(&s) % 2557;		/* date */
+		tp[1 * N + i] = rnd(&s) % 11;		/* discount */
+		tp[2 * N + i] = 1 + rnd(&s) % 50;	/* quantity */
+		tp[3 * N + i] = rnd(&s) % 100000;	/* price */
+		tp[4 * N + i] = rnd(&s);		/* revenue */
+	}
+	for (q = 0; q < 2; q++) {
+		const uint32_t *d = qs[q];
+		uint64_t args[8] = {
+			tab, N, NC, out,
+			d[0] | (uint64_t)d[3] << 8 | (uint64_t)d[6] << 16 |
+			(uint64_t)d[9] << 24 | (uint64_t)d[10] << 32,
+			d[1] | (uint64_t)d[2] << 32, d[4] | (uint64_t)d[5] << 32,
+			d[7] | (uint64_t)d[8] << 32,
+		}, total = 0;
+
+		CU_ASSERT_EQUAL(th_launch(a.t, EMGPU_KERNEL_COLSCAN, 4, 0, args, 8),
+				EMGPU_LAUNCH_RUNNING);
+		CU_ASSERT_EQUAL(th_run_to_end(a.t, NULL, NULL, NULL), EMGPU_LAUNCH_DONE);
+		for (i = 0; i < N / 32; i++) {
+			uint64_t sum = 0;
+
+			for (x = i * 32; x < i * 32 + 32; x++) {
+				int f, ok = 1;
+
+				for (f = 0; f < 3; f++)
+					if (d[3 * f] != 0xff &&
+					    (tp[d[3 * f] * N + x] < d[3 * f + 1] ||
+					     tp[d[3 * f] * N + x] > d[3 * f + 2]))
+						ok = 0;
+				if (ok)
+					sum += (uint64_t)tp[d[9] * N + x] *
+					       (d[10] != 0xff ? tp[d[10] * N + x] : 1);
+			}
+			CU_ASSERT_EQUAL(op[i], sum);
+			total += sum;
+		}
+		CU_ASSERT(total > 0);
+		CU_ASSERT_EQUAL(gm_launch_result(a.t->g), total);
+	}
+	th_free(a.t);
+}
+
+/* Malformed arguments fail the launch, never run. */
+static void test_app_bad_args(void)
+{
+	struct th *t = th_new("h200-256m", 1, 0);
+	uint64_t bit[5] = { VA_BASE, 24 * 128, 16, 32, 0 };	/* 16 does not divide 24 */
+	uint64_t pf[6] = { VA_BASE, 4, 64, 4, VA_BASE, VA_BASE };	/* row >= rows */
+	uint64_t rx[7] = { VA_BASE, 64, VA_BASE, VA_BASE, 30, 0, 1 };	/* shift > 28 */
+	uint64_t cs[8] = { VA_BASE, 512, 2, VA_BASE, 0xff000000ull, 0, 0, 0 };
+
+	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_BITONIC, 1, 0, bit, 5), EMGPU_LAUNCH_ERROR);
+	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_PATHFINDER, 1, 0, pf, 6), EMGPU_LAUNCH_ERROR);
+	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_RADIX, 1, 0, rx, 7), EMGPU_LAUNCH_ERROR);
+	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_COLSCAN, 1, 0, cs, 8), EMGPU_LAUNCH_ERROR);
+	th_free(t);
+}
+
+void add_apps_suite(void)
+{
+	CU_pSuite s = CU_add_suite("apps", NULL, NULL);
+
+	CU_add_test(s, "pathfinder rows vs CPU DP", test_pathfinder);
+	CU_add_test(s, "kmeans iterations vs CPU Lloyd", test_kmeans);
+	CU_add_test(s, "conv layer vs CPU convolution", test_conv);
+	CU_add_test(s, "bitonic sort vs qsort per segment", test_bitonic);
+	CU_add_test(s, "radix sort passes vs qsort", test_radix);
+	CU_add_test(s, "bfs levels vs CPU BFS", test_bfs);
+	CU_add_test(s, "gemv tokens vs CPU GEMV", test_gemv);
+	CU_add_test(s, "colscan queries vs CPU filter-aggregate", test_colscan);
+	CU_add_test(s, "malformed app arguments fail the launch", test_app_bad_args);
+}
