@@ -83,6 +83,7 @@ struct ember_chunk {
 	struct ember_va_block *block;	/* owner; also changed under its lock */
 	u64 last_used_ns;		/* when the owner last became resident */
 	bool evicting;			/* an evictor holds a ref on the owner */
+	bool retired;			/* poisoned: never handed out again */
 };
 
 struct ember_pmm {
@@ -92,6 +93,7 @@ struct ember_pmm {
 	struct list_head free;
 	struct list_head used;		/* LRU: head made resident least recently */
 	u32 nfree;
+	u32 nretired;			/* poisoned chunks taken out of service */
 };
 
 /* ---- a GPU ---- */
@@ -203,6 +205,7 @@ struct ember_va_block {
 	DECLARE_BITMAP(gpu_resident, EMBER_BLOCK_PAGES);
 	DECLARE_BITMAP(cpu_mapped, EMBER_BLOCK_PAGES);	/* may have a CPU PTE */
 	DECLARE_BITMAP(gpu_mapped, EMBER_BLOCK_PAGES);	/* valid GPU PTE */
+	DECLARE_BITMAP(lost, EMBER_BLOCK_PAGES);	/* were in poisoned VRAM */
 	struct page *pages[EMBER_BLOCK_PAGES];	/* CPU-resident pages */
 	dma_addr_t dma[EMBER_BLOCK_PAGES];	/* their bus addresses */
 	struct ember_chunk *chunk;	/* VRAM of GPU-resident pages */
@@ -277,13 +280,15 @@ struct ember_ce_batch {
 	struct ember_gpu *gpu;
 	u32 thread;
 	u32 count;			/* descriptors queued since the last kick */
-	int error;
+	int error;			/* -EHWPOISON: a VRAM source was poisoned */
+	bool quiet;			/* no message on error (probing) */
 };
 void ember_ce_begin(struct ember_ce_batch *b, struct ember_gpu *gpu, u32 thread);
 void ember_ce_copy(struct ember_ce_batch *b, u32 dst_ap, u64 dst, u32 src_ap,
 		   u64 src, u32 len);
 void ember_ce_memset(struct ember_ce_batch *b, u64 dst, u32 len);
 int ember_ce_end(struct ember_ce_batch *b);
+int ember_vram_probe(struct ember_gpu *gpu, u64 addr);
 int ember_tlb_invalidate(struct ember_gpu *gpu, u32 thread, u64 va, u64 size);
 void ember_gpu_set_pdb(struct ember_gpu *gpu, u64 pde);
 void ember_gpu_kick(struct ember_gpu *gpu);
@@ -298,6 +303,9 @@ struct ember_chunk *ember_pmm_alloc(struct ember_gpu *gpu,
 void ember_pmm_free(struct ember_gpu *gpu, struct ember_chunk *chunk);
 void ember_pmm_mark_used(struct ember_gpu *gpu, struct ember_chunk *chunk);
 u64 ember_pmm_free_bytes(struct ember_gpu *gpu);
+u64 ember_pmm_total_bytes(struct ember_gpu *gpu);
+void ember_pmm_retire(struct ember_gpu *gpu, struct ember_chunk *chunk);
+void ember_pmm_scrub(struct ember_gpu *gpu);
 
 /* ember_mmu.c */
 int ember_mmu_init(struct ember_va_space *vs);
@@ -329,6 +337,7 @@ int ember_block_map_remote(struct ember_va_block *block,
 int ember_block_ensure_chunk(struct ember_va_block *block,
 			     enum ember_cause cause);
 void ember_block_destroy(struct ember_va_block *block);
+void ember_block_lose_chunk(struct ember_va_block *block);
 vm_fault_t ember_block_cpu_fault(struct ember_va_block *block,
 				 struct vm_fault *vmf);
 void ember_block_policy_view(struct ember_va_block *block,

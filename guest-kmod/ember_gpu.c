@@ -246,6 +246,7 @@ void ember_ce_begin(struct ember_ce_batch *b, struct ember_gpu *gpu, u32 thread)
 	b->gpu = gpu;
 	b->thread = thread;
 	b->count = 0;
+	b->quiet = false;
 	b->error = gpu->ready ? 0 : -ENODEV;
 	mutex_lock(&gpu->hw_lock);
 	if (!b->error)
@@ -287,9 +288,16 @@ static int ember_ce_flush(struct ember_ce_batch *b)
 	rmb();	/* the copied bytes after the semaphore */
 	status = ember_rd(gpu, EMGPU_REG_CE_STATUS);
 	if (status & EMGPU_CE_STATUS_ERROR) {
-		dev_err_ratelimited(&gpu->pdev->dev, "copy engine error\n");
+		bool poison = ember_rd(gpu, EMGPU_REG_ERROR_STATUS) ==
+			      EMGPU_ERR_POISON;
+
+		if (!b->quiet)
+			dev_err_ratelimited(&gpu->pdev->dev, "copy engine error%s\n",
+					    poison ? " (poisoned VRAM)" : "");
 		ember_wr(gpu, EMGPU_REG_CE_STATUS, EMGPU_CE_STATUS_ERROR);
-		b->error = -EIO;
+		if (poison)
+			ember_wr(gpu, EMGPU_REG_ERROR_CLEAR, 1);
+		b->error = poison ? -EHWPOISON : -EIO;
 	} else if (!ember_sem_reached(READ_ONCE(*sem), gpu->ce_seq)) {
 		dev_err_ratelimited(&gpu->pdev->dev, "copy engine timeout\n");
 		b->error = -ETIMEDOUT;
@@ -343,6 +351,18 @@ int ember_ce_end(struct ember_ce_batch *b)
 
 	mutex_unlock(&b->gpu->hw_lock);
 	return ret;
+}
+
+/* Reads 4 bytes of VRAM through the copy engine: -EHWPOISON if poisoned. */
+int ember_vram_probe(struct ember_gpu *gpu, u64 addr)
+{
+	struct ember_ce_batch ce;
+
+	ember_ce_begin(&ce, gpu, EMGPU_DRV_THREAD_WORKER);
+	ce.quiet = true;
+	ember_ce_copy(&ce, EMGPU_APERTURE_SYSMEM, gpu->ce_sem.dma + 64,
+		      EMGPU_APERTURE_VIDMEM, addr, 4);
+	return ember_ce_end(&ce);
 }
 
 /* ---- MMU ---- */

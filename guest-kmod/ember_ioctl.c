@@ -253,6 +253,7 @@ void ember_launch_poll(struct ember_gpu *gpu)
 	u32 status;
 	u64 sim;
 	int err;
+	bool poison;
 
 	mutex_lock(&gpu->launch_lock);
 	vs = gpu->launch_vs;
@@ -270,6 +271,12 @@ void ember_launch_poll(struct ember_gpu *gpu)
 	if (err && !vs->launch_error)
 		vs->launch_error = err;
 	WRITE_ONCE(vs->launches_completed, vs->launches_completed + 1);
+	poison = status == EMGPU_LAUNCH_ERROR &&
+		 ember_rd(gpu, EMGPU_REG_ERROR_STATUS) == EMGPU_ERR_POISON;
+	if (poison)	/* before anyone else launches onto the same chunk */
+		ember_wr(gpu, EMGPU_REG_ERROR_CLEAR, 1);
+	if (poison)
+		ember_pmm_scrub(gpu);
 	gpu->launch_vs = NULL;
 	gpu->launch_busy = false;
 	mutex_unlock(&gpu->launch_lock);
@@ -470,7 +477,7 @@ static long ember_ioctl_mem_get_info(struct ember_va_space *vs,
 	if (!vs->gpu)
 		return -ENODEV;
 	m.free = ember_pmm_free_bytes(vs->gpu);
-	m.total = vs->gpu->pmm.nchunks * EMBER_CHUNK_SIZE;
+	m.total = ember_pmm_total_bytes(vs->gpu);
 	if (copy_to_user(uarg, &m, sizeof(m)))
 		return -EFAULT;
 	return 0;

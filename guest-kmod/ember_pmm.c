@@ -57,6 +57,79 @@ u64 ember_pmm_free_bytes(struct ember_gpu *gpu)
 	return bytes;
 }
 
+u64 ember_pmm_total_bytes(struct ember_gpu *gpu)
+{
+	u64 bytes;
+
+	mutex_lock(&gpu->pmm.lock);
+	bytes = (u64)(gpu->pmm.nchunks - gpu->pmm.nretired) * EMBER_CHUNK_SIZE;
+	mutex_unlock(&gpu->pmm.lock);
+	return bytes;
+}
+
+/* LOCKING: pmm->lock */
+static void pmm_retire_locked(struct ember_pmm *pmm, struct ember_chunk *chunk)
+{
+	if (chunk->retired)
+		return;
+	if (!chunk->block)
+		pmm->nfree--;	/* it was on the free list */
+	list_del_init(&chunk->node);
+	chunk->block = NULL;
+	chunk->evicting = false;
+	chunk->retired = true;
+	pmm->nretired++;
+}
+
+/* Takes a poisoned chunk out of service. LOCKING: its owner's block lock. */
+void ember_pmm_retire(struct ember_gpu *gpu, struct ember_chunk *chunk)
+{
+	mutex_lock(&gpu->pmm.lock);
+	pmm_retire_locked(&gpu->pmm, chunk);
+	mutex_unlock(&gpu->pmm.lock);
+	dev_err(&gpu->pdev->dev, "VRAM chunk at %#llx poisoned: retired\n",
+		chunk->addr);
+}
+
+/*
+ * After a launch failed on poisoned VRAM (the device does not say where):
+ * probes every chunk through the copy engine and retires the poisoned
+ * ones; their owners' GPU-resident pages are lost (EIO/SIGBUS on access,
+ * never silently zero). LOCKING: none held; takes block locks.
+ */
+void ember_pmm_scrub(struct ember_gpu *gpu)
+{
+	struct ember_pmm *pmm = &gpu->pmm;
+	struct ember_va_block *block;
+	struct ember_chunk *chunk;
+	u32 i;
+
+	for (i = 0; i < pmm->nchunks; i++) {
+		chunk = &pmm->chunks[i];
+		if (READ_ONCE(chunk->retired) ||
+		    ember_vram_probe(gpu, chunk->addr) != -EHWPOISON)
+			continue;
+		mutex_lock(&pmm->lock);
+		block = chunk->block;
+		if (block)
+			kref_get(&block->kref);
+		else
+			pmm_retire_locked(pmm, chunk);
+		mutex_unlock(&pmm->lock);
+		if (!block) {
+			dev_err(&gpu->pdev->dev,
+				"free VRAM chunk at %#llx poisoned: retired\n",
+				chunk->addr);
+			continue;
+		}
+		mutex_lock(&block->lock);
+		if (block->chunk == chunk)
+			ember_block_lose_chunk(block);
+		mutex_unlock(&block->lock);
+		ember_block_put(block);
+	}
+}
+
 /* Returns a chunk to the free list. LOCKING: the owner's block lock. */
 void ember_pmm_free(struct ember_gpu *gpu, struct ember_chunk *chunk)
 {
@@ -171,6 +244,8 @@ static int pmm_evict_one(struct ember_gpu *gpu, struct ember_va_space *vs,
 			mutex_lock(&pmm->lock);
 			chunk->evicting = false;
 			mutex_unlock(&pmm->lock);
+		} else {
+			ret = 0;	/* the chunk was poisoned and retired: try another */
 		}
 	}
 	mutex_unlock(&block->lock);

@@ -234,6 +234,8 @@ int ember_block_make_resident_gpu(struct ember_va_block *block,
 
 	if (!gpu || !gpu->ready)
 		return -ENODEV;
+	if (bitmap_intersects(mask, block->lost, EMBER_BLOCK_PAGES))
+		return -EIO;
 	if (!bitmap_andnot(need, mask, block->gpu_resident, EMBER_BLOCK_PAGES))
 		return 0;
 	if (!block->chunk)
@@ -309,6 +311,8 @@ int ember_block_make_resident_cpu(struct ember_va_block *block,
 	unsigned int i, nmove;
 	int ret = 0;
 
+	if (bitmap_intersects(mask, block->lost, EMBER_BLOCK_PAGES))
+		return -EIO;	/* their data is gone: never hand out zeros */
 	bitmap_and(move, mask, block->gpu_resident, EMBER_BLOCK_PAGES);
 	bitmap_andnot(fill, mask, block->gpu_resident, EMBER_BLOCK_PAGES);
 	bitmap_andnot(fill, fill, block->cpu_resident, EMBER_BLOCK_PAGES);
@@ -339,6 +343,11 @@ int ember_block_make_resident_cpu(struct ember_va_block *block,
 				      block->chunk->addr + ((u64)i << PAGE_SHIFT),
 				      PAGE_SIZE);
 		ret = ember_ce_end(&ce);
+		if (ret == -EHWPOISON) {
+			block_free_cpu_pages(block, alloc);
+			ember_block_lose_chunk(block);
+			return -EIO;
+		}
 		if (ret)
 			goto err_remap;
 	}
@@ -507,6 +516,31 @@ void ember_block_destroy(struct ember_va_block *block)
 	bitmap_zero(block->cpu_resident, EMBER_BLOCK_PAGES);
 	bitmap_zero(block->gpu_resident, EMBER_BLOCK_PAGES);
 	bitmap_zero(block->cpu_mapped, EMBER_BLOCK_PAGES);
+	bitmap_zero(block->lost, EMBER_BLOCK_PAGES);
 	block_release_chunk_if_empty(block);
 	mutex_unlock(&block->lock);
+}
+
+/*
+ * The block's chunk is poisoned: its GPU-resident pages are lost. Unmaps
+ * them, remembers them as lost (accesses fail until the range is freed)
+ * and retires the chunk.
+ */
+void ember_block_lose_chunk(struct ember_va_block *block)
+{
+	struct ember_chunk *chunk = block->chunk;
+	unsigned int n;
+
+	if (!chunk)
+		return;
+	block_unmap_gpu(block, block->gpu_resident, EMBER_CAUSE_EVICTION);
+	n = bitmap_weight(block->gpu_resident, EMBER_BLOCK_PAGES);
+	bitmap_or(block->lost, block->lost, block->gpu_resident,
+		  EMBER_BLOCK_PAGES);
+	bitmap_zero(block->gpu_resident, EMBER_BLOCK_PAGES);
+	block->chunk = NULL;
+	ember_pmm_retire(block->vs->gpu, chunk);
+	dev_err_ratelimited(&block->vs->gpu->pdev->dev,
+			    "%u pages at %#llx lost in poisoned VRAM\n", n,
+			    block->start);
 }
