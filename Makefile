@@ -52,9 +52,11 @@ libvirt-test: all
 	bash tests/libvirt/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
 		$(BUILD)/libvirt-test
 
-# The CUnit suite, run under valgrind (memory errors fail it).
+# The CUnit suites (libgpumodel; the policy code of ember.ko built in
+# userspace), run under valgrind: memory errors fail them.
 unit: deps
 	$(MAKE) -C tests/unit valgrind
+	$(MAKE) -C tests/unit/policy valgrind
 
 # emgpu's registers programmed from the host with QEMU's qtest (no guest).
 qtest: qemu
