@@ -3,20 +3,23 @@
  * ember-run: runs one workload on emgpu through libember and prints one
  * JSON line of results (see workload.h).
  *
- * usage: ember-run [-k stream|gather|hotset] [-x FACTOR] [-v uvm|prefetch|
+ * usage: ember-run [-k stream|gather|hotset|APP] [-x FACTOR] [-v uvm|prefetch|
  *                  mapped|static] [-s SEED] [-p PASSES] [-w WARPS] [-P POLICY]
+ * APP is one of the paper's applications (apps.h); -p is its size or phase
+ * count there (rows, iterations, tokens, ...).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "workload.h"
+#include "apps.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ember-run [-k stream|gather|hotset] [-x FACTOR] "
+	fprintf(f, "usage: ember-run [-k stream|gather|hotset|%s] [-x FACTOR] "
 		"[-v uvm|prefetch|mapped|static] [-s SEED] [-p PASSES] "
-		"[-w WARPS] [-P POLICY]\n");
+		"[-w WARPS] [-P POLICY]\n", em_app_names());
 }
 
 int main(int argc, char **argv)
@@ -52,6 +55,7 @@ int main(int argc, char **argv)
 	ret = em_wl_run(&cfg, &res);
 	fputc('{', stdout);
 	em_wl_json(stdout, &cfg, &res);
+	em_app_json(stdout, &cfg, &res);
 	fputs("}\n", stdout);
 	emReset();
 	return ret || res.mismatches ? 1 : 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "workload.h"
+#include "apps.h"
 
 #define LINE_BYTES	128
 #define LINE_WORDS	(LINE_BYTES / 4)
@@ -169,6 +170,15 @@ static void check_gather(const struct em_wl_config *cfg, struct em_buf *src,
 	check_unchanged(cfg, src, r);
 }
 
+/* The variant for one buffer of an application (apps.c). */
+static int app_variant(const char *v, void *p, size_t bytes,
+		       struct em_wl_result *r, int phase)
+{
+	struct em_buf b = { .p = p, .bytes = bytes };
+
+	return apply_variant(v, &b, r, phase);
+}
+
 int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *r)
 {
 	struct em_buf a = { 0 }, d = { 0 };
@@ -178,6 +188,8 @@ int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *r)
 	uint32_t passes = cfg->passes ? cfg->passes : 1;
 	int ret, gather = !strcmp(cfg->kernel, "gather");
 
+	if (em_app_is_app(cfg->kernel))
+		return em_app_run(cfg, r, app_variant);
 	memset(r, 0, sizeof(*r));
 	r->result_ok = -1;
 	if (strcmp(cfg->kernel, "stream") && !gather &&

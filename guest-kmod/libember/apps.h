@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Ember paper's applications over libember (section 7.3: pathfinder,
+ * kmeans, cnn, bitonic sort, radix sort, BFS; plus GEMV as the LLM
+ * token-generation proxy and a column scan as the SSB-query proxy). Each
+ * app sizes its inputs from a footprint (factor x VRAM), allocates them as
+ * managed memory, fills them through the CPU pointers, runs the built-in
+ * device kernel once per phase (the launch is the barrier between phases),
+ * and verifies every output word through the CPU pointers against a CPU
+ * reference. em_wl_run() dispatches here for these names, with the
+ * workload's variant calls (uvm, prefetch, mapped, static), so every app
+ * runs under every variant.
+ *
+ *  app         kernel      -p (passes)            phases (launches)
+ *  pathfinder  PATHFINDER  rows (32)              rows - 1
+ *  kmeans      KMEANS      iterations (5)         2 per iteration
+ *  cnn, conv   CONV        -                      1
+ *  bitonic     BITONIC     log2 segment lines (5) 1 + s (s + 3) / 2
+ *  radix       RADIX       4-bit passes (4)       3 per pass
+ *  bfs         BFS         -                      levels + 1
+ *  gemv, llm   GEMV        tokens (8)             1 per token
+ *  colscan,ssb COLSCAN     queries (4, up to 8)   1 per query
+ */
+#ifndef EMBER_APPS_H
+#define EMBER_APPS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "workload.h"
+
+/*
+ * The variant's calls on one allocation: phase 0 (advise, before the
+ * inputs are written), phase 1 (prefetch, after). 0 or a -errno, with the
+ * failing call recorded in r.
+ */
+typedef int (*em_app_variant_fn)(const char *variant, void *p, size_t bytes,
+				 struct em_wl_result *r, int phase);
+
+/* Nonzero if name is an application (em_app_run handles it). */
+int em_app_is_app(const char *name);
+/* Runs the application cfg->kernel; as em_wl_run(). */
+int em_app_run(const struct em_wl_config *cfg, struct em_wl_result *r,
+	       em_app_variant_fn variant);
+/* Extra JSON fields of an application run (leading comma); none otherwise. */
+void em_app_json(FILE *f, const struct em_wl_config *cfg,
+		 const struct em_wl_result *r);
+/* "pathfinder|kmeans|..." for usage lines. */
+const char *em_app_names(void);
+
+#endif /* EMBER_APPS_H */
