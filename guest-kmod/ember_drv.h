@@ -61,6 +61,7 @@
 extern unsigned int ember_fault_batch_count;
 extern unsigned int ember_launch_timeout_ms;
 extern unsigned int ember_hw_timeout_ms;
+extern unsigned int ember_hang_timeout_ms;
 
 /* ---- statistics: struct ember_stats_counters, as atomics ---- */
 #define EMBER_NR_STATS	(sizeof(struct ember_stats_counters) / sizeof(__u64))
@@ -148,6 +149,7 @@ struct ember_gpu {
 
 	struct workqueue_struct *wq;	/* ordered: the interrupt bottom half */
 	struct work_struct isr_work;
+	bool reset_pending;		/* the watchdog saw a hang (READ/WRITE_ONCE) */
 
 	struct mutex launch_lock;	/* protects the fields below */
 	struct ember_dma launch_desc;
@@ -350,6 +352,7 @@ void ember_fault_service(struct ember_gpu *gpu);
 
 /* ember_notify.c: the access-counter bottom half */
 int ember_notify_setup(struct ember_gpu *gpu);
+void ember_notify_program(struct ember_gpu *gpu);
 void ember_notify_teardown(struct ember_gpu *gpu);
 void ember_notify_service(struct ember_gpu *gpu);
 

@@ -16,6 +16,8 @@
 
 #include "ember_drv.h"
 
+static void ember_gpu_program(struct ember_gpu *gpu);
+
 /* How long the probe-time interrupt self-test waits for its MSI-X message. */
 #define EMBER_SELFTEST_TIMEOUT_MS 2000
 
@@ -40,6 +42,11 @@ static irqreturn_t ember_gpu_irq(int irq, void *data)
 	if (status & EMGPU_INTR_ERROR) {
 		gpu->error_status = ember_rd(gpu, EMGPU_REG_ERROR_STATUS);
 		gpu->error_info = ember_rd(gpu, EMGPU_REG_ERROR_INFO);
+		/* a hung device does nothing until reset: do it at once */
+		if (gpu->error_status == EMGPU_ERR_HANG && gpu->ready) {
+			WRITE_ONCE(gpu->reset_pending, true);
+			status |= EMGPU_INTR_LAUNCH;	/* wake the bottom half */
+		}
 	}
 	if (gpu->selftest_pending && (status & EMGPU_INTR_TIMER)) {
 		gpu->selftest_pending = false;
@@ -164,12 +171,50 @@ static void ember_gpu_timer_tick(struct ember_gpu *gpu)
 	ember_va_space_put(vs);
 }
 
+/*
+ * The device made no progress for hang_timeout_ms (an injected hang, or a
+ * real one): reset it, reprogram it, and fail the running launch with EIO.
+ * VRAM survives a reset, so no data is lost. Runs in the bottom half.
+ */
+static void ember_gpu_recover(struct ember_gpu *gpu)
+{
+	struct ember_va_space *vs;
+
+	dev_err(&gpu->pdev->dev, "device hung: resetting it\n");
+	mutex_lock(&gpu->launch_lock);
+	mutex_lock(&gpu->hw_lock);
+	ember_wr(gpu, EMGPU_REG_RESET, EMGPU_RESET_MAGIC);
+	ember_wr(gpu, EMGPU_REG_INTR_STATUS, EMGPU_INTR_ALL);
+	ember_gpu_program(gpu);
+	ember_wr(gpu, EMGPU_REG_INTR_ENABLE, EMGPU_INTR_ALL);
+	mutex_unlock(&gpu->hw_lock);
+	vs = gpu->launch_vs;
+	if (vs) {
+		if (!vs->launch_error)
+			vs->launch_error = -EIO;
+		WRITE_ONCE(vs->launches_completed, vs->launches_completed + 1);
+		gpu->launch_vs = NULL;
+		gpu->launch_busy = false;
+	}
+	mutex_unlock(&gpu->launch_lock);
+	if (!vs)
+		return;
+	ember_stat_inc(vs, launches_failed);
+	wake_up_all(&vs->launch_wq);
+	wake_up_all(&gpu->launch_wq);
+	ember_va_space_put(vs);
+}
+
 static void ember_gpu_isr_work(struct work_struct *work)
 {
 	struct ember_gpu *gpu = container_of(work, struct ember_gpu, isr_work);
 	unsigned int rounds;
 	u32 pending;
 
+	if (READ_ONCE(gpu->reset_pending)) {
+		WRITE_ONCE(gpu->reset_pending, false);
+		ember_gpu_recover(gpu);
+	}
 	for (rounds = 0; rounds < 1000; rounds++) {
 		pending = ember_gpu_take_pending(gpu);
 		/* the rings are polled every time: a lost interrupt costs latency */
@@ -374,8 +419,8 @@ static int ember_tlb_wait(struct ember_gpu *gpu)
 
 	while (ember_rd(gpu, EMGPU_REG_TLB_INV_STATUS) & EMGPU_TLB_INV_PENDING) {
 		if (time_after(jiffies, deadline)) {
-			dev_err_ratelimited(&gpu->pdev->dev,
-					    "TLB invalidate timeout\n");
+			dev_warn_ratelimited(&gpu->pdev->dev,
+					     "TLB invalidate timeout\n");
 			return -ETIMEDOUT;
 		}
 		usleep_range(10, 100);
@@ -383,20 +428,31 @@ static int ember_tlb_wait(struct ember_gpu *gpu)
 	return 0;
 }
 
-/* Invalidates the GPU TLBs over [va, va + size); after every downgrade. */
+#define EMBER_TLB_TRIES 3
+
+/*
+ * Invalidates the GPU TLBs over [va, va + size); after every downgrade.
+ * An invalidate that does not complete is issued again (a lost one is
+ * harmless to repeat); -ETIMEDOUT only if none completes.
+ */
 int ember_tlb_invalidate(struct ember_gpu *gpu, u32 thread, u64 va, u64 size)
 {
-	int ret;
+	int ret = 0, tries;
 
 	if (!gpu->ready)
 		return 0;
 	mutex_lock(&gpu->hw_lock);
 	ember_hw_select_thread(gpu, thread);
-	ember_wr64(gpu, EMGPU_REG_TLB_INV_VA_LO, EMGPU_REG_TLB_INV_VA_HI, va);
-	ember_wr64(gpu, EMGPU_REG_TLB_INV_SIZE_LO, EMGPU_REG_TLB_INV_SIZE_HI,
-		   size);
-	ember_wr(gpu, EMGPU_REG_TLB_INV, EMGPU_TLB_INV_RANGE);
-	ret = ember_tlb_wait(gpu);
+	for (tries = 0; tries < EMBER_TLB_TRIES; tries++) {
+		ember_wr64(gpu, EMGPU_REG_TLB_INV_VA_LO, EMGPU_REG_TLB_INV_VA_HI,
+			   va);
+		ember_wr64(gpu, EMGPU_REG_TLB_INV_SIZE_LO,
+			   EMGPU_REG_TLB_INV_SIZE_HI, size);
+		ember_wr(gpu, EMGPU_REG_TLB_INV, EMGPU_TLB_INV_RANGE);
+		ret = ember_tlb_wait(gpu);
+		if (!ret)
+			break;
+	}
 	mutex_unlock(&gpu->hw_lock);
 	ember_stat_inc(NULL, tlb_invalidates);
 	return ret;
@@ -448,6 +504,37 @@ static void ember_gpu_free_rings(struct ember_gpu *gpu)
 			   EMGPU_CAP_LAUNCH)
 
 /*
+ * Programs the rings and the driver timeline into the device, at probe and
+ * after a reset (which clears every register but keeps VRAM).
+ */
+static void ember_gpu_program(struct ember_gpu *gpu)
+{
+	ember_wr64(gpu, EMGPU_REG_FAULT_BUF_LO, EMGPU_REG_FAULT_BUF_HI,
+		   gpu->fault_buf.dma);
+	ember_wr(gpu, EMGPU_REG_FAULT_BUF_SIZE, EMBER_FAULT_BUF_ENTRIES);
+	ember_wr(gpu, EMGPU_REG_FAULT_BUF_GET, 0);
+	gpu->fault_get = 0;
+	ember_wr(gpu, EMGPU_REG_FAULT_BUF_STATUS, EMGPU_RING_OVERFLOW);
+	ember_wr(gpu, EMGPU_REG_FAULT_BUF_CTRL, EMGPU_RING_ENABLE);
+
+	ember_wr64(gpu, EMGPU_REG_CE_RING_LO, EMGPU_REG_CE_RING_HI,
+		   gpu->ce_ring.dma);
+	ember_wr(gpu, EMGPU_REG_CE_RING_SIZE, EMBER_CE_RING_ENTRIES);
+	gpu->ce_put = ember_rd(gpu, EMGPU_REG_CE_RING_GET) %
+		      EMBER_CE_RING_ENTRIES;
+	ember_wr(gpu, EMGPU_REG_CE_RING_PUT, gpu->ce_put);
+	ember_wr64(gpu, EMGPU_REG_CE_SEM_LO, EMGPU_REG_CE_SEM_HI,
+		   gpu->ce_sem.dma);
+
+	if (gpu->ac_buf.cpu)
+		ember_notify_program(gpu);
+
+	ember_wr(gpu, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_FAULT);
+	gpu->hw_thread = EMGPU_DRV_THREAD_FAULT;
+	gpu->pdb = 0;
+}
+
+/*
  * Sets up the fault buffer, the copy-engine ring and its semaphore, and the
  * launch descriptor. A device without the capabilities stays usable for
  * CPU-only managed memory (gpu->ready stays false).
@@ -478,29 +565,9 @@ static int ember_gpu_setup_rings(struct ember_gpu *gpu)
 		return -ENOMEM;
 	}
 
-	ember_wr64(gpu, EMGPU_REG_FAULT_BUF_LO, EMGPU_REG_FAULT_BUF_HI,
-		   gpu->fault_buf.dma);
-	ember_wr(gpu, EMGPU_REG_FAULT_BUF_SIZE, EMBER_FAULT_BUF_ENTRIES);
-	ember_wr(gpu, EMGPU_REG_FAULT_BUF_GET, 0);
-	gpu->fault_get = 0;
-	ember_wr(gpu, EMGPU_REG_FAULT_BUF_STATUS, EMGPU_RING_OVERFLOW);
-	ember_wr(gpu, EMGPU_REG_FAULT_BUF_CTRL, EMGPU_RING_ENABLE);
-
-	ember_wr64(gpu, EMGPU_REG_CE_RING_LO, EMGPU_REG_CE_RING_HI,
-		   gpu->ce_ring.dma);
-	ember_wr(gpu, EMGPU_REG_CE_RING_SIZE, EMBER_CE_RING_ENTRIES);
-	gpu->ce_put = ember_rd(gpu, EMGPU_REG_CE_RING_GET) %
-		      EMBER_CE_RING_ENTRIES;
-	ember_wr(gpu, EMGPU_REG_CE_RING_PUT, gpu->ce_put);
-	ember_wr64(gpu, EMGPU_REG_CE_SEM_LO, EMGPU_REG_CE_SEM_HI,
-		   gpu->ce_sem.dma);
-	gpu->ce_seq = 0;
-
 	if ((gpu->caps & EMGPU_CAP_ACCESS_COUNTERS) && ember_notify_setup(gpu))
 		dev_warn(&gpu->pdev->dev, "no access-counter ring\n");
-
-	ember_wr(gpu, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_FAULT);
-	gpu->hw_thread = EMGPU_DRV_THREAD_FAULT;
+	ember_gpu_program(gpu);
 	gpu->ready = true;
 	return 0;
 }

@@ -305,6 +305,9 @@ static bool ember_vs_idle(struct ember_va_space *vs)
 static int ember_vs_wait_idle(struct ember_va_space *vs, u32 timeout_ms)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
+	unsigned long moved = jiffies;
+	struct ember_gpu *gpu = vs->gpu;
+	u64 clock = ember_gpu_now_ns(gpu), now;
 	long left;
 
 	while (!ember_vs_idle(vs)) {
@@ -315,8 +318,20 @@ static int ember_vs_wait_idle(struct ember_va_space *vs, u32 timeout_ms)
 							msecs_to_jiffies(50));
 		if (left < 0)
 			return left;
-		if (!left)
-			ember_gpu_kick(vs->gpu);
+		if (left)
+			continue;
+		ember_gpu_kick(gpu);
+		/* watchdog: the device clock must move while a launch runs */
+		now = ember_gpu_now_ns(gpu);
+		if (now != clock) {
+			clock = now;
+			moved = jiffies;
+		} else if (time_after(jiffies, moved +
+				      msecs_to_jiffies(ember_hang_timeout_ms))) {
+			WRITE_ONCE(gpu->reset_pending, true);
+			ember_gpu_kick(gpu);
+			moved = jiffies;
+		}
 	}
 	return 0;
 }

@@ -30,11 +30,17 @@ module_param_named(launch_timeout_ms, ember_launch_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(launch_timeout_ms,
 		 "Wall-clock limit of a synchronize, ms (>= 100, default 600000)");
 
-#define EMBER_HW_TIMEOUT_MS_DEFAULT	10000
+#define EMBER_HW_TIMEOUT_MS_DEFAULT	2000
 unsigned int ember_hw_timeout_ms = EMBER_HW_TIMEOUT_MS_DEFAULT;
 module_param_named(hw_timeout_ms, ember_hw_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(hw_timeout_ms,
-		 "Limit for a copy or TLB invalidate to complete, ms (>= 10, default 10000)");
+		 "Limit for a copy or TLB invalidate to complete, ms (>= 10, default 2000)");
+
+#define EMBER_HANG_TIMEOUT_MS_DEFAULT	10000
+unsigned int ember_hang_timeout_ms = EMBER_HANG_TIMEOUT_MS_DEFAULT;
+module_param_named(hang_timeout_ms, ember_hang_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(hang_timeout_ms,
+		 "Device clock standing still this long during a launch is a hang: reset, launch fails with EIO (>= 100 ms, default 10000)");
 
 static void ember_check_params(void)
 {
@@ -48,6 +54,11 @@ static void ember_check_params(void)
 		pr_info("ember: invalid launch_timeout_ms %u. Using %u instead\n",
 			ember_launch_timeout_ms, EMBER_LAUNCH_TIMEOUT_MS_DEFAULT);
 		ember_launch_timeout_ms = EMBER_LAUNCH_TIMEOUT_MS_DEFAULT;
+	}
+	if (ember_hang_timeout_ms < 100) {
+		pr_info("ember: invalid hang_timeout_ms %u. Using %u instead\n",
+			ember_hang_timeout_ms, EMBER_HANG_TIMEOUT_MS_DEFAULT);
+		ember_hang_timeout_ms = EMBER_HANG_TIMEOUT_MS_DEFAULT;
 	}
 	if (ember_hw_timeout_ms < 10) {
 		pr_info("ember: invalid hw_timeout_ms %u. Using %u instead\n",

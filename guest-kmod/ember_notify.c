@@ -19,15 +19,20 @@ int ember_notify_setup(struct ember_gpu *gpu)
 	d->size = EMBER_AC_BUF_ENTRIES * sizeof(struct emgpu_notify_entry);
 	d->cpu = dma_alloc_coherent(&gpu->pdev->dev, d->size, &d->dma,
 				    GFP_KERNEL);
-	if (!d->cpu)
-		return -ENOMEM;
+	return d->cpu ? 0 : -ENOMEM;
+}
+
+/* Programs the ring into the device (probe, reset). */
+void ember_notify_program(struct ember_gpu *gpu)
+{
+	struct ember_dma *d = &gpu->ac_buf;
+
 	ember_wr64(gpu, EMGPU_REG_AC_BUF_LO, EMGPU_REG_AC_BUF_HI, d->dma);
 	ember_wr(gpu, EMGPU_REG_AC_BUF_SIZE, EMBER_AC_BUF_ENTRIES);
 	ember_wr(gpu, EMGPU_REG_AC_BUF_GET, 0);
 	gpu->ac_get = 0;
 	ember_wr(gpu, EMGPU_REG_AC_BUF_STATUS, EMGPU_RING_OVERFLOW);
 	ember_wr(gpu, EMGPU_REG_AC_CTRL, EMGPU_RING_ENABLE);
-	return 0;
 }
 
 void ember_notify_teardown(struct ember_gpu *gpu)
