@@ -231,7 +231,7 @@ static uint32_t km_coord(const struct app_run *a, uint64_t p, unsigned int d)
 
 static int km_setup(struct app_run *a)
 {
-	uint64_t n = ((a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB) / 20) & ~7ull;
+	uint64_t n = ((a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB) / 20) & ~31ull;
 
 	a->n[0] = n < 64 ? 64 : n;
 	a->n[1] = a->passes ? a->passes : 1;

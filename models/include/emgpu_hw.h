@@ -359,7 +359,7 @@ _Static_assert(sizeof(struct emgpu_launch_desc) == 80, "launch descriptor");
  *          neighbours ignored). Row 1 reads prev = wall row 0. Line i goes
  *          to warp i % warps. Result: sum of next[].
  *  KMEANS: args[0] points VA (n points x 4 u32 coordinates, 16 bytes
- *          each), [1] n (multiple of 8), [2] centroids VA (one line: 4
+ *          each), [1] n (multiple of 32), [2] centroids VA (one line: 4
  *          centroids x 4 u32 at words 0..15, counts at words 16..19),
  *          [3] membership VA (n u32), [4] accum VA (two lines: 16 u64
  *          coordinate sums, then 4 u64 counts; zero before the first

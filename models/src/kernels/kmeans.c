@@ -3,7 +3,7 @@
  * kmeans: Lloyd's k-means over integer points (Rodinia's k-means; the
  * paper's sequential class with reuse: every iteration re-reads every
  * point). 4 clusters of 4-dimensional u32 points (16 bytes, 8 a line).
- * args[0] points VA, [1] n (multiple of 8), [2] centroids VA (one line:
+ * args[0] points VA, [1] n (multiple of 32), [2] centroids VA (one line:
  * centroid c coordinate d at word 4 c + d, counts at words 16..19), [3]
  * membership VA (n u32), [4] accum VA (two lines: u64 sums[c][d] at
  * 8 (4 c + d), then u64 counts[c]; zero before the first iteration),
@@ -34,7 +34,7 @@ static int kmeans_check(const struct gm_launch *l)
 {
 	const uint64_t *a = l->d.args;
 
-	return a[1] && !(a[1] % 8) && a[1] <= (1ull << 40) &&
+	return a[1] && !(a[1] % 32) && a[1] <= (1ull << 40) &&
 	       gm_kernel_buf_ok(a[0], a[1] * 16) && gm_kernel_buf_ok(a[2], 128) &&
 	       gm_kernel_buf_ok(a[3], a[1] * 4) && gm_kernel_buf_ok(a[4], 256) &&
 	       a[5] <= 1 ? 0 : -1;
