@@ -70,10 +70,16 @@ int ember_adaptive_params_check(const struct ember_adaptive_params *p,
 	return 0;
 }
 
+uint64_t ember_adaptive_ms_ns(const struct ember_adaptive_params *p,
+			      unsigned int ms)
+{
+	return (uint64_t)ms * (p->ns_per_ms ? p->ns_per_ms : NS_PER_MS);
+}
+
 void ember_block_decay_score(const struct ember_adaptive_params *p,
 			     struct ember_block_history *b, uint64_t now_ns)
 {
-	uint64_t period = p->perf_migration_eviction_decay_ms * NS_PER_MS;
+	uint64_t period = ember_adaptive_ms_ns(p, p->perf_migration_eviction_decay_ms);
 	uint64_t halvings;
 
 	if (now_ns <= b->score_ns)
@@ -96,7 +102,7 @@ uint64_t ember_grace_ns(const struct ember_adaptive_params *p, uint32_t score)
 	      EMBER_SCORE_SHIFT);
 	if (ms > p->perf_migration_eviction_max_grace_ms)
 		ms = p->perf_migration_eviction_max_grace_ms;
-	return ms * NS_PER_MS;
+	return ember_adaptive_ms_ns(p, (unsigned int)ms);
 }
 
 void ember_block_arrive(const struct ember_adaptive_params *p,
@@ -104,7 +110,8 @@ void ember_block_arrive(const struct ember_adaptive_params *p,
 			struct ember_chunk_demand *c, unsigned int pages,
 			uint64_t demand, uint64_t now_ns)
 {
-	uint64_t window = p->perf_migration_eviction_return_window_ms * NS_PER_MS;
+	uint64_t window = ember_adaptive_ms_ns(p,
+					       p->perf_migration_eviction_return_window_ms);
 
 	if (!b->score_ns)
 		b->score_ns = now_ns;

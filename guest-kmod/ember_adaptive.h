@@ -47,6 +47,12 @@ struct ember_adaptive_params {
 	unsigned int perf_migration_eviction_score_grace_ms;	/* 250 */
 	unsigned int perf_migration_eviction_max_grace_ms;	/* 2000 */
 	unsigned int perf_migration_eviction_decay_ms;		/* 1000 */
+	/*
+	 * Not in Table 1: device ns per "ms" of the parameters above; 0 means
+	 * 1000000 (real time). A testbed that scales device memory down by a
+	 * factor scales the policy's periods down by the same factor.
+	 */
+	uint64_t ns_per_ms;
 };
 
 #define EMBER_ADAPTIVE_PARAMS_DEFAULT {				\
@@ -122,6 +128,10 @@ void ember_block_arrive(const struct ember_adaptive_params *p,
 /* The block was evicted at now: remember it to recognise a return. */
 void ember_block_evicted(struct ember_block_history *b,
 			 struct ember_chunk_demand *c, uint64_t now_ns);
+
+/* A parameter in ms as device ns, in the params' time unit. */
+uint64_t ember_adaptive_ms_ns(const struct ember_adaptive_params *p,
+			      unsigned int ms);
 
 /* Grace period for a score: base + score x per-point grace, capped (ns). */
 uint64_t ember_grace_ns(const struct ember_adaptive_params *p, uint32_t score);

@@ -215,6 +215,29 @@ static void test_reclaim_below_high(void)
 }
 
 /* Promotion stops at the high watermark (90 %). */
+/* A scaled testbed: every period shrinks by the same factor. */
+static void test_time_unit(void)
+{
+	struct ember_adaptive_params p = defaults;
+	struct ember_block_history b = { 0 };
+	struct ember_chunk_demand c = { 0 };
+
+	CU_ASSERT_EQUAL(ember_adaptive_ms_ns(&p, 25), 25 * MS);
+	p.ns_per_ms = 1000;
+	CU_ASSERT_EQUAL(ember_adaptive_ms_ns(&p, 25), 25000);
+	CU_ASSERT_EQUAL(ember_grace_ns(&p, 0), 100000);
+	CU_ASSERT_EQUAL(ember_grace_ns(&p, 100 * EMBER_SCORE_ONE), 2000000);
+	/* evicted at 1 ms, back 400 us later: within the scaled 500 "ms" */
+	ember_block_arrive(&p, &b, &c, 512, 0, 1000);
+	ember_block_evicted(&b, &c, 1000000);
+	ember_block_arrive(&p, &b, &c, 512, 0, 1400000);
+	CU_ASSERT_EQUAL(b.score, EMBER_SCORE_ONE);
+	CU_ASSERT_EQUAL(c.grace_until_ns, 1400000 + 350000);
+	/* one scaled decay period (1 ms) halves it */
+	ember_block_decay_score(&p, &b, 2400000 + 1000);
+	CU_ASSERT_EQUAL(b.score, EMBER_SCORE_ONE / 2);
+}
+
 static void test_promotion_room(void)
 {
 	CU_ASSERT_TRUE(ember_promotion_has_room(&defaults, 89, 100));
@@ -261,6 +284,7 @@ int main(void)
 	CU_add_test(s, "lexicographic victim order", test_victim_order);
 	CU_add_test(s, "reclaim above the high watermark", test_reclaim_above_high);
 	CU_add_test(s, "reclaim below it: cold only", test_reclaim_below_high);
+	CU_add_test(s, "periods in a scaled time unit", test_time_unit);
 	CU_add_test(s, "promotion stops at the high watermark", test_promotion_room);
 	CU_add_test(s, "promotion span centred and shifted", test_promotion_span);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
