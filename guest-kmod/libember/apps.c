@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "apps.h"
 #include "emgpu_hw.h"
@@ -877,6 +878,14 @@ const char *em_app_names(void)
 	return "pathfinder|kmeans|cnn|bitonic|radix|bfs|gemv|colscan";
 }
 
+static double wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 static uint64_t ptimer(void)
 {
 	struct ember_device_info info;
@@ -888,6 +897,7 @@ int em_app_run(const struct em_wl_config *cfg, struct em_wl_result *r,
 	       em_app_variant_fn variant)
 {
 	struct app_run a;
+	double tm[6];
 	size_t total;
 	uint64_t t0;
 	int i, ret, phase;
@@ -913,20 +923,30 @@ int em_app_run(const struct em_wl_config *cfg, struct em_wl_result *r,
 	if (a.foot < 4 * MiB)
 		a.foot = 4 * MiB;
 
+	tm[0] = wall_ms();
 	if (a.app->setup(&a))
 		goto out;
 	for (i = 0; i < APP_BUFS; i++)
 		if (a.b[i].p && variant(cfg->variant, a.b[i].p, a.b[i].bytes, r, 0))
 			goto out;
+	tm[1] = wall_ms();
 	a.app->fill(&a);
+	tm[2] = wall_ms();
 	t0 = ptimer();
 	for (phase = 1, i = 0; i < APP_BUFS; i++)
 		if (a.b[i].p && variant(cfg->variant, a.b[i].p, a.b[i].bytes, r, phase))
 			goto out;
 	r->setup_ns = ptimer() - t0;
+	tm[3] = wall_ms();
 	if (a.app->launch(&a))
 		goto out;
+	tm[4] = wall_ms();
 	a.app->verify(&a);
+	tm[5] = wall_ms();
+	/* guest wall time of each step, for whoever tunes the sizes */
+	fprintf(stderr, "ember-run: %s setup %.0f fill %.0f prefetch %.0f "
+		"launches %.0f verify %.0f ms\n", a.app->name, tm[1] - tm[0],
+		tm[2] - tm[1], tm[3] - tm[2], tm[4] - tm[3], tm[5] - tm[4]);
 out:
 	emGetStats(&r->stats, 0);
 	for (i = 0; i < APP_BUFS; i++)
