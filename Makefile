@@ -45,7 +45,13 @@ test: all
 	$(MAKE) qtest
 	$(MAKE) -C images check-reproducible
 	$(MAKE) libvirt-test
+	$(MAKE) inject-test
 	$(MAKE) vm-test
+
+# A fault-injection campaign subset: every run recovers or fails cleanly.
+inject-test: all
+	bash tests/inject/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
+		$(BUILD)/inject-test
 
 # ember-agent through libvirt's C API, against a private libvirtd.
 libvirt-test: all
@@ -93,4 +99,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest libvirt-test bench vm-test run run-clean info clean
+.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test bench vm-test run run-clean info clean

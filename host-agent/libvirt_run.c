@@ -337,7 +337,7 @@ int em_libvirt_run_matrix(const struct em_matrix *m, const struct em_paths *p,
 			job_close(j);
 			j->c->running--;
 			status = em_run_record(m, j->run, commit, j->results_path, &o);
-			if (strcmp(status, "ok"))
+			if (!em_status_acceptable(status))
 				failed++;
 			done++;
 			em_run_progress(done, n, active - 1, j->run, status, o.wall_s);

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "libvirt_run.h"
+#include "qmp.h"
 #include "vm.h"
 
 #define MAX_JOBS 32
@@ -30,6 +31,37 @@ static const struct {
 	{ "static", "-v static" },
 	{ "adaptive", "-v uvm -P ember" },	/* unchanged program, Ember policy */
 };
+
+/*
+ * Default triggers of each injection kind: early enough to hit the first
+ * launch of every workload, deterministic, and bounded by a count.
+ */
+static const struct {
+	const char *kind;
+	const char *spec;
+} inject_defaults[] = {
+	{ "ce-error", "kind=ce-error,trigger=event:40,count=2" },
+	{ "ce-stall", "kind=ce-stall,trigger=event:40,count=8,factor=100" },
+	{ "fault-overflow", "kind=fault-overflow,trigger=event:40,count=16" },
+	{ "fault-dup", "kind=fault-dup,trigger=prob:0.25,count=64" },
+	{ "notify-drop", "kind=notify-drop,trigger=prob:0.5,count=32" },
+	{ "notify-dup", "kind=notify-dup,trigger=prob:0.5,count=32" },
+	{ "notify-corrupt", "kind=notify-corrupt,trigger=prob:0.5,count=32" },
+	{ "lost-irq", "kind=lost-irq,trigger=event:60,count=1" },
+	{ "poison", "kind=poison,range=0x0+0x400000" },
+	{ "tlb-timeout", "kind=tlb-timeout,trigger=event:40,count=1" },
+	{ "hang", "kind=hang,trigger=event:200,count=1" },
+};
+
+const char *em_inject_default_spec(const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(inject_defaults) / sizeof(inject_defaults[0]); i++)
+		if (!strcmp(kind, inject_defaults[i].kind))
+			return inject_defaults[i].spec;
+	return NULL;
+}
 
 const char *em_variant_args(const char *variant)
 {
@@ -149,6 +181,28 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 		if (strlen(val) >= sizeof(m->run_args) || strpbrk(val, ","))
 			return cfg_error(file, ln, "bad run_args '%s'", val);
 		strcpy(m->run_args, val);
+	} else if (!strcmp(key, "injects")) {
+		if (split_words(val, &m->injects[0][0], 32, EM_MAX_LIST, &m->ninjects) ||
+		    !m->ninjects)
+			return cfg_error(file, ln, "bad injects list%s", "");
+		for (i = 0; i < m->ninjects; i++) {
+			const char *spec = em_inject_default_spec(m->injects[i]);
+
+			if (!spec)
+				return cfg_error(file, ln, "unknown injection kind '%s'",
+						 m->injects[i]);
+			if (!m->inject_specs[i][0])
+				snprintf(m->inject_specs[i], sizeof(m->inject_specs[i]), "%s", spec);
+		}
+	} else if (!strncmp(key, "spec.", 5)) {
+		for (i = 0; i < m->ninjects; i++)
+			if (!strcmp(key + 5, m->injects[i]))
+				break;
+		if (i == m->ninjects)
+			return cfg_error(file, ln, "%s: list the kind in injects first", key);
+		if (strlen(val) >= sizeof(m->inject_specs[i]) || strpbrk(val, " \t'\""))
+			return cfg_error(file, ln, "bad injection spec '%s'", val);
+		strcpy(m->inject_specs[i], val);
 	} else if (!strcmp(key, "connect")) {
 		if (split_words(val, &m->connect[0][0], 256, EM_MAX_LIST, &m->nconnect))
 			return cfg_error(file, ln, "bad connect list%s", "");
@@ -246,6 +300,60 @@ static const char *judge(json_t *run, const struct em_run_outcome *o)
 	return "ok";
 }
 
+bool em_status_acceptable(const char *status)
+{
+	return !strcmp(status, "ok") || !strcmp(status, "recovered") ||
+	       !strcmp(status, "clean-error");
+}
+
+/* Whether the console shows a kernel oops, BUG, warning or panic. */
+static bool console_oops(const char *dir)
+{
+	static const char *const marks[] = {
+		"Oops", "BUG:", "WARNING:", "Kernel panic", "Call Trace:",
+	};
+	char path[4200], line[1024];
+	bool found = false;
+	size_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/console.log", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+			if (strstr(line, marks[i]))
+				found = true;
+	fclose(f);
+	return found;
+}
+
+/*
+ * An injected run's outcome (issue 8's table): hang (watchdog), oops,
+ * corrupted (wrong data presented as correct), clean-error (the workload
+ * failed with an error and returned no wrong data), recovered (correct
+ * results), or error (the VM failed some other way).
+ */
+static const char *judge_injected(json_t *run, const struct em_run *r,
+				  const struct em_run_outcome *o)
+{
+	json_int_t ret, mismatches, result_ok;
+
+	if (o->timed_out)
+		return "hang";
+	if (console_oops(r->dir))
+		return "oops";
+	if (!run || r->inject_error[0])
+		return "error";
+	ret = json_integer_value(json_object_get(run, "ret"));
+	mismatches = json_integer_value(json_object_get(run, "mismatches"));
+	result_ok = json_integer_value(json_object_get(run, "result_ok"));
+	if (mismatches || (!ret && result_ok == 0))
+		return "corrupted";
+	return ret ? "clean-error" : "recovered";
+}
+
 const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 			  const char *commit, const char *results_path,
 			  const struct em_run_outcome *o)
@@ -254,7 +362,7 @@ const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 	unsigned int bad;
 	json_t *all = em_results_load(results_path, &bad);
 	json_t *run = all ? em_results_find(all, "run", "kernel") : NULL;
-	const char *status = judge(run, o);
+	const char *status = r->inject_kind ? judge_injected(run, r, o) : judge(run, o);
 	json_t *obj = json_pack("{s:s,s:s,s:s,s:f,s:I,s:s,s:s,s:s,s:s,s:f,s:i}",
 				"id", r->id, "app", r->app, "variant", r->variant,
 				"factor", r->factor, "seed", (json_int_t)r->seed,
@@ -264,6 +372,13 @@ const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 
 	if (run)
 		json_object_set(obj, "run", run);
+	if (r->inject_kind) {
+		json_object_set_new(obj, "inject", json_string(r->inject_kind));
+		json_object_set_new(obj, "inject_spec", json_string(r->inject_spec));
+		json_object_set_new(obj, "injections_fired", json_integer(r->injections_fired));
+		if (r->inject_error[0])
+			json_object_set_new(obj, "inject_error", json_string(r->inject_error));
+	}
 	/* result.json appears atomically: its presence marks the run done */
 	snprintf(path, sizeof(path), "%s/result.json", r->dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -289,26 +404,100 @@ void em_run_progress(size_t done, size_t total, size_t running,
 	fflush(stderr);
 }
 
-static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
-			size_t *n)
+/*
+ * Arms the run's injection on its paused VM over QMP, then lets it run. A
+ * refused spec is kept in the run (it is then an "error" run).
+ */
+static void arm_injection(struct em_vm *vm, struct em_run *r)
 {
+	char err[200];
+	struct em_qmp q;
+	json_t *ret;
+
+	if (em_qmp_connect(&q, vm->qmp_path, 10000, r->inject_error,
+			   sizeof(r->inject_error)))
+		return;
+	ret = em_qmp_execute(&q, "qom-set", json_pack("{s:s,s:s,s:s}", "path",
+			     EM_VM_GPU_QOM_PATH, "property", "inject", "value",
+			     r->inject_spec), r->inject_error, sizeof(r->inject_error));
+	json_decref(ret);
+	/* run even when refused: the run is recorded as an error, logs kept */
+	ret = em_qmp_execute(&q, "cont", NULL, err, sizeof(err));
+	if (!ret && !r->inject_error[0])
+		snprintf(r->inject_error, sizeof(r->inject_error), "cont: %s", err);
+	json_decref(ret);
+	em_qmp_close(&q);
+}
+
+/* At the guest's final hold: how often did the injection fire? */
+static void read_injection_stats(struct em_vm *vm, json_t *obj, void *arg)
+{
+	struct em_run *r = arg;
+	const char *scenario = json_string_value(json_object_get(obj, "scenario"));
+	char err[256];
+	struct em_qmp q;
+	json_t *stats;
+
+	if (!scenario || strcmp(scenario, "hold") || !json_object_get(obj, "waiting"))
+		return;
+	if (!em_qmp_connect(&q, vm->qmp_path, 5000, err, sizeof(err))) {
+		stats = em_qmp_execute(&q, "qom-get", json_pack("{s:s,s:s}", "path",
+				       EM_VM_GPU_QOM_PATH, "property", "stats"),
+				       err, sizeof(err));
+		if (json_is_integer(json_object_get(stats, "injections_fired")))
+			r->injections_fired = json_integer_value(
+				json_object_get(stats, "injections_fired"));
+		json_decref(stats);
+		/* a device reset clears the stats, not the armed injection's count */
+		stats = em_qmp_execute(&q, "qom-get", json_pack("{s:s,s:s}", "path",
+				       EM_VM_GPU_QOM_PATH, "property", "inject"),
+				       err, sizeof(err));
+		if (json_is_string(stats)) {
+			const char *f = strstr(json_string_value(stats), "fired=");
+			json_int_t n = f ? strtoll(f + 6, NULL, 10) : 0;
+
+			if (n > r->injections_fired)
+				r->injections_fired = n;
+		}
+		json_decref(stats);
+		em_qmp_close(&q);
+	}
+	em_vm_send(vm, "go\n");
+}
+
+static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
+			   size_t *n)
+{
+	unsigned int ninj = m->ninjects ? m->ninjects : 1;
 	struct em_run *runs = calloc((size_t)m->napps * m->nvariants * m->nfactors *
-				  m->nseeds, sizeof(*runs));
-	unsigned int a, v, f, s;
+				     m->nseeds * ninj, sizeof(*runs));
+	unsigned int a, v, f, s, j;
 	size_t k = 0;
 
+	if (!runs)
+		return NULL;
+	for (j = 0; j < ninj; j++)
 	for (a = 0; a < m->napps; a++)
 		for (f = 0; f < m->nfactors; f++)
 			for (v = 0; v < m->nvariants; v++)
 				for (s = 0; s < m->nseeds; s++) {
 					struct em_run *r = &runs[k++];
+					int len;
 
 					r->app = m->apps[a];
 					r->variant = m->variants[v];
 					r->factor = m->factors[f];
 					r->seed = m->seeds[s];
-					snprintf(r->id, sizeof(r->id), "%s-%s-x%g-s%" PRIu64,
-						 r->app, r->variant, r->factor, r->seed);
+					r->injections_fired = -1;
+					if (m->ninjects) {
+						r->inject_kind = m->injects[j];
+						r->inject_spec = m->inject_specs[j];
+					}
+					len = snprintf(r->id, sizeof(r->id), "%s-%s-x%g-s%" PRIu64,
+						       r->app, r->variant, r->factor, r->seed);
+					if (r->inject_kind)
+						snprintf(r->id + len, sizeof(r->id) - len, "-%s",
+							 r->inject_kind);
 					snprintf(r->dir, sizeof(r->dir), "%s/%s/runs/%s",
 						 p->results, m->name, r->id);
 					snprintf(r->args, sizeof(r->args), "-k %s -x %g -s %" PRIu64 " %s %s",
@@ -438,6 +627,12 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 			m->name, skipped, n);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (m->nconnect && m->ninjects) {
+		fprintf(stderr, "ember-agent: injection campaigns run with QEMU directly "
+			"(they arm injections over QMP); drop 'connect'\n");
+		failed = -1;
+		goto out;
+	}
 	if (m->nconnect) {
 		for (i = 0; i < n; i++)
 			commas(runs[i].args);
@@ -454,6 +649,9 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 				.workdir = r->dir, .profile = m->profile, .accel = p->accel,
 				.seed = r->seed, .memory_mib = m->memory_mib,
 				.timeout_s = m->timeout_s, .run_args = r->args,
+				.paused = r->inject_kind != NULL,
+				.hold_at_end = r->inject_kind != NULL,
+				.on_line = read_injection_stats, .on_line_arg = r,
 			};
 
 			if (run_finished(r))
@@ -464,6 +662,8 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 				failed++;
 				continue;
 			}
+			if (r->inject_kind)
+				arm_injection(&vms[running], r);
 			memset(&outs[running], 0, sizeof(outs[running]));
 			active[running] = &vms[running];
 			slot_run[running] = r - runs;
@@ -484,7 +684,7 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 			const char *status = em_run_record(m, r, commit,
 							   vms[k].results_path, &o);
 
-			if (strcmp(status, "ok"))
+			if (!em_status_acceptable(status))
 				failed++;
 			done++;
 			running--;

@@ -19,6 +19,13 @@
  *   jobs      = 0                          # parallel VMs, 0 = cores
  *   run_args  = -p 2                       # extra ember-run arguments
  *   connect   = qemu+ssh://host/system ... # libvirt URIs (default: QEMU directly)
+ *
+ * A fault-injection campaign is a matrix with injections:
+ *   injects   = ce-error poison ...          # kinds, each run with one armed
+ *   spec.KIND = kind=KIND,trigger=...         # override a kind's default spec
+ * Each run then starts paused, the injection is armed over QMP, the guest
+ * runs, and at its end the host reads the device's stats (did it fire?);
+ * the run is classified recovered / clean-error / corrupted / oops / hang.
  */
 #ifndef EMBER_AGENT_MATRIX_H
 #define EMBER_AGENT_MATRIX_H
@@ -26,6 +33,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <jansson.h>
 
 #define EM_MAX_LIST	16
 
@@ -46,6 +55,9 @@ struct em_matrix {
 	char run_args[256];
 	char connect[EM_MAX_LIST][256];
 	unsigned int nconnect;
+	char injects[EM_MAX_LIST][32];		/* kinds */
+	char inject_specs[EM_MAX_LIST][256];	/* spec of each kind */
+	unsigned int ninjects;
 };
 
 /* Where the built pieces are (the Makefile passes them). */
@@ -63,6 +75,11 @@ struct em_run {
 	uint64_t seed;
 	char dir[4096];		/* logs and result.json */
 	char args[512];		/* ember-run arguments, comma-separated */
+	const char *inject_kind;	/* NULL: no injection */
+	const char *inject_spec;
+	/* filled while it runs */
+	json_int_t injections_fired;	/* -1: unknown */
+	char inject_error[256];
 };
 
 /*
@@ -76,6 +93,9 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p);
 
 /* The variants the paper compares, and the ember-run arguments of each. */
 const char *em_variant_args(const char *variant);
+
+/* The default injection spec of a kind (DESIGN.md section 3), or NULL. */
+const char *em_inject_default_spec(const char *kind);
 
 /* Outcome of one run however it ran (QEMU directly or through libvirt). */
 struct em_run_outcome {
@@ -93,6 +113,9 @@ struct em_run_outcome {
 const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 			  const char *commit, const char *results_path,
 			  const struct em_run_outcome *o);
+
+/* ok, recovered and clean-error are acceptable; anything else counts as failed. */
+bool em_status_acceptable(const char *status);
 
 /* Prints the progress line after a run finished (last may be NULL). */
 void em_run_progress(size_t done, size_t total, size_t running,

@@ -342,6 +342,60 @@ static int plot(const struct table *t, const char *dir)
 	return rc;
 }
 
+/* Fault-injection campaigns: outcome counts per injection kind. */
+static const char *const outcomes[] = {
+	"recovered", "clean-error", "corrupted", "oops", "hang", "error",
+};
+#define NOUTCOMES (sizeof(outcomes) / sizeof(outcomes[0]))
+
+static bool print_campaign(json_t *all, FILE *out)
+{
+	char kinds[32][32];
+	unsigned int counts[33][NOUTCOMES + 2] = { { 0 } };	/* + runs, fired */
+	size_t nkinds = 0, i, k, o;
+	json_t *r;
+
+	json_array_foreach(all, i, r) {
+		const char *kind = json_string_value(json_object_get(r, "inject"));
+		const char *status = json_string_value(json_object_get(r, "status"));
+
+		if (!kind || !status)
+			continue;
+		k = slot(kinds, &nkinds, 32, kind);
+		if (k == 32)
+			continue;
+		for (o = 0; o < NOUTCOMES && strcmp(status, outcomes[o]); o++)
+			;
+		if (o < NOUTCOMES) {
+			counts[k][o]++;
+			counts[32][o]++;
+		}
+		counts[k][NOUTCOMES]++;
+		counts[32][NOUTCOMES]++;
+		if (json_integer_value(json_object_get(r, "injections_fired")) > 0) {
+			counts[k][NOUTCOMES + 1]++;
+			counts[32][NOUTCOMES + 1]++;
+		}
+	}
+	if (!nkinds)
+		return false;
+	fprintf(out, "\nFault-injection campaign: outcome of every run, per kind\n");
+	fprintf(out, "%-16s %5s %6s", "kind", "runs", "fired");
+	for (o = 0; o < NOUTCOMES; o++)
+		fprintf(out, " %11s", outcomes[o]);
+	fputc('\n', out);
+	for (k = 0; k <= nkinds; k++) {
+		unsigned int *c = counts[k == nkinds ? 32 : k];
+
+		fprintf(out, "%-16s %5u %6u", k == nkinds ? "total" : kinds[k],
+			c[NOUTCOMES], c[NOUTCOMES + 1]);
+		for (o = 0; o < NOUTCOMES; o++)
+			fprintf(out, " %11u", c[o]);
+		fputc('\n', out);
+	}
+	return true;
+}
+
 int em_report(const char *dir, const char *paper_csv, bool draw)
 {
 	struct table *t = calloc(1, sizeof(*t));
@@ -354,8 +408,18 @@ int em_report(const char *dir, const char *paper_csv, bool draw)
 		free(t);
 		return 1;
 	}
-	print_tables(t, paper_csv, stdout);
 	snprintf(path, sizeof(path), "%s/table.txt", dir);
+	if (print_campaign(all, stdout)) {
+		out = fopen(path, "we");
+		if (out) {
+			print_campaign(all, out);
+			fclose(out);
+		}
+		json_decref(all);
+		free(t);
+		return 0;
+	}
+	print_tables(t, paper_csv, stdout);
 	out = fopen(path, "we");
 	if (out) {
 		print_tables(t, paper_csv, out);

@@ -40,6 +40,7 @@ struct em_vm_config {
 	unsigned int memory_mib;	/* guest RAM, default 512 */
 	unsigned int timeout_s;		/* wall-clock limit, default 120 */
 	bool paused;			/* start with -S: QMP "cont" runs it */
+	bool hold_at_end;		/* the guest waits for the host before poweroff */
 	em_vm_line_fn on_line;		/* may be NULL */
 	void *on_line_arg;
 };

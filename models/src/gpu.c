@@ -157,8 +157,6 @@ void gm_destroy(struct gm_gpu *g)
 
 void gm_reset(struct gm_gpu *g)
 {
-	uint32_t i;
-
 	g->now = 0;
 	g->vram_q.busy = g->h2d_q.busy = g->d2h_q.busy = 0;
 	memset(g->ce_q, 0, g->prof.num_copy_engines * sizeof(*g->ce_q));
@@ -194,10 +192,11 @@ void gm_reset(struct gm_gpu *g)
 	g->hash = FNV_OFFSET;
 	g->rng = g->seed;
 	memset(&g->st, 0, sizeof(g->st));
-	for (i = 0; i < (uint32_t)g->ninj; i++) {
-		g->inj[i].rng = g->inj[i].seed ^ g->seed;
-		g->inj[i].fired = 0;
-	}
+	/*
+	 * Injections are the experiment's, not device state: they keep what
+	 * they fired (a count=1 hang does not hang the reset device again)
+	 * and their random stream.
+	 */
 }
 
 void gm_get_stats(const struct gm_gpu *g, struct gm_stats *out)

@@ -232,7 +232,13 @@ static void test_hang(void)
 	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_HANG);
 	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_LAUNCH_STATUS), EMGPU_LAUNCH_RUNNING);
 	gm_reg_write(t->g, EMGPU_REG_RESET, EMGPU_RESET_MAGIC);
-	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_IDLE);	/* count=1 already fired */
+	CU_ASSERT_EQUAL(gm_inject_fired(t->g, 0), 1);	/* survives the reset */
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_IDLE);
+	gm_set_pdb(t->g, t->root | EMGPU_PTE_VALID |
+		   (uint64_t)t->root_ap << EMGPU_PTE_APERTURE_SHIFT);	/* reset cleared it */
+	th_launch(t, EMGPU_KERNEL_STREAM, 8, 0, args, 3);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_LAUNCH_DONE);	/* count=1: spent */
+	CU_ASSERT_EQUAL(gm_launch_status(t->g), EMGPU_LAUNCH_DONE);
 	th_free(t);
 }
 

@@ -72,7 +72,8 @@ struct gm_gpu *gm_create(const struct gm_config *cfg,
 			 const struct gm_callbacks *cb);
 void gm_destroy(struct gm_gpu *gpu);
 /* Device reset: registers, TLBs, warps, counters, clock, hash; keeps VRAM
- * contents, the profile, the seed and the injections armed. */
+ * contents, the profile, the seed and the armed injections with what they
+ * already fired (an injection belongs to the experiment, not the device). */
 void gm_reset(struct gm_gpu *gpu);
 
 /* ---- register interface (32-bit, offsets from emgpu_hw.h) ---- */
