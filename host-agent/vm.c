@@ -21,8 +21,12 @@ const char *const em_vm_firmware_dirs[EM_VM_FIRMWARE_DIRS] = {
 };
 #define firmware_dirs em_vm_firmware_dirs
 
-/* Kernel command line: a warning or oops stops the run (and QEMU, via -no-reboot). */
-#define GUEST_APPEND "console=ttyS0 panic_on_warn=1 oops=panic panic=-1"
+/*
+ * Kernel command line: a warning or oops stops the run (and QEMU, via
+ * -no-reboot); no address-space randomisation, so managed ranges get the
+ * same VAs on every boot and the device's trace hash can repeat.
+ */
+#define GUEST_APPEND "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 norandmaps"
 
 static double now_s(void)
 {

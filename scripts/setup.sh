@@ -88,14 +88,15 @@ configure_sources() {
 }
 
 have_source_index() {
-	apt-cache showsrc qemu 2>/dev/null | grep -q '^Package: qemu'
+	# no grep -q: an early exit would fail the pipe (pipefail) on SIGPIPE
+	apt-cache showsrc qemu 2>/dev/null | grep '^Package: qemu' >/dev/null
 }
 
 missing_packages() {
 	local p
 	for p in "$@"; do
 		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-			grep -q '^install ok installed' || echo "$p"
+			grep '^install ok installed' >/dev/null || echo "$p"
 	done
 }
 

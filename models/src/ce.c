@@ -171,8 +171,14 @@ static int desc_exec(struct gm_gpu *g, const struct emgpu_ce_desc *d,
 	}
 	if (err)
 		g->ce_status |= EMGPU_CE_STATUS_ERROR;
+	/*
+	 * Sysmem addresses are the guest kernel's page-allocator choices, which
+	 * differ from boot to boot; the trace hash keeps only vidmem ones.
+	 */
 	gm_event(g, GM_EV_COPY, d->op | (uint64_t)d->flags << 8 | (uint64_t)err << 40,
-		 d->dst ^ (d->src << 1) ^ d->length, g->ce_done / GM_PS_PER_NS);
+		 (da == EMGPU_APERTURE_SYSMEM ? 0 : d->dst) ^
+		 ((sa == EMGPU_APERTURE_SYSMEM && d->op == EMGPU_CE_OP_COPY ? 0 : d->src) << 1) ^
+		 d->length, g->ce_done / GM_PS_PER_NS);
 	if (d->flags & EMGPU_CE_SEMAPHORE) {
 		memcpy(sem, &(uint32_t){ d->payload }, 4);
 		r = gm_dma_write(g, g->ce_sem, sem, 4);

@@ -65,8 +65,10 @@ struct qmp_check {
 };
 
 struct boot {
+	const char *name;		/* its directory under the outdir */
 	const char *profile;
 	const char *scenarios;
+	bool qmp_checks;		/* at "hold": also try inject specs */
 	struct qmp_check qmp;
 	struct em_vm vm;
 	struct em_vm_outcome outcome;
@@ -79,7 +81,7 @@ static struct {
 	const char *qemu, *kernel, *initrd, *outdir, *accel;
 	unsigned int timeout_s;
 	int planned, number, failed;
-} h = { .outdir = "build/vm-test", .timeout_s = 120 };
+} h = { .outdir = "build/vm-test", .timeout_s = 480 };
 
 /* Diagnostics for the test being judged, printed under its result line. */
 static char diag[8192];
@@ -198,6 +200,11 @@ static void on_guest_line(struct em_vm *vm, json_t *obj, void *arg)
 	}
 	c->stats = em_qmp_execute(&q, "qom-get", json_pack("{s:s,s:s}", "path",
 				  EM_VM_GPU_QOM_PATH, "property", "stats"), err, sizeof(err));
+	if (!b->qmp_checks) {
+		em_qmp_close(&q);
+		em_vm_send(vm, "go\n");
+		return;
+	}
 	r = em_qmp_execute(&q, "qom-set", json_pack("{s:s,s:s,s:s}", "path",
 			   EM_VM_GPU_QOM_PATH, "property", "inject", "value",
 			   "kind=ce-stall,trigger=sometimes"),
@@ -226,7 +233,7 @@ static void boot_start(struct boot *b)
 		.workdir = b->workdir, .on_line = on_guest_line, .on_line_arg = b,
 	};
 
-	snprintf(b->workdir, sizeof(b->workdir), "%s/%s", h.outdir, b->profile);
+	snprintf(b->workdir, sizeof(b->workdir), "%s/%s", h.outdir, b->name);
 	if (em_vm_start(&b->vm, &cfg))
 		b->vm.pid = -1;
 }
@@ -234,8 +241,8 @@ static void boot_start(struct boot *b)
 /* Waits for all the boots together, so none blocks on unread output. */
 static void boots_finish(struct boot *boots, size_t n)
 {
-	struct em_vm *vms[8];
-	struct em_vm_outcome outs[8];
+	struct em_vm *vms[16];
+	struct em_vm_outcome outs[16];
 	size_t i, nv = 0;
 
 	for (i = 0; i < n; i++)
@@ -283,7 +290,6 @@ static void test_qmp(struct boot *b)
 		note("bad spec refused: %s", c->bad_spec_err);
 	report(ok && expect_int(em_results_find(b->results, "hold", "released"),
 				"bytes", 2), "qmp stats and inject while %s runs", b->profile);
-	json_decref(c->stats);
 	free(c->inject_listing);
 }
 
@@ -319,7 +325,7 @@ static void test_boot(struct boot *b)
 		note_tail(b->vm.qemu_log_path, 5);
 		note_tail(b->vm.console_path, 15);
 	}
-	report(ok, "boot %s (%.1f s)", b->profile, b->outcome.wall_s);
+	report(ok, "boot %s, %s (%.1f s)", b->name, b->profile, b->outcome.wall_s);
 }
 
 /* Device info through /dev/ember matches the profile the VM was given. */
@@ -424,11 +430,242 @@ static void test_good_property(const char *opts)
 	report(status == 0, "emgpu accepts %s", opts);
 }
 
+/* ---- the UVM driver: managed memory, migrations, bad input ---- */
+
+/* managed_badinput: every bad call gets exactly its errno (guest-kmod/README.md). */
+static const struct {
+	const char *call;
+	json_int_t errno_expected;	/* 0: must succeed */
+} expected_managed_badinput[] = {
+	{ "policy_uvm_before_mmap", 0 }, { "policy_unknown", 2 },
+	{ "policy_empty", 22 }, { "policy_unterminated", 22 },
+	{ "mmap_private", 22 }, { "mmap_unaligned_length", 22 },
+	{ "mmap_unaligned_address", 22 }, { "mmap_offset_not_address", 22 },
+	{ "munmap_partial", 22 }, { "mremap_move", 22 },
+	{ "policy_after_mmap", 16 }, { "advise_ok", 0 },
+	{ "advise_zero_length", 22 }, { "advise_unaligned_addr", 22 },
+	{ "advise_unaligned_length", 22 }, { "advise_overflow", 75 },
+	{ "advise_unknown_advice", 22 }, { "advise_zero_advice", 22 },
+	{ "advise_bad_processor", 22 }, { "advise_accessed_by_cpu", 22 },
+	{ "advise_flags", 22 }, { "advise_pad", 22 },
+	{ "advise_outside", 14 }, { "advise_straddles_end", 14 },
+	{ "prefetch_cpu_ok", 0 }, { "prefetch_zero_length", 22 },
+	{ "prefetch_unaligned", 22 }, { "prefetch_overflow", 75 },
+	{ "prefetch_no_processor", 22 }, { "prefetch_flags", 22 },
+	{ "prefetch_outside", 14 }, { "launch_no_kernel", 22 },
+	{ "launch_kernel_too_big", 22 }, { "launch_flags", 22 },
+	{ "launch_pad", 22 }, { "synchronize_flags", 22 },
+	{ "mem_get_info_ok", 0 }, { "mem_get_info_gpu_index", 22 },
+	{ "mem_get_info_pad", 22 }, { "stats_scope", 22 },
+	{ "stats_pad", 22 }, { "stats_null", 14 },
+};
+
+static json_t *find_scenario(struct boot *b, const char *scenario, const char *key)
+{
+	return b->results ? em_results_find(b->results, scenario, key) : NULL;
+}
+
+static void test_managed_badinput(struct boot *b)
+{
+	size_t i, j, n = sizeof(expected_managed_badinput) / sizeof(expected_managed_badinput[0]);
+	bool ok = true;
+	json_t *obj;
+
+	for (i = 0; i < n; i++) {
+		json_t *found = NULL;
+
+		json_array_foreach(b->results, j, obj) {
+			const char *sc = json_string_value(json_object_get(obj, "scenario"));
+			const char *call = json_string_value(json_object_get(obj, "call"));
+
+			if (sc && call && !strcmp(sc, "managed_badinput") &&
+			    !strcmp(call, expected_managed_badinput[i].call))
+				found = obj;
+		}
+		if (!found) {
+			note("%s: no result", expected_managed_badinput[i].call);
+			ok = false;
+		} else if (json_integer_value(json_object_get(found, "errno")) !=
+			   expected_managed_badinput[i].errno_expected) {
+			note("%s: errno %" JSON_INTEGER_FORMAT ", expected %" JSON_INTEGER_FORMAT,
+			     expected_managed_badinput[i].call,
+			     json_integer_value(json_object_get(found, "errno")),
+			     expected_managed_badinput[i].errno_expected);
+			ok = false;
+		}
+	}
+	report(ok, "managed_badinput: %zu bad calls, exact errnos", n);
+}
+
+/* CPU first touch: zeroed pages, one fault each, data intact, freed. */
+static void test_managed_cpu(struct boot *b)
+{
+	json_t *r = find_scenario(b, "managed_cpu", "cpu_faults");
+	json_t *r2 = find_scenario(b, "managed_cpu", "realloc_ret");
+	bool ok = r && r2;
+
+	if (!ok)
+		note("no managed_cpu results");
+	ok &= expect_int(r, "mismatches", 0);
+	ok &= expect_int(r, "zero_mismatches", 0);
+	ok &= expect_int(r, "cpu_faults", 2048);
+	ok &= expect_int(r, "pages_cpu_populated", 2048);
+	ok &= expect_int(r, "free_ret", 0);
+	ok &= expect_int(r2, "realloc_ret", 0);
+	ok &= expect_int(r2, "realloc_zero_mismatches", 0);
+	report(ok, "managed_cpu: first touch, one fault a page, data and zeroing");
+}
+
+/* A kernel outside every allocation fails with EFAULT; the next ones work. */
+static void test_invalid_access(struct boot *b)
+{
+	json_t *r = find_scenario(b, "invalid_access", "first_errno");
+	bool ok = r != NULL;
+
+	ok &= expect_int(r, "first_errno", 14);
+	ok &= expect_int(r, "second_ret", 0);
+	ok &= expect_int(r, "third_ret", 0);
+	ok &= expect_int(r, "mismatches", 0);
+	report(ok, "invalid_access: EFAULT, then healthy");
+}
+
+static void test_simple(struct boot *b, const char *scenario, const char *what)
+{
+	json_t *r = find_scenario(b, scenario, "ret");
+	json_t *v;
+	const char *key;
+	bool ok = r != NULL;
+
+	if (!r)
+		note("no %s result", scenario);
+	ok &= expect_int(r, "ret", 0);
+	json_object_foreach(r, key, v)
+		if (!strncmp(key, "mismatches", 10))
+			ok &= expect_int(r, key, 0);
+	report(ok, "%s: %s", scenario, what);
+}
+
+static void test_eviction(struct boot *b)
+{
+	json_t *r = find_scenario(b, "eviction", "free_after");
+	bool ok = r != NULL;
+
+	ok &= expect_int(r, "ret", 0);
+	ok &= expect_int(r, "mismatches", 0);
+	ok &= expect_int(r, "result_ok", 1);
+	if (r && json_integer_value(json_object_get(r, "evictions")) <= 0) {
+		note("no evictions at 1.5x");
+		ok = false;
+	}
+	if (r && json_integer_value(json_object_get(r, "free_after")) !=
+		 json_integer_value(json_object_get(r, "total"))) {
+		note("VRAM not all free after the run");
+		ok = false;
+	}
+	report(ok, "eviction: 1.5x evicts, data intact, VRAM freed");
+}
+
+static void test_unload_after_use(struct boot *b)
+{
+	json_t *r = find_scenario(b, "unload_after_use", "reload_ret");
+	bool ok = r != NULL;
+
+	ok &= expect_int(r, "warmup_ret", 0);
+	ok &= expect_int(r, "reload_ret", 0);
+	ok &= expect_int(r, "run_ret", 0);
+	ok &= expect_int(r, "mismatches", 0);
+	if (r && (json_integer_value(json_object_get(r, "sunreclaim_growth_kb")) >= 512 ||
+		  json_integer_value(json_object_get(r, "memfree_drop_kb")) >= 4096)) {
+		note("growth %" JSON_INTEGER_FORMAT " kB slab, %" JSON_INTEGER_FORMAT
+		     " kB free (bounds 512, 4096)",
+		     json_integer_value(json_object_get(r, "sunreclaim_growth_kb")),
+		     json_integer_value(json_object_get(r, "memfree_drop_kb")));
+		ok = false;
+	}
+	report(ok, "unload_after_use: unload frees everything");
+}
+
+/*
+ * A workload cell "<kernel>-<variant>-<f>x": correct data through the CPU
+ * pointers after the kernel, and the variant's signature: mapped and static
+ * never fault; uvm evicts at 1.5x and never at 0.5x.
+ */
+static void test_workload(struct boot *b, const char *cell)
+{
+	json_t *r = find_scenario(b, cell, "mismatches");
+	const char *variant = r ? json_string_value(json_object_get(r, "variant")) : NULL;
+	const char *kernel = r ? json_string_value(json_object_get(r, "kernel")) : NULL;
+	double factor = r ? json_number_value(json_object_get(r, "factor")) : 0;
+	bool ok = r && variant && kernel;
+
+	if (!ok)
+		note("no result for %s", cell);
+	ok &= expect_int(r, "ret", 0);
+	ok &= expect_int(r, "mismatches", 0);
+	ok &= expect_int(r, "cancels", 0);
+	ok &= expect_int(r, "result_ok", kernel && !strcmp(kernel, "hotset") ? -1 : 1);
+	if (r && json_integer_value(json_object_get(r, "words_checked")) <= 0) {
+		note("nothing verified");
+		ok = false;
+	}
+	if (variant && (!strcmp(variant, "mapped") || !strcmp(variant, "static")))
+		ok &= expect_int(r, "faults", 0);
+	if (variant && !strcmp(variant, "uvm") && factor > 1.0 &&
+	    json_integer_value(json_object_get(r, "evictions")) <= 0) {
+		note("uvm at %gx did not evict", factor);
+		ok = false;
+	}
+	if (variant && factor < 1.0)
+		ok &= expect_int(r, "evictions", 0);
+	if (r)
+		note("sim %.3f ms, %" JSON_INTEGER_FORMAT " faults, %" JSON_INTEGER_FORMAT
+		     " evictions", json_integer_value(json_object_get(r, "sim_ns")) / 1e6,
+		     json_integer_value(json_object_get(r, "faults")),
+		     json_integer_value(json_object_get(r, "evictions")));
+	report(ok, "workload %s", cell);
+}
+
+/* Same program and seed, two boots: identical trace hash and results. */
+static void test_determinism(struct boot *a, struct boot *b)
+{
+	json_t *ha = a->qmp.stats ? json_object_get(a->qmp.stats, "trace_hash") : NULL;
+	json_t *hb = b->qmp.stats ? json_object_get(b->qmp.stats, "trace_hash") : NULL;
+	const char *sa = json_string_value(ha), *sb = json_string_value(hb);
+	char *ra = a->results ? json_dumps(a->results, JSON_SORT_KEYS) : NULL;
+	char *rb = b->results ? json_dumps(b->results, JSON_SORT_KEYS) : NULL;
+	bool ok = sa && sb && !strcmp(sa, sb) && ra && rb && !strcmp(ra, rb);
+
+	note("trace hashes %s and %s", sa ? sa : "?", sb ? sb : "?");
+	if (ra && rb && strcmp(ra, rb))
+		note("the guests' results differ");
+	report(ok, "determinism: same seed, same trace hash and results");
+	free(ra);
+	free(rb);
+}
+
+static size_t count_words(const char *list)
+{
+	size_t n = 1;
+
+	for (; *list; list++)
+		n += *list == ',';
+	return n;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: vmtest --qemu PATH --kernel PATH --initrd PATH "
 		   "[--outdir DIR] [--timeout SEC] [--accel tcg|kvm]\n");
 }
+
+/* The workload matrix every `make vm-test` checks (uvm policy + variants). */
+#define WORKLOADS \
+	"stream-uvm-0.5x,stream-prefetch-0.5x,stream-mapped-0.5x,stream-static-0.5x," \
+	"stream-uvm-1.5x,stream-prefetch-1.5x,stream-mapped-1.5x,stream-static-1.5x," \
+	"gather-uvm-0.5x,gather-prefetch-0.5x,gather-mapped-0.5x,gather-static-0.5x," \
+	"gather-uvm-1.5x,gather-prefetch-1.5x,gather-mapped-1.5x,gather-static-1.5x"
+/* Run twice on fresh VMs; "hold" lets the host read the trace hash. */
+#define REPEATED "gather-uvm-1.5x,hotset-mapped-1.5x,hold"
 
 int main(int argc, char **argv)
 {
@@ -442,8 +679,15 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	struct boot boots[] = {
-		{ .profile = "h200-256m", .scenarios = "probe,hold,reload,badioctl" },
-		{ .profile = "rtx5080", .scenarios = "probe" },
+		{ .name = "probe", .profile = "h200-256m",
+		  .scenarios = "probe,hold,reload,badioctl", .qmp_checks = true },
+		{ .name = "probe-rtx5080", .profile = "rtx5080", .scenarios = "probe" },
+		{ .name = "uvm-driver", .profile = "h200-64m",
+		  .scenarios = "managed_cpu,managed_badinput,invalid_access,interleave,"
+			       "concurrent,eviction,unload_after_use" },
+		{ .name = "workloads", .profile = "h200-64m", .scenarios = WORKLOADS },
+		{ .name = "determinism-1", .profile = "h200-64m", .scenarios = REPEATED },
+		{ .name = "determinism-2", .profile = "h200-64m", .scenarios = REPEATED },
 	};
 	const size_t nboots = sizeof(boots) / sizeof(boots[0]);
 	size_t i;
@@ -467,8 +711,9 @@ int main(int argc, char **argv)
 	if (em_mkdir_p(h.outdir))
 		return 1;
 
-	h.planned = 4 + nboots * 2 + 2 +
-		    (int)(sizeof(expected_bad_ioctls) / sizeof(expected_bad_ioctls[0]));
+	h.planned = 4 + (int)nboots + 2 + 1 + 1 +
+		    (int)(sizeof(expected_bad_ioctls) / sizeof(expected_bad_ioctls[0])) +
+		    7 + (int)count_words(WORKLOADS) + 1;
 	printf("KTAP version 1\n1..%d\n", h.planned);
 	fflush(stdout);
 
@@ -482,16 +727,33 @@ int main(int argc, char **argv)
 	test_good_property("profile=gh200,vram-size=512M");
 
 	boots_finish(boots, nboots);
-	for (i = 0; i < nboots; i++) {
+	for (i = 0; i < nboots; i++)
 		test_boot(&boots[i]);
-		test_probe(&boots[i], &expected_gpus[i]);
-	}
+	test_probe(&boots[0], &expected_gpus[0]);
+	test_probe(&boots[1], &expected_gpus[1]);
 	test_qmp(&boots[0]);
 	test_reload(&boots[0]);
 	test_bad_ioctls(&boots[0]);
 
-	for (i = 0; i < nboots; i++)
+	test_managed_cpu(&boots[2]);
+	test_managed_badinput(&boots[2]);
+	test_invalid_access(&boots[2]);
+	test_simple(&boots[2], "interleave", "CPU and GPU take turns, data intact");
+	test_simple(&boots[2], "concurrent", "CPU faults during a kernel, data intact");
+	test_eviction(&boots[2]);
+	test_unload_after_use(&boots[2]);
+	{
+		char list[] = WORKLOADS, *save = NULL, *cell;
+
+		for (cell = strtok_r(list, ",", &save); cell; cell = strtok_r(NULL, ",", &save))
+			test_workload(&boots[3], cell);
+	}
+	test_determinism(&boots[4], &boots[5]);
+
+	for (i = 0; i < nboots; i++) {
 		json_decref(boots[i].results);
+		json_decref(boots[i].qmp.stats);
+	}
 	if (h.number != h.planned)
 		printf("# planned %d tests, ran %d\n", h.planned, h.number);
 	printf("%d passed, %d failed\n", h.number - h.failed, h.failed);

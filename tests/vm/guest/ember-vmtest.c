@@ -23,9 +23,8 @@
 
 #include "uapi/ember.h"
 
-/* libember and its workloads, compiled in: the guest has no shared libs */
-#include "../../../guest-kmod/libember/libember.c"
-#include "../../../guest-kmod/libember/workload.c"
+#include "libember.h"
+#include "workload.h"
 
 #define RELOAD_CYCLES 10
 
