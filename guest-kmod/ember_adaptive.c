@@ -6,7 +6,11 @@
  */
 #ifdef __KERNEL__
 #include <linux/kernel.h>
+#include <linux/limits.h>
 #include <linux/string.h>
+#ifndef UINT32_MAX
+#define UINT32_MAX U32_MAX
+#endif
 #else
 #include <stdio.h>
 #include <string.h>

@@ -47,6 +47,7 @@
 #include <linux/workqueue.h>
 
 #include "emgpu_hw.h"
+#include "ember_adaptive.h"
 #include "ember_policy.h"
 #include "uapi/ember.h"
 
@@ -85,6 +86,7 @@ struct ember_chunk {
 	u64 last_used_ns;		/* when the owner last became resident */
 	bool evicting;			/* an evictor holds a ref on the owner */
 	bool retired;			/* poisoned: never handed out again */
+	struct ember_chunk_demand demand;	/* Ember-adaptive; reset on alloc */
 };
 
 struct ember_pmm {
@@ -213,6 +215,7 @@ struct ember_va_block {
 	struct ember_chunk *chunk;	/* VRAM of GPU-resident pages */
 	struct ember_pt *pt;		/* leaf page table, once created */
 	void *policy_priv;
+	struct ember_block_history hist;	/* Ember-adaptive migration history */
 };
 
 struct ember_va_range {
@@ -368,6 +371,21 @@ const struct ember_policy_ops *ember_policy_get(const char *name);
 void ember_policy_put(const struct ember_policy_ops *ops);
 int ember_policy_init(void);
 void ember_policy_exit(void);
+
+/*
+ * ember_adaptive_drv.c: Ember-adaptive's engine for policies with
+ * ops->adaptive (module parameters of Table 1, span promotion, demand,
+ * the eager reclamation worker). LOCKING: see each function.
+ */
+int ember_adaptive_init(void);
+void ember_adaptive_exit(void);
+void ember_adaptive_launch(struct ember_gpu *gpu, struct ember_va_space *vs);
+void ember_adaptive_notify(struct ember_gpu *gpu, struct ember_va_space *vs,
+			   const struct ember_policy_notification *n);
+void ember_adaptive_reclaim(struct ember_gpu *gpu, struct ember_va_space *vs);
+void ember_adaptive_arrived(struct ember_va_block *block, unsigned int pages);
+void ember_adaptive_evicted(struct ember_va_block *block);
+const char *ember_adaptive_default_policy(void);
 
 /* ember_main.c: the GPU list, LOCKING: ember_gpus_lock */
 extern struct mutex ember_gpus_lock;

@@ -167,6 +167,7 @@ static void ember_gpu_timer_tick(struct ember_gpu *gpu)
 	down_read(&vs->lock);
 	if (vs->policy->on_timer_tick)
 		vs->policy->on_timer_tick(vs->policy_data, ember_gpu_now_ns(gpu));
+	ember_adaptive_reclaim(gpu, vs);	/* the eager reclamation worker */
 	up_read(&vs->lock);
 	ember_va_space_put(vs);
 }

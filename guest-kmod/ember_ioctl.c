@@ -437,6 +437,7 @@ static long ember_ioctl_launch(struct ember_va_space *vs, void __user *uarg)
 	down_read(&vs->lock);
 	ember_wr64(gpu, EMGPU_REG_TIMER_PERIOD_LO, EMGPU_REG_TIMER_PERIOD_HI,
 		   vs->policy->on_timer_tick ? vs->policy->timer_period_ns : 0);
+	ember_adaptive_launch(gpu, vs);
 	up_read(&vs->lock);
 	wmb();	/* the descriptor before the doorbell */
 	ember_wr64(gpu, EMGPU_REG_LAUNCH_DESC_LO, EMGPU_REG_LAUNCH_DESC_HI,

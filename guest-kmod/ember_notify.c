@@ -59,6 +59,11 @@ static void ember_notify_one(struct ember_gpu *gpu, struct ember_va_space *vs,
 	struct ember_va_range *range;
 	struct ember_va_block *block;
 
+	if (vs->policy->adaptive) {	/* span promotion: ember_adaptive_drv.c */
+		n.now_ns = ember_gpu_now_ns(gpu);
+		ember_adaptive_notify(gpu, vs, &n);
+		return;
+	}
 	down_read(&vs->lock);
 	if (!vs->policy->on_notification)
 		goto out;

@@ -167,6 +167,7 @@ static struct ember_chunk *pmm_take_free(struct ember_pmm *pmm,
 	pmm->nfree--;
 	chunk->block = block;
 	chunk->evicting = false;
+	memset(&chunk->demand, 0, sizeof(chunk->demand));
 	return chunk;
 }
 
@@ -235,6 +236,7 @@ static int pmm_evict_one(struct ember_gpu *gpu, struct ember_va_space *vs,
 			ember_stat_add(block->vs, EMBER_STAT(pages_evicted), pages);
 			ember_hw_charge(gpu, ember_cause_thread(cause),
 					EMGPU_DRV_ACTION_CHUNK_EVICT, 1);
+			ember_adaptive_evicted(block);
 			if (block->vs->policy->on_evict)
 				block->vs->policy->on_evict(block->vs->policy_data,
 							    block->start,

@@ -103,6 +103,8 @@ void ember_policy_put(const struct ember_policy_ops *ops)
 
 int ember_policy_init(void)
 {
+	int ret;
+
 	if (uvm_perf_prefetch_enable > 1) {
 		pr_info("ember: invalid uvm_perf_prefetch_enable %u. Using 1 instead\n",
 			uvm_perf_prefetch_enable);
@@ -116,10 +118,17 @@ int ember_policy_init(void)
 	}
 	ember_uvm_params.prefetch_enable = uvm_perf_prefetch_enable;
 	ember_uvm_params.prefetch_threshold = uvm_perf_prefetch_threshold;
-	return ember_register_policy(&ember_policy_uvm);
+	ret = ember_register_policy(&ember_policy_uvm);
+	if (ret)
+		return ret;
+	ret = ember_adaptive_init();	/* `ember`: Table 1's parameters */
+	if (ret)
+		ember_unregister_policy(&ember_policy_uvm);
+	return ret;
 }
 
 void ember_policy_exit(void)
 {
+	ember_adaptive_exit();
 	ember_unregister_policy(&ember_policy_uvm);
 }

@@ -143,6 +143,8 @@ struct ember_policy_block {
 	struct ember_page_mask resident_cpu;	/* (in) */
 	struct ember_page_mask resident_gpu;	/* (in) */
 	struct ember_page_mask faulted;		/* (in) pages faulted in this batch */
+	uint32_t chunks_used;			/* (in) device memory in use, root chunks */
+	uint32_t chunks_total;			/* (in) usable root chunks */
 	uint32_t dest;				/* (out) enum ember_loc: CPU or GPU */
 	struct ember_page_mask migrate;		/* (out) pages to make resident at dest */
 	void *priv;				/* (in/out) the policy's per-block data */
@@ -169,6 +171,14 @@ struct ember_policy_ops {
 	void *owner;			/* struct module * in the kernel, or NULL */
 	bool wants_access_counters;	/* sysmem PTEs count accesses */
 	uint64_t timer_period_ns;	/* 0: no on_timer_tick */
+	/* New blocks start with preferred location CPU and accessed-by GPU. */
+	bool mapped_by_default;
+	/*
+	 * The core runs Ember-adaptive's engine (ember_adaptive.h) for this
+	 * policy: counter-driven span promotion on notifications, demand on
+	 * chunks, the eager reclamation worker on the timer, migration history.
+	 */
+	bool adaptive;
 
 	/* Per-VA-space state; both optional. init returns 0 or -errno. */
 	int (*init)(void **pdata);

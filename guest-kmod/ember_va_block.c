@@ -273,6 +273,7 @@ int ember_block_make_resident_gpu(struct ember_va_block *block,
 		  EMBER_BLOCK_PAGES);
 	block_map_vidmem(block, need, cause);
 	ember_pmm_mark_used(gpu, block->chunk);
+	ember_adaptive_arrived(block, bitmap_weight(need, EMBER_BLOCK_PAGES));
 
 	ncopy = bitmap_weight(copy, EMBER_BLOCK_PAGES);
 	nfill = bitmap_weight(fill, EMBER_BLOCK_PAGES);
@@ -451,6 +452,14 @@ void ember_block_policy_view(struct ember_va_block *block,
 	memcpy(&view->resident_gpu, block->gpu_resident,
 	       sizeof(view->resident_gpu));
 	view->priv = block->policy_priv;
+	if (block->vs->gpu) {
+		struct ember_pmm *pmm = &block->vs->gpu->pmm;
+
+		mutex_lock(&pmm->lock);
+		view->chunks_total = pmm->nchunks - pmm->nretired;
+		view->chunks_used = view->chunks_total - pmm->nfree;
+		mutex_unlock(&pmm->lock);
+	}
 }
 
 /*

@@ -41,6 +41,11 @@ static struct ember_va_block *ember_block_create(struct ember_va_space *vs,
 	block->vs = vs;
 	kref_get(&vs->kref);
 	block->start = start;
+	/* LOCKING: the policy is fixed while the VA space has ranges */
+	if (vs->policy->mapped_by_default) {
+		block->preferred = EMBER_LOC_CPU;
+		block->accessed_by = true;
+	}
 	return block;
 }
 
@@ -215,7 +220,7 @@ struct ember_va_space *ember_va_space_create(struct file *file)
 	mutex_init(&vs->pt_lock);
 	init_waitqueue_head(&vs->launch_wq);
 
-	vs->policy = ember_policy_get("uvm");
+	vs->policy = ember_policy_get(ember_adaptive_default_policy());
 	if (!vs->policy) {
 		ret = -ENOENT;
 		goto err_free;

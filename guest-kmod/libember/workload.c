@@ -280,7 +280,10 @@ void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 		"\"cancels\":%llu,\"evictions\":%llu,\"pages_evicted\":%llu,"
 		"\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,\"prefetched_bytes\":%llu,"
 		"\"prefetch_ioctl_bytes\":%llu,\"pages_gpu_populated\":%llu,"
-		"\"pages_mapped_remote\":%llu,\"cpu_faults\":%llu",
+		"\"pages_mapped_remote\":%llu,\"cpu_faults\":%llu,"
+		"\"notifications\":%llu,\"promotions\":%llu,"
+		"\"promoted_bytes\":%llu,\"promotions_halted\":%llu,"
+		"\"eager_evictions\":%llu,\"timer_ticks\":%llu",
 		cfg->kernel, cfg->variant, cfg->factor, cfg->seed, r->vram,
 		r->footprint, r->ret, r->failed ? r->failed : "",
 		r->words_checked, r->mismatches, r->result_ok, r->result,
@@ -294,5 +297,11 @@ void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 		(unsigned long long)s->prefetch_ioctl_bytes,
 		(unsigned long long)s->pages_gpu_populated,
 		(unsigned long long)s->pages_mapped_remote,
-		(unsigned long long)s->cpu_faults);
+		(unsigned long long)s->cpu_faults,
+		(unsigned long long)s->notifications,
+		(unsigned long long)s->promotions,
+		(unsigned long long)s->promoted_bytes,
+		(unsigned long long)s->promotions_halted,
+		(unsigned long long)s->eager_evictions,
+		(unsigned long long)s->timer_ticks);
 }

@@ -185,7 +185,10 @@ struct ember_stats_counters {
 	__u64 launches_failed;
 	__u64 launch_sim_ns;		/* sum of the modelled durations of launches */
 	__u64 last_launch_sim_ns;
-	__u64 reserved[6];		/* (out) zero */
+	__u64 promoted_bytes;		/* moved host -> device by promotions */
+	__u64 eager_evictions;		/* root chunks reclaimed by the eager worker */
+	__u64 promotions_halted;	/* spans stopped at the high watermark */
+	__u64 reserved[3];		/* (out) zero */
 };
 
 #define EMBER_STATS_VA_SPACE	0	/* this open file */
