@@ -271,17 +271,24 @@ static int km_launch(struct app_run *a)
 	return 0;
 }
 
+/*
+ * Points first (regenerated), then Lloyd's iterations over the points in
+ * memory, exactly as the device computes them.
+ */
 static void km_verify(struct app_run *a)
 {
 	uint64_t n = a->n[0], it, p, dist, best, sums[KM_K][KM_D], cnt[KM_K];
-	uint32_t cent[KM_K][KM_D], pt[KM_D], *memb = malloc(n * 4);
-	const uint32_t *dev = w32(a, 2), *pts = w32(a, 0), *dm = w32(a, 1);
+	uint32_t cent[KM_K][KM_D], *memb = malloc(n * 4);
+	const uint32_t *dev = w32(a, 2), *pts = w32(a, 0), *dm = w32(a, 1), *pt;
 	unsigned int c, d, bc;
 
 	if (!memb) {
 		app_fail(a, "verify_alloc", -ENOMEM);
 		return;
 	}
+	for (p = 0; p < n; p++)
+		for (d = 0; d < KM_D; d++)
+			check(a, pts[p * KM_D + d], km_coord(a, p, d));
 	for (c = 0; c < KM_K; c++)
 		for (d = 0; d < KM_D; d++)
 			cent[c][d] = km_coord(a, c * (n / KM_K), d);
@@ -289,8 +296,7 @@ static void km_verify(struct app_run *a)
 		memset(sums, 0, sizeof(sums));
 		memset(cnt, 0, sizeof(cnt));
 		for (p = 0; p < n; p++) {
-			for (d = 0; d < KM_D; d++)
-				pt[d] = km_coord(a, p, d);
+			pt = pts + p * KM_D;
 			best = UINT64_MAX;
 			bc = 0;
 			for (c = 0; c < KM_K; c++) {
@@ -323,8 +329,6 @@ static void km_verify(struct app_run *a)
 	}
 	for (p = 0; p < 64; p++)	/* accum left zeroed */
 		check(a, dev[32 + p], 0);
-	for (p = 0; p < n * KM_D; p++)
-		check(a, pts[p], km_coord(a, p / KM_D, (unsigned int)(p % KM_D)));
 	free(memb);
 }
 
@@ -378,31 +382,36 @@ static int cv_launch(struct app_run *a)
 static void cv_verify(struct app_run *a)
 {
 	uint64_t h = a->n[0], w = a->n[1], y, x, i;
-	const uint32_t *in = w32(a, 0), *out = w32(a, 1);
-	uint32_t wt[9 * CV_CH], v;
-	int c, dy, dx;
+	const uint32_t *in = w32(a, 0), *out = w32(a, 1), *row, *wr;
+	uint32_t wt[9 * CV_CH], *acc = calloc(w, 4);
+	int c, dy;
 
+	if (!acc) {
+		app_fail(a, "verify_alloc", -ENOMEM);
+		return;
+	}
 	for (i = 0; i < 9 * CV_CH; i++)
 		wt[i] = cv_wt(a, i);
 	for (i = 0; i < CV_CH * h * w; i++)	/* inputs intact: then use them */
 		check(a, in[i], cv_in(a, i));
-	for (y = 0; y < h; y++)
-		for (x = 0; x < w; x++) {
-			v = 0;		/* int32 arithmetic, wrapping */
-			for (c = 0; c < CV_CH; c++)
-				for (dy = -1; dy <= 1; dy++) {
-					const uint32_t *row;
-
-					if ((dy < 0 && y == 0) || (dy > 0 && y + 1 >= h))
-						continue;
-					row = in + (c * h + y + (uint64_t)(int64_t)dy) * w;
-					for (dx = -1; dx <= 1; dx++)
-						if (!(dx < 0 && x == 0) && !(dx > 0 && x + 1 >= w))
-							v += wt[9 * c + 3 * (dy + 1) + dx + 1] *
-							     row[x + (uint64_t)(int64_t)dx];
-				}
-			check(a, out[y * w + x], (int32_t)v > 0 ? v : 0);
-		}
+	for (y = 0; y < h; y++) {
+		memset(acc, 0, w * 4);	/* int32 arithmetic, wrapping */
+		for (c = 0; c < CV_CH; c++)
+			for (dy = -1; dy <= 1; dy++) {
+				if ((dy < 0 && y == 0) || (dy > 0 && y + 1 >= h))
+					continue;
+				row = in + (c * h + y + (uint64_t)(int64_t)dy) * w;
+				wr = wt + 9 * c + 3 * (dy + 1);
+				acc[0] += wr[1] * row[0] + wr[2] * row[1];
+				for (x = 1; x + 1 < w; x++)
+					acc[x] += wr[0] * row[x - 1] + wr[1] * row[x] +
+						  wr[2] * row[x + 1];
+				acc[w - 1] += wr[0] * row[w - 2] + wr[1] * row[w - 1];
+			}
+		for (x = 0; x < w; x++)
+			check(a, out[y * w + x], (int32_t)acc[x] > 0 ? acc[x] : 0);
+	}
+	free(acc);
 }
 
 /* ---- bitonic: b0 keys (G interleaved segments of S lines) ---- */
@@ -850,7 +859,9 @@ static const struct em_app apps[] = {
 	{ "cnn", EMGPU_KERNEL_CONV, 1, cv_setup, cv_fill, cv_launch, cv_verify },
 	{ "conv", EMGPU_KERNEL_CONV, 1, cv_setup, cv_fill, cv_launch, cv_verify },
 	{ "bitonic", EMGPU_KERNEL_BITONIC, 5, bt_setup, bt_fill, bt_launch, bt_verify },
+	{ "bitonic_sort", EMGPU_KERNEL_BITONIC, 5, bt_setup, bt_fill, bt_launch, bt_verify },
 	{ "radix", EMGPU_KERNEL_RADIX, 4, rx_setup, rx_fill, rx_launch, rx_verify },
+	{ "radix_sort", EMGPU_KERNEL_RADIX, 4, rx_setup, rx_fill, rx_launch, rx_verify },
 	{ "bfs", EMGPU_KERNEL_BFS, 1, bfs_setup, bfs_fill, bfs_launch, bfs_verify },
 	{ "gemv", EMGPU_KERNEL_GEMV, 8, gv_setup, gv_fill, gv_launch, gv_verify },
 	{ "llm", EMGPU_KERNEL_GEMV, 8, gv_setup, gv_fill, gv_launch, gv_verify },

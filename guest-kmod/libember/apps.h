@@ -15,8 +15,8 @@
  *  pathfinder  PATHFINDER  rows (32)              rows - 1
  *  kmeans      KMEANS      iterations (5)         2 per iteration
  *  cnn, conv   CONV        -                      1
- *  bitonic     BITONIC     log2 segment lines (5) 1 + s (s + 3) / 2
- *  radix       RADIX       4-bit passes (4)       3 per pass
+ *  bitonic[_sort] BITONIC    log2 segment lines (5) 1 + s (s + 3) / 2
+ *  radix[_sort] RADIX       4-bit passes (4)       3 per pass
  *  bfs         BFS         -                      levels + 1
  *  gemv, llm   GEMV        tokens (8)             1 per token
  *  colscan,ssb COLSCAN     queries (4, up to 8)   1 per query
