@@ -158,6 +158,7 @@ struct gm_gpu {
 	struct gm_warp *warps;
 	uint32_t nwarps, max_warps;
 	uint32_t warps_done;
+	uint64_t next_item;	/* in-order dispatch cursor (gm_next_item()) */
 
 	/*
 	 * The epoch in progress (sm.c). A budget stop leaves it here and the

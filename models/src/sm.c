@@ -89,6 +89,7 @@ int gm_launch_from(struct gm_gpu *g, const struct emgpu_launch_desc *d)
 	g->kernel = k;
 	g->nwarps = warps;
 	g->warps_done = 0;
+	g->next_item = warps;	/* items 0 .. warps - 1: the first wave */
 	g->ep_active = 0;
 	g->runq_dirty = 1;
 	for (i = 0; i < g->nutlb; i++)
@@ -110,6 +111,11 @@ int gm_launch_from(struct gm_gpu *g, const struct emgpu_launch_desc *d)
 	g->st.launches++;
 	gm_event(g, GM_EV_LAUNCH, d->kernel, warps, d->seed);
 	return 0;
+}
+
+uint64_t gm_next_item(struct gm_gpu *g)
+{
+	return g->next_item++;
 }
 
 int gm_launch(struct gm_gpu *g, const struct emgpu_launch_desc *d)

@@ -66,6 +66,23 @@ struct gm_kernel {
 		    struct gm_warp *w);
 };
 
+/*
+ * In-order work dispatch (persistent threads): a launch's work items are
+ * numbered 0, 1, 2, ...; warp w starts on item w (init sets w->i = w->id,
+ * the first wave, as a GPU dispatches blocks 0..N-1 to its SMs) and, when
+ * it has finished an item, takes the next undispatched one from the
+ * launch's cursor, which starts at the launch's warp count. A GPU hands
+ * out thread blocks in order as SMs free up, so the items in progress
+ * form a small window that advances through the data: a warp that stalls
+ * (on a fault) holds one item while the others move on, rather than the
+ * others racing ahead through their own fixed strides of the whole buffer
+ * (which let a grid-stride assignment spread the active pages over more
+ * than VRAM). Kernels compute per-item results that do not depend on the
+ * warp or the order, so outputs are unchanged; the order warps take items
+ * in is the run loop's deterministic visiting order.
+ */
+uint64_t gm_next_item(struct gm_gpu *g);
+
 /* Looks up a built-in kernel by id; NULL if none (models/src/kernels/table.c). */
 const struct gm_kernel *gm_kernel_find(uint32_t id);
 

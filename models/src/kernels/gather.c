@@ -4,8 +4,9 @@
  * args[0] src VA, [1] src bytes, [2] dst VA, [3] count (a multiple of 32).
  * Item k reads src line splitmix64(seed + k) % lines and stores the sum of
  * its 32 words (mod 2^32) at dst + 4 k. Items go to warps in groups of 32
- * (one 128-byte dst line): group c to warp c % warps. Result: the sum of
- * all items. State: i = group, j = item within the group, out[] = sums.
+ * (one 128-byte dst line), dispatched in order (gm_next_item()). Result:
+ * the sum of all items. State: i = group, j = item within the group,
+ * out[] = sums.
  */
 #include "gpumodel/kernel.h"
 
@@ -52,7 +53,7 @@ static int gather_step(struct gm_gpu *g, const struct gm_launch *l,
 		sum += w->out[k];
 	w->acc += sum;
 	w->j = 0;
-	w->i += l->warps;
+	w->i = gm_next_item(g);
 	return GM_STEP_MORE;
 }
 

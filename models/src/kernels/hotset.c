@@ -9,13 +9,26 @@
  * position the kernel makes pages * reuse accesses ("slots"): slot s goes,
  * with the random percentage, to a random line of the whole buffer, else
  * to line (s / wpages) % 32 of the window's page s % wpages, so every
- * window page is touched `reuse` times while the window is there. Slot s
- * goes to warp s % warps; the random draw is splitmix64 of (seed, pass,
- * window, slot), so it does not depend on timing. Reads only. Result: the
- * sum of the first word of every line read.
- * State: i = window, j = slot, k = pass.
+ * window page is touched `reuse` times while the window is there. The
+ * slots of all window positions of all passes are work items numbered in
+ * that order ((pass * windows + window) * slots + slot) and dispatched in
+ * order (gm_next_item()), so the warps move through the windows together;
+ * the random draw is splitmix64 of (seed, pass, window, slot), so it does
+ * not depend on timing or dispatch. Reads only. Result: the sum of the
+ * first word of every line read.
+ * State: n = item.
  */
 #include "gpumodel/kernel.h"
+
+/* work items of the launch; 0 for a count that does not fit 62 bits */
+static uint64_t hotset_items(const uint64_t *a)
+{
+	uint64_t pages = a[1] >> 12, wpages = a[2] ? a[2] >> 12 : pages;
+	uint64_t reuse = a[4] ? a[4] : 1, passes = a[5] ? a[5] : 1;
+	uint64_t per_pass = (pages + wpages - 1) / wpages * wpages * reuse;
+
+	return per_pass <= (1ull << 62) / passes ? per_pass * passes : 0;
+}
 
 static int hotset_check(const struct gm_launch *l)
 {
@@ -23,13 +36,13 @@ static int hotset_check(const struct gm_launch *l)
 
 	return gm_kernel_buf_ok(a[0], a[1]) && !(a[0] & 4095) && !(a[1] & 4095) &&
 	       !(a[2] & 4095) && a[2] <= a[1] && a[3] <= 100 &&
-	       a[4] <= 65536 && a[5] <= 1000000 ? 0 : -1;
+	       a[4] <= 65536 && a[5] <= 1000000 && hotset_items(a) ? 0 : -1;
 }
 
 static void hotset_init(const struct gm_launch *l, struct gm_warp *w)
 {
 	(void)l;
-	w->j = w->id;
+	w->n = w->id;
 }
 
 static int hotset_step(struct gm_gpu *g, const struct gm_launch *l,
@@ -37,34 +50,26 @@ static int hotset_step(struct gm_gpu *g, const struct gm_launch *l,
 {
 	const uint64_t *a = l->d.args;
 	uint64_t pages = a[1] >> 12, wpages = a[2] ? a[2] >> 12 : pages;
-	uint64_t reuse = a[4] ? a[4] : 1, passes = a[5] ? a[5] : 1;
-	uint64_t nwin = (pages + wpages - 1) / wpages, slots = wpages * reuse;
-	uint64_t rnd, page, line;
+	uint64_t reuse = a[4] ? a[4] : 1, slots = wpages * reuse;
+	uint64_t nwin = (pages + wpages - 1) / wpages, items = hotset_items(a);
+	uint64_t rnd, page, line, k, i, j;
 	int r;
 
 	for (;;) {
-		if (w->k >= passes)
+		if (w->n >= items)
 			return GM_STEP_DONE;
-		if (w->i >= nwin) {
-			w->k++;
-			w->i = 0;
-			w->j = w->id;
-			continue;
-		}
-		if (w->j >= slots) {
-			w->i++;
-			w->j = w->id;
-			continue;
-		}
-		rnd = gm_mix64(l->d.seed ^ gm_mix64(w->k << 40 ^ w->i << 20 ^ w->j));
+		j = w->n % slots;
+		i = w->n / slots % nwin;
+		k = w->n / slots / nwin;
+		rnd = gm_mix64(l->d.seed ^ gm_mix64(k << 40 ^ i << 20 ^ j));
 		if (rnd % 100 < a[3]) {
 			page = (rnd >> 8) % pages;
 			line = (rnd >> 48) % 32;
 		} else {
-			page = w->i * wpages + w->j % wpages;
-			line = (w->j / wpages) % 32;
-			if (page >= pages) {
-				w->j += l->warps;
+			page = i * wpages + j % wpages;
+			line = (j / wpages) % 32;
+			if (page >= pages) {	/* past a partial last window */
+				w->n = gm_next_item(g);
 				continue;
 			}
 		}
@@ -75,7 +80,7 @@ static int hotset_step(struct gm_gpu *g, const struct gm_launch *l,
 	if (r)
 		return r;
 	w->acc += w->line[0];
-	w->j += l->warps;
+	w->n = gm_next_item(g);
 	return GM_STEP_MORE;
 }
 

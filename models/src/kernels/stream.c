@@ -2,10 +2,13 @@
 /*
  * stream: sequential read-modify-write (the paper's sequential class).
  * args[0] buf VA, [1] bytes, [2] passes (0 = 1). Each pass adds 1 to every
- * 32-bit word; line i (128 bytes) is handled by warp i % warps, so the
- * warps sweep the buffer together like a grid-stride loop. Result: the sum
- * of all words as read (before the increment).
- * State: i = line, j = pass.
+ * 32-bit word. Work item n is line n % lines of pass n / lines; items are
+ * dispatched in order (gm_next_item()), so the warps sweep the buffer
+ * together in a narrow front, as thread blocks do. Result: the sum of all
+ * words as read (before the increment); each line is read once at each of
+ * its values 0..passes-1 increments, whatever the order, so the result
+ * and the bytes do not depend on the dispatch.
+ * State: i = item.
  */
 #include "gpumodel/kernel.h"
 
@@ -28,15 +31,9 @@ static int stream_step(struct gm_gpu *g, const struct gm_launch *l,
 	uint64_t va, sum = 0;
 	int r, k;
 
-	if (w->i >= lines) {
-		w->j++;
-		w->i = w->id;
-		if (w->i >= lines)
-			return GM_STEP_DONE;
-	}
-	if (w->j >= passes)
+	if (w->i >= lines * passes)
 		return GM_STEP_DONE;
-	va = l->d.args[0] + w->i * 128;
+	va = l->d.args[0] + (w->i % lines) * 128;
 	r = gm_warp_load(g, w, va, w->line, 128, EMGPU_ACCESS_WRITE);
 	if (r)
 		return r;
@@ -48,7 +45,7 @@ static int stream_step(struct gm_gpu *g, const struct gm_launch *l,
 	if (r)
 		return r;	/* redone from the load: nothing was stored */
 	w->acc += sum;
-	w->i += l->warps;
+	w->i = gm_next_item(g);
 	return GM_STEP_MORE;
 }
 
