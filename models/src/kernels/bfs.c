@@ -13,7 +13,7 @@
  * depend on warp order. The guest launches cur = 0, 1, ... until a launch
  * returns 0; every launch is a barrier. Out-of-range row_ptr entries are
  * clamped and neighbours >= V skipped (corrupt input stays in bounds).
- * Level line i (32 vertices) goes to warp i % warps.
+ * Level line i (32 vertices) is work item i (gm_next_item(): in order).
  * Result: the number of vertices at level cur.
  * State: pc 0 load level line i into line[], 1 find the next frontier
  * vertex from j and load its row_ptr pair into k, n; 2 load the col line
@@ -66,7 +66,7 @@ static int bfs_step(struct gm_gpu *g, const struct gm_launch *l,
 		while (w->j < 32 && w->line[w->j] != cur)
 			w->j++;
 		if (w->j >= 32) {
-			w->i += l->warps;
+			w->i = gm_next_item(g);
 			w->pc = 0;
 			return GM_STEP_MORE;
 		}

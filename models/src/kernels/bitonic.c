@@ -12,10 +12,10 @@
  *  j >= 32 (a power of two below k): compare-exchange of segment lines a
  *    and a + j / 32 (a & (j / 32) == 0): load both with write permission,
  *    store both (the stores cannot fault, so the step is safe to redo).
- *    Pair p (g = p % G fastest) goes to warp p % warps.
+ *    Pair p (g = p % G fastest) is work item p (in order).
  *  j == 0: every stage of block k with stride below 32, inside each line
  *    (k == 32: blocks 2 .. 32, which sorts each line in alternating
- *    directions). Line t goes to warp t % warps.
+ *    directions). Line t is work item t (gm_next_item(): in order).
  * Pass order: (32, 0), then for k = 64 .. 32 S: j = k / 2 .. 32, then
  * (k, 0); afterwards every segment is sorted ascending. Each launch is one
  * pass: its completion is the barrier. Result: the sum of the keys.
@@ -116,7 +116,7 @@ static int bitonic_step(struct gm_gpu *g, const struct gm_launch *l,
 			return r;
 	}
 	w->acc += sum;
-	w->i += l->warps;
+	w->i = gm_next_item(g);
 	return GM_STEP_MORE;
 }
 

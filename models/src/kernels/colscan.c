@@ -8,7 +8,7 @@
  * u64), [4] query: filter columns f1 [7:0], f2 [15:8], f3 [23:16] and
  * aggregate columns a [31:24], b [39:32] (0xff: no filter; b 0xff: 1),
  * [5], [6], [7]: the filters' inclusive ranges, lo [31:0], hi [63:32].
- * For each line of 32 rows (line i to warp i % warps) the step reads f1,
+ * For each line of 32 rows (line i is work item i, gm_next_item()) the step reads f1,
  * then f2 and f3 only while some row still passes (Crystal's predicated
  * loads), then a and b, and stores sum a * b (u64) over passing rows at
  * out[i]. One launch is one query. Result: the sum over all rows.
@@ -87,7 +87,7 @@ static int colscan_step(struct gm_gpu *g, const struct gm_launch *l,
 	if (r)
 		return r;
 	w->acc += sum;
-	w->i += l->warps;
+	w->i = gm_next_item(g);
 	return GM_STEP_MORE;
 }
 

@@ -8,7 +8,7 @@
  * line: int32 w[c][dy][dx] at word 9 c + 3 dy + dx), [5] out VA (height x
  * width u32). out[y][x] = max(0, sum w[c][dy][dx] in[c][y+dy-1][x+dx-1])
  * with zero padding, in int32.
- * Output line o (row o / (width / 32)) goes to warp o % warps. Per output
+ * Output line o (row o / (width / 32)) is work item o (in order). Per output
  * line, 3 x channels steps each read one input line and its two
  * neighbouring words and accumulate in the warp; a last step stores it.
  * Result: the sum of out[].
@@ -92,7 +92,7 @@ static int conv_step(struct gm_gpu *g, const struct gm_launch *l,
 	w->acc += sum;
 	memset(w->out, 0, sizeof(w->out));
 	w->j = 0;
-	w->i += l->warps;
+	w->i = gm_next_item(g);
 	return GM_STEP_MORE;
 }
 

@@ -6,7 +6,7 @@
  * [2] cols (multiple of 128), [3] x VA (cols int8), [4] y VA (rows bytes,
  * rounded up to a line), [5] shift (0..31).
  * y[r] = (u8)((u32)(sum over c of W[r][c] x[c], int32) >> shift).
- * Rows go to warps in groups of 4 (group q to warp q % warps); a step
+ * Rows go to warps in groups of 4 (group q is work item q, gm_next_item()); a step
  * loads one x line and the 4 rows' weight lines under it, and the last
  * stores the group's 4 output bytes. One launch is one token: the guest
  * feeds y back as the next x (rows == cols) and launches again.
@@ -73,7 +73,7 @@ static int gemv_step(struct gm_gpu *g, const struct gm_launch *l,
 		w->acc += w->out[q];
 	memset(w->out, 0, 4 * sizeof(w->out[0]));
 	w->j = 0;
-	w->i += l->warps;
+	w->i = gm_next_item(g);
 	return GM_STEP_MORE;
 }
 

@@ -10,7 +10,7 @@
  * [5] mode.
  *
  * Mode 0 (assign): each warp loads the centroids once, then point line i
- * (warp i % warps): nearest centroid by squared distance (ties to the
+ * (work item i, gm_next_item()): nearest centroid by squared distance (ties to the
  * lower index) to membership, sums and counts kept in the warp; at its
  * end the warp adds them into accum, one atomic read-modify-write per
  * line (a load that checks write permission, then a store that cannot
@@ -178,7 +178,7 @@ static int kmeans_step(struct gm_gpu *g, const struct gm_launch *l,
 				      get64(w->out, bc * KM_D + d) + pts[4 * p + d]);
 		}
 		w->acc += sum;
-		w->i += l->warps;
+		w->i = gm_next_item(g);
 		return GM_STEP_MORE;
 	case 2:
 		return kmeans_flush(g, l, w, 0);

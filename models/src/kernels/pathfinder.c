@@ -6,7 +6,7 @@
  * args[0] wall VA (rows x cols u32), [1] rows, [2] cols (multiple of 32),
  * [3] row r (1 <= r < rows), [4] prev VA, [5] next VA (cols u32 each).
  * next[c] = wall[r][c] + min(prev[c-1], prev[c], prev[c+1]), neighbours
- * outside the row ignored. Line i of the row goes to warp i % warps; a step
+ * outside the row ignored. Line i of the row is work item i (in order); a step
  * reads the prev line, its two neighbouring words and the wall line, and
  * stores the next line (all loads, then the one store: safe to redo).
  * Result: the sum of next[]. State: i = line.
@@ -67,7 +67,7 @@ static int pathfinder_step(struct gm_gpu *g, const struct gm_launch *l,
 	if (r)
 		return r;
 	w->acc += sum;
-	w->i += l->warps;
+	w->i = gm_next_item(g);
 	return GM_STEP_MORE;
 }
 

@@ -6,7 +6,7 @@
  * 32), [2] dst VA, [3] hist VA (chunks x 16 u32, 64 bytes each, rounded up
  * to a line), [4] shift (digit = key >> shift & 15, shift <= 28), [5] mode,
  * [6] chunks C (1 .. 2^20): chunk c holds key lines [c L / C, (c + 1) L / C)
- * of the L = n / 32 lines and goes to warp c % warps.
+ * of the L = n / 32 lines and is work item c (gm_next_item(): in order).
  *  mode 0 (count): each chunk's digit counts to hist[c][0..15].
  *  mode 1 (scan, warp 0): hist[c][d] becomes the output index of chunk
  *    c's first key with digit d: the number of keys with a smaller digit,
@@ -63,7 +63,7 @@ static int radix_count(struct gm_gpu *g, const struct gm_launch *l,
 		r = gm_warp_store(g, w, a[3] + w->i * 64, w->out, 64);
 		if (r)
 			return r;
-		w->i += l->warps;
+		w->i = gm_next_item(g);
 		w->j = 0;
 		memset(w->out, 0, sizeof(w->out));
 		return GM_STEP_MORE;
@@ -135,7 +135,7 @@ static int radix_scatter(struct gm_gpu *g, const struct gm_launch *l,
 		return GM_STEP_MORE;
 	}
 	if (line >= chunk_start(a, w->i + 1)) {
-		w->i += l->warps;
+		w->i = gm_next_item(g);
 		w->pc = 0;
 		return GM_STEP_MORE;
 	}
