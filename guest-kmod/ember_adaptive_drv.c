@@ -22,11 +22,13 @@
  *    evicted blocks stay mapped, their counters see them again;
  *  - migration history: arrival and eviction times on each block.
  *
- * Time: the device's PTIMER. The testbed scales device memory down (e.g.
- * 128 MiB for a 141 GiB H200) with unchanged bandwidths, so the time to
- * sweep memory shrinks by the same factor; the policy's periods (in "ms"
- * of Table 1) are scaled likewise: ember_ns_per_ms, by default
- * 1000000 x VRAM / the full card's VRAM.
+ * Time: the device's PTIMER; Table 1's ms are device ms by default
+ * (ember_ns_per_ms=1000000). ember_ns_per_ms=0 scales them like the
+ * testbed scales memory (1000000 x VRAM / the full card's VRAM, e.g.
+ * 128 MiB for a 141 GiB H200): the time to sweep memory shrinks by that
+ * factor, but a 2 MiB block's copy does not, so scaled periods make the
+ * worker evict still-hot blocks every few copies (measured: gather 1.0x
+ * thrashes); device ms keep the paper's ratio of period to block copy.
  *
  * LOCKING: vs->lock (read) around every pass; at most one VA-block lock
  * at a time, never taken with pmm.lock held (ember_drv.h's order).
@@ -78,10 +80,10 @@ EMBER_AP_PARAM(perf_migration_eviction_max_grace_ms,
 EMBER_AP_PARAM(perf_migration_eviction_decay_ms,
 	       "Migration score halving period, ms (default 1000)");
 
-static unsigned long ember_ns_per_ms;
+static unsigned long ember_ns_per_ms = 1000000;
 module_param(ember_ns_per_ms, ulong, 0444);
 MODULE_PARM_DESC(ember_ns_per_ms,
-		 "Device ns per ms of the Ember periods (0: 1000000 x VRAM / the full card's VRAM, default 0)");
+		 "Device ns per ms of the Ember periods (0: 1000000 x VRAM / the full card's VRAM; default 1000000)");
 
 /* The full card's VRAM of each profile (the testbed's scaling rule). */
 static u64 ember_full_vram(u32 profile)
