@@ -586,6 +586,60 @@ static void test_unload_after_use(struct boot *b)
 }
 
 /*
+ * Ember-adaptive (the ember policy, selected per VA space) on gather at
+ * 1.5x: data intact, mapped by default (no fault: host pages are mapped,
+ * never faulted), access counters drive promotions.
+ */
+static void test_adaptive(struct boot *b)
+{
+	json_t *r = find_scenario(b, "adaptive", "mismatches");
+	bool ok = r != NULL;
+
+	ok &= expect_int(r, "set_policy_ret", 0);
+	ok &= expect_int(r, "ret", 0);
+	ok &= expect_int(r, "mismatches", 0);
+	ok &= expect_int(r, "result_ok", 1);
+	ok &= expect_int(r, "cancels", 0);
+	ok &= expect_int(r, "faults", 0);
+	if (r && json_integer_value(json_object_get(r, "promotions")) <= 0) {
+		note("no promotion");
+		ok = false;
+	}
+	if (r)
+		note("sim %.3f ms, %" JSON_INTEGER_FORMAT " notifications, %"
+		     JSON_INTEGER_FORMAT " promotions, %" JSON_INTEGER_FORMAT
+		     " eager evictions",
+		     json_integer_value(json_object_get(r, "sim_ns")) / 1e6,
+		     json_integer_value(json_object_get(r, "notifications")),
+		     json_integer_value(json_object_get(r, "promotions")),
+		     json_integer_value(json_object_get(r, "eager_evictions")));
+	report(ok, "adaptive: ember policy, mapped by default, counters promote");
+}
+
+/*
+ * Table 1 at module load: a low watermark above the high one fails the
+ * load with EINVAL; cpu_preferred_blocks_enable=1 makes ember the default.
+ */
+static void test_adaptive_params(struct boot *b)
+{
+	json_t *r = find_scenario(b, "adaptive_params", "reload_ret");
+	bool ok = r != NULL;
+
+	ok &= expect_int(r, "unload_ret", 0);
+	ok &= expect_int(r, "bad_watermark_errno", 22);
+	ok &= expect_int(r, "default_ember_ret", 0);
+	ok &= expect_int(r, "run_ret", 0);
+	ok &= expect_int(r, "mismatches", 0);
+	ok &= expect_int(r, "faults", 0);
+	ok &= expect_int(r, "reload_ret", 0);
+	if (r && json_integer_value(json_object_get(r, "promotions")) <= 0) {
+		note("cpu_preferred_blocks_enable=1: no promotion by default");
+		ok = false;
+	}
+	report(ok, "adaptive_params: bad watermarks refused, master switch");
+}
+
+/*
  * A workload cell "<kernel>-<variant>-<f>x": correct data through the CPU
  * pointers after the kernel, and the variant's signature: mapped and static
  * never fault; uvm evicts at 1.5x and never at 0.5x.
@@ -665,7 +719,7 @@ static void usage(FILE *f)
 	"gather-uvm-0.5x,gather-prefetch-0.5x,gather-mapped-0.5x,gather-static-0.5x," \
 	"gather-uvm-1.5x,gather-prefetch-1.5x,gather-mapped-1.5x,gather-static-1.5x"
 /* Run twice on fresh VMs; "hold" lets the host read the trace hash. */
-#define REPEATED "gather-uvm-1.5x,hotset-mapped-1.5x,hold"
+#define REPEATED "gather-uvm-1.5x,hotset-mapped-1.5x,adaptive,hold"
 
 int main(int argc, char **argv)
 {
@@ -684,7 +738,8 @@ int main(int argc, char **argv)
 		{ .name = "probe-rtx5080", .profile = "rtx5080", .scenarios = "probe" },
 		{ .name = "uvm-driver", .profile = "h200-64m",
 		  .scenarios = "managed_cpu,managed_badinput,invalid_access,interleave,"
-			       "concurrent,eviction,unload_after_use" },
+			       "concurrent,eviction,unload_after_use,adaptive,"
+			       "adaptive_params" },
 		{ .name = "workloads", .profile = "h200-64m", .scenarios = WORKLOADS },
 		{ .name = "determinism-1", .profile = "h200-64m", .scenarios = REPEATED },
 		{ .name = "determinism-2", .profile = "h200-64m", .scenarios = REPEATED },
@@ -713,7 +768,7 @@ int main(int argc, char **argv)
 
 	h.planned = 4 + (int)nboots + 2 + 1 + 1 +
 		    (int)(sizeof(expected_bad_ioctls) / sizeof(expected_bad_ioctls[0])) +
-		    7 + (int)count_words(WORKLOADS) + 1;
+		    7 + 2 + (int)count_words(WORKLOADS) + 1;
 	printf("KTAP version 1\n1..%d\n", h.planned);
 	fflush(stdout);
 
@@ -742,6 +797,8 @@ int main(int argc, char **argv)
 	test_simple(&boots[2], "concurrent", "CPU faults during a kernel, data intact");
 	test_eviction(&boots[2]);
 	test_unload_after_use(&boots[2]);
+	test_adaptive(&boots[2]);
+	test_adaptive_params(&boots[2]);
 	{
 		char list[] = WORKLOADS, *save = NULL, *cell;
 

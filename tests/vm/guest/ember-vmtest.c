@@ -90,16 +90,21 @@ static int scenario_probe(const char *name)
 	return 0;
 }
 
-static int load_module(void)
+static int load_module_params(const char *params)
 {
 	int fd = open(module_path, O_RDONLY | O_CLOEXEC);
 	int ret;
 
 	if (fd < 0)
 		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
 	close(fd);
 	return ret;
+}
+
+static int load_module(void)
+{
+	return load_module_params("");
 }
 
 static int unload_module(void)
@@ -670,6 +675,62 @@ static int scenario_unload_after_use(const char *name)
 	return 0;
 }
 
+/* Ember-adaptive (the ember policy) on gather at 1.5x: counters promote. */
+static int scenario_adaptive(const char *name)
+{
+	struct em_wl_config cfg = {
+		.kernel = "gather", .variant = "uvm", .factor = 1.5, .seed = 7,
+	};
+	struct em_wl_result res;
+	int ret = emSetPolicy("ember");
+
+	memset(&res, 0, sizeof(res));
+	if (!ret)
+		em_wl_run(&cfg, &res);
+	fprintf(out, "{\"scenario\":\"%s\",\"set_policy_ret\":%d,", name, ret);
+	em_wl_json(out, &cfg, &res);
+	fprintf(out, "}\n");
+	fflush(out);
+	emReset();
+	return 0;
+}
+
+/*
+ * Table 1's parameters at load: a low watermark above the high one is
+ * refused (EINVAL); cpu_preferred_blocks_enable=1 makes ember the default
+ * policy of new VA spaces (a plain run promotes); then the default load.
+ */
+static int scenario_adaptive_params(const char *name)
+{
+	struct em_wl_config cfg = {
+		.kernel = "gather", .variant = "uvm", .factor = 1.5, .seed = 7,
+	};
+	struct em_wl_result res;
+	int unload_ret, bad_ret, good_ret = -1, reload_ret;
+
+	memset(&res, 0, sizeof(res));
+	emReset();
+	unload_ret = unload_module();
+	bad_ret = load_module_params("perf_eager_eviction_low_watermark=95");
+	if (!bad_ret)
+		unload_module();
+	if (!unload_ret || unload_ret == -ENOENT)
+		good_ret = load_module_params("cpu_preferred_blocks_enable=1");
+	if (!good_ret) {
+		em_wl_run(&cfg, &res);
+		emReset();
+		unload_module();
+	}
+	reload_ret = load_module();
+	emit(name, "\"unload_ret\":%d,\"bad_watermark_errno\":%d,"
+	     "\"default_ember_ret\":%d,\"run_ret\":%d,\"mismatches\":%" PRIu64
+	     ",\"promotions\":%llu,\"faults\":%llu,\"reload_ret\":%d",
+	     unload_ret, -bad_ret, good_ret, res.ret, res.mismatches,
+	     (unsigned long long)res.stats.promotions,
+	     (unsigned long long)res.stats.faults, reload_ret);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(const char *name);
@@ -686,6 +747,8 @@ static const struct {
 	{ "concurrent", scenario_concurrent },
 	{ "eviction", scenario_eviction },
 	{ "unload_after_use", scenario_unload_after_use },
+	{ "adaptive", scenario_adaptive },
+	{ "adaptive_params", scenario_adaptive_params },
 };
 
 int main(int argc, char **argv)
