@@ -13,7 +13,10 @@
  * are waited for: they delay the next replay. A failed descriptor (bad
  * fields, DMA error, poisoned VRAM, injected error) moves no further bytes,
  * sets CE_STATUS_ERROR, and still releases its semaphore, so the driver
- * never waits forever; it must check CE_STATUS.
+ * never waits forever; it must check CE_STATUS. A copy issued while no
+ * launch runs moves the idle device's clock to its completion (see
+ * gm_clock()): PTIMER shows a prefetch's cost and the next launch starts
+ * after it.
  */
 #include "internal.h"
 
@@ -139,6 +142,7 @@ static gm_time_t desc_time(struct gm_gpu *g, const struct emgpu_ce_desc *d,
 	g->ce_q[best].busy = start;
 	if (th == EMGPU_DRV_THREAD_FAULT)
 		g->drv_busy[th] = gm_max(g->drv_busy[th], start);
+	gm_idle_work(g, start);
 	return start;
 }
 

@@ -158,6 +158,7 @@ void gm_destroy(struct gm_gpu *g)
 void gm_reset(struct gm_gpu *g)
 {
 	g->now = 0;
+	g->idle_done = 0;
 	g->vram_q.busy = g->h2d_q.busy = g->d2h_q.busy = 0;
 	memset(g->ce_q, 0, g->prof.num_copy_engines * sizeof(*g->ce_q));
 	memset(g->drv_busy, 0, sizeof(g->drv_busy));
@@ -202,12 +203,12 @@ void gm_reset(struct gm_gpu *g)
 void gm_get_stats(const struct gm_gpu *g, struct gm_stats *out)
 {
 	*out = g->st;
-	out->sim_ns = g->now / GM_PS_PER_NS;
+	out->sim_ns = gm_clock(g) / GM_PS_PER_NS;
 }
 
 uint64_t gm_trace_hash(const struct gm_gpu *g) { return g->hash; }
-uint64_t gm_now_ns(const struct gm_gpu *g) { return g->now / GM_PS_PER_NS; }
-uint64_t gm_now_ps(const struct gm_gpu *g) { return g->now; }
+uint64_t gm_now_ns(const struct gm_gpu *g) { return gm_clock(g) / GM_PS_PER_NS; }
+uint64_t gm_now_ps(const struct gm_gpu *g) { return gm_clock(g); }
 const struct gm_profile *gm_get_profile(const struct gm_gpu *g) { return &g->prof; }
 enum emgpu_error gm_error_status(const struct gm_gpu *g) { return g->error_status; }
 uint32_t gm_launch_status(const struct gm_gpu *g) { return g->launch_status; }
@@ -224,6 +225,7 @@ void gm_driver_charge(struct gm_gpu *g, unsigned int thread, uint64_t ns)
 {
 	thread = gm_drv_thread_ok(thread);
 	g->drv_busy[thread] = gm_max(g->drv_busy[thread], g->now) + GM_NS(ns);
+	gm_idle_work(g, g->drv_busy[thread]);
 	gm_event(g, GM_EV_DRIVER, thread, ns, 0);
 }
 

@@ -102,6 +102,16 @@ struct gm_gpu {
 
 	/* clock and queues */
 	gm_time_t now;
+	/*
+	 * Completion of the latest copy or driver work issued while no launch
+	 * runs (ce.c, gm_driver_charge()). The device is idle then, so its
+	 * clock, as PTIMER and the next launch see it, is the later of now
+	 * and this (gm_clock()): a prefetch costs its transfer time, and a
+	 * launch starts after the copies issued before it, as a kernel after
+	 * cudaMemPrefetchAsync on one stream. Copies issued back to back
+	 * still overlap on the engines and link queues as before.
+	 */
+	gm_time_t idle_done;
 	struct gm_queue vram_q, h2d_q, d2h_q;
 	struct gm_queue *ce_q;	/* num_copy_engines */
 	gm_time_t drv_busy[EMGPU_DRV_THREADS];
@@ -291,6 +301,20 @@ static inline gm_time_t gm_xfer_ps(uint64_t bytes, uint64_t mbps)
 static inline gm_time_t gm_max(gm_time_t a, gm_time_t b)
 {
 	return a > b ? a : b;
+}
+
+/* The device clock: now, or while no launch runs, the end of idle work. */
+static inline gm_time_t gm_clock(const struct gm_gpu *g)
+{
+	return g->launch_status == EMGPU_LAUNCH_RUNNING ? g->now :
+	       gm_max(g->now, g->idle_done);
+}
+
+/* Work issued while no launch runs, done at `end`, moves the idle clock. */
+static inline void gm_idle_work(struct gm_gpu *g, gm_time_t end)
+{
+	if (g->launch_status != EMGPU_LAUNCH_RUNNING)
+		g->idle_done = gm_max(g->idle_done, end);
 }
 
 static inline uint32_t gm_drv_thread_ok(uint32_t t)

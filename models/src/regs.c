@@ -119,7 +119,7 @@ uint32_t gm_reg_read(struct gm_gpu *g, uint32_t off)
 	case EMGPU_REG_PROFILE: return p->id;
 	case EMGPU_REG_VRAM_SIZE_LO: return (uint32_t)p->vram_bytes;
 	case EMGPU_REG_VRAM_SIZE_HI: return (uint32_t)(p->vram_bytes >> 32);
-	case EMGPU_REG_PTIMER_LO: return lo_latch(g->now / GM_PS_PER_NS, &g->timer_hi);
+	case EMGPU_REG_PTIMER_LO: return lo_latch(gm_clock(g) / GM_PS_PER_NS, &g->timer_hi);
 	case EMGPU_REG_PTIMER_HI: return g->timer_hi;
 	case EMGPU_REG_NUM_SMS: return p->num_sms;
 	case EMGPU_REG_WARPS_PER_SM: return p->warps_per_sm;
@@ -303,7 +303,7 @@ void gm_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 	case EMGPU_REG_TIMER_PERIOD_HI: g->period_hi = v; return;
 	case EMGPU_REG_TIMER_PERIOD_LO:
 		g->timer_period = GM_NS(commit64(g->period_hi, v));
-		g->timer_next = g->timer_period ? g->now + g->timer_period : 0;
+		g->timer_next = g->timer_period ? gm_clock(g) + g->timer_period : 0;
 		return;
 	case EMGPU_REG_SYNC: gm_sync(g); return;
 	case EMGPU_REG_DRIVER_TIME: gm_driver_charge(g, g->drv_thread, v); return;

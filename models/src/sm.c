@@ -86,6 +86,8 @@ int gm_launch_from(struct gm_gpu *g, const struct emgpu_launch_desc *d)
 		launch_fail(g, EMGPU_ERR_BAD_DESCRIPTOR, d->kernel);
 		return -EMGPU_ERR_BAD_DESCRIPTOR;
 	}
+	/* the idle device's clock: after the copies issued before the launch */
+	g->now = gm_clock(g);
 	g->kernel = k;
 	g->nwarps = warps;
 	g->warps_done = 0;

@@ -37,7 +37,7 @@ struct outcome {
 };
 
 /* budget modes */
-#define MODE_RANDOM	(~0ull)		/* 1..300, a new one for every call */
+#define MODE_RANDOM	(~0ull)		/* 1..30, a new one for every call */
 #define MODE_EXTRA	(~1ull)		/* 0, plus extra calls at every stop */
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -133,7 +133,7 @@ static struct outcome run_sliced(const struct scen *sc, uint64_t mode)
 
 	for (;;) {
 		if (mode == MODE_RANDOM)
-			budget = (rng = gm_mix64(rng)) % 300 + 1;
+			budget = (rng = gm_mix64(rng)) % 30 + 1;
 		else
 			budget = mode == MODE_EXTRA ? 0 : mode;
 		{

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Timing fidelity with the model alone:
+ *  - the idle device's clock: copies (and driver work) issued while no
+ *    launch runs advance PTIMER to their completion, and the next launch
+ *    starts then (a prefetch's cost shows, as cudaMemPrefetchAsync then a
+ *    kernel on one stream);
+ *  - DESIGN.md section 7's collapse, qualitatively: gather under an
+ *    emulated stock-UVM driver (fault, evict the oldest block, migrate the
+ *    faulted one, replay after the copies) is >= 10x slower per byte of
+ *    footprint at 1.5x the driver's VRAM than at 0.5x, while the same
+ *    gather over sysmem mapped to the GPU stays flat per byte.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpumodel/kernel.h"
+#include "tests.h"
+
+#define MiB		(1ull << 20)
+#define SYS2VID		(EMGPU_APERTURE_SYSMEM << EMGPU_CE_SRC_APERTURE_SHIFT | \
+			 EMGPU_APERTURE_VIDMEM << EMGPU_CE_DST_APERTURE_SHIFT)
+#define VID2SYS		(EMGPU_APERTURE_VIDMEM << EMGPU_CE_SRC_APERTURE_SHIFT | \
+			 EMGPU_APERTURE_SYSMEM << EMGPU_CE_DST_APERTURE_SHIFT)
+
+static uint64_t xfer_ns(uint64_t bytes, uint64_t mbps)
+{
+	return (bytes * 1000000ull + mbps - 1) / mbps / 1000;
+}
+
+static uint64_t ptimer(struct th *t)
+{
+	uint64_t lo = gm_reg_read(t->g, EMGPU_REG_PTIMER_LO);
+
+	return lo | (uint64_t)gm_reg_read(t->g, EMGPU_REG_PTIMER_HI) << 32;
+}
+
+/* A prefetch before a launch: PTIMER shows it, the launch starts after it. */
+static void test_prefetch_clock(void)
+{
+	struct th *t = th_new("h200-256m", 1, 0);
+	const struct gm_profile *p = gm_get_profile(t->g);
+	uint64_t x = xfer_ns(2 * MiB, p->link_h2d_mbps), t0, t1, args[3];
+	struct emgpu_fault_entry e;
+	struct gm_stats st;
+	unsigned int i;
+
+	th_ce_setup(t);
+	th_enable_faults(t, 64);
+	t0 = ptimer(t);
+	CU_ASSERT_EQUAL(t0, 0);
+	/* 8 x 2 MiB host->device from the worker thread: the two engines
+	 * overlap their setup, the link serializes the bytes */
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_WORKER);
+	for (i = 0; i < 8; i++)
+		th_ce_push(t, EMGPU_CE_OP_COPY, SYS2VID, TH_DATA + i * 2 * MiB,
+			   i * 2 * MiB, 2 * MiB, 0);
+	t1 = ptimer(t);
+	CU_ASSERT_EQUAL(t1 - t0, p->ce_setup_ns + 8 * x);
+	CU_ASSERT_EQUAL(gm_ce_done_ns(t->g), t1);
+	CU_ASSERT_EQUAL(gm_now_ns(t->g), t1);
+	gm_get_stats(t->g, &st);
+	CU_ASSERT_EQUAL(st.sim_ns, t1);
+	/* reading the clock changes nothing: the same value again */
+	CU_ASSERT_EQUAL(ptimer(t), t1);
+	/* from the FAULT thread each copy waits for the one before (the
+	 * first one's setup overlapped the link's backlog) */
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_FAULT);
+	th_ce_push(t, EMGPU_CE_OP_COPY, SYS2VID, TH_DATA, 16 * MiB, 2 * MiB, 0);
+	CU_ASSERT_EQUAL(ptimer(t), t1 + x);
+	th_ce_push(t, EMGPU_CE_OP_COPY, SYS2VID, TH_DATA, 18 * MiB, 2 * MiB, 0);
+	CU_ASSERT_EQUAL(ptimer(t), t1 + 2 * x + p->ce_setup_ns);
+	t1 = ptimer(t);
+	/* driver work outside a launch: its time passes too */
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_ACTION, EMGPU_DRV_ACTION_CHUNK_ALLOC |
+		     3 << EMGPU_DRV_ACTION_COUNT_SHIFT);
+	CU_ASSERT_EQUAL(ptimer(t), t1 + 3 * p->drv_chunk_alloc_ns);
+	t1 = ptimer(t);
+	/* the launch starts at the idle clock: its first fault is stamped
+	 * launch_ns later */
+	args[0] = VA_BASE;
+	args[1] = 4096;
+	args[2] = 1;
+	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_STREAM, 1, 0, args, 3), EMGPU_LAUNCH_RUNNING);
+	CU_ASSERT_EQUAL(ptimer(t), t1);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_FAULT);
+	th_fault_entry(t, 0, &e);
+	CU_ASSERT_EQUAL(e.timestamp, t1 + p->launch_ns);
+	th_free(t);
+}
+
+/* Same copies, same launch: deterministic, and the launch time is unchanged. */
+static void test_prefetch_launch_time(void)
+{
+	uint64_t lt[2], end[2], hash[2];
+	uint64_t args[3] = { VA_BASE, 2 * MiB, 1 };
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		struct th *t = th_new("h200-256m", 1, 0);
+
+		th_ce_setup(t);
+		th_map(t, VA_BASE, EMGPU_APERTURE_VIDMEM, 0, 21, 0);
+		if (k)
+			th_ce_push(t, EMGPU_CE_OP_COPY, SYS2VID, TH_DATA, 0, 2 * MiB, 0);
+		th_launch(t, EMGPU_KERNEL_STREAM, 0, 0, args, 3);
+		CU_ASSERT_EQUAL(th_run_to_end(t, NULL, NULL, NULL), EMGPU_LAUNCH_DONE);
+		lt[k] = gm_launch_time_ns(t->g);
+		end[k] = ptimer(t);
+		hash[k] = gm_trace_hash(t->g);
+		th_free(t);
+	}
+	CU_ASSERT_EQUAL(lt[0], lt[1]);
+	CU_ASSERT_EQUAL(end[1], end[0] + 2000 + xfer_ns(2 * MiB, 32000));
+	CU_ASSERT_NOT_EQUAL(hash[0], hash[1]);
+}
+
+/* ---- an emulated stock-UVM driver over gather ---- */
+
+#define BLK_SHIFT	16		/* 64 KiB: UVM's big-page migration unit */
+#define BLK		(1ull << BLK_SHIFT)
+#define CAP_BLOCKS	64		/* the driver's VRAM: 4 MiB */
+#define VRAM_BASE	(16 * MiB)
+
+struct uvm_drv {
+	uint64_t bytes;
+	uint32_t ring[CAP_BLOCKS];	/* resident blocks, oldest first */
+	uint32_t slot_of[1024];		/* block -> VRAM slot + 1 */
+	uint32_t head, n;
+	uint64_t migrations, evictions;
+};
+
+static void uvm_fault(struct th *t, uint64_t va, void *ctx)
+{
+	struct uvm_drv *d = ctx;
+	uint64_t b = (va - VA_BASE) >> BLK_SHIFT, off;
+	uint32_t slot, v;
+
+	if (va < VA_BASE || va >= VA_BASE + d->bytes || d->slot_of[b])
+		return;
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_ACTION, EMGPU_DRV_ACTION_FAULT_PAGE |
+		     1 << EMGPU_DRV_ACTION_COUNT_SHIFT);
+	if (d->n == CAP_BLOCKS) {	/* evict on demand: the batch waits */
+		v = d->ring[d->head];
+		d->head = (d->head + 1) % CAP_BLOCKS;
+		d->n--;
+		slot = d->slot_of[v] - 1;
+		d->slot_of[v] = 0;
+		for (off = 0; off < BLK; off += 4096)
+			th_unmap(t, VA_BASE + ((uint64_t)v << BLK_SHIFT) + off, 12);
+		gm_reg_write(t->g, EMGPU_REG_DRIVER_ACTION, EMGPU_DRV_ACTION_CHUNK_EVICT |
+			     1 << EMGPU_DRV_ACTION_COUNT_SHIFT);
+		th_ce_push(t, EMGPU_CE_OP_COPY, VID2SYS, VRAM_BASE + slot * BLK,
+			   TH_DATA + ((uint64_t)v << BLK_SHIFT), BLK, 0);
+		d->evictions++;
+	} else {
+		slot = d->n;
+	}
+	th_ce_push(t, EMGPU_CE_OP_COPY, SYS2VID, TH_DATA + (b << BLK_SHIFT),
+		   VRAM_BASE + slot * BLK, BLK, 0);
+	for (off = 0; off < BLK; off += 4096)
+		th_map(t, VA_BASE + (b << BLK_SHIFT) + off, EMGPU_APERTURE_VIDMEM,
+		       VRAM_BASE + slot * BLK + off, 12, 0);
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_ACTION, EMGPU_DRV_ACTION_PTE_UPDATE |
+		     16 << EMGPU_DRV_ACTION_COUNT_SHIFT);
+	d->ring[(d->head + d->n++) % CAP_BLOCKS] = (uint32_t)b;
+	d->slot_of[b] = slot + 1;
+	d->migrations++;
+}
+
+struct fid {
+	uint64_t ns, result, migrations, evictions;
+};
+
+/* gather sized like libember's workload: footprint = factor x capacity,
+ * a quarter of the source lines gathered; uvm or mapped */
+static struct fid run_gather(unsigned int factor_x2, int mapped)
+{
+	uint64_t foot = CAP_BLOCKS * BLK * factor_x2 / 2;
+	uint64_t count = (foot / 128 / 4) & ~31ull, src = foot - count * 4, off;
+	uint64_t args[4] = { VA_BASE, src, VA_BASE + src, count };
+	struct th *t = th_new("h200-256m", 3, 0);
+	struct uvm_drv *d = calloc(1, sizeof(*d));
+	struct fid f;
+	uint32_t i;
+
+	d->bytes = foot;
+	for (i = 0; i < foot / 4; i++)
+		memcpy(t->sys + TH_DATA + 4 * i, &i, 4);
+	th_ce_setup(t);
+	th_enable_faults(t, 64);
+	if (mapped)	/* SetPreferredLocation(CPU) + SetAccessedBy(GPU) */
+		for (off = 0; off < foot; off += 4096)
+			th_map(t, VA_BASE + off, EMGPU_APERTURE_SYSMEM, TH_DATA + off, 12, 0);
+	th_launch(t, EMGPU_KERNEL_GATHER, 0, 17, args, 4);
+	CU_ASSERT_EQUAL(th_run_to_end(t, mapped ? NULL : uvm_fault, d, NULL),
+			EMGPU_LAUNCH_DONE);
+	f.ns = gm_launch_time_ns(t->g);
+	f.result = gm_launch_result(t->g);
+	f.migrations = d->migrations;
+	f.evictions = d->evictions;
+	free(d);
+	th_free(t);
+	return f;
+}
+
+static void test_gather_collapse(void)
+{
+	struct fid u05 = run_gather(1, 0), u15 = run_gather(3, 0);
+	struct fid m05 = run_gather(1, 1), m15 = run_gather(3, 1);
+	struct fid again = run_gather(3, 0);
+	uint64_t l = 5000;	/* launch_ns: a fixed cost, not per byte */
+	/* per byte of footprint, the factors being 0.5 and 1.5: x3 */
+	uint64_t uvm_ratio_x100 = (u15.ns - l) * 100 / (3 * (u05.ns - l));
+	uint64_t map_ratio_x100 = (m15.ns - l) * 100 / (3 * (m05.ns - l));
+
+	CU_ASSERT_EQUAL(u05.evictions, 0);
+	CU_ASSERT_EQUAL(u05.migrations, CAP_BLOCKS / 2);
+	CU_ASSERT(u15.evictions > 10 * CAP_BLOCKS);
+	/* the same answer every way */
+	CU_ASSERT_EQUAL(u05.result, m05.result);
+	CU_ASSERT_EQUAL(u15.result, m15.result);
+	/* deterministic */
+	CU_ASSERT_EQUAL(again.ns, u15.ns);
+	CU_ASSERT_EQUAL(again.evictions, u15.evictions);
+	/* stock UVM collapses: >= 10x slower per byte at 1.5x */
+	CU_ASSERT(uvm_ratio_x100 >= 1000);
+	/* mapped access is interconnect-bound and flat per byte (+-10 %) */
+	CU_ASSERT(map_ratio_x100 >= 90 && map_ratio_x100 <= 110);
+	/* a quarter of the lines read once each: mapped reads less than
+	 * migration moves, so it wins even at 0.5x */
+	CU_ASSERT(m05.ns < u05.ns);
+	if (getenv("GM_FIDELITY_PRINT"))
+		fprintf(stderr, "\n  gather uvm 0.5x %llu ns, 1.5x %llu ns (%llu evictions), "
+			"per byte x%.1f; mapped 0.5x %llu ns, 1.5x %llu ns, per byte x%.2f\n",
+			(unsigned long long)u05.ns, (unsigned long long)u15.ns,
+			(unsigned long long)u15.evictions, uvm_ratio_x100 / 100.0,
+			(unsigned long long)m05.ns, (unsigned long long)m15.ns,
+			map_ratio_x100 / 100.0);
+}
+
+void add_fidelity_suite(void)
+{
+	CU_pSuite s = CU_add_suite("timing fidelity", NULL, NULL);
+
+	CU_add_test(s, "a prefetch advances the idle clock; the launch starts after it", test_prefetch_clock);
+	CU_add_test(s, "copies before a launch shift it, launch time unchanged", test_prefetch_launch_time);
+	CU_add_test(s, "gather: uvm collapses >= 10x per byte at 1.5x, mapped flat", test_gather_collapse);
+}
