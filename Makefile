@@ -46,6 +46,7 @@ test: all
 	$(MAKE) -C images check-reproducible
 	$(MAKE) libvirt-test
 	$(MAKE) inject-test
+	$(MAKE) -C tests/fuzz smoke
 	$(MAKE) vm-test
 
 # A fault-injection campaign subset: every run recovers or fails cleanly.
@@ -67,6 +68,11 @@ unit: deps
 # emgpu's registers programmed from the host with QEMU's qtest (no guest).
 qtest: qemu
 	QTEST_QEMU_BINARY="$$(cat $(QEMU_PATH))" "$$(dirname "$$(cat $(QEMU_PATH))")/emgpu-test" --tap
+
+# libFuzzer on the model's guest-facing surface (FUZZ_SECONDS, default 300).
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	$(MAKE) -C tests/fuzz run SECONDS=$(FUZZ_SECONDS)
 
 # Model speed: modelled 128-byte accesses per second, three access mixes.
 bench: deps
@@ -99,4 +105,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test bench vm-test run run-clean info clean
+.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test fuzz bench vm-test run run-clean info clean
