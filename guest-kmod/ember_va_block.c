@@ -214,48 +214,6 @@ static void block_release_chunk_if_empty(struct ember_va_block *block)
 /* ---- make_resident ---- */
 
 /*
- * Queues the copies of the pages of mask between their host pages and the
- * block's chunk: one descriptor per run of pages contiguous in both (the
- * block is contiguous in VRAM; host pages often are), so a block moves in
- * few bandwidth-saturating transfers.
- */
-static void block_ce_copy_run(struct ember_ce_batch *ce,
-			      struct ember_va_block *block, unsigned int first,
-			      unsigned int run, bool to_gpu)
-{
-	u64 vram = block->chunk->addr + ((u64)first << PAGE_SHIFT);
-
-	if (to_gpu)
-		ember_ce_copy(ce, EMGPU_APERTURE_VIDMEM, vram,
-			      EMGPU_APERTURE_SYSMEM, block->dma[first],
-			      run << PAGE_SHIFT);
-	else
-		ember_ce_copy(ce, EMGPU_APERTURE_SYSMEM, block->dma[first],
-			      EMGPU_APERTURE_VIDMEM, vram, run << PAGE_SHIFT);
-}
-
-static void block_ce_copy(struct ember_ce_batch *ce,
-			  struct ember_va_block *block,
-			  const unsigned long *mask, bool to_gpu)
-{
-	unsigned int i, first = 0, run = 0;
-
-	for_each_page_in(i, mask) {
-		if (run && i == first + run &&
-		    block->dma[i] == block->dma[first] + ((u64)run << PAGE_SHIFT)) {
-			run++;
-			continue;
-		}
-		if (run)
-			block_ce_copy_run(ce, block, first, run, to_gpu);
-		first = i;
-		run = 1;
-	}
-	if (run)
-		block_ce_copy_run(ce, block, first, run, to_gpu);
-}
-
-/*
  * Migrates the pages of mask to the GPU (zero-filling never-touched ones
  * in VRAM). The block must own a chunk (ember_block_ensure_chunk). Adds
  * the bytes copied to *bytes when bytes is not NULL.
@@ -296,7 +254,10 @@ int ember_block_make_resident_gpu(struct ember_va_block *block,
 
 	base = block->chunk->addr;
 	ember_ce_begin(&ce, gpu, ember_cause_thread(cause));
-	block_ce_copy(&ce, block, copy, true);
+	for_each_page_in(i, copy)
+		ember_ce_copy(&ce, EMGPU_APERTURE_VIDMEM,
+			      base + ((u64)i << PAGE_SHIFT),
+			      EMGPU_APERTURE_SYSMEM, block->dma[i], PAGE_SIZE);
 	for_each_set_bitrange(first, end, fill, EMBER_BLOCK_PAGES)
 		ember_ce_memset(&ce, base + ((u64)first << PAGE_SHIFT),
 				(end - first) << PAGE_SHIFT);
@@ -377,7 +338,11 @@ int ember_block_make_resident_cpu(struct ember_va_block *block,
 		if (ret)
 			goto err_remap;
 		ember_ce_begin(&ce, vs->gpu, ember_cause_thread(cause));
-		block_ce_copy(&ce, block, move, false);
+		for_each_page_in(i, move)
+			ember_ce_copy(&ce, EMGPU_APERTURE_SYSMEM, block->dma[i],
+				      EMGPU_APERTURE_VIDMEM,
+				      block->chunk->addr + ((u64)i << PAGE_SHIFT),
+				      PAGE_SIZE);
 		ret = ember_ce_end(&ce);
 		if (ret == -EHWPOISON) {
 			block_free_cpu_pages(block, alloc);
