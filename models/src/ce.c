@@ -4,13 +4,19 @@
  * processed from GET to PUT at the doorbell.
  *
  * Functionally a descriptor completes at the doorbell: its bytes move and
- * its semaphore is written. Its modelled time is: issued when the ringing
- * driver thread is done with its preceding work, then the least busy copy
- * engine and the link direction (or VRAM) it needs, as queues: a copy
- * starts when both are free, costs ce_setup_ns plus bytes over the
+ * its semaphore is written. Its modelled time is: the descriptors of one
+ * doorbell (a push) are issued together when the ringing driver thread is
+ * done with its preceding work; each then takes the least busy copy
+ * engine and the link direction (or VRAM) it needs, as queues. The
+ * engine decodes a descriptor (ce_setup_ns) while it still moves the
+ * previous one's bytes, as a CE pipelines the methods of a push, so the
+ * setup delays a copy only when the engine was idle: a copy starts at
+ * max(issue + setup, engine free, link free), costs bytes over the
  * bandwidth, and keeps both busy until it ends, so mapped warp accesses
  * and other copies queue behind it. Copies rung by the FAULT driver thread
- * are waited for: they delay the next replay. A failed descriptor (bad
+ * are waited for as a push: its last completion delays the next replay
+ * (and the thread's next push). A driver that copies page by page thus
+ * pays the link's time, not 2 us of setup per 4 KiB page. A failed descriptor (bad
  * fields, DMA error, poisoned VRAM, injected error) moves no further bytes,
  * sets CE_STATUS_ERROR, and still releases its semaphore, so the driver
  * never waits forever; it must check CE_STATUS. A copy issued while no
@@ -94,7 +100,7 @@ static int desc_move(struct gm_gpu *g, const struct emgpu_ce_desc *d,
 static gm_time_t desc_time(struct gm_gpu *g, const struct emgpu_ce_desc *d,
 			   unsigned int sa, unsigned int da, uint32_t factor)
 {
-	uint32_t th = gm_drv_thread_ok(g->drv_thread), i, best = 0;
+	uint32_t i, best = 0;
 	gm_time_t start, cost = 0, issue;
 	struct gm_queue *q1 = NULL, *q2 = NULL;
 	uint64_t len = d->length;
@@ -128,8 +134,8 @@ static gm_time_t desc_time(struct gm_gpu *g, const struct emgpu_ce_desc *d,
 	for (i = 1; i < g->prof.num_copy_engines; i++)
 		if (g->ce_q[i].busy < g->ce_q[best].busy)
 			best = i;
-	issue = gm_max(g->now, g->drv_busy[th]);
-	start = gm_max(issue, g->ce_q[best].busy) + GM_NS(g->prof.ce_setup_ns);
+	issue = g->ce_issue;
+	start = gm_max(issue + GM_NS(g->prof.ce_setup_ns), g->ce_q[best].busy);
 	if (q1)
 		start = gm_max(start, q1->busy);
 	if (q2)
@@ -140,8 +146,7 @@ static gm_time_t desc_time(struct gm_gpu *g, const struct emgpu_ce_desc *d,
 	if (q2)
 		q2->busy = start;
 	g->ce_q[best].busy = start;
-	if (th == EMGPU_DRV_THREAD_FAULT)
-		g->drv_busy[th] = gm_max(g->drv_busy[th], start);
+	g->ce_batch_end = gm_max(g->ce_batch_end, start);
 	gm_idle_work(g, start);
 	return start;
 }
@@ -201,6 +206,7 @@ void gm_ce_doorbell(struct gm_gpu *g)
 {
 	struct emgpu_ce_desc d;
 	uint8_t raw[32];
+	uint32_t th;
 	int irq = 0, r;
 
 	if (g->hung)
@@ -210,6 +216,9 @@ void gm_ce_doorbell(struct gm_gpu *g)
 		return;
 	}
 	g->ce_status &= ~EMGPU_CE_STATUS_ERROR;
+	th = gm_drv_thread_ok(g->drv_thread);
+	g->ce_issue = gm_max(g->now, g->drv_busy[th]);
+	g->ce_batch_end = 0;
 	while (g->ce.get != g->ce.put) {
 		r = gm_dma_read(g, g->ce.base + 32ull * g->ce.get, raw, 32);
 		if (r) {
@@ -226,6 +235,8 @@ void gm_ce_doorbell(struct gm_gpu *g)
 		desc_exec(g, &d, &irq);
 		g->ce.get = (g->ce.get + 1) & (g->ce.size - 1);
 	}
+	if (th == EMGPU_DRV_THREAD_FAULT)	/* the push is waited for */
+		g->drv_busy[th] = gm_max(g->drv_busy[th], g->ce_batch_end);
 	if (irq)
 		gm_raise(g, EMGPU_INTR_COPY);
 }

@@ -154,6 +154,8 @@ struct gm_gpu {
 	uint32_t ce_sem_hi;
 	uint32_t ce_status;
 	gm_time_t ce_done;
+	gm_time_t ce_issue;	/* the doorbell's descriptors are issued then */
+	gm_time_t ce_batch_end;	/* the latest completion among them */
 
 	/* launch and warps */
 	uint64_t launch_desc;

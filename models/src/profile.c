@@ -37,7 +37,11 @@
 	.replay_ns = 1000,						\
 	/* targeted TLB invalidate + membar: assumption */		\
 	.tlb_invalidate_ns = 1000,					\
-	/* CE method decode + launch per descriptor: assumption */	\
+	/* CE method decode + launch per descriptor: assumption; paid	\
+	 * only by a copy that finds its engine idle (a CE decodes the	\
+	 * next method of a push while the previous copy moves bytes,	\
+	 * ce.c), so page-by-page copies run at link rate, as		\
+	 * cudaMemPrefetchAsync does within ~25 % (DESIGN.md 7) */	\
 	.ce_setup_ns = 2000,						\
 	/* kernel launch latency ~5 us (CUDA launch overhead) */	\
 	.launch_ns = 5000,						\

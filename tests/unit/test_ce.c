@@ -43,9 +43,10 @@ static void test_copy_moves_bytes_and_time(void)
 	th_ce_push(t, EMGPU_CE_OP_COPY, vid2sys, 4 * MiB, TH_DATA + 2 * MiB, MiB, 0);
 	CU_ASSERT_EQUAL(memcmp(t->sys + TH_DATA + 2 * MiB, t->sys + TH_DATA, MiB), 0);
 	CU_ASSERT_EQUAL(gm_ce_done_ns(t->g), xfer_ns(MiB, p->link_d2h_mbps) + p->ce_setup_ns);
-	/* a second host->device copy queues behind the first on the link */
+	/* a second host->device copy queues behind the first on the link;
+	 * its engine decoded it while the first moved bytes: no setup */
 	th_ce_push(t, EMGPU_CE_OP_COPY, sys2vid, TH_DATA, 8 * MiB, MiB, 0);
-	CU_ASSERT_EQUAL(gm_ce_done_ns(t->g), one + p->ce_setup_ns + xfer_ns(MiB, p->link_h2d_mbps));
+	CU_ASSERT_EQUAL(gm_ce_done_ns(t->g), one + xfer_ns(MiB, p->link_h2d_mbps));
 	/* memset of vidmem */
 	th_ce_push(t, EMGPU_CE_OP_MEMSET, EMGPU_APERTURE_VIDMEM << EMGPU_CE_DST_APERTURE_SHIFT,
 		   0x11223344, 12 * MiB, 4096, 0);
@@ -80,10 +81,48 @@ static void test_copy_who_waits(void)
 	th_free(t);
 }
 
+/*
+ * Page-by-page copies in one push run at link rate: each engine decodes
+ * the next descriptor while the link moves the previous one's bytes, and a
+ * FAULT-thread push is waited for once, at its last completion.
+ */
+static void test_copy_pipeline(void)
+{
+	struct th *t = th_new("h200-256m", 1, 0);
+	const struct gm_profile *p = gm_get_profile(t->g);
+	uint32_t sys2vid = EMGPU_APERTURE_SYSMEM << EMGPU_CE_SRC_APERTURE_SHIFT |
+			   EMGPU_APERTURE_VIDMEM << EMGPU_CE_DST_APERTURE_SHIFT;
+	uint64_t page = xfer_ns(4096, p->link_h2d_mbps);
+	uint32_t put = 0, i;
+
+	th_ce_setup(t);
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_FAULT);
+	for (i = 0; i < 32; i++) {	/* 32 descriptors, one doorbell */
+		struct emgpu_ce_desc d = { .op = EMGPU_CE_OP_COPY, .flags = sys2vid,
+					   .src = TH_DATA + 4096ull * i,
+					   .dst = 4096ull * i, .length = 4096 };
+
+		memcpy(t->sys + TH_CE_RING + 32 * put, &d, sizeof(d));
+		put = (put + 1) % 64;
+	}
+	gm_reg_write(t->g, EMGPU_REG_CE_RING_PUT, put);
+	gm_reg_write(t->g, EMGPU_REG_CE_DOORBELL, 1);
+	/* 4096 B at 32 GB/s = 128 ns: the first pays setup, the rest only bytes */
+	CU_ASSERT_EQUAL(page, 128);
+	CU_ASSERT_EQUAL(gm_ce_done_ns(t->g), p->ce_setup_ns + 32 * page);
+	CU_ASSERT_EQUAL(gm_driver_busy_ns(t->g, EMGPU_DRV_THREAD_FAULT),
+			p->ce_setup_ns + 32 * page);
+	/* the next push from the FAULT thread is issued after this one */
+	th_ce_push(t, EMGPU_CE_OP_COPY, sys2vid, TH_DATA, 1 * MiB, 4096, 0);
+	CU_ASSERT_EQUAL(gm_ce_done_ns(t->g), 2 * p->ce_setup_ns + 33 * page);
+	th_free(t);
+}
+
 void add_ce_suite(void)
 {
 	CU_pSuite s = CU_add_suite("copy engine", NULL, NULL);
 
 	CU_add_test(s, "copy moves bytes, time = size / bandwidth", test_copy_moves_bytes_and_time);
 	CU_add_test(s, "fault-thread copies delay replay, worker copies do not", test_copy_who_waits);
+	CU_add_test(s, "one push of page copies runs at link rate", test_copy_pipeline);
 }
