@@ -7,6 +7,13 @@
  * and verify every output word through the CPU pointers against a CPU
  * reference.
  *
+ * Kernel "movinghot" is the moving hot set of the paper's section 7.7
+ * (Figures 7, 11, 16): a window of half the VRAM, read with reuse, moves in
+ * `passes` steps (default 8) across the whole footprint, one launch per
+ * position, so a placement fixed before the run stops matching the hot set
+ * while one re-derived online follows it. Each position's modelled time is
+ * reported (phase_ns).
+ *
  * Variants: uvm (M), prefetch (M+P: each allocation prefetched whole),
  * mapped (M+A: preferred location CPU + accessed-by GPU), static (M+A+P:
  * mapped, then the leading prefix of each allocation, as large as
@@ -29,6 +36,8 @@ struct em_wl_config {
 	uint32_t warps;		/* 0 = device default */
 };
 
+#define EM_WL_MAX_PHASES 32
+
 struct em_wl_result {
 	int ret;			/* 0 or the first failing call's -errno */
 	const char *failed;		/* that call's name */
@@ -41,6 +50,10 @@ struct em_wl_result {
 	uint64_t sim_ns;		/* the launch's modelled duration */
 	uint64_t setup_ns;		/* device time of advise + prefetch */
 	struct ember_stats_counters stats;	/* of this run's VA space */
+	/* "movinghot": one launch per position of the hot window */
+	uint32_t nphases;
+	uint64_t window;		/* bytes of the hot window */
+	uint64_t phase_ns[EM_WL_MAX_PHASES];
 };
 
 int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *res);
