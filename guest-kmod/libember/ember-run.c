@@ -3,7 +3,7 @@
  * ember-run: runs one workload on emgpu through libember and prints one
  * JSON line of results (see workload.h).
  *
- * usage: ember-run [-k stream|gather|hotset|APP] [-x FACTOR] [-v uvm|prefetch|
+ * usage: ember-run [-k stream|gather|hotset|movinghot|APP] [-x FACTOR] [-v uvm|prefetch|
  *                  mapped|static] [-s SEED] [-p PASSES] [-w WARPS] [-P POLICY]
  * APP is one of the paper's applications (apps.h); -p is its size or phase
  * count there (rows, iterations, tokens, ...).
@@ -17,7 +17,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ember-run [-k stream|gather|hotset|%s] [-x FACTOR] "
+	fprintf(f, "usage: ember-run [-k stream|gather|hotset|movinghot|%s] [-x FACTOR] "
 		"[-v uvm|prefetch|mapped|static] [-s SEED] [-p PASSES] "
 		"[-w WARPS] [-P POLICY]\n", em_app_names());
 }
