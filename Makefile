@@ -45,6 +45,7 @@ test: all
 	$(MAKE) qtest
 	$(MAKE) -C images check-reproducible
 	$(MAKE) libvirt-test
+	bash tests/vfio/check-dry-run.sh
 	$(MAKE) inject-test
 	$(MAKE) -C tests/fuzz smoke
 	$(MAKE) vm-test

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libvirt_run.h"
 #include "matrix.h"
 #include "qmp.h"
 #include "report.h"
@@ -38,6 +39,9 @@ static void usage(FILE *f)
 		"  --timeout SEC      kill the VM after SEC seconds (default 120)\n"
 		"  --accel tcg|kvm    accelerator (default tcg)\n"
 		"  --json             print the raw JSON lines\n"
+		"  --vfio DDDD:BB:SS.F  pass a real card through (vfio-pci; needs --accel kvm)\n"
+		"  --dry-run          print the QEMU command line instead of running it\n"
+		"  --libvirt-xml      print the equivalent libvirt domain XML instead\n"
 		"\n"
 		"usage: ember-agent stats --qmp SOCKET\n"
 		"       ember-agent inject --qmp SOCKET SPEC\n"
@@ -195,6 +199,46 @@ static void print_result(json_t *obj)
 	}
 }
 
+static bool valid_pci_address(const char *a)
+{
+	unsigned int d, b, s, f;
+	char end;
+
+	return sscanf(a, "%4x:%2x:%2x.%1x%c", &d, &b, &s, &f, &end) == 4 &&
+	       strlen(a) == 12 && s < 32 && f < 8;
+}
+
+/* --dry-run: the QEMU command line, shell-quoted; --libvirt-xml: the domain. */
+static int print_vm(const struct em_vm_config *cfg, bool xml)
+{
+	struct em_vm_argv av;
+	char *dom;
+	int i;
+
+	if (xml) {
+		dom = em_libvirt_domain_xml(cfg, "ember-vm");
+		if (!dom)
+			return 1;
+		fputs(dom, stdout);
+		free(dom);
+		return 0;
+	}
+	em_vm_argv(cfg, cfg->workdir, &av);
+	for (i = 0; av.argv[i]; i++) {
+		const char *c;
+
+		printf("%s'", i ? " " : "");
+		for (c = av.argv[i]; *c; c++)
+			if (*c == '\'')
+				fputs("'\\''", stdout);
+			else
+				putchar(*c);
+		putchar('\'');
+	}
+	putchar('\n');
+	return 0;
+}
+
 /* "-k stream -x 0.5" -> "-k,stream,-x,0.5" for the kernel command line. */
 static char *commas(const char *args)
 {
@@ -221,6 +265,9 @@ static int cmd_vm(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "accel", required_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "vfio", required_argument, NULL, 'V' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "libvirt-xml", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -235,7 +282,7 @@ static int cmd_vm(int argc, char **argv)
 	json_t *results, *obj;
 	unsigned int bad;
 	char *run_args = NULL;
-	bool raw = false;
+	bool raw = false, dry_run = false, xml = false;
 	size_t i;
 	int c;
 
@@ -253,6 +300,9 @@ static int cmd_vm(int argc, char **argv)
 		case 't': cfg.timeout_s = strtoul(optarg, NULL, 0); break;
 		case 'a': cfg.accel = optarg; break;
 		case 'j': raw = true; break;
+		case 'V': cfg.vfio = optarg; break;
+		case 'n': dry_run = true; break;
+		case 'x': xml = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -261,6 +311,13 @@ static int cmd_vm(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (cfg.vfio && !valid_pci_address(cfg.vfio)) {
+		fprintf(stderr, "ember-agent: --vfio %s: expected a PCI address DDDD:BB:SS.F\n",
+			cfg.vfio);
+		return 2;
+	}
+	if (dry_run || xml)
+		return print_vm(&cfg, xml);
 
 	if (em_vm_start(&vm, &cfg))
 		return 1;

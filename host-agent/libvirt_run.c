@@ -75,42 +75,45 @@ static void qemu_arg(FILE *f, const char *arg)
 /*
  * A transient domain equivalent to host-agent/vm.c's QEMU command line: the
  * emgpu and the firmware directories go through <qemu:commandline>, both
- * serial ports are ptys read through console streams.
+ * serial ports are ptys read through console streams, and a passed-through
+ * card (cfg->vfio) is a managed <hostdev>.
  */
-static char *domain_xml(const struct em_matrix *m, const struct em_paths *p,
-			const struct em_run *r)
+char *em_libvirt_domain_xml(const struct em_vm_config *cfg, const char *name)
 {
-	struct em_vm_config cfg = {
-		.profile = m->profile, .seed = r->seed, .run_args = r->args,
-	};
 	char cmdline[1024], device[512], *xml = NULL;
+	unsigned int dom, bus, slot, fn;
 	size_t len = 0, i;
 	FILE *f = open_memstream(&xml, &len);
 
 	if (!f)
 		return NULL;
-	em_vm_cmdline(&cfg, cmdline, sizeof(cmdline));
-	em_vm_device(&cfg, device, sizeof(device));
-	fputs("<domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n"
-	      "  <name>ember-", f);
-	xml_put(f, r->id);
+	em_vm_cmdline(cfg, cmdline, sizeof(cmdline));
+	em_vm_device(cfg, device, sizeof(device));
+	fprintf(f, "<domain type='%s' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n"
+		"  <name>", cfg->accel && !strcmp(cfg->accel, "kvm") ? "kvm" : "qemu");
+	xml_put(f, name);
 	fprintf(f, "</name>\n  <memory unit='MiB'>%u</memory>\n  <vcpu>1</vcpu>\n"
 		"  <os>\n    <type arch='x86_64' machine='q35'>hvm</type>\n    <kernel>",
-		m->memory_mib);
-	xml_put(f, p->kernel);
+		cfg->memory_mib ? cfg->memory_mib : 512);
+	xml_put(f, cfg->kernel);
 	fputs("</kernel>\n    <initrd>", f);
-	xml_put(f, p->initrd);
+	xml_put(f, cfg->initrd);
 	fputs("</initrd>\n    <cmdline>", f);
 	xml_put(f, cmdline);
 	fputs("</cmdline>\n  </os>\n"
 	      "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
 	      "  <on_crash>destroy</on_crash>\n  <devices>\n    <emulator>", f);
-	xml_put(f, p->qemu);
+	xml_put(f, cfg->qemu);
 	fputs("</emulator>\n"
 	      "    <serial type='pty'><target port='0'/></serial>\n"
 	      "    <serial type='pty'><target port='1'/></serial>\n"
 	      "    <controller type='usb' model='none'/>\n"
-	      "    <memballoon model='none'/>\n  </devices>\n  <qemu:commandline>\n", f);
+	      "    <memballoon model='none'/>\n", f);
+	if (cfg->vfio && sscanf(cfg->vfio, "%x:%x:%x.%x", &dom, &bus, &slot, &fn) == 4)
+		fprintf(f, "    <hostdev mode='subsystem' type='pci' managed='yes'>\n"
+			"      <source><address domain='0x%04x' bus='0x%02x' slot='0x%02x' "
+			"function='0x%x'/></source>\n    </hostdev>\n", dom, bus, slot, fn);
+	fputs("  </devices>\n  <qemu:commandline>\n", f);
 	for (i = 0; i < EM_VM_FIRMWARE_DIRS; i++) {
 		qemu_arg(f, "-L");
 		qemu_arg(f, em_vm_firmware_dirs[i]);
@@ -120,6 +123,20 @@ static char *domain_xml(const struct em_matrix *m, const struct em_paths *p,
 	fputs("  </qemu:commandline>\n</domain>\n", f);
 	fclose(f);
 	return xml;
+}
+
+static char *domain_xml(const struct em_matrix *m, const struct em_paths *p,
+			const struct em_run *r)
+{
+	struct em_vm_config cfg = {
+		.qemu = p->qemu, .kernel = p->kernel, .initrd = p->initrd,
+		.profile = m->profile, .seed = r->seed, .run_args = r->args,
+		.memory_mib = m->memory_mib,
+	};
+	char name[200];
+
+	snprintf(name, sizeof(name), "ember-%s", r->id);
+	return em_libvirt_domain_xml(&cfg, name);
 }
 
 static void job_close(struct lv_job *j)

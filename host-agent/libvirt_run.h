@@ -14,6 +14,13 @@
 #include <stddef.h>
 
 #include "matrix.h"
+#include "vm.h"
+
+/*
+ * The libvirt domain XML of a VM config (with a <hostdev> for cfg->vfio);
+ * malloc'd, or NULL.
+ */
+char *em_libvirt_domain_xml(const struct em_vm_config *cfg, const char *name);
 
 /*
  * Runs the runs not yet finished (done of n are); returns how many did not

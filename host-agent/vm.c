@@ -185,14 +185,67 @@ static void drain(struct em_vm *vm)
 	}
 }
 
+void em_vm_argv(const struct em_vm_config *cfg, const char *workdir,
+		struct em_vm_argv *a)
+{
+	int argc = 0;
+	size_t i;
+
+	em_vm_cmdline(cfg, a->append, sizeof(a->append));
+	em_vm_device(cfg, a->device, sizeof(a->device));
+	snprintf(a->serial0, sizeof(a->serial0), "file:%s/console.log", workdir);
+	snprintf(a->serial1, sizeof(a->serial1), "pipe:%s/results", workdir);
+	snprintf(a->qmp, sizeof(a->qmp), "unix:%s/qmp.sock,server=on,wait=off", workdir);
+	snprintf(a->memory, sizeof(a->memory), "%u", cfg->memory_mib ? cfg->memory_mib : 512);
+
+	a->argv[argc++] = cfg->qemu;
+	a->argv[argc++] = "-M";
+	a->argv[argc++] = "q35";
+	a->argv[argc++] = "-accel";
+	a->argv[argc++] = cfg->accel ? cfg->accel : "tcg";
+	a->argv[argc++] = "-m";
+	a->argv[argc++] = a->memory;
+	a->argv[argc++] = "-smp";
+	a->argv[argc++] = "1";
+	a->argv[argc++] = "-nodefaults";
+	a->argv[argc++] = "-no-user-config";
+	a->argv[argc++] = "-display";
+	a->argv[argc++] = "none";
+	a->argv[argc++] = "-no-reboot";
+	for (i = 0; i < EM_VM_FIRMWARE_DIRS; i++) {
+		a->argv[argc++] = "-L";
+		a->argv[argc++] = em_vm_firmware_dirs[i];
+	}
+	a->argv[argc++] = "-kernel";
+	a->argv[argc++] = cfg->kernel;
+	a->argv[argc++] = "-initrd";
+	a->argv[argc++] = cfg->initrd;
+	a->argv[argc++] = "-append";
+	a->argv[argc++] = a->append;
+	a->argv[argc++] = "-serial";
+	a->argv[argc++] = a->serial0;
+	a->argv[argc++] = "-serial";
+	a->argv[argc++] = a->serial1;
+	a->argv[argc++] = "-qmp";
+	a->argv[argc++] = a->qmp;
+	a->argv[argc++] = "-device";
+	a->argv[argc++] = a->device;
+	if (cfg->vfio) {
+		/* a real card beside the emgpu; needs KVM and an IOMMU */
+		snprintf(a->vfio, sizeof(a->vfio), "vfio-pci,host=%s", cfg->vfio);
+		a->argv[argc++] = "-device";
+		a->argv[argc++] = a->vfio;
+	}
+	if (cfg->paused)
+		a->argv[argc++] = "-S";
+	a->argv[argc] = NULL;
+}
+
 int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
 {
-	char append[1024], device[512], serial0[4200], serial1[4200], qmp[4200];
+	struct em_vm_argv av;
 	char fifo[4096];
-	char memory[16];
-	const char *argv[48];
-	int argc = 0, fd;
-	size_t i;
+	int fd;
 
 	memset(vm, 0, sizeof(*vm));
 	vm->cfg = *cfg;
@@ -225,48 +278,7 @@ int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
 		return -EIO;
 	}
 
-	em_vm_cmdline(cfg, append, sizeof(append));
-	em_vm_device(cfg, device, sizeof(device));
-	snprintf(serial0, sizeof(serial0), "file:%s", vm->console_path);
-	snprintf(serial1, sizeof(serial1), "pipe:%s", fifo);
-	snprintf(qmp, sizeof(qmp), "unix:%s,server=on,wait=off", vm->qmp_path);
-	snprintf(memory, sizeof(memory), "%u", vm->cfg.memory_mib);
-
-	argv[argc++] = cfg->qemu;
-	argv[argc++] = "-M";
-	argv[argc++] = "q35";
-	argv[argc++] = "-accel";
-	argv[argc++] = vm->cfg.accel;
-	argv[argc++] = "-m";
-	argv[argc++] = memory;
-	argv[argc++] = "-smp";
-	argv[argc++] = "1";
-	argv[argc++] = "-nodefaults";
-	argv[argc++] = "-no-user-config";
-	argv[argc++] = "-display";
-	argv[argc++] = "none";
-	argv[argc++] = "-no-reboot";
-	for (i = 0; i < sizeof(firmware_dirs) / sizeof(firmware_dirs[0]); i++) {
-		argv[argc++] = "-L";
-		argv[argc++] = firmware_dirs[i];
-	}
-	argv[argc++] = "-kernel";
-	argv[argc++] = cfg->kernel;
-	argv[argc++] = "-initrd";
-	argv[argc++] = cfg->initrd;
-	argv[argc++] = "-append";
-	argv[argc++] = append;
-	argv[argc++] = "-serial";
-	argv[argc++] = serial0;
-	argv[argc++] = "-serial";
-	argv[argc++] = serial1;
-	argv[argc++] = "-qmp";
-	argv[argc++] = qmp;
-	argv[argc++] = "-device";
-	argv[argc++] = device;
-	if (cfg->paused)
-		argv[argc++] = "-S";
-	argv[argc] = NULL;
+	em_vm_argv(&vm->cfg, cfg->workdir, &av);
 
 	fd = open(vm->qemu_log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -283,7 +295,7 @@ int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
 	if (vm->pid == 0) {
 		dup2(fd, STDOUT_FILENO);
 		dup2(fd, STDERR_FILENO);
-		execv(cfg->qemu, (char *const *)argv);
+		execv(cfg->qemu, (char *const *)av.argv);
 		fprintf(stderr, "exec %s: %s\n", cfg->qemu, strerror(errno));
 		_exit(127);
 	}

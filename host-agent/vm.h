@@ -41,6 +41,7 @@ struct em_vm_config {
 	unsigned int timeout_s;		/* wall-clock limit, default 120 */
 	bool paused;			/* start with -S: QMP "cont" runs it */
 	bool hold_at_end;		/* the guest waits for the host before poweroff */
+	const char *vfio;		/* a real card passed through, "DDDD:BB:SS.F" */
 	em_vm_line_fn on_line;		/* may be NULL */
 	void *on_line_arg;
 };
@@ -74,6 +75,15 @@ extern const char *const em_vm_firmware_dirs[EM_VM_FIRMWARE_DIRS];
 /* The guest kernel command line and the -device emgpu option of a config. */
 void em_vm_cmdline(const struct em_vm_config *cfg, char *buf, size_t len);
 void em_vm_device(const struct em_vm_config *cfg, char *buf, size_t len);
+
+/* QEMU's command line for a VM; fills argv (NULL-terminated) from bufs. */
+struct em_vm_argv {
+	const char *argv[64];
+	char append[1024], device[512], serial0[4200], serial1[4200];
+	char qmp[4200], memory[16], vfio[64];
+};
+void em_vm_argv(const struct em_vm_config *cfg, const char *workdir,
+		struct em_vm_argv *a);
 
 /* mkdir -p; returns 0 or -errno (with a message on stderr). */
 int em_mkdir_p(const char *path);

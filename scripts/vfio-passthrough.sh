@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Passes a real NVIDIA card through to the testbed's guest (DESIGN.md
+# section 6): binds it to vfio-pci and boots the guest image with it beside
+# the emgpu, under KVM (QEMU directly; --libvirt-xml prints the equivalent
+# libvirt domain with a <hostdev> instead). --dry-run touches nothing and
+# prints the sysfs writes and the QEMU command line it would use.
+#
+# usage: vfio-passthrough.sh [--dry-run] [--libvirt-xml] DDDD:BB:SS.F
+# Needs `make all` first (QEMU, kernel and image under build/).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+. "$here/common.sh"
+
+dry=0 xml=0
+while [ $# -gt 1 ]; do
+	case $1 in
+	--dry-run) dry=1 ;;
+	--libvirt-xml) xml=1 ;;
+	*) die "unknown option $1" ;;
+	esac
+	shift
+done
+addr=${1:-}
+[[ "$addr" =~ ^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-1][0-9a-fA-F]\.[0-7]$ ]] ||
+	die "usage: vfio-passthrough.sh [--dry-run] [--libvirt-xml] DDDD:BB:SS.F (got '$addr')"
+
+dev=/sys/bus/pci/devices/$addr
+agent=$top/build/host-agent/ember-agent
+qemu=$(cat "$top/build/qemu-path" 2>/dev/null || echo "$top/build/qemu-system-x86_64")
+args=(vm --qemu "$qemu" --kernel "$top/build/images/vmlinuz"
+      --initrd "$top/build/images/initramfs.cpio" --accel kvm
+      --vfio "$addr" --scenarios info --workdir "$top/build/vfio")
+
+run() {	# a sysfs write, or its description in a dry run
+	if [ "$dry" = 1 ]; then
+		echo "would run: $*"
+	else
+		sh -c "$*"
+	fi
+}
+
+[ -x "$agent" ] || die "build the testbed first (make all)"
+if [ "$dry" = 0 ]; then
+	[ "$(id -u)" = 0 ] || die "binding a device to vfio-pci needs root"
+	[ -e "$dev" ] || die "no PCI device $addr"
+	[ -e "$dev/iommu_group" ] ||
+		die "$addr has no IOMMU group: enable the IOMMU (intel_iommu=on / amd_iommu=on)"
+	[ -e /dev/kvm ] || die "KVM is needed for passthrough"
+	for other in "$dev"/iommu_group/devices/*; do
+		o=$(basename "$other")
+		drv=$(basename "$(readlink -f "$other/driver" 2>/dev/null)" 2>/dev/null || true)
+		[ "$o" = "$addr" ] || [ -z "$drv" ] || [ "$drv" = vfio-pci ] ||
+			die "$o shares $addr's IOMMU group and is bound to $drv: unbind it first"
+	done
+	modprobe vfio-pci
+fi
+run "echo vfio-pci > $dev/driver_override"
+run "[ ! -e $dev/driver ] || echo $addr > $dev/driver/unbind"
+run "echo $addr > /sys/bus/pci/drivers_probe"
+
+if [ "$xml" = 1 ]; then
+	exec "$agent" "${args[@]}" --libvirt-xml
+elif [ "$dry" = 1 ]; then
+	exec "$agent" "${args[@]}" --dry-run
+else
+	log "booting the guest with $addr passed through"
+	exec "$agent" "${args[@]}"
+fi

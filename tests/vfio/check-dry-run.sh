@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Checks the vfio passthrough helper without a card: its dry run plans the
+# sysfs writes and a QEMU command line with the card, its libvirt domain
+# validates against libvirt's schema (virt-xml-validate), and a malformed
+# address is refused. KTAP, then "N passed, M failed".
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+script=$top/scripts/vfio-passthrough.sh
+addr=0000:65:00.0
+n=0 failed=0
+
+check() {	# name, command...: ok when the command succeeds
+	local name=$1 out
+	shift
+	n=$((n + 1))
+	if out=$("$@" 2>&1); then
+		echo "ok $n $name"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n $name"
+		sed 's/^/    # /' <<<"$out" | tail -n 8
+	fi
+}
+
+echo "KTAP version 1"
+echo "1..4"
+plan=$(bash "$script" --dry-run "$addr" 2>&1)
+check "dry run plans the vfio-pci binding" \
+	grep -q "would run: echo vfio-pci > /sys/bus/pci/devices/$addr/driver_override" <<<"$plan"
+check "dry run boots QEMU with the card under KVM" \
+	grep -q "'-accel' 'kvm'.*'vfio-pci,host=$addr'" <<<"$plan"
+xml=$(mktemp)
+bash "$script" --dry-run --libvirt-xml "$addr" 2>/dev/null | sed -n '/^<domain/,$p' >"$xml"
+check "libvirt domain with <hostdev> validates" \
+	sh -c "grep -q \"<address domain='0x0000' bus='0x65' slot='0x00' function='0x0'/>\" '$xml' && virt-xml-validate '$xml' domain"
+rm -f "$xml"
+check "a malformed address is refused" \
+	sh -c "! bash '$script' --dry-run 65:00.0"
+echo "$((n - failed)) passed, $failed failed"
+[ "$failed" = 0 ]
