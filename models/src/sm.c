@@ -17,6 +17,12 @@
  *    can run) the batch is handed to the driver, whose FAULT thread is
  *    charged fault_service_ns from that moment; REPLAY resumes the stalled
  *    warps at max(now, FAULT thread busy-until) + replay_ns.
+ *  - Work is dispatched in order (gm_next_item()): a warp that finishes a
+ *    work item takes the launch's next one, as a GPU hands out thread
+ *    blocks when SMs free up, so a sweep's active region stays a narrow
+ *    front however long some warps stall.
+ *  - A launch starts at the idle device's clock (gm_clock()): after the
+ *    copies and driver work issued before it.
  */
 #include <stdlib.h>
 
