@@ -10,6 +10,7 @@
 #include <CUnit/Basic.h>
 
 #include "ember_adaptive.h"
+#include "ember_policy_ember.h"
 
 #define MS 1000000ull
 #define MiB (1ull << 20)
@@ -238,6 +239,49 @@ static void test_time_unit(void)
 	CU_ASSERT_EQUAL(b.score, EMBER_SCORE_ONE / 2);
 }
 
+/* Mapped by default: faults create in VRAM, map host pages, never evict. */
+static void test_ember_fault(void)
+{
+	struct ember_policy_block b;
+	struct ember_policy_notification n = { .counter = 256 };
+	struct ember_page_mask lost, out;
+
+	memset(&b, 0, sizeof(b));
+	b.chunks_total = 100;
+	b.chunks_used = 10;
+	ember_mask_set(&b.faulted, 3);
+	ember_policy_ember_fault(&defaults, &b);	/* untouched: whole block */
+	CU_ASSERT_EQUAL(b.dest, EMBER_LOC_GPU);
+	CU_ASSERT_EQUAL(ember_mask_weight(&b.migrate), EMBER_BLOCK_PAGES);
+
+	b.chunks_used = 90;				/* a new chunk would cross 90 % */
+	ember_policy_ember_fault(&defaults, &b);
+	CU_ASSERT_EQUAL(b.dest, EMBER_LOC_CPU);
+	CU_ASSERT_EQUAL(ember_mask_weight(&b.migrate), 1);
+
+	ember_mask_set(&b.resident_gpu, 0);		/* has a chunk: no room needed */
+	ember_mask_set(&b.resident_cpu, 40);
+	ember_policy_ember_fault(&defaults, &b);
+	CU_ASSERT_EQUAL(b.dest, EMBER_LOC_GPU);
+	CU_ASSERT_EQUAL(ember_mask_weight(&b.migrate), 15);	/* its 64 KiB group less page 0 */
+	CU_ASSERT(!ember_mask_test(&b.migrate, 0));
+
+	ember_mask_set(&b.faulted, 40);			/* a host page faulted: map */
+	ember_policy_ember_fault(&defaults, &b);
+	CU_ASSERT_EQUAL(b.dest, EMBER_LOC_CPU);
+
+	CU_ASSERT(ember_policy_ember_wants_promotion(&defaults, &n));
+	n.counter = 255;
+	CU_ASSERT(!ember_policy_ember_wants_promotion(&defaults, &n));
+
+	ember_mask_zero(&lost);
+	ember_mask_set(&lost, 40);			/* protected: not moved */
+	CU_ASSERT(!ember_policy_ember_promote_mask(&b, &lost, &out));
+	ember_mask_set(&b.resident_cpu, 41);
+	CU_ASSERT(ember_policy_ember_promote_mask(&b, &lost, &out));
+	CU_ASSERT_EQUAL(ember_mask_weight(&out), 1);
+}
+
 static void test_promotion_room(void)
 {
 	CU_ASSERT_TRUE(ember_promotion_has_room(&defaults, 89, 100));
@@ -285,6 +329,7 @@ int main(void)
 	CU_add_test(s, "reclaim above the high watermark", test_reclaim_above_high);
 	CU_add_test(s, "reclaim below it: cold only", test_reclaim_below_high);
 	CU_add_test(s, "periods in a scaled time unit", test_time_unit);
+	CU_add_test(s, "ember policy: faults and promotion masks", test_ember_fault);
 	CU_add_test(s, "promotion stops at the high watermark", test_promotion_room);
 	CU_add_test(s, "promotion span centred and shifted", test_promotion_span);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
