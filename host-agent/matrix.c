@@ -309,24 +309,12 @@ bool em_status_acceptable(const char *status)
 /* Whether the console shows a kernel oops, BUG, warning or panic. */
 static bool console_oops(const char *dir)
 {
-	static const char *const marks[] = {
-		"Oops", "BUG:", "WARNING:", "Kernel panic", "Call Trace:",
-	};
-	char path[4200], line[1024];
-	bool found = false;
-	size_t i;
-	FILE *f;
+	char path[4200];
+	const char *problem;
 
 	snprintf(path, sizeof(path), "%s/console.log", dir);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
-			if (strstr(line, marks[i]))
-				found = true;
-	fclose(f);
-	return found;
+	problem = em_vm_console_problem(path);
+	return problem && strcmp(problem, "no console log");
 }
 
 /*

@@ -375,6 +375,26 @@ void em_vm_wait(struct em_vm *vm, struct em_vm_outcome *out)
 	em_vm_wait_all(&vm, out, 1);
 }
 
+const char *em_vm_console_problem(const char *console_path)
+{
+	static const char *const marks[] = {
+		"Kernel panic", "Oops", "WARNING:", "BUG:", "Call Trace:",
+	};
+	const char *found = NULL;
+	char line[1024];
+	size_t i;
+	FILE *f = fopen(console_path, "re");
+
+	if (!f)
+		return "no console log";
+	while (!found && fgets(line, sizeof(line), f))
+		for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+			if (strstr(line, marks[i]))
+				found = marks[i];
+	fclose(f);
+	return found;
+}
+
 json_t *em_results_load(const char *path, unsigned int *bad)
 {
 	FILE *f = fopen(path, "re");

@@ -116,6 +116,13 @@ void em_vm_wait(struct em_vm *vm, struct em_vm_outcome *out);
 int em_vm_send(struct em_vm *vm, const char *text);
 
 /*
+ * The first sign of a kernel problem on a guest console ("Oops",
+ * "WARNING:", "BUG:", "Kernel panic", "Call Trace:"), "no console log"
+ * when it cannot be read, or NULL when the console is clean.
+ */
+const char *em_vm_console_problem(const char *console_path);
+
+/*
  * Loads the guest's JSON lines as an array of objects. Lines that do not
  * parse (a guest that died mid-line) are skipped and counted in *bad.
  * Returns NULL only if the file cannot be read.

@@ -155,27 +155,6 @@ static void note_tail(const char *path, int lines)
 	pclose(p);
 }
 
-/* Whether the console shows a kernel problem that must fail the run. */
-static const char *console_problem(const char *path)
-{
-	static const char *const bad[] = {
-		"Kernel panic", "Oops", "WARNING:", "BUG:", "Call Trace:",
-	};
-	char line[1024];
-	const char *found = NULL;
-	size_t i;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return "no console log";
-	while (!found && fgets(line, sizeof(line), f))
-		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-			if (strstr(line, bad[i]))
-				found = bad[i];
-	fclose(f);
-	return found;
-}
-
 #define GOOD_INJECT_SPEC "kind=ce-stall,factor=10,count=1"
 
 /*
@@ -297,7 +276,7 @@ static void test_qmp(struct boot *b)
 static void test_boot(struct boot *b)
 {
 	json_t *r = b->results;
-	const char *problem = console_problem(b->vm.console_path);
+	const char *problem = em_vm_console_problem(b->vm.console_path);
 	bool ok = true;
 
 	if (b->outcome.timed_out) {
