@@ -229,7 +229,8 @@ static bool is_cold(const struct ember_adaptive_params *p,
 
 size_t ember_reclaim_select(const struct ember_adaptive_params *p,
 			    struct ember_chunk_demand **chunks, size_t n,
-			    size_t used, size_t total, uint64_t now_ns)
+			    size_t used, size_t total, uint64_t waiting_demand,
+			    uint64_t now_ns)
 {
 	size_t batch = p->perf_eager_eviction_batch_count, i, m = 0, k, low;
 	uint64_t hottest = 0;
@@ -247,6 +248,7 @@ size_t ember_reclaim_select(const struct ember_adaptive_params *p,
 		return select_front(chunks, m, k < batch ? k : batch, now_ns);
 	}
 
+	hottest = waiting_demand;
 	for (i = 0; i < m; i++)
 		if (chunks[i]->demand > hottest)
 			hottest = chunks[i]->demand;

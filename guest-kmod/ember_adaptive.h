@@ -160,12 +160,17 @@ int ember_victim_cmp(const struct ember_chunk_demand *a,
  *  - otherwise: evict unprotected chunks that are cold, i.e. silent for
  *    stale_intervals intervals, or whose demand times heat_ratio is at most
  *    the hottest chunk's demand.
- * Chunks not resident or in flight are never chosen. Call after
- * ember_age_chunks().
+ * waiting_demand is the highest count of a notification whose promotion
+ * halted for lack of room since the last pass: demand waiting outside the
+ * GPU competes with the resident chunks' for the heat ratio (online region
+ * replacement: a resident region twice as cold as a waiting one makes way),
+ * since the counters see only host memory. Chunks not resident or in
+ * flight are never chosen. Call after ember_age_chunks().
  */
 size_t ember_reclaim_select(const struct ember_adaptive_params *p,
 			    struct ember_chunk_demand **chunks, size_t n,
-			    size_t used, size_t total, uint64_t now_ns);
+			    size_t used, size_t total, uint64_t waiting_demand,
+			    uint64_t now_ns);
 
 /* Whether one more chunk may be promoted into without crossing the high watermark. */
 bool ember_promotion_has_room(const struct ember_adaptive_params *p,

@@ -176,9 +176,8 @@ void ember_adaptive_launch(struct ember_gpu *gpu, struct ember_va_space *vs)
 		 (p.perf_access_counter_threshold &
 		  EMGPU_AC_CONFIG_THRESHOLD_MASK) |
 		 EMGPU_AC_GRAN_2M << EMGPU_AC_CONFIG_GRAN_SHIFT);
-	ember_wr64(gpu, EMGPU_REG_TIMER_PERIOD_LO, EMGPU_REG_TIMER_PERIOD_HI,
-		   p.perf_eager_eviction_enable ?
-		   ember_adaptive_ms_ns(&p, p.perf_eager_eviction_interval_ms) : 0);
+	ember_gpu_set_timer(gpu, p.perf_eager_eviction_enable ?
+			    ember_adaptive_ms_ns(&p, p.perf_eager_eviction_interval_ms) : 0);
 }
 
 /* ---- migration history ---- */
@@ -316,8 +315,16 @@ void ember_adaptive_notify(struct ember_gpu *gpu, struct ember_va_space *vs,
 		if (va != block_va)
 			ret = ember_promote_block(gpu, range, va, &p,
 						  n->counter);
-	if (ret == -ENOSPC)
+	if (ret == -ENOSPC) {
+		s64 seen = atomic64_read(&vs->ember_waiting_demand);
+
 		ember_stat_inc(vs, promotions_halted);
+		/* demand waiting for room, for the next reclamation pass */
+		while (seen < n->counter &&
+		       !atomic64_try_cmpxchg(&vs->ember_waiting_demand, &seen,
+					     n->counter))
+			;
+	}
 out:
 	up_read(&vs->lock);
 }
@@ -395,7 +402,8 @@ void ember_adaptive_reclaim(struct ember_gpu *gpu, struct ember_va_space *vs)
 	ember_age_chunks(cand, m);
 	total = pmm->nchunks - pmm->nretired;
 	used = total - pmm->nfree;
-	k = ember_reclaim_select(&p, cand, m, used, total, now);
+	k = ember_reclaim_select(&p, cand, m, used, total,
+				 atomic64_xchg(&vs->ember_waiting_demand, 0), now);
 	for (i = 0; i < k; i++) {
 		chunk = container_of(cand[i], struct ember_chunk, demand);
 		chunk->evicting = true;

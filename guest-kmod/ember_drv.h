@@ -139,6 +139,7 @@ struct ember_gpu {
 	u32 ce_seq;
 	u32 hw_thread;			/* DRIVER_THREAD last written */
 	u64 pdb;			/* PDB last written */
+	u64 timer_period_ns;		/* TIMER_PERIOD last written */
 
 	/* fault buffer: owned by the bottom half (one at a time, ordered wq) */
 	struct ember_dma fault_buf;
@@ -250,6 +251,10 @@ struct ember_va_space {
 	wait_queue_head_t launch_wq;	/* launches_completed advanced */
 
 	struct ember_stat_set stats;
+	/* Ember-adaptive: the highest count of a notification whose promotion
+	 * halted since the worker's last pass (atomic: notifications hold
+	 * vs->lock only for read) */
+	atomic64_t ember_waiting_demand;
 };
 
 /* What a migration is for: picks the driver timeline it is charged to. */
@@ -296,6 +301,7 @@ int ember_ce_end(struct ember_ce_batch *b);
 int ember_vram_probe(struct ember_gpu *gpu, u64 addr);
 int ember_tlb_invalidate(struct ember_gpu *gpu, u32 thread, u64 va, u64 size);
 void ember_gpu_set_pdb(struct ember_gpu *gpu, u64 pde);
+void ember_gpu_set_timer(struct ember_gpu *gpu, u64 period_ns);
 void ember_gpu_kick(struct ember_gpu *gpu);
 
 /* ember_pmm.c */

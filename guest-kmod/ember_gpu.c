@@ -460,6 +460,22 @@ int ember_tlb_invalidate(struct ember_gpu *gpu, u32 thread, u64 va, u64 size)
 }
 
 /* Points the MMU at a VA space's page tables (0: none). */
+/*
+ * Sets the policy timer's period. Writing the register restarts the
+ * period, so it is written only when it changes: back-to-back launches
+ * shorter than one period must still see the timer tick.
+ */
+void ember_gpu_set_timer(struct ember_gpu *gpu, u64 period_ns)
+{
+	mutex_lock(&gpu->hw_lock);
+	if (gpu->timer_period_ns != period_ns) {
+		ember_wr64(gpu, EMGPU_REG_TIMER_PERIOD_LO,
+			   EMGPU_REG_TIMER_PERIOD_HI, period_ns);
+		gpu->timer_period_ns = period_ns;
+	}
+	mutex_unlock(&gpu->hw_lock);
+}
+
 void ember_gpu_set_pdb(struct ember_gpu *gpu, u64 pde)
 {
 	if (!gpu->ready)
@@ -533,6 +549,7 @@ static void ember_gpu_program(struct ember_gpu *gpu)
 	ember_wr(gpu, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_FAULT);
 	gpu->hw_thread = EMGPU_DRV_THREAD_FAULT;
 	gpu->pdb = 0;
+	gpu->timer_period_ns = 0;	/* a reset stopped the timer */
 }
 
 /*

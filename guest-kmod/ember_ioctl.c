@@ -435,8 +435,9 @@ static long ember_ioctl_launch(struct ember_va_space *vs, void __user *uarg)
 	memcpy(desc->args, l.args, sizeof(desc->args));
 	ember_gpu_set_pdb(gpu, ember_mmu_root_pde(vs));
 	down_read(&vs->lock);
-	ember_wr64(gpu, EMGPU_REG_TIMER_PERIOD_LO, EMGPU_REG_TIMER_PERIOD_HI,
-		   vs->policy->on_timer_tick ? vs->policy->timer_period_ns : 0);
+	if (!vs->policy->adaptive)
+		ember_gpu_set_timer(gpu, vs->policy->on_timer_tick ?
+				    vs->policy->timer_period_ns : 0);
 	ember_adaptive_launch(gpu, vs);
 	up_read(&vs->lock);
 	wmb();	/* the descriptor before the doorbell */

@@ -204,7 +204,7 @@ static int run_moving_hot(const struct em_wl_config *cfg, struct em_buf *a,
 		l.args[2] = 0;		/* the launch's buffer is the hot window */
 		l.args[3] = 0;		/* no random share: a pure hot set */
 		l.args[4] = 8;		/* reuse: accesses per page */
-		l.args[5] = 2;		/* passes over the window */
+		l.args[5] = 16;		/* passes: a phase many aging intervals long */
 		if (launch(cfg, &l, r))
 			return r->ret;
 		r->phase_ns[p] = r->sim_ns;

@@ -160,7 +160,7 @@ static void test_reclaim_above_high(void)
 	}
 	c[19].grace_until_ns = now + MS;	/* oldest but protected: last */
 	/* 95 of 100 chunks used: down to 85 means 10 victims */
-	k = ember_reclaim_select(&p, list, 20, 95, 100, now);
+	k = ember_reclaim_select(&p, list, 20, 95, 100, 0, now);
 	CU_ASSERT_EQUAL(k, 10);
 	CU_ASSERT_PTR_EQUAL(list[0], &c[18]);
 	CU_ASSERT_PTR_EQUAL(list[9], &c[9]);
@@ -168,14 +168,14 @@ static void test_reclaim_above_high(void)
 		CU_ASSERT_PTR_NOT_EQUAL(list[i], &c[19]);
 
 	p.perf_eager_eviction_batch_count = 4;
-	k = ember_reclaim_select(&p, list, 20, 95, 100, now);
+	k = ember_reclaim_select(&p, list, 20, 95, 100, 0, now);
 	CU_ASSERT_EQUAL(k, 4);
 
 	/* everything protected: space is still freed, earliest expiry first */
 	for (i = 0; i < 20; i++)
 		c[i].grace_until_ns = now + (100 - i) * MS;
 	p.perf_eager_eviction_batch_count = 16;
-	k = ember_reclaim_select(&p, list, 20, 92, 100, now);
+	k = ember_reclaim_select(&p, list, 20, 92, 100, 0, now);
 	CU_ASSERT_EQUAL(k, 7);
 	CU_ASSERT_PTR_EQUAL(list[0], &c[19]);
 	CU_ASSERT_PTR_EQUAL(list[6], &c[13]);
@@ -200,7 +200,7 @@ static void test_reclaim_below_high(void)
 	struct ember_chunk_demand *list[] = {
 		&gone, &moving, &guarded, &stale, &cold, &half, &warm, &hot, &young_zero,
 	};
-	size_t k = ember_reclaim_select(&defaults, list, 9, 50, 100, now);
+	size_t k = ember_reclaim_select(&defaults, list, 9, 50, 100, 0, now), i;
 
 	CU_ASSERT_EQUAL(k, 4);
 	CU_ASSERT_PTR_EQUAL(list[0], &half);	/* oldest of the cold ones */
@@ -212,7 +212,18 @@ static void test_reclaim_below_high(void)
 	hot.demand = warm.demand = half.demand = cold.demand = 40;
 	stale.zero_intervals = young_zero.zero_intervals = 0;
 	stale.demand = young_zero.demand = 40;
-	CU_ASSERT_EQUAL(ember_reclaim_select(&defaults, list, 9, 50, 100, now), 0);
+	CU_ASSERT_EQUAL(ember_reclaim_select(&defaults, list, 9, 50, 100, 0, now), 0);
+
+	/* ...until demand waits outside: a halted promotion's count of 100
+	 * makes every resident chunk at 40 (<= 100 / 2) cold; protection holds */
+	k = ember_reclaim_select(&defaults, list, 9, 50, 100, 100, now);
+	CU_ASSERT_EQUAL(k, 6);
+	for (i = 0; i < k; i++) {
+		CU_ASSERT_PTR_NOT_EQUAL(list[i], &guarded);
+		CU_ASSERT_PTR_NOT_EQUAL(list[i], &moving);
+		CU_ASSERT_PTR_NOT_EQUAL(list[i], &gone);
+	}
+	CU_ASSERT_EQUAL(ember_reclaim_select(&defaults, list, 9, 50, 100, 79, now), 0);
 }
 
 /* Promotion stops at the high watermark (90 %). */
