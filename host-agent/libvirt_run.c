@@ -132,6 +132,7 @@ static char *domain_xml(const struct em_matrix *m, const struct em_paths *p,
 		.qemu = p->qemu, .kernel = p->kernel, .initrd = p->initrd,
 		.profile = m->profile, .seed = r->seed, .run_args = r->args,
 		.memory_mib = m->memory_mib,
+		.modparams = m->modparams[0] ? m->modparams : NULL,
 	};
 	char name[200];
 

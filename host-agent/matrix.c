@@ -203,6 +203,15 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 		if (strlen(val) >= sizeof(m->inject_specs[i]) || strpbrk(val, " \t'\""))
 			return cfg_error(file, ln, "bad injection spec '%s'", val);
 		strcpy(m->inject_specs[i], val);
+	} else if (!strcmp(key, "modparams")) {
+		char *w;
+
+		if (strlen(val) >= sizeof(m->modparams) || strpbrk(val, ",'\""))
+			return cfg_error(file, ln, "bad modparams '%s'", val);
+		strcpy(m->modparams, val);
+		for (w = m->modparams; *w; w++)
+			if (*w == ' ' || *w == '\t')
+				*w = ',';
 	} else if (!strcmp(key, "connect")) {
 		if (split_words(val, &m->connect[0][0], 256, EM_MAX_LIST, &m->nconnect))
 			return cfg_error(file, ln, "bad connect list%s", "");
@@ -637,6 +646,7 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 				.workdir = r->dir, .profile = m->profile, .accel = p->accel,
 				.seed = r->seed, .memory_mib = m->memory_mib,
 				.timeout_s = m->timeout_s, .run_args = r->args,
+				.modparams = m->modparams[0] ? m->modparams : NULL,
 				.paused = r->inject_kind != NULL,
 				.hold_at_end = r->inject_kind != NULL,
 				.on_line = read_injection_stats, .on_line_arg = r,

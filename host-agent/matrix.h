@@ -18,6 +18,7 @@
  *   timeout   = 600                        # per run, seconds
  *   jobs      = 0                          # parallel VMs, 0 = cores
  *   run_args  = -p 2                       # extra ember-run arguments
+ *   modparams = perf_eager_eviction_batch_count=1 ...  # ember.ko parameters
  *   connect   = qemu+ssh://host/system ... # libvirt URIs (default: QEMU directly)
  *
  * A fault-injection campaign is a matrix with injections:
@@ -53,6 +54,7 @@ struct em_matrix {
 	unsigned int timeout_s;
 	unsigned int jobs;
 	char run_args[256];
+	char modparams[512];	/* comma-separated, for the guest's insmod */
 	char connect[EM_MAX_LIST][256];
 	unsigned int nconnect;
 	char injects[EM_MAX_LIST][32];		/* kinds */
