@@ -371,8 +371,6 @@ void ember_launch_poll(struct ember_gpu *gpu);
 void ember_launch_release_vs(struct ember_va_space *vs);
 
 /* ember_policy.c */
-int ember_register_policy(const struct ember_policy_ops *ops);
-void ember_unregister_policy(const struct ember_policy_ops *ops);
 const struct ember_policy_ops *ember_policy_get(const char *name);
 void ember_policy_put(const struct ember_policy_ops *ops);
 int ember_policy_init(void);

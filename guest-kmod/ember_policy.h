@@ -202,6 +202,16 @@ struct ember_policy_ops {
 	void (*on_return)(void *pdata, uint64_t va, void *priv, uint64_t now_ns);
 };
 
+#ifdef __KERNEL__
+/*
+ * ember_policy.c, exported: a policy in another module becomes selectable
+ * by name (set_policy) once registered; it must stay valid until
+ * unregistered (policies/ember_policy_ac.c is an example).
+ */
+int ember_register_policy(const struct ember_policy_ops *ops);
+void ember_unregister_policy(const struct ember_policy_ops *ops);
+#endif
+
 /* ember_perf_prefetch.c: nvidia-uvm's tree-based neighbourhood prefetcher. */
 #define EMBER_PREFETCH_THRESHOLD_DEFAULT	51	/* percent, 1..100 */
 

@@ -2,10 +2,11 @@
 # Builds the guest initramfs reproducibly: the same inputs give the same
 # bytes (entries sorted, owners root, every mtime SOURCE_DATE_EPOCH).
 #
-# usage: mkinitramfs.sh OUTPUT.cpio ember.ko ember-vmtest ember-run
+# usage: mkinitramfs.sh OUTPUT.cpio ember.ko ember-vmtest ember-run [policy.ko...]
 set -euo pipefail
 
 out=$1 kmod=$2 vmtest=$3 run=$4
+shift 4
 here=$(cd "$(dirname "$0")" && pwd)
 : "${SOURCE_DATE_EPOCH:=0}"
 
@@ -25,6 +26,9 @@ install -m 0755 "$here/init" "$root/init"
 install -m 0644 "$kmod" "$root/lib/modules/ember.ko"
 install -m 0755 "$vmtest" "$root/bin/ember-vmtest"
 install -m 0755 "$run" "$root/bin/ember-run"
+for m in "$@"; do	# policy modules, loaded on demand
+	install -m 0644 "$m" "$root/lib/modules/$(basename "$m")"
+done
 
 find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 (cd "$root" && find . -mindepth 1 | LC_ALL=C sort |

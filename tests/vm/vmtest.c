@@ -619,6 +619,30 @@ static void test_adaptive_params(struct boot *b)
 }
 
 /*
+ * A policy module of its own (guest-kmod/policies/ember_policy_ac.ko)
+ * registers, is selected, promotes mapped memory on counter notifications
+ * (no fault), and unloads once unused.
+ */
+static void test_external_policy(struct boot *b)
+{
+	json_t *r = find_scenario(b, "external_policy", "load_ret");
+	bool ok = r != NULL;
+
+	ok &= expect_int(r, "load_ret", 0);
+	ok &= expect_int(r, "set_policy_ret", 0);
+	ok &= expect_int(r, "ret", 0);
+	ok &= expect_int(r, "mismatches", 0);
+	ok &= expect_int(r, "result_ok", 1);
+	ok &= expect_int(r, "faults", 0);
+	ok &= expect_int(r, "unload_ret", 0);
+	if (r && json_integer_value(json_object_get(r, "promotions")) <= 0) {
+		note("no promotion by the ac policy");
+		ok = false;
+	}
+	report(ok, "external_policy: a policy module registers, runs, unloads");
+}
+
+/*
  * A workload cell "<kernel>-<variant>-<f>x": correct data through the CPU
  * pointers after the kernel, and the variant's signature: mapped and static
  * never fault; uvm evicts at 1.5x and never at 0.5x.
@@ -718,7 +742,7 @@ int main(int argc, char **argv)
 		{ .name = "uvm-driver", .profile = "h200-64m",
 		  .scenarios = "managed_cpu,managed_badinput,invalid_access,interleave,"
 			       "concurrent,eviction,unload_after_use,adaptive,"
-			       "adaptive_params" },
+			       "adaptive_params,external_policy" },
 		{ .name = "workloads", .profile = "h200-64m", .scenarios = WORKLOADS },
 		{ .name = "determinism-1", .profile = "h200-64m", .scenarios = REPEATED },
 		{ .name = "determinism-2", .profile = "h200-64m", .scenarios = REPEATED },
@@ -747,7 +771,7 @@ int main(int argc, char **argv)
 
 	h.planned = 4 + (int)nboots + 2 + 1 + 1 +
 		    (int)(sizeof(expected_bad_ioctls) / sizeof(expected_bad_ioctls[0])) +
-		    7 + 2 + (int)count_words(WORKLOADS) + 1;
+		    8 + 2 + (int)count_words(WORKLOADS) + 1;
 	printf("KTAP version 1\n1..%d\n", h.planned);
 	fflush(stdout);
 
@@ -776,6 +800,7 @@ int main(int argc, char **argv)
 	test_simple(&boots[2], "concurrent", "CPU faults during a kernel, data intact");
 	test_eviction(&boots[2]);
 	test_unload_after_use(&boots[2]);
+	test_external_policy(&boots[2]);
 	test_adaptive(&boots[2]);
 	test_adaptive_params(&boots[2]);
 	{

@@ -675,6 +675,37 @@ static int scenario_unload_after_use(const char *name)
 	return 0;
 }
 
+/*
+ * A policy from another module: ember_policy_ac.ko registers "ac" with
+ * ember_register_policy(); a VA space selects it, mapped memory is promoted
+ * by access counters; the module unloads once no VA space uses it.
+ */
+static int scenario_external_policy(const char *name)
+{
+	struct em_wl_config cfg = {
+		.kernel = "gather", .variant = "mapped", .factor = 0.5, .seed = 3,
+	};
+	struct em_wl_result res;
+	int fd, load_ret, ret, unload_ret;
+
+	memset(&res, 0, sizeof(res));
+	fd = open("/lib/modules/ember_policy_ac.ko", O_RDONLY | O_CLOEXEC);
+	load_ret = fd < 0 ? -errno : syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	ret = load_ret ? load_ret : emSetPolicy("ac");
+	if (!ret)
+		em_wl_run(&cfg, &res);
+	emReset();
+	unload_ret = syscall(SYS_delete_module, "ember_policy_ac", O_NONBLOCK) ? -errno : 0;
+	fprintf(out, "{\"scenario\":\"%s\",\"load_ret\":%d,\"set_policy_ret\":%d,"
+		"\"unload_ret\":%d,", name, load_ret, ret, unload_ret);
+	em_wl_json(out, &cfg, &res);
+	fprintf(out, "}\n");
+	fflush(out);
+	return 0;
+}
+
 /* Ember-adaptive (the ember policy) on gather at 1.5x: counters promote. */
 static int scenario_adaptive(const char *name)
 {
@@ -748,6 +779,7 @@ static const struct {
 	{ "eviction", scenario_eviction },
 	{ "unload_after_use", scenario_unload_after_use },
 	{ "adaptive", scenario_adaptive },
+	{ "external_policy", scenario_external_policy },
 	{ "adaptive_params", scenario_adaptive_params },
 };
 
