@@ -28,6 +28,7 @@ typedef uint64_t gm_time_t;		/* picoseconds */
 #define GM_UTLB_2M		8
 #define GM_L2TLB_4K		2048
 #define GM_L2TLB_2M		128
+#define GM_PDE_CACHE		256	/* 2 MiB regions whose PT base is cached */
 
 #define GM_EPOCH_PS		GM_NS(1000)	/* run-loop horizon step */
 #define GM_SLICE		32		/* accesses per warp per pass */
@@ -127,6 +128,9 @@ struct gm_gpu {
 	uint32_t nutlb;
 	struct gm_tlb_entry l2_4k[GM_L2TLB_4K];
 	struct gm_tlb_entry l2_2m[GM_L2TLB_2M];
+	/* page-walk cache: the PD1 entry (a PT's base) per 2 MiB region, so
+	 * a TLB miss reads one PTE; flushed like the TLBs, as on hardware */
+	struct gm_tlb_entry pde_cache[GM_PDE_CACHE];
 	uint64_t tlb_gen;	/* generation << GM_TLB_GEN_SHIFT */
 	uint64_t inv_va, inv_size;
 	uint32_t inv_va_hi, inv_size_hi;

@@ -43,6 +43,7 @@ void gm_mmu_flush_all(struct gm_gpu *g)
 	}
 	memset(g->l2_4k, 0, sizeof(g->l2_4k));
 	memset(g->l2_2m, 0, sizeof(g->l2_2m));
+	memset(g->pde_cache, 0, sizeof(g->pde_cache));
 }
 
 /* Drops e if the page it translates overlaps [va, end). */
@@ -98,6 +99,8 @@ void gm_mmu_invalidate(struct gm_gpu *g, uint32_t mode, uint64_t va,
 	inv_array(g->l2_4k, GM_L2TLB_4K, g->tlb_gen, EMGPU_PAGE_SHIFT, va, end);
 	inv_array(g->l2_2m, GM_L2TLB_2M, g->tlb_gen, EMGPU_HUGE_PAGE_SHIFT,
 		  va, end);
+	inv_array(g->pde_cache, GM_PDE_CACHE, g->tlb_gen, EMGPU_HUGE_PAGE_SHIFT,
+		  va, end);
 }
 
 static int entry_aperture(uint64_t e, unsigned int *ap)
@@ -146,8 +149,9 @@ static int read_entry(struct gm_gpu *g, unsigned int ap, uint64_t table,
  */
 int gm_mmu_walk(struct gm_gpu *g, uint64_t va, struct gm_tlb_entry *out)
 {
-	uint64_t pde = g->pdb, e, e0;
-	unsigned int level, ap, idx;
+	uint64_t pde = g->pdb, e, e0, hpn = va >> EMGPU_HUGE_PAGE_SHIFT;
+	struct gm_tlb_entry *pc = &g->pde_cache[hpn & (GM_PDE_CACHE - 1)];
+	unsigned int level = 0, ap, idx;
 	int r;
 
 	g->st.walks++;
@@ -155,7 +159,11 @@ int gm_mmu_walk(struct gm_gpu *g, uint64_t va, struct gm_tlb_entry *out)
 		return EMGPU_FAULT_PDE;
 	if (!(pde & EMGPU_PTE_VALID))
 		return EMGPU_FAULT_PDE;
-	for (level = 0; level < EMGPU_PT_LEVELS; level++) {
+	if (pc->tag == ((hpn + 1) | g->tlb_gen)) {
+		pde = pc->pa;			/* straight to the PT */
+		level = EMGPU_PT_LEVELS - 1;
+	}
+	for (; level < EMGPU_PT_LEVELS; level++) {
 		unsigned int shift = 39 - 9 * level;
 
 		if ((pde & (EMGPU_PTE_RESERVED_MASK | EMGPU_PDE_IS_PTE |
@@ -186,6 +194,10 @@ int gm_mmu_walk(struct gm_gpu *g, uint64_t va, struct gm_tlb_entry *out)
 				return 0;
 			}
 			pde = e;
+			if (level == EMGPU_PT_LEVELS - 2) {
+				pc->tag = (hpn + 1) | g->tlb_gen;
+				pc->pa = e;
+			}
 			continue;
 		}
 		/* PT level: 4 KiB page, or a 64 KiB page at its group's head */

@@ -97,6 +97,36 @@ static void test_tlb_stale_until_invalidated(void)
 	th_free(t);
 }
 
+/*
+ * The page-walk cache keeps a 2 MiB region's PT base: a directory entry
+ * removed without an invalidate still leads to the old PT (as on
+ * hardware), until a range covering the region or a full flush drops it.
+ */
+static void test_pde_cache_stale_until_invalidated(void)
+{
+	struct th *t = th_new("h200-256m", 1, 0);
+	uint64_t va = VA_BASE + (6ull << 20), pa;
+	unsigned int ap;
+
+	th_map(t, va, EMGPU_APERTURE_VIDMEM, 0x10000, 12, 0);
+	th_map(t, va + 4096, EMGPU_APERTURE_VIDMEM, 0x30000, 12, 0);
+	CU_ASSERT_EQUAL(gm_translate(t->g, 0, va, EMGPU_ACCESS_READ, &ap, &pa), 0);
+	th_set_raw(t, va, 21, 0);	/* the PD1 entry goes, no invalidate */
+	/* another page of the region misses the TLBs: the cached PT serves it */
+	CU_ASSERT_EQUAL(gm_translate(t->g, 0, va + 4096, EMGPU_ACCESS_READ, &ap, &pa), 0);
+	CU_ASSERT_EQUAL(pa, 0x30000);
+	/* a range in another region keeps it; one touching the region drops it */
+	gm_tlb_invalidate(t->g, EMGPU_TLB_INV_RANGE, va + (2ull << 20), 4096);
+	CU_ASSERT_EQUAL(gm_translate(t->g, 1, va + 4096, EMGPU_ACCESS_READ, &ap, &pa), 0);
+	gm_tlb_invalidate(t->g, EMGPU_TLB_INV_RANGE, va + 8192, 4096);
+	CU_ASSERT_EQUAL(gm_translate(t->g, 2, va + 4096, EMGPU_ACCESS_READ, &ap, &pa), 0);
+	CU_ASSERT_EQUAL(pa, 0x30000);	/* the L2 TLB entry was outside the range */
+	gm_tlb_invalidate(t->g, EMGPU_TLB_INV_RANGE, va, 4096);
+	CU_ASSERT_EQUAL(gm_translate(t->g, 3, va, EMGPU_ACCESS_READ, &ap, &pa),
+			EMGPU_FAULT_PDE);
+	th_free(t);
+}
+
 /* A 2 MiB entry is dropped by a range that touches any byte of it. */
 static void test_tlb_range_2m(void)
 {
@@ -151,5 +181,7 @@ void add_mmu_suite(void)
 	CU_add_test(s, "walk faults", test_walk_faults);
 	CU_add_test(s, "stale TLB entry until invalidated", test_tlb_stale_until_invalidated);
 	CU_add_test(s, "range invalidate drops a 2M entry", test_tlb_range_2m);
+	CU_add_test(s, "stale page-walk cache until invalidated",
+		    test_pde_cache_stale_until_invalidated);
 	CU_add_test(s, "malformed PTEs", test_walk_bad_pte);
 }
