@@ -75,6 +75,15 @@ FUZZ_SECONDS ?= 300
 fuzz: deps
 	$(MAKE) -C tests/fuzz run SECONDS=$(FUZZ_SECONDS)
 
+# QEMU's own generic-fuzz target on emgpu's BARs and DMA, in a clang build
+# of QEMU with libFuzzer, ASan and UBSan (cached like the normal build).
+fuzz-qemu: deps
+	fuzzer=$$(bash scripts/build-qemu.sh --fuzz) && mkdir -p $(BUILD)/fuzz-qemu && \
+	QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share/seabios \
+		-device emgpu,profile=h200-64m" QEMU_FUZZ_OBJECTS="emgpu*" \
+	"$$fuzzer" --fuzz-target=generic-fuzz -max_total_time=$(FUZZ_SECONDS) \
+		-print_final_stats=1 $(BUILD)/fuzz-qemu
+
 # Model speed: modelled 128-byte accesses per second, three access mixes.
 bench: deps
 	$(MAKE) -C models bench
@@ -106,4 +115,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test fuzz bench vm-test run run-clean info clean
+.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test fuzz fuzz-qemu bench vm-test run run-clean info clean

@@ -7,6 +7,10 @@
 # device source reuses the persistent build tree, so only changed files are
 # recompiled. Prints the path of the binary on stdout; the emgpu qtest
 # binary (tests/qtest/emgpu-test.c) lies beside it.
+#
+# build-qemu.sh --fuzz builds instead QEMU's libFuzzer binary
+# (qemu-fuzz-x86_64, clang, ASan + UBSan), whose generic-fuzz target drives
+# emgpu's BAR and DMA (make fuzz-qemu), in a tree and cache entry of its own.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,6 +25,22 @@ configure_flags=(
 	--enable-tcg
 	--enable-kvm	# KVM does not work on the CI machines, but does on users'
 )
+targets=(qemu-system-x86_64 tests/qtest/emgpu-test)
+cache=qemu
+if [ "${1:-}" = --fuzz ]; then
+	configure_flags=(
+		--target-list=x86_64-softmmu
+		--without-default-features
+		--disable-docs
+		--disable-werror
+		--enable-tcg
+		--cc=clang --cxx=clang++
+		--enable-fuzzing
+		--enable-sanitizers
+	)
+	targets=(qemu-fuzz-x86_64)
+	cache=qemu-fuzz
+fi
 
 # Everything of ours that ends up inside the QEMU tree.
 device_inputs() {
@@ -67,10 +87,10 @@ main() {
 		cat "$0" "$here/qemu-hook.sh"
 		device_inputs | while read -r f; do echo "$f"; cat "$top/$f"; done
 	} | sha256sum | cut -c1-16)
-	out="$EMBER_CACHE/qemu/$key"
-	if [ -x "$out/qemu-system-x86_64" ]; then
+	out="$EMBER_CACHE/$cache/$key"
+	if [ -x "$out/${targets[0]}" ]; then
 		log "QEMU cached ($key)"
-		echo "$out/qemu-system-x86_64"
+		echo "$out/${targets[0]}"
 		return
 	fi
 
@@ -99,15 +119,16 @@ main() {
 	sync_device "$tree"
 
 	log "building QEMU in $tree/build"
-	ninja -C "$tree/build" qemu-system-x86_64 tests/qtest/emgpu-test \
-		>"$tree/build/ninja.log" 2>&1 ||
+	ninja -C "$tree/build" "${targets[@]}" >"$tree/build/ninja.log" 2>&1 ||
 		{ tail -n 40 "$tree/build/ninja.log" >&2; die "QEMU build failed; see $tree/build/ninja.log"; }
 
 	mkdir -p "$out.tmp"
-	cp "$tree/build/qemu-system-x86_64" "$tree/build/tests/qtest/emgpu-test" "$out.tmp/"
+	for t in "${targets[@]}"; do
+		cp "$tree/build/$t" "$out.tmp/"
+	done
 	rm -rf "$out"
 	mv "$out.tmp" "$out"
-	echo "$out/qemu-system-x86_64"
+	echo "$out/${targets[0]}"
 }
 
 main "$@"
