@@ -151,6 +151,17 @@ static gm_time_t desc_time(struct gm_gpu *g, const struct emgpu_ce_desc *d,
 	return start;
 }
 
+/* The chunks a copy writes hold its bytes only from its completion on. */
+static void mark_ready(struct gm_gpu *g, uint64_t dst, uint64_t len,
+		       gm_time_t done)
+{
+	uint64_t c, last = (dst + len - 1) >> GM_CHUNK_SHIFT;
+
+	for (c = dst >> GM_CHUNK_SHIFT; c <= last && c < g->nchunks; c++)
+		if (g->chunk_ready[c] < done)
+			g->chunk_ready[c] = done;
+}
+
 static int desc_exec(struct gm_gpu *g, const struct emgpu_ce_desc *d,
 		     int *irq)
 {
@@ -176,6 +187,8 @@ static int desc_exec(struct gm_gpu *g, const struct emgpu_ce_desc *d,
 			err = 1;
 		}
 		g->ce_done = desc_time(g, d, sa, da, factor);
+		if (da == EMGPU_APERTURE_VIDMEM)
+			mark_ready(g, d->dst, d->length, g->ce_done);
 		g->st.copies++;
 	}
 	if (err)

@@ -162,6 +162,7 @@ void gm_reset(struct gm_gpu *g)
 	g->vram_q.busy = g->h2d_q.busy = g->d2h_q.busy = 0;
 	memset(g->ce_q, 0, g->prof.num_copy_engines * sizeof(*g->ce_q));
 	memset(g->drv_busy, 0, sizeof(g->drv_busy));
+	memset(g->chunk_ready, 0, g->nchunks * sizeof(*g->chunk_ready));
 	g->drv_thread = 0;
 	g->timer_period = g->timer_next = 0;
 	g->pdb = 0;

@@ -99,6 +99,10 @@ struct gm_gpu {
 	/* memory */
 	uint8_t **vram;		/* lazily allocated 2 MiB chunks */
 	uint8_t *chunk_poison;	/* one byte per chunk */
+	/* when the last copy engine write into each chunk completes: a warp
+	 * reading or writing the chunk earlier waits for it (the bytes are not
+	 * there yet, even though the model moved them at the doorbell) */
+	gm_time_t *chunk_ready;
 	uint64_t nchunks;
 
 	/* clock and queues */

@@ -17,7 +17,8 @@ int gm_mem_init(struct gm_gpu *g)
 	g->nchunks = g->prof.vram_bytes >> GM_CHUNK_SHIFT;
 	g->vram = calloc(g->nchunks, sizeof(*g->vram));
 	g->chunk_poison = calloc(g->nchunks, 1);
-	return g->vram && g->chunk_poison ? 0 : -1;
+	g->chunk_ready = calloc(g->nchunks, sizeof(*g->chunk_ready));
+	return g->vram && g->chunk_poison && g->chunk_ready ? 0 : -1;
 }
 
 void gm_mem_fini(struct gm_gpu *g)
@@ -29,6 +30,8 @@ void gm_mem_fini(struct gm_gpu *g)
 			free(g->vram[i]);
 	free(g->vram);
 	free(g->chunk_poison);
+	free(g->chunk_ready);
+	g->chunk_ready = NULL;
 	g->vram = NULL;
 	g->chunk_poison = NULL;
 }

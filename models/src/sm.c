@@ -221,6 +221,20 @@ static inline uint64_t entry_pa(const struct gm_tlb_entry *e, uint64_t va)
 			      (1ull << EMGPU_PAGE_SHIFT) - 1));
 }
 
+/*
+ * A VRAM access waits for a copy still writing its chunk: a background
+ * copy (a promotion on the notification thread) moves the bytes at its
+ * doorbell in the model, but they arrive only at its modelled completion.
+ */
+static inline void wait_ready(const struct gm_gpu *g, struct gm_warp *w,
+			      uint64_t pa)
+{
+	gm_time_t ready = g->chunk_ready[pa >> GM_CHUNK_SHIFT];
+
+	if (ready > w->t)
+		w->t = ready;
+}
+
 int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		 void *buf, uint32_t len, unsigned int access)
 {
@@ -247,6 +261,7 @@ int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 	r = gm_vram_read(g, pa, buf, len);
 	if (r)
 		return r;
+	wait_ready(g, w, pa);
 	g->st.vram_accesses++;
 	charge(&g->vram_q, w, g->vram_128_ps,
 	       gm_max(g->prof.access_issue_ps, g->vram_lat_ps));
@@ -279,6 +294,7 @@ int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 	r = gm_vram_write(g, pa, buf, len);
 	if (r)
 		return r;
+	wait_ready(g, w, pa);
 	g->st.vram_accesses++;
 	charge(&g->vram_q, w, g->vram_128_ps,
 	       gm_max(g->prof.access_issue_ps, g->vram_lat_ps));

@@ -116,6 +116,39 @@ static void test_prefetch_launch_time(void)
 	CU_ASSERT_NOT_EQUAL(hash[0], hash[1]);
 }
 
+/*
+ * A background copy (a promotion, on the notification thread) into VRAM
+ * while a kernel runs: warps reaching the chunk wait for the copy's
+ * completion, so promoted data is not served from VRAM before it arrived;
+ * the same copy into another chunk delays nothing.
+ */
+static void test_background_copy_hazard(void)
+{
+	uint64_t args[3] = { VA_BASE, 2 * MiB, 1 }, lt[2], done[2];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		struct th *t = th_new("h200-256m", 1, 0);
+
+		th_ce_setup(t);
+		th_map(t, VA_BASE, EMGPU_APERTURE_VIDMEM, 0, 21, 0);
+		th_launch(t, EMGPU_KERNEL_STREAM, 0, 0, args, 3);
+		CU_ASSERT_EQUAL(gm_run(t->g, 64), GM_STOP_BUDGET);	/* warps running */
+		gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_NOTIFY);
+		/* k = 0: into the kernel's chunk; k = 1: into another chunk */
+		th_ce_push(t, EMGPU_CE_OP_COPY, SYS2VID, TH_DATA, k ? 8 * MiB : 0,
+			   2 * MiB, 0);
+		done[k] = gm_ce_done_ns(t->g);
+		CU_ASSERT_EQUAL(th_run_to_end(t, NULL, NULL, NULL), EMGPU_LAUNCH_DONE);
+		lt[k] = gm_launch_time_ns(t->g);
+		th_free(t);
+	}
+	/* 2 MiB over the 32 GB/s link: far longer than the kernel alone */
+	CU_ASSERT(done[0] >= xfer_ns(2 * MiB, 32000));
+	CU_ASSERT(lt[0] >= done[0]);
+	CU_ASSERT(lt[1] < done[1] / 4);
+}
+
 /* ---- an emulated stock-UVM driver over gather ---- */
 
 #define BLK_SHIFT	16		/* 64 KiB: UVM's big-page migration unit */
@@ -246,5 +279,7 @@ void add_fidelity_suite(void)
 
 	CU_add_test(s, "a prefetch advances the idle clock; the launch starts after it", test_prefetch_clock);
 	CU_add_test(s, "copies before a launch shift it, launch time unchanged", test_prefetch_launch_time);
+	CU_add_test(s, "a background copy delays the warps that read its chunk",
+		    test_background_copy_hazard);
 	CU_add_test(s, "gather: uvm collapses >= 10x per byte at 1.5x, mapped flat", test_gather_collapse);
 }
