@@ -68,6 +68,7 @@ struct boot {
 	const char *name;		/* its directory under the outdir */
 	const char *profile;
 	const char *scenarios;
+	const char *device_opts;	/* extra ",key=value" for the emgpu */
 	bool qmp_checks;		/* at "hold": also try inject specs */
 	struct qmp_check qmp;
 	struct em_vm vm;
@@ -210,6 +211,7 @@ static void boot_start(struct boot *b)
 		.profile = b->profile, .scenarios = b->scenarios,
 		.accel = h.accel, .seed = 1, .timeout_s = h.timeout_s,
 		.workdir = b->workdir, .on_line = on_guest_line, .on_line_arg = b,
+		.device_opts = b->device_opts,
 	};
 
 	snprintf(b->workdir, sizeof(b->workdir), "%s/%s", h.outdir, b->name);
@@ -679,7 +681,7 @@ static void test_workload(struct boot *b, const char *cell)
 		     " evictions", json_integer_value(json_object_get(r, "sim_ns")) / 1e6,
 		     json_integer_value(json_object_get(r, "faults")),
 		     json_integer_value(json_object_get(r, "evictions")));
-	report(ok, "workload %s", cell);
+	report(ok, "workload %s (%s)", cell, b->name);
 }
 
 /* Same program and seed, two boots: identical trace hash and results. */
@@ -721,6 +723,8 @@ static void usage(FILE *f)
 	"stream-uvm-1.5x,stream-prefetch-1.5x,stream-mapped-1.5x,stream-static-1.5x," \
 	"gather-uvm-0.5x,gather-prefetch-0.5x,gather-mapped-0.5x,gather-static-0.5x," \
 	"gather-uvm-1.5x,gather-prefetch-1.5x,gather-mapped-1.5x,gather-static-1.5x"
+/* Run with lockstep=off: the driver races the device. */
+#define RACING "gather-uvm-0.5x,stream-uvm-1.5x"
 /* Run twice on fresh VMs; "hold" lets the host read the trace hash. */
 #define REPEATED "gather-uvm-1.5x,hotset-mapped-1.5x,adaptive,hold"
 
@@ -746,6 +750,9 @@ int main(int argc, char **argv)
 		{ .name = "workloads", .profile = "h200-64m", .scenarios = WORKLOADS },
 		{ .name = "determinism-1", .profile = "h200-64m", .scenarios = REPEATED },
 		{ .name = "determinism-2", .profile = "h200-64m", .scenarios = REPEATED },
+		/* lockstep=off: device and driver race; data must stay intact */
+		{ .name = "free-running", .profile = "h200-64m", .scenarios = RACING,
+		  .device_opts = ",lockstep=off" },
 	};
 	const size_t nboots = sizeof(boots) / sizeof(boots[0]);
 	size_t i;
@@ -771,7 +778,7 @@ int main(int argc, char **argv)
 
 	h.planned = 4 + (int)nboots + 2 + 1 + 1 +
 		    (int)(sizeof(expected_bad_ioctls) / sizeof(expected_bad_ioctls[0])) +
-		    8 + 2 + (int)count_words(WORKLOADS) + 1;
+		    8 + 2 + (int)count_words(WORKLOADS) + 1 + (int)count_words(RACING);
 	printf("KTAP version 1\n1..%d\n", h.planned);
 	fflush(stdout);
 
@@ -810,6 +817,12 @@ int main(int argc, char **argv)
 			test_workload(&boots[3], cell);
 	}
 	test_determinism(&boots[4], &boots[5]);
+	{
+		char list[] = RACING, *save = NULL, *cell;
+
+		for (cell = strtok_r(list, ",", &save); cell; cell = strtok_r(NULL, ",", &save))
+			test_workload(&boots[6], cell);
+	}
 
 	for (i = 0; i < nboots; i++) {
 		json_decref(boots[i].results);
