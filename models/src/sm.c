@@ -235,6 +235,27 @@ static inline void wait_ready(const struct gm_gpu *g, struct gm_warp *w,
 		w->t = ready;
 }
 
+/* A sysmem access over the link in one direction; counted if counting is on. */
+static inline void account_sysmem(struct gm_gpu *g, struct gm_warp *w,
+				  uint64_t va, uint32_t flags,
+				  struct gm_queue *link, gm_time_t per_128)
+{
+	g->st.sysmem_accesses++;
+	charge(link, w, per_128, gm_max(g->prof.access_issue_ps, g->link_lat_ps));
+	if (!(flags & GM_TLB_ACD) && (g->ac.ctrl & EMGPU_RING_ENABLE))
+		gm_ac_count(g, va);
+}
+
+/* A VRAM access: waits for a copy still writing the chunk, then the queue. */
+static inline void account_vram(struct gm_gpu *g, struct gm_warp *w,
+				uint64_t pa)
+{
+	wait_ready(g, w, pa);
+	g->st.vram_accesses++;
+	charge(&g->vram_q, w, g->vram_128_ps,
+	       gm_max(g->prof.access_issue_ps, g->vram_lat_ps));
+}
+
 int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		 void *buf, uint32_t len, unsigned int access)
 {
@@ -251,20 +272,13 @@ int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 
 		if (gm_dma_read(g, pa, buf, len))
 			return -EMGPU_ERR_DMA;
-		g->st.sysmem_accesses++;
-		charge(&g->h2d_q, w, g->h2d_128_ps,
-		       gm_max(g->prof.access_issue_ps, g->link_lat_ps));
-		if (!(flags & GM_TLB_ACD) && (g->ac.ctrl & EMGPU_RING_ENABLE))
-			gm_ac_count(g, va);
+		account_sysmem(g, w, va, flags, &g->h2d_q, g->h2d_128_ps);
 		return 0;
 	}
 	r = gm_vram_read(g, pa, buf, len);
 	if (r)
 		return r;
-	wait_ready(g, w, pa);
-	g->st.vram_accesses++;
-	charge(&g->vram_q, w, g->vram_128_ps,
-	       gm_max(g->prof.access_issue_ps, g->vram_lat_ps));
+	account_vram(g, w, pa);
 	return 0;
 }
 
@@ -284,20 +298,13 @@ int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 
 		if (gm_dma_write(g, pa, buf, len))
 			return -EMGPU_ERR_DMA;
-		g->st.sysmem_accesses++;
-		charge(&g->d2h_q, w, g->d2h_128_ps,
-		       gm_max(g->prof.access_issue_ps, g->link_lat_ps));
-		if (!(flags & GM_TLB_ACD) && (g->ac.ctrl & EMGPU_RING_ENABLE))
-			gm_ac_count(g, va);
+		account_sysmem(g, w, va, flags, &g->d2h_q, g->d2h_128_ps);
 		return 0;
 	}
 	r = gm_vram_write(g, pa, buf, len);
 	if (r)
 		return r;
-	wait_ready(g, w, pa);
-	g->st.vram_accesses++;
-	charge(&g->vram_q, w, g->vram_128_ps,
-	       gm_max(g->prof.access_issue_ps, g->vram_lat_ps));
+	account_vram(g, w, pa);
 	return 0;
 }
 
