@@ -94,6 +94,16 @@ main() {
 		return
 	fi
 
+	# One build at a time per cache: several checkouts (worktrees, parallel
+	# makes) share the persistent tree below.
+	exec 9>"$EMBER_CACHE/$cache.lock"
+	flock 9
+	if [ -x "$out/${targets[0]}" ]; then
+		log "QEMU cached ($key), built by another make meanwhile"
+		echo "$out/${targets[0]}"
+		return
+	fi
+
 	src="$EMBER_CACHE/qemu-src/$ver"
 	mkdir -p "$(dirname "$src")"
 	fetch_source "$ver" "$src"
