@@ -181,6 +181,14 @@ struct emgpu_fault_entry {
 };
 _Static_assert(sizeof(struct emgpu_fault_entry) == 32, "C369-sized entry");
 
+/*
+ * The source of a fault is its uTLB: GPC_ID names the GPC, CLIENT the uTLB
+ * within it (0 .. UTLBS_PER_GPC - 1), so gpc * UTLBS_PER_GPC + client is a
+ * device-wide uTLB id (EMGPU_FAULT_UTLB_ID). SM s translates through GPC
+ * s % NUM_GPCS, uTLB (s / NUM_GPCS) % UTLBS_PER_GPC: neighbouring SMs of a
+ * GPC share a uTLB once there are more SMs than uTLBs, as on hardware.
+ * ARIADNE's sharing degree counts the distinct ids faulting on a block.
+ */
 #define EMGPU_FAULT_INFO_TYPE_MASK	0x0000001fu	/* [4:0] enum emgpu_fault_type */
 #define EMGPU_FAULT_INFO_REPLAYABLE	(1u << 7)
 #define EMGPU_FAULT_INFO_CLIENT_SHIFT	8		/* [14:8] uTLB within its GPC */
@@ -190,6 +198,10 @@ _Static_assert(sizeof(struct emgpu_fault_entry) == 32, "C369-sized entry");
 #define EMGPU_FAULT_INFO_GPC_SHIFT	24		/* [28:24] */
 #define EMGPU_FAULT_INFO_GPC_MASK	0x1f000000u
 #define EMGPU_FAULT_INFO_VALID		(1u << 31)
+#define EMGPU_FAULT_UTLB_ID(info, utlbs_per_gpc)				\
+	((((info) & EMGPU_FAULT_INFO_GPC_MASK) >> EMGPU_FAULT_INFO_GPC_SHIFT) * \
+	 (utlbs_per_gpc) +							\
+	 (((info) & EMGPU_FAULT_INFO_CLIENT_MASK) >> EMGPU_FAULT_INFO_CLIENT_SHIFT))
 
 enum emgpu_fault_type {			/* NVIDIA dev_fault.h codes */
 	EMGPU_FAULT_PDE = 1,
@@ -450,14 +462,22 @@ enum emgpu_kernel_id {
 /*
  * Driver timelines: DRIVER_TIME, DRIVER_ACTION, TLB invalidations and copy
  * engine doorbells are charged to the selected thread. Work on the FAULT
- * thread (and copies it starts, which it waits for) delays the next REPLAY;
- * work on the other threads delays no warp.
+ * and POPULATE threads (and copies they start, which they wait for) delays
+ * the next REPLAY; work on the other threads delays no warp.
+ *
+ * POPULATE lets a driver pipeline fault servicing as ARIADNE does: it
+ * charges a block's populate (chunk allocation, page-table preparation:
+ * EMGPU_DRV_ACTION_CHUNK_ALLOC, PTE_UPDATE) to POPULATE while the FAULT
+ * thread copies the previous block, and makes FAULT wait for a populate
+ * with EMGPU_DRV_ACTION_JOIN before copying into it. A driver that uses
+ * FAULT alone runs populate and copy back to back.
  */
 enum emgpu_driver_thread {
 	EMGPU_DRV_THREAD_FAULT = 0,	/* fault servicing: on the critical path */
 	EMGPU_DRV_THREAD_NOTIFY = 1,	/* access-counter servicing */
 	EMGPU_DRV_THREAD_WORKER = 2,	/* background worker (reclamation) */
-	EMGPU_DRV_THREADS = 3,
+	EMGPU_DRV_THREAD_POPULATE = 3,	/* fault-path helper: on the critical path */
+	EMGPU_DRV_THREADS = 4,
 };
 
 /* Driver actions; each costs the profile's time for it, times count. */
@@ -468,7 +488,10 @@ enum emgpu_driver_action {
 	EMGPU_DRV_ACTION_CHUNK_ALLOC = 3,	/* one 2 MiB chunk allocated */
 	EMGPU_DRV_ACTION_CHUNK_EVICT = 4,	/* one 2 MiB chunk evicted (bookkeeping) */
 	EMGPU_DRV_ACTION_NOTIFY_ENTRY = 5,	/* one notification serviced */
-	EMGPU_DRV_ACTIONS = 6,
+	EMGPU_DRV_ACTION_JOIN = 6,		/* no cost: the selected thread
+						 * waits until thread `count` is
+						 * idle (enum emgpu_driver_thread) */
+	EMGPU_DRV_ACTIONS = 7,
 };
 #define EMGPU_DRV_ACTION_CODE_MASK	0x000000ffu
 #define EMGPU_DRV_ACTION_COUNT_SHIFT	8

@@ -248,7 +248,7 @@ void gm_ce_doorbell(struct gm_gpu *g)
 		desc_exec(g, &d, &irq);
 		g->ce.get = (g->ce.get + 1) & (g->ce.size - 1);
 	}
-	if (th == EMGPU_DRV_THREAD_FAULT)	/* the push is waited for */
+	if (gm_drv_thread_critical(th))	/* the push is waited for */
 		g->drv_busy[th] = gm_max(g->drv_busy[th], g->ce_batch_end);
 	if (irq)
 		gm_raise(g, EMGPU_INTR_COPY);

@@ -114,7 +114,7 @@ void gm_fault_replay(struct gm_gpu *g, uint32_t mode)
 		return;
 	}
 	/* the batch's service delays the replay: stalled warps resume then */
-	when = gm_max(g->now, g->drv_busy[EMGPU_DRV_THREAD_FAULT]) +
+	when = gm_max(g->now, gm_fault_path_busy(g)) +
 	       GM_NS(g->prof.replay_ns);
 	for (i = 0; i < g->nutlb; i++)
 		g->utlb[i].stalled = 0;

@@ -230,6 +230,15 @@ void gm_driver_charge(struct gm_gpu *g, unsigned int thread, uint64_t ns)
 	gm_event(g, GM_EV_DRIVER, thread, ns, 0);
 }
 
+void gm_driver_join(struct gm_gpu *g, unsigned int thread, unsigned int other)
+{
+	thread = gm_drv_thread_ok(thread);
+	other = gm_drv_thread_ok(other);
+	g->drv_busy[thread] = gm_max(g->drv_busy[thread], g->drv_busy[other]);
+	gm_event(g, GM_EV_DRIVER, thread | (uint64_t)other << 8 | 1ull << 16,
+		 0, 0);
+}
+
 const char *gm_stop_name(enum gm_stop s)
 {
 	static const char *const names[] = {

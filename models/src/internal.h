@@ -332,4 +332,17 @@ static inline uint32_t gm_drv_thread_ok(uint32_t t)
 	return t < EMGPU_DRV_THREADS ? t : EMGPU_DRV_THREAD_FAULT;
 }
 
+/* Work on these threads delays the fault batch's replay. */
+static inline int gm_drv_thread_critical(uint32_t t)
+{
+	return t == EMGPU_DRV_THREAD_FAULT || t == EMGPU_DRV_THREAD_POPULATE;
+}
+
+/* The fault path's busy-until: the later of its two threads. */
+static inline gm_time_t gm_fault_path_busy(const struct gm_gpu *g)
+{
+	return gm_max(g->drv_busy[EMGPU_DRV_THREAD_FAULT],
+		      g->drv_busy[EMGPU_DRV_THREAD_POPULATE]);
+}
+
 #endif /* GM_INTERNAL_H */

@@ -92,6 +92,13 @@ void gm_driver_action(struct gm_gpu *g, uint32_t v)
 	case EMGPU_DRV_ACTION_CHUNK_ALLOC: unit = g->prof.drv_chunk_alloc_ns; break;
 	case EMGPU_DRV_ACTION_CHUNK_EVICT: unit = g->prof.drv_chunk_evict_ns; break;
 	case EMGPU_DRV_ACTION_NOTIFY_ENTRY: unit = g->prof.drv_notify_entry_ns; break;
+	case EMGPU_DRV_ACTION_JOIN:
+		if (count >= EMGPU_DRV_THREADS) {
+			gm_error(g, EMGPU_ERR_BAD_VALUE, EMGPU_REG_DRIVER_ACTION);
+			return;
+		}
+		gm_driver_join(g, g->drv_thread, (unsigned int)count);
+		return;
 	default:
 		gm_error(g, EMGPU_ERR_BAD_VALUE, EMGPU_REG_DRIVER_ACTION);
 		return;

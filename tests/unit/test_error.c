@@ -69,7 +69,7 @@ static void test_rings(void)
 	CU_ASSERT_EQUAL(err_of(t), EMGPU_ERR_BAD_VALUE);
 	gm_reg_write(t->g, EMGPU_REG_FAULT_REPLAY, 9);
 	CU_ASSERT_EQUAL(err_of(t), EMGPU_ERR_BAD_VALUE);
-	gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, 3);
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREADS);
 	CU_ASSERT_EQUAL(err_of(t), EMGPU_ERR_BAD_VALUE);
 	gm_reg_write(t->g, EMGPU_REG_DRIVER_ACTION, 0xff);
 	CU_ASSERT_EQUAL(err_of(t), EMGPU_ERR_BAD_VALUE);

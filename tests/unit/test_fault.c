@@ -129,6 +129,119 @@ static void test_overflow(void)
 	th_free(t);
 }
 
+/*
+ * Fault entries name their source uTLB: SM s faults through GPC s % gpcs,
+ * uTLB (s / gpcs) % utlbs_per_gpc, so the first gpcs x utlbs_per_gpc SMs
+ * fault with distinct ids (what ARIADNE's sharing degree counts).
+ */
+static void test_fault_utlb_ids(void)
+{
+	struct th *t = th_new("h200-256m", 1, 0);
+	const struct gm_profile *p = gm_get_profile(t->g);
+	uint32_t nutlb = p->num_gpcs * p->utlbs_per_gpc, i, put, id, sm;
+	/* one line per warp: warps 0..31 touch page 0, 32..47 page 1 */
+	uint64_t args[3] = { VA_BASE, 48 * 128, 1 };
+	struct emgpu_fault_entry e;
+	uint64_t seen = 0;
+
+	CU_ASSERT_EQUAL_FATAL(nutlb, 40);
+	th_enable_faults(t, 64);
+	th_launch(t, EMGPU_KERNEL_STREAM, 48, 0, args, 3);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_FAULT);
+	/* warps 40..47 share the uTLBs of warps 0..7, already stalled */
+	put = gm_reg_read(t->g, EMGPU_REG_FAULT_BUF_PUT);
+	CU_ASSERT_EQUAL(put, nutlb);
+	for (i = 0; i < put; i++) {
+		th_fault_entry(t, i, &e);
+		sm = e.engine;
+		id = EMGPU_FAULT_UTLB_ID(e.info, p->utlbs_per_gpc);
+		CU_ASSERT_EQUAL(id, (sm % p->num_gpcs) * p->utlbs_per_gpc +
+				    (sm / p->num_gpcs) % p->utlbs_per_gpc);
+		CU_ASSERT_EQUAL(e.addr, VA_BASE + (sm < 32 ? 0 : 4096));
+		CU_ASSERT_FALSE(seen >> id & 1);
+		seen |= 1ull << id;
+	}
+	CU_ASSERT_EQUAL(seen, (1ull << nutlb) - 1);
+	th_free(t);
+}
+
+/*
+ * A pipelined driver populates block i + 1 on the POPULATE thread while
+ * the FAULT thread copies block i (JOIN orders each copy after its
+ * populate): n blocks cost p + (n - 1) max(p, c) + c instead of n (p + c).
+ */
+static void test_pipelined_populate(void)
+{
+	struct th *t = th_new("h200-256m", 1, 0);
+	const uint32_t pop = EMGPU_DRV_THREAD_POPULATE, flt = EMGPU_DRV_THREAD_FAULT;
+	const struct gm_profile *p = gm_get_profile(t->g);
+	const uint64_t c = 3000, n = 4;
+	uint64_t serial, pipelined, i;
+
+	/* serial: populate and copy back to back on the FAULT thread */
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, flt);
+	for (i = 0; i < n; i++) {
+		gm_reg_write(t->g, EMGPU_REG_DRIVER_ACTION,
+			     EMGPU_DRV_ACTION_CHUNK_ALLOC | 1 << EMGPU_DRV_ACTION_COUNT_SHIFT);
+		gm_reg_write(t->g, EMGPU_REG_DRIVER_TIME, c);
+	}
+	serial = gm_driver_busy_ns(t->g, flt);
+	CU_ASSERT_EQUAL(serial, n * (p->drv_chunk_alloc_ns + c));
+	gm_reset(t->g);
+
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, pop);
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_ACTION,
+		     EMGPU_DRV_ACTION_CHUNK_ALLOC | 1 << EMGPU_DRV_ACTION_COUNT_SHIFT);
+	for (i = 0; i < n; i++) {
+		gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, flt);
+		gm_reg_write(t->g, EMGPU_REG_DRIVER_ACTION,
+			     EMGPU_DRV_ACTION_JOIN | pop << EMGPU_DRV_ACTION_COUNT_SHIFT);
+		/* block i is populated: copy it while block i + 1 populates */
+		CU_ASSERT_EQUAL(gm_driver_busy_ns(t->g, flt),
+				p->drv_chunk_alloc_ns + i * (c > p->drv_chunk_alloc_ns ?
+							     c : p->drv_chunk_alloc_ns));
+		if (i + 1 < n) {
+			gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, pop);
+			gm_reg_write(t->g, EMGPU_REG_DRIVER_ACTION,
+				     EMGPU_DRV_ACTION_CHUNK_ALLOC |
+				     1 << EMGPU_DRV_ACTION_COUNT_SHIFT);
+			gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, flt);
+		}
+		gm_reg_write(t->g, EMGPU_REG_DRIVER_TIME, c);
+	}
+	pipelined = gm_driver_busy_ns(t->g, flt);
+	CU_ASSERT_EQUAL(pipelined, p->drv_chunk_alloc_ns + (n - 1) * c + c);
+	CU_ASSERT(pipelined < serial);
+	/* JOIN names a thread; a bad one is a guest error */
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_ACTION,
+		     EMGPU_DRV_ACTION_JOIN | EMGPU_DRV_THREADS << EMGPU_DRV_ACTION_COUNT_SHIFT);
+	CU_ASSERT_EQUAL(gm_error_status(t->g), EMGPU_ERR_BAD_VALUE);
+	th_free(t);
+}
+
+/* The replay waits for the POPULATE thread as for the FAULT thread. */
+static void test_replay_waits_for_populate(void)
+{
+	struct th *t = th_new("h200-256m", 1, 0);
+	uint64_t args[3] = { VA_BASE, 128, 1 }, t_replay;
+	const struct gm_profile *p = gm_get_profile(t->g);
+
+	th_enable_faults(t, 64);
+	th_launch(t, EMGPU_KERNEL_STREAM, 1, 0, args, 3);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_FAULT);
+	map_identity(t, VA_BASE, NULL);
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_POPULATE);
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_TIME, p->fault_service_ns + 20000);
+	t_replay = gm_now_ns(t->g) + p->fault_service_ns + 20000 + p->replay_ns;
+	CU_ASSERT_EQUAL(gm_driver_busy_ns(t->g, EMGPU_DRV_THREAD_POPULATE) +
+			p->replay_ns, t_replay);
+	gm_reg_write(t->g, EMGPU_REG_FAULT_REPLAY, EMGPU_REPLAY_START);
+	gm_reg_write(t->g, EMGPU_REG_SYNC, 1);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_LAUNCH_DONE);
+	CU_ASSERT(gm_launch_time_ns(t->g) >= t_replay);
+	th_free(t);
+}
+
 void add_fault_suite(void)
 {
 	CU_pSuite s = CU_add_suite("faults", NULL, NULL);
@@ -137,4 +250,7 @@ void add_fault_suite(void)
 	CU_add_test(s, "warps resume at replay time", test_replay_time);
 	CU_add_test(s, "cancel fails the launch", test_cancel);
 	CU_add_test(s, "overflow flag, no fault lost", test_overflow);
+	CU_add_test(s, "fault entries name distinct uTLBs", test_fault_utlb_ids);
+	CU_add_test(s, "pipelined populate overlaps copies", test_pipelined_populate);
+	CU_add_test(s, "replay waits for the populate thread", test_replay_waits_for_populate);
 }

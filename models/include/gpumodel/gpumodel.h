@@ -110,6 +110,8 @@ void gm_tlb_invalidate(struct gm_gpu *gpu, uint32_t mode, uint64_t va,
 		       uint64_t size);
 void gm_set_pdb(struct gm_gpu *gpu, uint64_t pde);
 void gm_driver_charge(struct gm_gpu *gpu, unsigned int thread, uint64_t ns);
+/* DRIVER_ACTION JOIN: `thread` waits until `other` is idle. */
+void gm_driver_join(struct gm_gpu *gpu, unsigned int thread, unsigned int other);
 
 /*
  * Translates va as the MMU would for `access` (enum emgpu_access_type)
