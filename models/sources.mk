@@ -20,3 +20,6 @@ src/kernels/radix.c
 src/kernels/bfs.c
 src/kernels/gemv.c
 src/kernels/colscan.c
+src/kernels/gemvt.c
+src/kernels/gemm.c
+src/kernels/nw.c

@@ -417,10 +417,12 @@ _Static_assert(sizeof(struct emgpu_launch_desc) == 80, "launch descriptor");
  *          Result: the number of vertices at level cur (0: BFS is done).
  *  GEMV:   args[0] W VA (rows x cols int8, row-major), [1] rows (multiple
  *          of 4), [2] cols (multiple of 128), [3] x VA (cols int8), [4] y VA
- *          (rows bytes), [5] shift. One decode token: y[r] = (u8)(sum of
- *          W[r][c] x[c] (int32, as u32) >> shift). Rows go to warps in
- *          groups of 4. Every launch re-reads all weights. Result: sum of
- *          the int32 dot products (as u32).
+ *          (rows bytes), [5] shift, [6] rows per work item R (4, 8, 16,
+ *          32; 0 = 4). One decode token: y[r] = (u8)(sum of W[r][c] x[c]
+ *          (int32, as u32) >> shift). Rows go to warps in groups of R (R =
+ *          32: Polybench's thread per row, ARIADNE's sparse GEMV). Every
+ *          launch re-reads all weights. Result: sum of the int32 dot
+ *          products (as u32).
  *  COLSCAN: args[0] table VA (columns of rows u32 each, column c at table
  *          + c rows 4), [1] rows (multiple of 512), [2] columns (1..16),
  *          [3] out VA (rows / 32 u64), [4] query: filter columns f1 [7:0],
@@ -430,6 +432,24 @@ _Static_assert(sizeof(struct emgpu_launch_desc) == 80, "launch descriptor");
  *          writes sum of a * b (u64) over rows passing every filter; a
  *          column is read only while some row of the line still passes.
  *          Result: the sum over all rows.
+ *
+ * ARIADNE's workloads (sparse, dense and mixed sharing degrees): ATAX is
+ * GEMV with R = 32 then GEMVT; BFS and GEMV above.
+ *  GEMVT:  args[0] A VA (rows x cols int8), [1] rows (multiple of 128),
+ *          [2] cols (multiple of 32), [3] t VA (rows int8), [4] y VA (cols
+ *          int32). y[c] = sum of A[r][c] t[r] (int32); one item per 32
+ *          columns walks every row. Result: sum of y (as u32).
+ *  GEMM:   args[0] A VA (m x k int8), [1] m, [2] k (multiple of 128), [3] B
+ *          VA (k x n int8), [4] n (multiple of 32), [5] C VA (m x n
+ *          int32). C = A B (int32); one item per 32-column strip of a row
+ *          of C. Result: sum of C (as u32).
+ *  NW:     args[0] H VA (n + 1 rows of n + 32 int32, cell (i, j) at word
+ *          i (n + 32) + 31 + j), [1] n (multiple of 32), [2] ref VA (n x n
+ *          int32), [3] gap, [4] tile diagonal d (0 .. 2 n / 32 - 2). One
+ *          anti-diagonal of 32 x 32 tiles of Needleman-Wunsch: H[i][j] =
+ *          max(H[i-1][j-1] + ref[i-1][j-1], H[i-1][j] - gap, H[i][j-1] -
+ *          gap); the guest fills row and column 0. Result: sum of the
+ *          cells computed (each as u32).
  */
 enum emgpu_kernel_id {
 	EMGPU_KERNEL_NONE = 0,
@@ -442,8 +462,11 @@ enum emgpu_kernel_id {
 	EMGPU_KERNEL_BITONIC = 7,	/* args: buf VA, bytes, segment lines, k, j */
 	EMGPU_KERNEL_RADIX = 8,		/* args: src VA, n, dst VA, hist VA, shift, mode, chunks */
 	EMGPU_KERNEL_BFS = 9,		/* args: row_ptr VA, vertices, col VA, edges, level VA, cur */
-	EMGPU_KERNEL_GEMV = 10,		/* args: W VA, rows, cols, x VA, y VA, shift */
+	EMGPU_KERNEL_GEMV = 10,		/* args: W VA, rows, cols, x VA, y VA, shift, rows per item */
 	EMGPU_KERNEL_COLSCAN = 11,	/* args: table VA, rows, columns, out VA, query, 3 ranges */
+	EMGPU_KERNEL_GEMVT = 12,	/* args: A VA, rows, cols, t VA, y VA */
+	EMGPU_KERNEL_GEMM = 13,		/* args: A VA, m, k, B VA, n, C VA */
+	EMGPU_KERNEL_NW = 14,		/* args: H VA, n, ref VA, gap, diagonal */
 };
 
 /* ---------------------------------------------------------------------------

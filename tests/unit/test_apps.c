@@ -429,6 +429,251 @@ static void test_gemv(void)
 	th_free(a.t);
 }
 
+/* ---- ARIADNE's workloads: banded GEMV, ATAX, GEMM, NW ---- */
+
+/* CPU GEMV: y = (u8)(W x >> shift); returns the sum of the dot products */
+static uint64_t cpu_gemv(const int8_t *w, const int8_t *x, int rows, int cols,
+			 int shift, int8_t *y)
+{
+	uint64_t sum = 0;
+	int r, c;
+
+	for (r = 0; r < rows; r++) {
+		int32_t acc = 0;
+
+		for (c = 0; c < cols; c++)
+			acc += w[r * cols + c] * x[c];
+		y[r] = (int8_t)(uint8_t)((uint32_t)acc >> shift);
+		sum += (uint32_t)acc;
+	}
+	return sum;
+}
+
+static void fill_i8(int8_t *p, uint64_t n, uint64_t *s, int mod)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (int8_t)((int)(rnd(s) % (uint32_t)mod) - mod / 2);
+}
+
+/* GEMV with 8 and 32 rows per work item, and ATAX = GEMV(32) then GEMVT */
+static void test_atax(void)
+{
+	enum { R = 256, C = 384 };
+	static const uint64_t bands[] = { 8, 32 };
+	struct app a;
+	uint64_t A, x, t, y, s = 12, sum, i;
+	int8_t *ap, *xp, ref_t[R];
+	int32_t ref_y[C];
+	int r, c;
+
+	app_init(&a, 1);
+	A = app_alloc(&a, R * C);
+	x = app_alloc(&a, C);
+	t = app_alloc(&a, R);
+	y = app_alloc(&a, C * 4);
+	ap = app_ptr(&a, A);
+	xp = app_ptr(&a, x);
+	fill_i8(ap, R * C, &s, 16);
+	fill_i8(xp, C, &s, 256);
+	sum = cpu_gemv(ap, xp, R, C, 6, ref_t);
+	for (i = 0; i < 2; i++) {
+		uint64_t args[7] = { A, R, C, x, t, 6, bands[i] };
+
+		memset(app_ptr(&a, t), 0, R);
+		CU_ASSERT_EQUAL(app_run(&a, EMGPU_KERNEL_GEMV, 5, args, 7), sum);
+		CU_ASSERT_EQUAL(memcmp(app_ptr(&a, t), ref_t, R), 0);
+	}
+	for (sum = 0, c = 0; c < C; c++) {
+		ref_y[c] = 0;
+		for (r = 0; r < R; r++)
+			ref_y[c] = (int32_t)((uint32_t)ref_y[c] +
+					     (uint32_t)(ap[r * C + c] * ref_t[r]));
+		sum += (uint32_t)ref_y[c];
+	}
+	{
+		uint64_t args[5] = { A, R, C, t, y };
+
+		CU_ASSERT_EQUAL(app_run(&a, EMGPU_KERNEL_GEMVT, 7, args, 5), sum);
+		CU_ASSERT_EQUAL(memcmp(app_ptr(&a, y), ref_y, sizeof(ref_y)), 0);
+	}
+	th_free(a.t);
+}
+
+static void test_gemm(void)
+{
+	enum { M = 6, K = 256, N = 96 };
+	struct app a;
+	uint64_t A, B, C, s = 13, sum = 0;
+	int8_t *ap, *bp;
+	int32_t ref[M * N];
+	int i, j, p;
+
+	app_init(&a, 1);
+	A = app_alloc(&a, M * K);
+	B = app_alloc(&a, K * N);
+	C = app_alloc(&a, M * N * 4);
+	ap = app_ptr(&a, A);
+	bp = app_ptr(&a, B);
+	fill_i8(ap, M * K, &s, 256);
+	fill_i8(bp, K * N, &s, 256);
+	for (i = 0; i < M; i++)
+		for (j = 0; j < N; j++) {
+			uint32_t acc = 0;
+
+			for (p = 0; p < K; p++)
+				acc += (uint32_t)(ap[i * K + p] * bp[p * N + j]);
+			ref[i * N + j] = (int32_t)acc;
+			sum += acc;
+		}
+	{
+		uint64_t args[6] = { A, M, K, B, N, C };
+
+		CU_ASSERT_EQUAL(app_run(&a, EMGPU_KERNEL_GEMM, 7, args, 6), sum);
+		CU_ASSERT_EQUAL(memcmp(app_ptr(&a, C), ref, sizeof(ref)), 0);
+	}
+	th_free(a.t);
+}
+
+static void test_nw(void)
+{
+	enum { N = 128, W = N + 32, T = N / 32, GAP = 3 };
+	struct app a;
+	uint64_t H, ref, s = 14, d, sum, total = 0;
+	static int32_t cpu[N + 1][N + 1];
+	int32_t *hp, *rp;
+	int i, j;
+
+	app_init(&a, 1);
+	H = app_alloc(&a, (N + 1) * W * 4);
+	ref = app_alloc(&a, N * N * 4);
+	hp = app_ptr(&a, H);
+	rp = app_ptr(&a, ref);
+	for (i = 0; i < N * N; i++)
+		rp[i] = (int32_t)(rnd(&s) % 21) - 10;
+	for (i = 0; i <= N; i++) {
+		cpu[i][0] = hp[i * W + 31] = -i * GAP;
+		cpu[0][i] = hp[31 + i] = -i * GAP;
+	}
+	for (i = 1; i <= N; i++)
+		for (j = 1; j <= N; j++) {
+			int32_t m = cpu[i - 1][j - 1] + rp[(i - 1) * N + j - 1];
+
+			if (cpu[i - 1][j] - GAP > m)
+				m = cpu[i - 1][j] - GAP;
+			if (cpu[i][j - 1] - GAP > m)
+				m = cpu[i][j - 1] - GAP;
+			cpu[i][j] = m;
+			total += (uint32_t)m;
+		}
+	for (sum = 0, d = 0; d < 2 * T - 1; d++) {
+		uint64_t args[5] = { H, N, ref, GAP, d };
+
+		sum += app_run(&a, EMGPU_KERNEL_NW, 3, args, 5);
+	}
+	CU_ASSERT_EQUAL(sum, total);
+	for (i = 0; i <= N; i++)
+		for (j = 0; j <= N; j++)
+			CU_ASSERT_EQUAL(hp[i * W + 31 + j], cpu[i][j]);
+	{	/* the diagonal must exist */
+		uint64_t args[5] = { H, N, ref, GAP, 2 * T - 1 };
+
+		CU_ASSERT_EQUAL(th_launch(a.t, EMGPU_KERNEL_NW, 3, 0, args, 5),
+				EMGPU_LAUNCH_ERROR);
+	}
+	th_free(a.t);
+}
+
+/* Distinct uTLB ids faulting on each 2 MiB block: ARIADNE's sharing degree. */
+struct sd_count {
+	uint64_t base;
+	uint64_t seen[8];	/* per block: uTLB id bitmap (<= 64 uTLBs) */
+};
+
+static unsigned int sd_run(struct app *a, struct sd_count *sd, uint32_t kernel,
+			   const uint64_t *args, int nargs)
+{
+	const struct gm_profile *p = gm_get_profile(a->t->g);
+	struct emgpu_fault_entry e;
+	unsigned int guard = 0;
+	enum gm_stop st;
+
+	CU_ASSERT_EQUAL(th_launch(a->t, kernel, 0, 3, args, nargs),
+			EMGPU_LAUNCH_RUNNING);
+	for (;;) {
+		st = gm_run(a->t->g, 0);
+		if (st == GM_STOP_LAUNCH_DONE || ++guard > 100000)
+			break;
+		if (st == GM_STOP_FAULT || st == GM_STOP_STALLED) {
+			uint32_t get = gm_reg_read(a->t->g, EMGPU_REG_FAULT_BUF_GET);
+			uint32_t put = gm_reg_read(a->t->g, EMGPU_REG_FAULT_BUF_PUT);
+
+			for (; get != put; get = (get + 1) % 64) {
+				uint64_t blk;
+
+				th_fault_entry(a->t, get, &e);
+				blk = (e.addr - sd->base) >> 21;
+				if (blk < 8)
+					sd->seen[blk] |= 1ull << EMGPU_FAULT_UTLB_ID(
+						e.info, p->utlbs_per_gpc);
+				map_on_fault(a->t, e.addr, a);
+				memset(a->t->sys + TH_FAULT_BUF + 32 * get, 0, 32);
+			}
+			gm_reg_write(a->t->g, EMGPU_REG_FAULT_BUF_GET, get);
+			gm_reg_write(a->t->g, EMGPU_REG_FAULT_BUF_STATUS,
+				     EMGPU_RING_OVERFLOW);
+			gm_reg_write(a->t->g, EMGPU_REG_FAULT_REPLAY,
+				     EMGPU_REPLAY_START);
+		}
+		gm_reg_write(a->t->g, EMGPU_REG_SYNC, 1);
+	}
+	return gm_reg_read(a->t->g, EMGPU_REG_LAUNCH_STATUS);
+}
+
+/*
+ * Sparse and dense as ARIADNE observes them: GEMV with 32 rows of 64 KiB
+ * per warp faults each weight block from one uTLB; GEMM's B blocks, read
+ * by every item, fault from many.
+ */
+static void test_sharing_degree(void)
+{
+	struct app a;
+	struct sd_count sd;
+	uint64_t w, x, y, A, C, b;
+
+	app_init(&a, 1);
+	w = app_alloc(&a, 4ull << 20);		/* 64 rows x 64 KiB */
+	x = app_alloc(&a, 64 << 10);
+	y = app_alloc(&a, 4096);
+	memset(&sd, 0, sizeof(sd));
+	sd.base = w;
+	{
+		uint64_t args[7] = { w, 64, 64 << 10, x, y, 0, 32 };
+
+		CU_ASSERT_EQUAL(sd_run(&a, &sd, EMGPU_KERNEL_GEMV, args, 7),
+				EMGPU_LAUNCH_DONE);
+	}
+	for (b = 0; b < 2; b++)
+		CU_ASSERT_EQUAL(__builtin_popcountll(sd.seen[b]), 1);
+	th_free(a.t);
+
+	app_init(&a, 1);
+	A = app_alloc(&a, 4 * 128);
+	b = app_alloc(&a, 2ull << 20);		/* B: 128 x 16 KiB */
+	C = app_alloc(&a, 4 * (16 << 10) * 4);
+	memset(&sd, 0, sizeof(sd));
+	sd.base = b;
+	{
+		uint64_t args[6] = { A, 4, 128, b, 16 << 10, C };
+
+		CU_ASSERT_EQUAL(sd_run(&a, &sd, EMGPU_KERNEL_GEMM, args, 6),
+				EMGPU_LAUNCH_DONE);
+	}
+	CU_ASSERT(__builtin_popcountll(sd.seen[0]) > 3);
+	th_free(a.t);
+}
+
 /* ---- colscan ---- */
 
 static void test_colscan(void)
@@ -521,5 +766,9 @@ void add_apps_suite(void)
 	CU_add_test(s, "bfs levels vs CPU BFS", test_bfs);
 	CU_add_test(s, "gemv tokens vs CPU GEMV", test_gemv);
 	CU_add_test(s, "colscan queries vs CPU filter-aggregate", test_colscan);
+	CU_add_test(s, "banded gemv and atax vs CPU", test_atax);
+	CU_add_test(s, "gemm vs CPU", test_gemm);
+	CU_add_test(s, "nw wavefront vs CPU Needleman-Wunsch", test_nw);
+	CU_add_test(s, "sharing degree: sparse gemv 1, gemm > 3", test_sharing_degree);
 	CU_add_test(s, "malformed app arguments fail the launch", test_app_bad_args);
 }

@@ -20,6 +20,9 @@ extern const struct gm_kernel gm_kernel_radix;
 extern const struct gm_kernel gm_kernel_bfs;
 extern const struct gm_kernel gm_kernel_gemv;
 extern const struct gm_kernel gm_kernel_colscan;
+extern const struct gm_kernel gm_kernel_gemvt;
+extern const struct gm_kernel gm_kernel_gemm;
+extern const struct gm_kernel gm_kernel_nw;
 
 static const struct gm_kernel *const kernels[] = {
 	[EMGPU_KERNEL_STREAM] = &gm_kernel_stream,
@@ -33,6 +36,9 @@ static const struct gm_kernel *const kernels[] = {
 	[EMGPU_KERNEL_BFS] = &gm_kernel_bfs,
 	[EMGPU_KERNEL_GEMV] = &gm_kernel_gemv,
 	[EMGPU_KERNEL_COLSCAN] = &gm_kernel_colscan,
+	[EMGPU_KERNEL_GEMVT] = &gm_kernel_gemvt,
+	[EMGPU_KERNEL_GEMM] = &gm_kernel_gemm,
+	[EMGPU_KERNEL_NW] = &gm_kernel_nw,
 };
 
 const struct gm_kernel *gm_kernel_find(uint32_t id)

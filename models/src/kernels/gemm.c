@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gemm: int8 matrix product C = A B with int32 results, Polybench's GEMM
+ * in ARIADNE's workload set (its dense class). args[0] A VA (m x k int8,
+ * row-major), [1] m, [2] k (multiple of 128), [3] B VA (k x n int8,
+ * row-major), [4] n (multiple of 32), [5] C VA (m x n int32).
+ * C[i][j] = sum over p of A[i][p] B[p][j] (int32, wrapping).
+ * Work item q is the 32-column strip s = q % (n / 32) of row i = q / (n /
+ * 32); its warp walks p = 0 .. k - 1, loading an A line every 128 p and
+ * the 32 bytes of B row p under its strip, then stores the C line. Every
+ * item reads all of B, and items in flight at once span many SMs: each
+ * block of B is shared by many uTLBs (ARIADNE's dense sharing degree).
+ * Result: the sum of C (as u32).
+ * State: i = item, j = p, line[] = the current A line, out[] = sums.
+ */
+#include <string.h>
+
+#include "gpumodel/kernel.h"
+
+static int gemm_check(const struct gm_launch *l)
+{
+	const uint64_t *a = l->d.args;
+
+	if (!a[1] || !a[2] || a[2] % 128 || !a[4] || a[4] % 32 ||
+	    a[2] > (1ull << 32) || a[4] > (1ull << 32) ||
+	    a[1] > (1ull << 40) / a[2] || a[1] > (1ull << 40) / a[4] ||
+	    a[2] > (1ull << 44) / a[4])
+		return -1;
+	return gm_kernel_buf_ok(a[0], a[1] * a[2]) &&
+	       gm_kernel_buf_ok(a[3], a[2] * a[4]) &&
+	       gm_kernel_buf_ok(a[5], a[1] * a[4] * 4) ? 0 : -1;
+}
+
+static void gemm_init(const struct gm_launch *l, struct gm_warp *w)
+{
+	(void)l;
+	w->i = w->id;
+}
+
+static int gemm_step(struct gm_gpu *g, const struct gm_launch *l,
+		     struct gm_warp *w)
+{
+	const uint64_t *a = l->d.args;
+	uint64_t strips = a[4] / 32, row = w->i / strips, strip = w->i % strips;
+	const int8_t *arow = (const int8_t *)w->line;
+	int8_t b[32];
+	int r, c;
+
+	if (w->i >= a[1] * strips)
+		return GM_STEP_DONE;
+	if (w->j < a[2]) {
+		if (w->j % 128 == 0) {
+			r = gm_warp_load(g, w, a[0] + row * a[2] + w->j, w->line,
+					 128, EMGPU_ACCESS_READ);
+			if (r)
+				return r;
+		}
+		r = gm_warp_load(g, w, a[3] + w->j * a[4] + strip * 32, b, 32,
+				 EMGPU_ACCESS_READ);
+		if (r)
+			return r;
+		for (c = 0; c < 32; c++)
+			w->out[c] += (uint32_t)((int32_t)arow[w->j % 128] * b[c]);
+		w->j++;
+		return GM_STEP_MORE;
+	}
+	r = gm_warp_store(g, w, a[5] + (row * a[4] + strip * 32) * 4, w->out, 128);
+	if (r)
+		return r;
+	for (c = 0; c < 32; c++)
+		w->acc += w->out[c];
+	memset(w->out, 0, sizeof(w->out));
+	w->j = 0;
+	w->i = gm_next_item(g);
+	return GM_STEP_MORE;
+}
+
+const struct gm_kernel gm_kernel_gemm = {
+	.id = EMGPU_KERNEL_GEMM,
+	.name = "gemm",
+	.check = gemm_check,
+	.init = gemm_init,
+	.step = gemm_step,
+};
