@@ -98,6 +98,28 @@ int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		  const void *buf, uint32_t len);
 
+/*
+ * Ends a work item whose result is the 32 int32 sums in w->out: stores
+ * them as one line at va, adds them to the launch result, clears out[]
+ * and j, and takes the next item. Returns 0 or the store's GM_STEP_STALL
+ * / -error (nothing changed then).
+ */
+static inline int gm_warp_finish_sums(struct gm_gpu *g, struct gm_warp *w,
+				      uint64_t va)
+{
+	int r = gm_warp_store(g, w, va, w->out, 128), c;
+
+	if (r)
+		return r;
+	for (c = 0; c < 32; c++) {
+		w->acc += w->out[c];
+		w->out[c] = 0;
+	}
+	w->j = 0;
+	w->i = gm_next_item(g);
+	return GM_STEP_MORE;
+}
+
 /* A buffer argument is usable: 128-byte aligned, whole lines, in the VA. */
 static inline int gm_kernel_buf_ok(uint64_t va, uint64_t bytes)
 {

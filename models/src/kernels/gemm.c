@@ -13,8 +13,6 @@
  * Result: the sum of C (as u32).
  * State: i = item, j = p, line[] = the current A line, out[] = sums.
  */
-#include <string.h>
-
 #include "gpumodel/kernel.h"
 
 static int gemm_check(const struct gm_launch *l)
@@ -64,15 +62,7 @@ static int gemm_step(struct gm_gpu *g, const struct gm_launch *l,
 		w->j++;
 		return GM_STEP_MORE;
 	}
-	r = gm_warp_store(g, w, a[5] + (row * a[4] + strip * 32) * 4, w->out, 128);
-	if (r)
-		return r;
-	for (c = 0; c < 32; c++)
-		w->acc += w->out[c];
-	memset(w->out, 0, sizeof(w->out));
-	w->j = 0;
-	w->i = gm_next_item(g);
-	return GM_STEP_MORE;
+	return gm_warp_finish_sums(g, w, a[5] + (row * a[4] + strip * 32) * 4);
 }
 
 const struct gm_kernel gm_kernel_gemm = {

@@ -15,8 +15,6 @@
  * Result: the sum of y (as u32).
  * State: i = item, j = row, line[] = the current t line, out[] = sums.
  */
-#include <string.h>
-
 #include "gpumodel/kernel.h"
 
 static int gemvt_check(const struct gm_launch *l)
@@ -63,15 +61,7 @@ static int gemvt_step(struct gm_gpu *g, const struct gm_launch *l,
 		w->j++;
 		return GM_STEP_MORE;
 	}
-	r = gm_warp_store(g, w, a[4] + w->i * 128, w->out, 128);
-	if (r)
-		return r;
-	for (c = 0; c < 32; c++)
-		w->acc += w->out[c];
-	memset(w->out, 0, sizeof(w->out));
-	w->j = 0;
-	w->i = gm_next_item(g);
-	return GM_STEP_MORE;
+	return gm_warp_finish_sums(g, w, a[4] + w->i * 128);
 }
 
 const struct gm_kernel gm_kernel_gemvt = {
