@@ -119,8 +119,11 @@ static void drive(struct env *e)
 			struct emgpu_fault_entry fe;
 
 			for (; get != put; get = (get + 1) % 128) {
+				uint64_t va;
+
 				memcpy(&fe, e->sys + FAULTS + 32 * get, 32);
-				map(e, fe.addr, EMGPU_APERTURE_SYSMEM, DATA + (fe.addr - VA), 0);
+				va = emgpu_le64_to_cpu(fe.addr);
+				map(e, va, EMGPU_APERTURE_SYSMEM, DATA + (va - VA), 0);
 			}
 			gm_reg_write(e->g, EMGPU_REG_FAULT_BUF_GET, get);
 			gm_reg_write(e->g, EMGPU_REG_FAULT_BUF_STATUS, EMGPU_RING_OVERFLOW);
@@ -141,10 +144,10 @@ static void launch(struct env *e, uint32_t kernel, const uint64_t *args, int n)
 	int i;
 
 	memset(&d, 0, sizeof(d));
-	d.kernel = kernel;
-	d.seed = 7;
+	d.kernel = emgpu_cpu_to_le32(kernel);
+	d.seed = emgpu_cpu_to_le64(7);
 	for (i = 0; i < n; i++)
-		d.args[i] = args[i];
+		d.args[i] = emgpu_cpu_to_le64(args[i]);
 	if (gm_launch(e->g, &d))
 		abort();
 }

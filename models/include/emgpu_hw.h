@@ -21,8 +21,56 @@
 
 #ifdef __KERNEL__
 #include <linux/types.h>
+#include <asm/byteorder.h>
 #else
 #include <stdint.h>
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Byte order: every in-memory structure below (fault and notification
+ * entries, copy and launch descriptors, page-table entries) is little-endian,
+ * whatever the CPU. Fields have the types emgpu_le32/emgpu_le64 and are read
+ * and written only through emgpu_le*_to_cpu() and emgpu_cpu_to_le*().
+ *
+ * In the kernel these are __le32/__le64 (sparse checks their use). Elsewhere
+ * (libgpumodel, QEMU, tests) they are one-member structs, so a plain
+ * assignment or arithmetic on a field does not compile: the compiler makes
+ * the check sparse makes in the kernel.
+ */
+#ifdef __KERNEL__
+typedef __le32 emgpu_le32;
+typedef __le64 emgpu_le64;
+
+static inline uint32_t emgpu_le32_to_cpu(emgpu_le32 v) { return le32_to_cpu(v); }
+static inline uint64_t emgpu_le64_to_cpu(emgpu_le64 v) { return le64_to_cpu(v); }
+static inline emgpu_le32 emgpu_cpu_to_le32(uint32_t v) { return cpu_to_le32(v); }
+static inline emgpu_le64 emgpu_cpu_to_le64(uint64_t v) { return cpu_to_le64(v); }
+#else
+typedef struct { uint32_t le; } emgpu_le32;
+typedef struct { uint64_t le; } emgpu_le64;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define EMGPU_LE32_SWAP(v)		__builtin_bswap32(v)
+#define EMGPU_LE64_SWAP(v)		__builtin_bswap64(v)
+#else
+#define EMGPU_LE32_SWAP(v)		(v)
+#define EMGPU_LE64_SWAP(v)		(v)
+#endif
+
+static inline uint32_t emgpu_le32_to_cpu(emgpu_le32 v) { return EMGPU_LE32_SWAP(v.le); }
+static inline uint64_t emgpu_le64_to_cpu(emgpu_le64 v) { return EMGPU_LE64_SWAP(v.le); }
+static inline emgpu_le32 emgpu_cpu_to_le32(uint32_t v)
+{
+	emgpu_le32 r = { EMGPU_LE32_SWAP(v) };
+
+	return r;
+}
+static inline emgpu_le64 emgpu_cpu_to_le64(uint64_t v)
+{
+	emgpu_le64 r = { EMGPU_LE64_SWAP(v) };
+
+	return r;
+}
 #endif
 
 /* PCI identity: QEMU's experimental vendor id, as hw/misc/edu.c uses. */
@@ -59,6 +107,8 @@
 #define EMGPU_REG_TRACE_HASH_LO		0x003c	/* running event hash; LO latches HI */
 #define EMGPU_REG_TRACE_HASH_HI		0x0040
 #define EMGPU_REG_SCRATCH		0x0044	/* read/write, no effect */
+#define EMGPU_REG_FULL_VRAM_SIZE_LO	0x0048	/* bytes of the unscaled card */
+#define EMGPU_REG_FULL_VRAM_SIZE_HI	0x004c
 
 #define EMGPU_CAP_REPLAYABLE_FAULTS	(1u << 0)
 #define EMGPU_CAP_ACCESS_COUNTERS	(1u << 1)
@@ -71,7 +121,11 @@
 #define EMGPU_PAGE_SIZE_64K		(1u << 1)
 #define EMGPU_PAGE_SIZE_2M		(1u << 2)
 
-/* Profiles; names and numbers live in models/src/profile.c. */
+/*
+ * Profiles; names and numbers live in models/src/profile.c. A profile may be
+ * scaled to less VRAM (VRAM_SIZE); FULL_VRAM_SIZE is then the real card's,
+ * the size the paper's ratios and the driver's scaled knobs refer to.
+ */
 enum emgpu_profile_id {
 	EMGPU_PROFILE_NONE = 0,		/* reserved: catches uninitialised ids */
 	EMGPU_PROFILE_RTX5080 = 1,
@@ -173,11 +227,11 @@ enum emgpu_intr_vector {
 
 /* Fault entry, 32 bytes, laid out like NVIDIA's C369 (dwords DW0..DW7). */
 struct emgpu_fault_entry {
-	uint64_t inst;		/* DW0-1: launch sequence number */
-	uint64_t addr;		/* DW2-3: faulting VA, 4K aligned */
-	uint64_t timestamp;	/* DW4-5: PTIMER ns */
-	uint32_t engine;	/* DW6: ENGINE_ID[8:0], SM index */
-	uint32_t info;		/* DW7: see EMGPU_FAULT_INFO_* */
+	emgpu_le64 inst;	/* DW0-1: launch sequence number */
+	emgpu_le64 addr;	/* DW2-3: faulting VA, 4K aligned */
+	emgpu_le64 timestamp;	/* DW4-5: PTIMER ns */
+	emgpu_le32 engine;	/* DW6: ENGINE_ID[8:0], SM index */
+	emgpu_le32 info;	/* DW7: see EMGPU_FAULT_INFO_* */
 };
 _Static_assert(sizeof(struct emgpu_fault_entry) == 32, "C369-sized entry");
 
@@ -245,13 +299,13 @@ enum emgpu_access_type {
 
 /* Notification entry, 32 bytes, laid out like NVIDIA's C365. */
 struct emgpu_notify_entry {
-	uint32_t info;		/* DW0: TYPE[0] (0 = MIMC, 1 = MOMC), APERTURE[9:8] */
-	uint32_t reserved;	/* DW1 */
-	uint64_t addr;		/* DW2-3: region VA, aligned to the granularity */
-	uint32_t sub_mask;	/* DW4: accessed 1/32 sub-regions */
-	uint32_t tag;		/* DW5: NOTIFY_TAG[19:0], counter index */
-	uint32_t counter;	/* DW6: COUNTER_VAL[15:0] */
-	uint32_t flags;		/* DW7: VALID[31] */
+	emgpu_le32 info;	/* DW0: TYPE[0] (0 = MIMC, 1 = MOMC), APERTURE[9:8] */
+	emgpu_le32 reserved;	/* DW1 */
+	emgpu_le64 addr;	/* DW2-3: region VA, aligned to the granularity */
+	emgpu_le32 sub_mask;	/* DW4: accessed 1/32 sub-regions */
+	emgpu_le32 tag;		/* DW5: NOTIFY_TAG[19:0], counter index */
+	emgpu_le32 counter;	/* DW6: COUNTER_VAL[15:0] */
+	emgpu_le32 flags;	/* DW7: VALID[31] */
 };
 _Static_assert(sizeof(struct emgpu_notify_entry) == 32, "C365-sized entry");
 
@@ -292,12 +346,12 @@ enum emgpu_ce_op {
 };
 
 struct emgpu_ce_desc {
-	uint32_t op;		/* enum emgpu_ce_op */
-	uint32_t flags;		/* EMGPU_CE_* */
-	uint64_t src;		/* address, or memset pattern */
-	uint64_t dst;
-	uint32_t length;	/* bytes, multiple of 4 */
-	uint32_t payload;	/* semaphore value written on completion */
+	emgpu_le32 op;		/* enum emgpu_ce_op */
+	emgpu_le32 flags;	/* EMGPU_CE_* */
+	emgpu_le64 src;		/* address, or memset pattern */
+	emgpu_le64 dst;
+	emgpu_le32 length;	/* bytes, multiple of 4 */
+	emgpu_le32 payload;	/* semaphore value written on completion */
 };
 _Static_assert(sizeof(struct emgpu_ce_desc) == 32, "32-byte descriptor");
 
@@ -333,10 +387,10 @@ enum emgpu_launch_status {
 #define EMGPU_LAUNCH_MAX_ARGS		8
 
 struct emgpu_launch_desc {
-	uint32_t kernel;	/* enum emgpu_kernel_id */
-	uint32_t warps;		/* warps to run, 0 = one per SM slot */
-	uint64_t seed;		/* for kernels with random access patterns */
-	uint64_t args[EMGPU_LAUNCH_MAX_ARGS];	/* GPU VAs and sizes, per kernel */
+	emgpu_le32 kernel;	/* enum emgpu_kernel_id */
+	emgpu_le32 warps;	/* warps to run, 0 = one per SM slot */
+	emgpu_le64 seed;	/* for kernels with random access patterns */
+	emgpu_le64 args[EMGPU_LAUNCH_MAX_ARGS];	/* GPU VAs and sizes, per kernel */
 };
 _Static_assert(sizeof(struct emgpu_launch_desc) == 80, "launch descriptor");
 
@@ -547,5 +601,24 @@ enum emgpu_driver_action {
  * A 64 KiB page is one PT entry with EMGPU_PTE_BIG at the first 4K index of
  * a naturally aligned group of 16; the other 15 entries must be invalid.
  */
+
+/* One entry of any level (PDB, PDE or PTE) as it lies in memory. */
+typedef emgpu_le64 emgpu_pte_t;
+#define EMGPU_PTE_SIZE			8
+
+/*
+ * A valid entry pointing at addr in `aperture` (enum emgpu_aperture), with
+ * extra EMGPU_PTE_* / EMGPU_PDE_IS_PTE bits: a PDE (addr = the next table)
+ * or a leaf (addr = the page). In CPU order; store it with
+ * emgpu_cpu_to_le64().
+ */
+static inline uint64_t emgpu_pte_encode(unsigned int aperture, uint64_t addr,
+					uint64_t extra)
+{
+	return EMGPU_PTE_VALID |
+	       ((uint64_t)aperture << EMGPU_PTE_APERTURE_SHIFT &
+		EMGPU_PTE_APERTURE_MASK) |
+	       (addr & EMGPU_PTE_ADDR_MASK) | extra;
+}
 
 #endif /* EMGPU_HW_H */

@@ -28,18 +28,24 @@
 
 #define CE_BOUNCE	(64u * 1024)
 
-static uint32_t get_le32(const uint8_t *p)
+/* A descriptor (struct emgpu_ce_desc) decoded to CPU byte order. */
+struct ce_op {
+	uint32_t op, flags;
+	uint64_t src, dst;
+	uint32_t length, payload;
+};
+
+static void desc_decode(const struct emgpu_ce_desc *raw, struct ce_op *d)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
+	d->op = emgpu_le32_to_cpu(raw->op);
+	d->flags = emgpu_le32_to_cpu(raw->flags);
+	d->src = emgpu_le64_to_cpu(raw->src);
+	d->dst = emgpu_le64_to_cpu(raw->dst);
+	d->length = emgpu_le32_to_cpu(raw->length);
+	d->payload = emgpu_le32_to_cpu(raw->payload);
 }
 
-static uint64_t get_le64(const uint8_t *p)
-{
-	return get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
-}
-
-static int desc_check(const struct gm_gpu *g, const struct emgpu_ce_desc *d)
+static int desc_check(const struct gm_gpu *g, const struct ce_op *d)
 {
 	unsigned int sa = (d->flags >> EMGPU_CE_SRC_APERTURE_SHIFT) & EMGPU_CE_APERTURE_MASK;
 	unsigned int da = (d->flags >> EMGPU_CE_DST_APERTURE_SHIFT) & EMGPU_CE_APERTURE_MASK;
@@ -67,7 +73,7 @@ static int desc_check(const struct gm_gpu *g, const struct emgpu_ce_desc *d)
 	return 0;
 }
 
-static int desc_move(struct gm_gpu *g, const struct emgpu_ce_desc *d,
+static int desc_move(struct gm_gpu *g, const struct ce_op *d,
 		     unsigned int sa, unsigned int da)
 {
 	uint8_t buf[CE_BOUNCE];
@@ -75,9 +81,12 @@ static int desc_move(struct gm_gpu *g, const struct emgpu_ce_desc *d,
 	uint32_t i;
 	int r;
 
-	if (d->op == EMGPU_CE_OP_MEMSET)
+	if (d->op == EMGPU_CE_OP_MEMSET) {
+		emgpu_le32 pattern = emgpu_cpu_to_le32((uint32_t)d->src);
+
 		for (i = 0; i < CE_BOUNCE; i += 4)
-			memcpy(buf + i, &(uint32_t){ (uint32_t)d->src }, 4);
+			memcpy(buf + i, &pattern, 4);
+	}
 	while (done < d->length) {
 		uint64_t n = d->length - done;
 
@@ -97,7 +106,7 @@ static int desc_move(struct gm_gpu *g, const struct emgpu_ce_desc *d,
 }
 
 /* Charges the queues for one descriptor; returns its completion time. */
-static gm_time_t desc_time(struct gm_gpu *g, const struct emgpu_ce_desc *d,
+static gm_time_t desc_time(struct gm_gpu *g, const struct ce_op *d,
 			   unsigned int sa, unsigned int da, uint32_t factor)
 {
 	uint32_t i, best = 0;
@@ -162,13 +171,13 @@ static void mark_ready(struct gm_gpu *g, uint64_t dst, uint64_t len,
 			g->chunk_ready[c] = done;
 }
 
-static int desc_exec(struct gm_gpu *g, const struct emgpu_ce_desc *d,
+static int desc_exec(struct gm_gpu *g, const struct ce_op *d,
 		     int *irq)
 {
 	unsigned int sa = (d->flags >> EMGPU_CE_SRC_APERTURE_SHIFT) & EMGPU_CE_APERTURE_MASK;
 	unsigned int da = (d->flags >> EMGPU_CE_DST_APERTURE_SHIFT) & EMGPU_CE_APERTURE_MASK;
 	uint32_t factor = 1;
-	uint8_t sem[4];
+	emgpu_le32 sem;
 	int r = desc_check(g, d), err = 0;
 
 	if (r) {
@@ -202,8 +211,8 @@ static int desc_exec(struct gm_gpu *g, const struct emgpu_ce_desc *d,
 		 ((sa == EMGPU_APERTURE_SYSMEM && d->op == EMGPU_CE_OP_COPY ? 0 : d->src) << 1) ^
 		 d->length, g->ce_done / GM_PS_PER_NS);
 	if (d->flags & EMGPU_CE_SEMAPHORE) {
-		memcpy(sem, &(uint32_t){ d->payload }, 4);
-		r = gm_dma_write(g, g->ce_sem, sem, 4);
+		sem = emgpu_cpu_to_le32(d->payload);
+		r = gm_dma_write(g, g->ce_sem, &sem, sizeof(sem));
 		if (r) {
 			gm_error(g, -r, EMGPU_REG_CE_SEM_LO);
 			g->ce_status |= EMGPU_CE_STATUS_ERROR;
@@ -217,14 +226,14 @@ static int desc_exec(struct gm_gpu *g, const struct emgpu_ce_desc *d,
 
 void gm_ce_doorbell(struct gm_gpu *g)
 {
-	struct emgpu_ce_desc d;
-	uint8_t raw[32];
+	struct emgpu_ce_desc raw;
+	struct ce_op d;
 	uint32_t th;
 	int irq = 0, r;
 
 	if (g->hung)
 		return;
-	if (!gm_ring_valid(&g->ce, 32)) {
+	if (!gm_ring_valid(&g->ce, sizeof(raw))) {
 		gm_error(g, EMGPU_ERR_BAD_RING, EMGPU_REG_CE_DOORBELL);
 		return;
 	}
@@ -233,18 +242,14 @@ void gm_ce_doorbell(struct gm_gpu *g)
 	g->ce_issue = gm_max(g->now, g->drv_busy[th]);
 	g->ce_batch_end = 0;
 	while (g->ce.get != g->ce.put) {
-		r = gm_dma_read(g, g->ce.base + 32ull * g->ce.get, raw, 32);
+		r = gm_dma_read(g, g->ce.base + sizeof(raw) * (uint64_t)g->ce.get,
+				&raw, sizeof(raw));
 		if (r) {
 			gm_error(g, -r, g->ce.get);
 			g->ce_status |= EMGPU_CE_STATUS_ERROR;
 			break;
 		}
-		d.op = get_le32(raw);
-		d.flags = get_le32(raw + 4);
-		d.src = get_le64(raw + 8);
-		d.dst = get_le64(raw + 16);
-		d.length = get_le32(raw + 24);
-		d.payload = get_le32(raw + 28);
+		desc_decode(&raw, &d);
 		desc_exec(g, &d, &irq);
 		g->ce.get = (g->ce.get + 1) & (g->ce.size - 1);
 	}

@@ -103,23 +103,16 @@ static int32_t alloc_counter(struct gm_gpu *g, uint64_t region)
 	return found;
 }
 
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
-}
-
 /* Writes one entry; 0, 1 when the ring is full, or -error. */
-static int ac_push(struct gm_gpu *g, const uint8_t *ent)
+static int ac_push(struct gm_gpu *g, const struct emgpu_notify_entry *ent)
 {
 	struct gm_ring *r = &g->ac;
 	int rc;
 
 	if (!gm_ring_valid(r, 32) || ((r->put + 1) & (r->size - 1)) == r->get)
 		return 1;
-	rc = gm_dma_write(g, r->base + 32ull * r->put, ent, 32);
+	rc = gm_dma_write(g, r->base + sizeof(*ent) * (uint64_t)r->put, ent,
+			  sizeof(*ent));
 	if (rc)
 		return rc;
 	r->put = (r->put + 1) & (r->size - 1);
@@ -131,7 +124,7 @@ static void notify(struct gm_gpu *g, int32_t idx)
 	struct gm_counter *c = &g->ctr[idx];
 	uint64_t addr = c->region << g->ac_gran_shift;
 	uint32_t tag = (uint32_t)idx;
-	uint8_t ent[32];
+	struct emgpu_notify_entry ent;
 	int rc;
 
 	c->notified = 1;
@@ -141,15 +134,14 @@ static void notify(struct gm_gpu *g, int32_t idx)
 		addr ^= 0x5a5a5000ull | 1;
 		tag = EMGPU_NOTIFY_TAG_MASK;
 	}
-	put_le32(ent, EMGPU_APERTURE_SYSMEM << 8);	/* MIMC, sysmem */
-	put_le32(ent + 4, 0);
-	put_le32(ent + 8, (uint32_t)addr);
-	put_le32(ent + 12, (uint32_t)(addr >> 32));
-	put_le32(ent + 16, c->sub_mask);
-	put_le32(ent + 20, tag & EMGPU_NOTIFY_TAG_MASK);
-	put_le32(ent + 24, c->count & EMGPU_NOTIFY_COUNTER_MASK);
-	put_le32(ent + 28, EMGPU_NOTIFY_VALID);
-	rc = ac_push(g, ent);
+	ent.info = emgpu_cpu_to_le32(EMGPU_APERTURE_SYSMEM << 8); /* MIMC, sysmem */
+	ent.reserved = emgpu_cpu_to_le32(0);
+	ent.addr = emgpu_cpu_to_le64(addr);
+	ent.sub_mask = emgpu_cpu_to_le32(c->sub_mask);
+	ent.tag = emgpu_cpu_to_le32(tag & EMGPU_NOTIFY_TAG_MASK);
+	ent.counter = emgpu_cpu_to_le32(c->count & EMGPU_NOTIFY_COUNTER_MASK);
+	ent.flags = emgpu_cpu_to_le32(EMGPU_NOTIFY_VALID);
+	rc = ac_push(g, &ent);
 	if (rc < 0) {
 		gm_error(g, -rc, g->ac.put);
 		return;
@@ -163,7 +155,7 @@ static void notify(struct gm_gpu *g, int32_t idx)
 		g->st.notifications++;
 		gm_event(g, GM_EV_NOTIFY, addr, tag, c->count);
 		if (gm_inject_check(g, GM_INJ_NOTIFY_DUP, addr, 1) &&
-		    ac_push(g, ent) == 0) {
+		    ac_push(g, &ent) == 0) {
 			g->st.notifications++;
 			gm_event(g, GM_EV_NOTIFY, addr, tag, ~0ull);
 		}

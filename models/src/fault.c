@@ -10,20 +10,6 @@
  */
 #include "internal.h"
 
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	put_le32(p, (uint32_t)v);
-	put_le32(p + 4, (uint32_t)(v >> 32));
-}
-
 int gm_ring_valid(const struct gm_ring *r, uint32_t entry_size)
 {
 	return r->size && r->size <= EMGPU_RING_MAX_ENTRIES &&
@@ -33,7 +19,7 @@ int gm_ring_valid(const struct gm_ring *r, uint32_t entry_size)
 }
 
 /* Writes one entry at PUT; 0, 1 if the ring is full/disabled, or -error. */
-static int fb_push(struct gm_gpu *g, const uint8_t *ent)
+static int fb_push(struct gm_gpu *g, const struct emgpu_fault_entry *ent)
 {
 	struct gm_ring *r = &g->fb;
 	int rc;
@@ -41,7 +27,8 @@ static int fb_push(struct gm_gpu *g, const uint8_t *ent)
 	if (!(r->ctrl & EMGPU_RING_ENABLE) || !gm_ring_valid(r, 32) ||
 	    ((r->put + 1) & (r->size - 1)) == r->get)
 		return 1;
-	rc = gm_dma_write(g, r->base + 32ull * r->put, ent, 32);
+	rc = gm_dma_write(g, r->base + sizeof(*ent) * (uint64_t)r->put, ent,
+			  sizeof(*ent));
 	if (rc)
 		return rc;
 	r->put = (r->put + 1) & (r->size - 1);
@@ -53,7 +40,7 @@ void gm_fault_report(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		     unsigned int access, unsigned int type)
 {
 	struct gm_utlb *u = &g->utlb[w->utlb];
-	uint8_t ent[32];
+	struct emgpu_fault_entry ent;
 	uint32_t info;
 	int rc;
 
@@ -71,13 +58,13 @@ void gm_fault_report(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		EMGPU_FAULT_INFO_ACCESS_MASK) |
 	       (u->gpc << EMGPU_FAULT_INFO_GPC_SHIFT & EMGPU_FAULT_INFO_GPC_MASK) |
 	       EMGPU_FAULT_INFO_VALID;
-	put_le64(ent, g->launch.seq);
-	put_le64(ent + 8, va & ~((1ull << EMGPU_PAGE_SHIFT) - 1));
-	put_le64(ent + 16, w->t / GM_PS_PER_NS);
-	put_le32(ent + 24, w->sm & 0x1ff);
-	put_le32(ent + 28, info);
+	ent.inst = emgpu_cpu_to_le64(g->launch.seq);
+	ent.addr = emgpu_cpu_to_le64(va & ~((1ull << EMGPU_PAGE_SHIFT) - 1));
+	ent.timestamp = emgpu_cpu_to_le64(w->t / GM_PS_PER_NS);
+	ent.engine = emgpu_cpu_to_le32(w->sm & 0x1ff);
+	ent.info = emgpu_cpu_to_le32(info);
 
-	rc = gm_inject_check(g, GM_INJ_FAULT_OVERFLOW, va, 1) ? 1 : fb_push(g, ent);
+	rc = gm_inject_check(g, GM_INJ_FAULT_OVERFLOW, va, 1) ? 1 : fb_push(g, &ent);
 	if (rc < 0) {
 		gm_error(g, -rc, (uint32_t)g->fb.put);
 		return;
@@ -89,7 +76,7 @@ void gm_fault_report(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 	} else {
 		gm_event(g, GM_EV_FAULT, va, info, w->t / GM_PS_PER_NS);
 		if (gm_inject_check(g, GM_INJ_FAULT_DUP, va, 1) &&
-		    fb_push(g, ent) == 0)
+		    fb_push(g, &ent) == 0)
 			gm_event(g, GM_EV_FAULT, va, info, ~0ull);
 	}
 	gm_raise(g, EMGPU_INTR_FAULT);

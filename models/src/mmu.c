@@ -131,14 +131,13 @@ static uint32_t leaf_flags(uint64_t e, unsigned int ap)
 static int read_entry(struct gm_gpu *g, unsigned int ap, uint64_t table,
 		      unsigned int idx, uint64_t *e)
 {
-	uint8_t b[8];
-	int r = gm_mem_read(g, ap, table + 8ull * idx, b, 8);
+	emgpu_pte_t raw;
+	int r = gm_mem_read(g, ap, table + (uint64_t)EMGPU_PTE_SIZE * idx, &raw,
+			    sizeof(raw));
 
 	if (r)
 		return r;
-	*e = (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 |
-	     (uint64_t)b[3] << 24 | (uint64_t)b[4] << 32 |
-	     (uint64_t)b[5] << 40 | (uint64_t)b[6] << 48 | (uint64_t)b[7] << 56;
+	*e = emgpu_le64_to_cpu(raw);
 	return 0;
 }
 

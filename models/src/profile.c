@@ -138,6 +138,7 @@ int gm_profile_scale(const struct gm_profile *base, uint64_t vram_bytes,
 	    vram_bytes > base->vram_bytes)
 		return -EINVAL;
 	*out = *base;
+	out->full_vram_bytes = gm_profile_full_vram(base);
 	out->vram_bytes = vram_bytes;
 	return 0;
 }

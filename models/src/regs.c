@@ -139,6 +139,8 @@ uint32_t gm_reg_read(struct gm_gpu *g, uint32_t off)
 	case EMGPU_REG_TRACE_HASH_LO: return lo_latch(g->hash, &g->hash_hi);
 	case EMGPU_REG_TRACE_HASH_HI: return g->hash_hi;
 	case EMGPU_REG_SCRATCH: return g->scratch;
+	case EMGPU_REG_FULL_VRAM_SIZE_LO: return (uint32_t)gm_profile_full_vram(p);
+	case EMGPU_REG_FULL_VRAM_SIZE_HI: return (uint32_t)(gm_profile_full_vram(p) >> 32);
 
 	case EMGPU_REG_ERROR_STATUS: return g->error_status;
 	case EMGPU_REG_ERROR_INFO: return g->error_info;
@@ -295,14 +297,11 @@ void gm_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 	case EMGPU_REG_LAUNCH_DESC_LO: g->launch_desc = commit64(g->launch_desc_hi, v); return;
 	case EMGPU_REG_LAUNCH_DOORBELL: {
 		struct emgpu_launch_desc d;
-		uint8_t raw[sizeof(d)];
 
-		if (gm_dma_read(g, g->launch_desc, raw, sizeof(raw))) {
+		if (gm_dma_read(g, g->launch_desc, &d, sizeof(d))) {
 			gm_error(g, EMGPU_ERR_DMA, off);
 			return;
 		}
-		/* the descriptor is little-endian, as the host */
-		memcpy(&d, raw, sizeof(d));
 		gm_launch_from(g, &d);
 		return;
 	}

@@ -71,10 +71,17 @@ static void launch_fail(struct gm_gpu *g, enum emgpu_error code, uint32_t info)
 	gm_raise(g, EMGPU_INTR_LAUNCH);
 }
 
-int gm_launch_from(struct gm_gpu *g, const struct emgpu_launch_desc *d)
+int gm_launch_from(struct gm_gpu *g, const struct emgpu_launch_desc *desc)
 {
+	struct gm_launch_params dec, *d = &dec;
 	const struct gm_kernel *k;
 	uint32_t i, warps;
+
+	dec.kernel = emgpu_le32_to_cpu(desc->kernel);
+	dec.warps = emgpu_le32_to_cpu(desc->warps);
+	dec.seed = emgpu_le64_to_cpu(desc->seed);
+	for (i = 0; i < EMGPU_LAUNCH_MAX_ARGS; i++)
+		dec.args[i] = emgpu_le64_to_cpu(desc->args[i]);
 
 	if (g->hung)
 		return -EMGPU_ERR_HANG;

@@ -179,10 +179,11 @@ static void launch(Gpu *g, uint32_t kernel, uint64_t a0, uint64_t a1,
                    uint64_t a2)
 {
     struct emgpu_launch_desc d = {
-        .kernel = cpu_to_le32(kernel),
-        .warps = cpu_to_le32(8),
-        .seed = cpu_to_le64(7),
-        .args = { cpu_to_le64(a0), cpu_to_le64(a1), cpu_to_le64(a2) },
+        .kernel = emgpu_cpu_to_le32(kernel),
+        .warps = emgpu_cpu_to_le32(8),
+        .seed = emgpu_cpu_to_le64(7),
+        .args = { emgpu_cpu_to_le64(a0), emgpu_cpu_to_le64(a1),
+                  emgpu_cpu_to_le64(a2) },
     };
 
     qtest_memwrite(g->qts, LAUNCH_DESC, &d, sizeof(d));
@@ -254,6 +255,9 @@ static void test_probe(void)
     g_assert_cmpuint(rd(g, EMGPU_REG_PROFILE), ==, EMGPU_PROFILE_H200);
     g_assert_cmpuint(rd64(g, EMGPU_REG_VRAM_SIZE_LO, EMGPU_REG_VRAM_SIZE_HI),
                      ==, GPU_VRAM);
+    /* the real card's VRAM, whatever the scaled size */
+    g_assert_cmpuint(rd64(g, EMGPU_REG_FULL_VRAM_SIZE_LO,
+                          EMGPU_REG_FULL_VRAM_SIZE_HI), ==, 141ull << 30);
     g_assert_cmpuint(rd(g, EMGPU_REG_NUM_ACCESS_COUNTERS), ==, 256);
     g_assert_true(rd(g, EMGPU_REG_CAPS) & EMGPU_CAP_REPLAYABLE_FAULTS);
     g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
@@ -310,9 +314,9 @@ static uint64_t run_fault_replay(void)
     g_assert_cmpuint(put, >, 0);
     g_assert_true(rd(g, EMGPU_REG_INTR_STATUS) & EMGPU_INTR_FAULT);
     qtest_memread(g->qts, FAULT_BUF, &e, sizeof(e));
-    info = le32_to_cpu(e.info);
+    info = emgpu_le32_to_cpu(e.info);
     g_assert_true(info & EMGPU_FAULT_INFO_VALID);
-    g_assert_cmphex(le64_to_cpu(e.addr), ==, VA + 4096);
+    g_assert_cmphex(emgpu_le64_to_cpu(e.addr), ==, VA + 4096);
     g_assert_cmpuint(info & EMGPU_FAULT_INFO_TYPE_MASK, ==, EMGPU_FAULT_PTE);
     g_assert_cmpuint(rd(g, EMGPU_REG_LAUNCH_STATUS), ==, EMGPU_LAUNCH_RUNNING);
 
@@ -386,10 +390,10 @@ static void test_access_counter_notification(void)
     g_assert_cmpuint(wait_launch(g), ==, EMGPU_LAUNCH_DONE);
     g_assert_cmpuint(rd(g, EMGPU_REG_AC_BUF_PUT), >=, 1);
     qtest_memread(g->qts, AC_BUF, &n, sizeof(n));
-    g_assert_true(le32_to_cpu(n.flags) & EMGPU_NOTIFY_VALID);
-    g_assert_cmphex(le64_to_cpu(n.addr), ==, VA);
-    g_assert_cmpuint(le32_to_cpu(n.counter) & EMGPU_NOTIFY_COUNTER_MASK, >=,
-                     threshold);
+    g_assert_true(emgpu_le32_to_cpu(n.flags) & EMGPU_NOTIFY_VALID);
+    g_assert_cmphex(emgpu_le64_to_cpu(n.addr), ==, VA);
+    g_assert_cmpuint(emgpu_le32_to_cpu(n.counter) & EMGPU_NOTIFY_COUNTER_MASK,
+                     >=, threshold);
     g_assert_true(rd(g, EMGPU_REG_INTR_STATUS) & EMGPU_INTR_ACCESS_COUNTER);
     g_assert_cmpint(qom_stat(g, "notifications"), >=, 1);
     check_streamed(g, DATA, (64 << 10) / 4, 1);  /* the GPU never stalled */
@@ -400,9 +404,10 @@ static void ce_push(Gpu *g, uint32_t slot, uint32_t op, uint32_t flags,
                     uint64_t src, uint64_t dst, uint32_t len, uint32_t payload)
 {
     struct emgpu_ce_desc d = {
-        .op = cpu_to_le32(op), .flags = cpu_to_le32(flags),
-        .src = cpu_to_le64(src), .dst = cpu_to_le64(dst),
-        .length = cpu_to_le32(len), .payload = cpu_to_le32(payload),
+        .op = emgpu_cpu_to_le32(op), .flags = emgpu_cpu_to_le32(flags),
+        .src = emgpu_cpu_to_le64(src), .dst = emgpu_cpu_to_le64(dst),
+        .length = emgpu_cpu_to_le32(len),
+        .payload = emgpu_cpu_to_le32(payload),
     };
 
     qtest_memwrite(g->qts, CE_RING + slot * sizeof(d), &d, sizeof(d));

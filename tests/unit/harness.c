@@ -186,8 +186,12 @@ void th_ce_push(struct th *t, uint32_t op, uint32_t flags, uint64_t src,
 		uint64_t dst, uint32_t len, uint32_t payload)
 {
 	uint32_t put = gm_reg_read(t->g, EMGPU_REG_CE_RING_PUT);
-	struct emgpu_ce_desc d = { .op = op, .flags = flags, .src = src,
-				   .dst = dst, .length = len, .payload = payload };
+	struct emgpu_ce_desc d = {
+		.op = emgpu_cpu_to_le32(op), .flags = emgpu_cpu_to_le32(flags),
+		.src = emgpu_cpu_to_le64(src), .dst = emgpu_cpu_to_le64(dst),
+		.length = emgpu_cpu_to_le32(len),
+		.payload = emgpu_cpu_to_le32(payload),
+	};
 
 	memcpy(t->sys + TH_CE_RING + 32 * put, &d, sizeof(d));
 	gm_reg_write(t->g, EMGPU_REG_CE_RING_PUT, (put + 1) % 64);
@@ -201,11 +205,11 @@ int th_launch(struct th *t, uint32_t kernel, uint32_t warps, uint64_t seed,
 	int i;
 
 	memset(&d, 0, sizeof(d));
-	d.kernel = kernel;
-	d.warps = warps;
-	d.seed = seed;
+	d.kernel = emgpu_cpu_to_le32(kernel);
+	d.warps = emgpu_cpu_to_le32(warps);
+	d.seed = emgpu_cpu_to_le64(seed);
 	for (i = 0; i < nargs; i++)
-		d.args[i] = args[i];
+		d.args[i] = emgpu_cpu_to_le64(args[i]);
 	memcpy(t->sys + TH_LAUNCH, &d, sizeof(d));
 	gm_reg_write(t->g, EMGPU_REG_LAUNCH_DESC_HI, 0);
 	gm_reg_write(t->g, EMGPU_REG_LAUNCH_DESC_LO, TH_LAUNCH);
@@ -245,7 +249,7 @@ uint32_t th_run_to_end(struct th *t, th_fault_fn fn, void *ctx,
 			while (get != put) {
 				th_fault_entry(t, get, &e);
 				if (fn)
-					fn(t, e.addr, ctx);
+					fn(t, emgpu_le64_to_cpu(e.addr), ctx);
 				memset(t->sys + TH_FAULT_BUF + 32 * get, 0, 32);
 				get = (get + 1) % size;
 			}

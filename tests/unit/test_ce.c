@@ -98,9 +98,13 @@ static void test_copy_pipeline(void)
 	th_ce_setup(t);
 	gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_FAULT);
 	for (i = 0; i < 32; i++) {	/* 32 descriptors, one doorbell */
-		struct emgpu_ce_desc d = { .op = EMGPU_CE_OP_COPY, .flags = sys2vid,
-					   .src = TH_DATA + 4096ull * i,
-					   .dst = 4096ull * i, .length = 4096 };
+		struct emgpu_ce_desc d = {
+			.op = emgpu_cpu_to_le32(EMGPU_CE_OP_COPY),
+			.flags = emgpu_cpu_to_le32(sys2vid),
+			.src = emgpu_cpu_to_le64(TH_DATA + 4096ull * i),
+			.dst = emgpu_cpu_to_le64(4096ull * i),
+			.length = emgpu_cpu_to_le32(4096),
+		};
 
 		memcpy(t->sys + TH_CE_RING + 32 * put, &d, sizeof(d));
 		put = (put + 1) % 64;

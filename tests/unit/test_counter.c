@@ -39,12 +39,12 @@ static void test_threshold_exact(void)
 	stream(t, VA_BASE, 256);
 	CU_ASSERT_EQUAL(notifications(t), 1);
 	th_notify_entry(t, 0, &n);
-	CU_ASSERT_EQUAL(n.addr, VA_BASE);
-	CU_ASSERT_EQUAL(n.counter, 4);
-	CU_ASSERT_EQUAL(n.tag, 0);
-	CU_ASSERT_EQUAL(n.sub_mask, 1);
-	CU_ASSERT_EQUAL(n.flags, EMGPU_NOTIFY_VALID);
-	CU_ASSERT_EQUAL(n.info, EMGPU_APERTURE_SYSMEM << 8);
+	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(n.addr), VA_BASE);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.counter), 4);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.tag), 0);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.sub_mask), 1);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.flags), EMGPU_NOTIFY_VALID);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.info), EMGPU_APERTURE_SYSMEM << 8);
 	CU_ASSERT_EQUAL(t->irqs[EMGPU_INTR_VEC_ACCESS_COUNTER], 1);
 	/* saturated-until-cleared: more accesses, no new notification */
 	stream(t, VA_BASE, 256);
@@ -95,17 +95,17 @@ static void test_replacement(void)
 	stream(t, r1 + 0x8000, 0x8000);		/* r1 kept c1: 1024 >= 600 */
 	CU_ASSERT_EQUAL(notifications(t), 1);
 	th_notify_entry(t, 0, &n);
-	CU_ASSERT_EQUAL(n.addr, r1);
-	CU_ASSERT_EQUAL(n.tag, 1);
-	CU_ASSERT_EQUAL(n.counter, 600);
+	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(n.addr), r1);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.tag), 1);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.counter), 600);
 	/* 2K sub-regions: first half from before, then 44 lines = 0..18 */
-	CU_ASSERT_EQUAL(n.sub_mask, 0x7ffffu);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.sub_mask), 0x7ffffu);
 	stream(t, r2 + 0x8000, 0x8000);		/* r2 on c0 */
 	CU_ASSERT_EQUAL(notifications(t), 2);
 	th_notify_entry(t, 1, &n);
-	CU_ASSERT_EQUAL(n.addr, r2);
-	CU_ASSERT_EQUAL(n.tag, 0);
-	CU_ASSERT_EQUAL(n.counter, 600);
+	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(n.addr), r2);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.tag), 0);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.counter), 600);
 	stream(t, r0, 0x10000);			/* both wait for a clear: not counted */
 	CU_ASSERT_EQUAL(notifications(t), 2);
 	gm_reg_write(t->g, EMGPU_REG_AC_CLEAR_TAG, 1);
@@ -113,8 +113,8 @@ static void test_replacement(void)
 	stream(t, r0, 0x10000);			/* r0 -> c1 */
 	CU_ASSERT_EQUAL(notifications(t), 3);
 	th_notify_entry(t, 2, &n);
-	CU_ASSERT_EQUAL(n.addr, r0);
-	CU_ASSERT_EQUAL(n.tag, 1);
+	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(n.addr), r0);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.tag), 1);
 	th_free(t);
 }
 

@@ -142,6 +142,53 @@ static void test_bad_pte_in_launch(void)
 	th_free(t);
 }
 
+static uint64_t reg64(struct th *t, uint32_t lo, uint32_t hi)
+{
+	uint64_t v = gm_reg_read(t->g, lo);
+
+	return v | (uint64_t)gm_reg_read(t->g, hi) << 32;
+}
+
+/*
+ * PROFILE and FULL_VRAM_SIZE name the real card however far VRAM_SIZE was
+ * scaled down, so a driver needs no table of its own.
+ */
+static void test_profile_registers(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t id;
+		uint64_t vram, full;
+	} cases[] = {
+		{ "h200", EMGPU_PROFILE_H200, 141ull << 30, 141ull << 30 },
+		{ "h200-256m", EMGPU_PROFILE_H200, 256ull << 20, 141ull << 30 },
+		{ "rtx5080-1g", EMGPU_PROFILE_RTX5080, 1ull << 30, 16ull << 30 },
+		{ "a40-64m", EMGPU_PROFILE_A40, 64ull << 20, 48ull << 30 },
+		{ "gh200-512m", EMGPU_PROFILE_GH200, 512ull << 20, 96ull << 30 },
+	};
+	struct gm_profile p;
+	struct th *t;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		t = th_new(cases[i].name, 1, 0);
+		CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_PROFILE), cases[i].id);
+		CU_ASSERT_EQUAL(reg64(t, EMGPU_REG_VRAM_SIZE_LO, EMGPU_REG_VRAM_SIZE_HI),
+				cases[i].vram);
+		CU_ASSERT_EQUAL(reg64(t, EMGPU_REG_FULL_VRAM_SIZE_LO,
+				      EMGPU_REG_FULL_VRAM_SIZE_HI), cases[i].full);
+		CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_ERROR_STATUS), EMGPU_ERR_NONE);
+		th_free(t);
+	}
+	/* scaling a scaled profile again (QEMU's vram-size on "h200-256m") */
+	CU_ASSERT_EQUAL(gm_profile_lookup("h200-256m", &p), 0);
+	CU_ASSERT_EQUAL(gm_profile_scale(&p, 128ull << 20, &p), 0);
+	t = th_new_profile(&p, 1, 0);
+	CU_ASSERT_EQUAL(reg64(t, EMGPU_REG_FULL_VRAM_SIZE_LO, EMGPU_REG_FULL_VRAM_SIZE_HI),
+			141ull << 30);
+	th_free(t);
+}
+
 /* PTIMER: LO latches HI. */
 static void test_ptimer_latch(void)
 {
@@ -166,4 +213,6 @@ void add_error_suite(void)
 	CU_add_test(s, "copy and launch descriptors", test_bad_descriptors);
 	CU_add_test(s, "bad PTE, VRAM range, DMA failure in a launch", test_bad_pte_in_launch);
 	CU_add_test(s, "PTIMER latch", test_ptimer_latch);
+	CU_add_test(s, "PROFILE and FULL_VRAM_SIZE name the real card",
+		    test_profile_registers);
 }

@@ -35,12 +35,12 @@ static void test_fault_replay_resumes(void)
 	/* both warps touch page 0, from different uTLBs: two entries */
 	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_FAULT_BUF_PUT), 2);
 	th_fault_entry(t, 0, &e);
-	CU_ASSERT_EQUAL(e.addr, VA_BASE);
-	CU_ASSERT_EQUAL(e.inst, 1);
-	CU_ASSERT(e.info & EMGPU_FAULT_INFO_VALID);
-	CU_ASSERT(e.info & EMGPU_FAULT_INFO_REPLAYABLE);
-	CU_ASSERT_EQUAL(e.info & EMGPU_FAULT_INFO_TYPE_MASK, EMGPU_FAULT_PDE);	/* no tables yet */
-	CU_ASSERT_EQUAL((e.info & EMGPU_FAULT_INFO_ACCESS_MASK) >> EMGPU_FAULT_INFO_ACCESS_SHIFT,
+	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(e.addr), VA_BASE);
+	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(e.inst), 1);
+	CU_ASSERT(emgpu_le32_to_cpu(e.info) & EMGPU_FAULT_INFO_VALID);
+	CU_ASSERT(emgpu_le32_to_cpu(e.info) & EMGPU_FAULT_INFO_REPLAYABLE);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(e.info) & EMGPU_FAULT_INFO_TYPE_MASK, EMGPU_FAULT_PDE);	/* no tables yet */
+	CU_ASSERT_EQUAL((emgpu_le32_to_cpu(e.info) & EMGPU_FAULT_INFO_ACCESS_MASK) >> EMGPU_FAULT_INFO_ACCESS_SHIFT,
 			EMGPU_ACCESS_WRITE);
 	CU_ASSERT_EQUAL(t->irqs[EMGPU_INTR_VEC_FAULT], 1);
 	/* lockstep: nothing runs until SYNC; without a replay all stay stalled */
@@ -153,11 +153,11 @@ static void test_fault_utlb_ids(void)
 	CU_ASSERT_EQUAL(put, nutlb);
 	for (i = 0; i < put; i++) {
 		th_fault_entry(t, i, &e);
-		sm = e.engine;
-		id = EMGPU_FAULT_UTLB_ID(e.info, p->utlbs_per_gpc);
+		sm = emgpu_le32_to_cpu(e.engine);
+		id = EMGPU_FAULT_UTLB_ID(emgpu_le32_to_cpu(e.info), p->utlbs_per_gpc);
 		CU_ASSERT_EQUAL(id, (sm % p->num_gpcs) * p->utlbs_per_gpc +
 				    (sm / p->num_gpcs) % p->utlbs_per_gpc);
-		CU_ASSERT_EQUAL(e.addr, VA_BASE + (sm < 32 ? 0 : 4096));
+		CU_ASSERT_EQUAL(emgpu_le64_to_cpu(e.addr), VA_BASE + (sm < 32 ? 0 : 4096));
 		CU_ASSERT_FALSE(seen >> id & 1);
 		seen |= 1ull << id;
 	}

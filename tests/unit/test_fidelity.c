@@ -86,7 +86,7 @@ static void test_prefetch_clock(void)
 	CU_ASSERT_EQUAL(ptimer(t), t1);
 	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_FAULT);
 	th_fault_entry(t, 0, &e);
-	CU_ASSERT_EQUAL(e.timestamp, t1 + p->launch_ns);
+	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(e.timestamp), t1 + p->launch_ns);
 	th_free(t);
 }
 

@@ -155,13 +155,13 @@ static void test_notify_kinds(void)
 	struct emgpu_notify_entry a, b;
 
 	CU_ASSERT_EQUAL(notify_run(NULL, &a), 1);
-	CU_ASSERT_EQUAL(a.addr, VA_BASE);
+	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(a.addr), VA_BASE);
 	CU_ASSERT_EQUAL(notify_run("kind=notify-drop", &b), 0);
 	CU_ASSERT_EQUAL(notify_run("kind=notify-dup", &b), 2);
-	CU_ASSERT_EQUAL(b.addr, VA_BASE);
+	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(b.addr), VA_BASE);
 	CU_ASSERT_EQUAL(notify_run("kind=notify-corrupt", &b), 1);
-	CU_ASSERT_NOT_EQUAL(b.addr, VA_BASE);
-	CU_ASSERT_EQUAL(b.tag, EMGPU_NOTIFY_TAG_MASK);
+	CU_ASSERT_NOT_EQUAL(emgpu_le64_to_cpu(b.addr), VA_BASE);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(b.tag), EMGPU_NOTIFY_TAG_MASK);
 	/* a range that misses the region: nothing fires */
 	CU_ASSERT_EQUAL(notify_run("kind=notify-drop,range=0x1000+0x1000", &b), 1);
 }

@@ -69,8 +69,8 @@ static void service_faults(struct th *t, const struct scen *sc)
 
 	for (; get != put; get = (get + 1) % size) {
 		th_fault_entry(t, get, &e);
-		if (e.addr >= VA_BASE && e.addr < VA_BASE + sc->bytes)
-			map_page(t, sc, e.addr);
+		if (emgpu_le64_to_cpu(e.addr) >= VA_BASE && emgpu_le64_to_cpu(e.addr) < VA_BASE + sc->bytes)
+			map_page(t, sc, emgpu_le64_to_cpu(e.addr));
 		gm_reg_write(t->g, EMGPU_REG_DRIVER_ACTION, EMGPU_DRV_ACTION_FAULT_PAGE |
 			     1 << EMGPU_DRV_ACTION_COUNT_SHIFT);
 	}
@@ -91,7 +91,7 @@ static void service_notify(struct th *t)
 		th_notify_entry(t, get, &e);
 		gm_reg_write(t->g, EMGPU_REG_DRIVER_ACTION, EMGPU_DRV_ACTION_NOTIFY_ENTRY |
 			     1 << EMGPU_DRV_ACTION_COUNT_SHIFT);
-		gm_reg_write(t->g, EMGPU_REG_AC_CLEAR_TAG, e.tag);
+		gm_reg_write(t->g, EMGPU_REG_AC_CLEAR_TAG, emgpu_le32_to_cpu(e.tag));
 		gm_reg_write(t->g, EMGPU_REG_AC_CLEAR, EMGPU_AC_CLEAR_TARGETED);
 	}
 	gm_reg_write(t->g, EMGPU_REG_AC_BUF_GET, get);

@@ -42,8 +42,16 @@ struct gm_warp {
 	uint32_t out[32];	/* 128-byte scratch */
 };
 
+/* A launch descriptor (struct emgpu_launch_desc) in CPU byte order. */
+struct gm_launch_params {
+	uint32_t kernel;
+	uint32_t warps;
+	uint64_t seed;
+	uint64_t args[EMGPU_LAUNCH_MAX_ARGS];
+};
+
 struct gm_launch {
-	struct emgpu_launch_desc d;	/* validated copy */
+	struct gm_launch_params d;	/* decoded copy, validated */
 	uint32_t warps;			/* warps running it */
 	uint32_t seq;			/* launch sequence number (fault inst) */
 };

@@ -17,6 +17,10 @@ struct gm_profile {
 	const char *name;
 	enum emgpu_profile_id id;
 	uint64_t vram_bytes;
+	/* derived: the unscaled card's VRAM, set by gm_profile_scale(); 0 in
+	 * an unscaled profile, whose vram_bytes is the card's (read it
+	 * through gm_profile_full_vram()) */
+	uint64_t full_vram_bytes;
 	uint64_t vram_bw_mbps;		/* device-memory bandwidth, MB/s */
 	uint64_t link_h2d_mbps;		/* interconnect host->device, MB/s */
 	uint64_t link_d2h_mbps;		/* interconnect device->host, MB/s */
@@ -68,5 +72,11 @@ int gm_profile_lookup(const char *name, struct gm_profile *out);
  */
 int gm_profile_scale(const struct gm_profile *base, uint64_t vram_bytes,
 		     struct gm_profile *out);
+
+/* The real card's VRAM, however the profile was scaled (FULL_VRAM_SIZE). */
+static inline uint64_t gm_profile_full_vram(const struct gm_profile *p)
+{
+	return p->full_vram_bytes ? p->full_vram_bytes : p->vram_bytes;
+}
 
 #endif /* GPUMODEL_PROFILE_H */
