@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The applications' sizes, inputs and CPU references (app_inputs.h), shared
+ * by libember's apps and the CUDA programs of cuda/apps/. The kernels they
+ * feed are models/src/kernels/<app>.c (the testbed) and cuda/apps/ (a card);
+ * each app's comment names its buffers and sizes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_inputs.h"
+
+#define MiB		(1024ull * 1024)
+
+/* ---- helpers ---- */
+
+/* Cheap deterministic input generator: a multiply-xorshift of (seed, salt, i). */
+static uint32_t gen(uint64_t seed, uint64_t salt, uint64_t i)
+{
+	uint64_t h = (i + (seed << 20) + (salt << 52)) * 0x9e3779b97f4a7c15ull;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (uint32_t)(h >> 32);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* Buffer i holds bytes, rounded up to a 128-byte line. */
+static void set_bytes(struct em_app_data *a, int i, size_t bytes)
+{
+	a->bytes[i] = (bytes + 127) & ~(size_t)127;
+}
+
+static uint32_t *w32(const struct em_app_data *a, int i)
+{
+	return a->p[i];
+}
+
+static void check(struct em_app_data *a, uint64_t got, uint64_t want)
+{
+	a->words_checked++;
+	if (got != want)
+		a->mismatches++;
+}
+
+static uint64_t pow2_floor(uint64_t x)
+{
+	uint64_t p = 1;
+
+	while (p * 2 <= x)
+		p *= 2;
+	return p;
+}
+
+/* ---- pathfinder: b0 wall (rows x cols u32), b1 two result rows ---- */
+
+static uint32_t pf_wall(const struct em_app_data *a, uint64_t i)
+{
+	return gen(a->seed, 1, i) % 10;
+}
+
+static void pf_size(struct em_app_data *a)
+{
+	uint64_t rows = a->passes < 2 ? 2 : a->passes > 4096 ? 4096 : a->passes;
+	uint64_t cols = (a->foot / 4 / (rows + 2)) & ~31ull;
+
+	a->n[0] = rows;
+	a->n[1] = cols < 32 ? 32 : cols;
+	set_bytes(a, 0, a->n[0] * a->n[1] * 4);
+	set_bytes(a, 1, 2 * a->n[1] * 4);
+}
+
+static void pf_fill(struct em_app_data *a)
+{
+	uint64_t i, n = a->n[0] * a->n[1];
+	uint32_t *w = w32(a, 0);
+
+	for (i = 0; i < n; i++)
+		w[i] = pf_wall(a, i);
+	memset(a->p[1], 0, a->bytes[1]);
+}
+
+static int pf_verify(struct em_app_data *a)
+{
+	int ret = 0;
+	uint64_t rows = a->n[0], cols = a->n[1], r, c;
+	uint32_t *prev = malloc(cols * 4), *next = malloc(cols * 4), *t, m;
+	const uint32_t *w = w32(a, 0), *out;
+
+	if (!prev || !next) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (c = 0; c < cols; c++)
+		prev[c] = pf_wall(a, c);
+	for (r = 1; r < rows; r++) {
+		for (c = 0; c < cols; c++) {
+			m = prev[c];
+			if (c > 0 && prev[c - 1] < m)
+				m = prev[c - 1];
+			if (c + 1 < cols && prev[c + 1] < m)
+				m = prev[c + 1];
+			next[c] = pf_wall(a, r * cols + c) + m;
+		}
+		t = prev;
+		prev = next;
+		next = t;
+	}
+	out = w32(a, 1) + (rows % 2) * cols;	/* half (rows - 1 + 1) % 2 */
+	for (c = 0; c < cols; c++)
+		check(a, out[c], prev[c]);
+	for (c = 0; c < rows * cols; c++)
+		check(a, w[c], pf_wall(a, c));
+out:
+	free(prev);
+	free(next);
+	return ret;
+}
+
+/* ---- kmeans: b0 points (n x 4 u32), b1 membership, b2 centroids + accum ---- */
+
+static uint32_t km_coord(const struct em_app_data *a, uint64_t p, unsigned int d)
+{
+	uint32_t c = gen(a->seed, 2, p) % EM_KM_K;
+
+	return c * 12000 + d * 1500 + gen(a->seed, 3 + d, p) % 9000;
+}
+
+static void km_size(struct em_app_data *a)
+{
+	uint64_t n = ((a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB) / 20) & ~31ull;
+
+	a->n[0] = n < 64 ? 64 : n;
+	a->n[1] = a->passes ? a->passes : 1;
+	set_bytes(a, 0, a->n[0] * 16);
+	set_bytes(a, 1, a->n[0] * 4);
+	set_bytes(a, 2, 4096);
+}
+
+static void km_fill(struct em_app_data *a)
+{
+	uint64_t p, n = a->n[0];
+	uint32_t *pts = w32(a, 0), *cent = w32(a, 2);
+	unsigned int c, d;
+
+	for (p = 0; p < n; p++)
+		for (d = 0; d < EM_KM_D; d++)
+			pts[p * EM_KM_D + d] = km_coord(a, p, d);
+	memset(a->p[1], 0, a->bytes[1]);
+	memset(a->p[2], 0, a->bytes[2]);
+	for (c = 0; c < EM_KM_K; c++)	/* initial centroids: points c n / 4 */
+		for (d = 0; d < EM_KM_D; d++)
+			cent[c * EM_KM_D + d] = km_coord(a, c * (n / EM_KM_K), d);
+}
+
+/*
+ * Points first (regenerated), then Lloyd's iterations over the points in
+ * memory, exactly as the device computes them.
+ */
+static int km_verify(struct em_app_data *a)
+{
+	uint64_t n = a->n[0], it, p, dist, best, sums[EM_KM_K][EM_KM_D], cnt[EM_KM_K];
+	uint32_t cent[EM_KM_K][EM_KM_D], *memb = malloc(n * 4);
+	const uint32_t *dev = w32(a, 2), *pts = w32(a, 0), *dm = w32(a, 1), *pt;
+	unsigned int c, d, bc;
+
+	if (!memb)
+		return -ENOMEM;
+	for (p = 0; p < n; p++)
+		for (d = 0; d < EM_KM_D; d++)
+			check(a, pts[p * EM_KM_D + d], km_coord(a, p, d));
+	for (c = 0; c < EM_KM_K; c++)
+		for (d = 0; d < EM_KM_D; d++)
+			cent[c][d] = km_coord(a, c * (n / EM_KM_K), d);
+	for (it = 0; it < a->n[1]; it++) {
+		memset(sums, 0, sizeof(sums));
+		memset(cnt, 0, sizeof(cnt));
+		for (p = 0; p < n; p++) {
+			pt = pts + p * EM_KM_D;
+			best = UINT64_MAX;
+			bc = 0;
+			for (c = 0; c < EM_KM_K; c++) {
+				for (dist = 0, d = 0; d < EM_KM_D; d++) {
+					int64_t x = (int64_t)pt[d] - cent[c][d];
+
+					dist += (uint64_t)(x * x);
+				}
+				if (dist < best) {
+					best = dist;
+					bc = c;
+				}
+			}
+			memb[p] = bc;
+			cnt[bc]++;
+			for (d = 0; d < EM_KM_D; d++)
+				sums[bc][d] += pt[d];
+		}
+		for (c = 0; c < EM_KM_K; c++)
+			for (d = 0; d < EM_KM_D; d++)
+				if (cnt[c])
+					cent[c][d] = (uint32_t)(sums[c][d] / cnt[c]);
+	}
+	for (p = 0; p < n; p++)
+		check(a, dm[p], memb[p]);
+	for (c = 0; c < EM_KM_K; c++) {
+		check(a, dev[16 + c], (uint32_t)cnt[c]);
+		for (d = 0; d < EM_KM_D; d++)
+			check(a, dev[c * EM_KM_D + d], cent[c][d]);
+	}
+	for (p = 0; p < 64; p++)	/* accum left zeroed */
+		check(a, dev[32 + p], 0);
+	free(memb);
+	return 0;
+}
+
+/* ---- conv: b0 input (3 x h x w u32), b1 output (h x w), b2 weights ---- */
+
+static uint32_t cv_in(const struct em_app_data *a, uint64_t i)
+{
+	return gen(a->seed, 10, i) % 256;
+}
+
+static uint32_t cv_wt(const struct em_app_data *a, uint64_t i)
+{
+	return (uint32_t)((int32_t)(gen(a->seed, 11, i) % 9) - 4);
+}
+
+static void cv_size(struct em_app_data *a)
+{
+	uint64_t w = 1024, h;
+
+	while (w > 32 && a->foot / (16 * w) < 8)
+		w /= 2;
+	h = a->foot / (16 * w);
+	a->n[0] = h < 3 ? 3 : h;
+	a->n[1] = w;
+	set_bytes(a, 0, EM_CV_CH * a->n[0] * w * 4);
+	set_bytes(a, 1, a->n[0] * w * 4);
+	set_bytes(a, 2, 4096);
+}
+
+static void cv_fill(struct em_app_data *a)
+{
+	uint64_t i, n = EM_CV_CH * a->n[0] * a->n[1];
+	uint32_t *in = w32(a, 0), *wt = w32(a, 2);
+
+	for (i = 0; i < n; i++)
+		in[i] = cv_in(a, i);
+	memset(a->p[1], 0, a->bytes[1]);
+	memset(a->p[2], 0, a->bytes[2]);
+	for (i = 0; i < 9 * EM_CV_CH; i++)
+		wt[i] = cv_wt(a, i);
+}
+
+static int cv_verify(struct em_app_data *a)
+{
+	uint64_t h = a->n[0], w = a->n[1], y, x, i;
+	const uint32_t *in = w32(a, 0), *out = w32(a, 1), *row, *wr;
+	uint32_t wt[9 * EM_CV_CH], *acc = calloc(w, 4);
+	int c, dy;
+
+	if (!acc)
+		return -ENOMEM;
+	for (i = 0; i < 9 * EM_CV_CH; i++)
+		wt[i] = cv_wt(a, i);
+	for (i = 0; i < EM_CV_CH * h * w; i++)	/* inputs intact: then use them */
+		check(a, in[i], cv_in(a, i));
+	for (y = 0; y < h; y++) {
+		memset(acc, 0, w * 4);	/* int32 arithmetic, wrapping */
+		for (c = 0; c < EM_CV_CH; c++)
+			for (dy = -1; dy <= 1; dy++) {
+				if ((dy < 0 && y == 0) || (dy > 0 && y + 1 >= h))
+					continue;
+				row = in + (c * h + y + (uint64_t)(int64_t)dy) * w;
+				wr = wt + 9 * c + 3 * (dy + 1);
+				acc[0] += wr[1] * row[0] + wr[2] * row[1];
+				for (x = 1; x + 1 < w; x++)
+					acc[x] += wr[0] * row[x - 1] + wr[1] * row[x] +
+						  wr[2] * row[x + 1];
+				acc[w - 1] += wr[0] * row[w - 2] + wr[1] * row[w - 1];
+			}
+		for (x = 0; x < w; x++)
+			check(a, out[y * w + x], (int32_t)acc[x] > 0 ? acc[x] : 0);
+	}
+	free(acc);
+	return 0;
+}
+
+/* ---- bitonic: b0 keys (G interleaved segments of S lines) ---- */
+
+static void bt_size(struct em_app_data *a)
+{
+	uint64_t lines = a->foot / 128, s = 1ull << (a->passes > 20 ? 20 : a->passes);
+
+	if (lines < 1)
+		lines = 1;
+	if (s > lines)
+		s = pow2_floor(lines);
+	a->n[0] = s;			/* segment lines */
+	a->n[1] = lines / s;		/* segments */
+	set_bytes(a, 0, a->n[0] * a->n[1] * 128);
+}
+
+static void bt_fill(struct em_app_data *a)
+{
+	uint64_t i, n = a->n[0] * a->n[1] * 32;
+	uint32_t *k = w32(a, 0);
+
+	for (i = 0; i < n; i++)
+		k[i] = gen(a->seed, 20, i);
+}
+
+/*
+ * Every segment ascending, and the same multiset of keys as its input
+ * (a sum of mixed keys, which a lost, duplicated or altered key changes):
+ * with both, each output word equals the sorted input's.
+ */
+static int bt_verify(struct em_app_data *a)
+{
+	int ret = 0;
+	uint64_t s = a->n[0], g = a->n[1], t, x, seg;
+	uint64_t *hin = calloc(g, 8), *hout = calloc(g, 8);
+	uint32_t *last = calloc(g, 4);
+	const uint32_t *k = w32(a, 0);
+
+	if (!hin || !hout || !last) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (t = 0; t < s * g; t++) {
+		seg = t % g;
+		for (x = 0; x < 32; x++) {
+			uint32_t v = k[t * 32 + x];
+
+			a->words_checked++;
+			if ((t >= g || x) && v < last[seg])
+				a->mismatches++;
+			last[seg] = v;
+			hout[seg] += mix64(v);
+			hin[seg] += mix64(gen(a->seed, 20, t * 32 + x));
+		}
+	}
+	for (seg = 0; seg < g; seg++)
+		check(a, hout[seg], hin[seg]);
+out:
+	free(hin);
+	free(hout);
+	free(last);
+	return ret;
+}
+
+/* ---- radix: b0 keys, b1 the other buffer, b2 histogram ---- */
+
+static uint32_t rx_key(const struct em_app_data *a, uint64_t i)
+{
+	uint32_t bits = 4 * (uint32_t)a->n[1];
+
+	return bits >= 32 ? gen(a->seed, 30, i) :
+	       gen(a->seed, 30, i) & ((1u << bits) - 1);
+}
+
+static void rx_size(struct em_app_data *a)
+{
+	uint64_t n = ((a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB) / 8) & ~31ull;
+
+	a->n[0] = n;
+	a->n[1] = a->passes < 1 ? 1 : a->passes > 8 ? 8 : a->passes;
+	a->n[2] = n / 32 < EM_RX_CHUNKS_MAX ? n / 32 : EM_RX_CHUNKS_MAX;
+	set_bytes(a, 0, n * 4);
+	set_bytes(a, 1, n * 4);
+	set_bytes(a, 2, a->n[2] * 64);
+}
+
+static void rx_fill(struct em_app_data *a)
+{
+	uint64_t i;
+	uint32_t *k = w32(a, 0);
+
+	for (i = 0; i < a->n[0]; i++)
+		k[i] = rx_key(a, i);
+	memset(a->p[1], 0, a->bytes[1]);
+	memset(a->p[2], 0, a->bytes[2]);
+}
+
+static int rx_verify(struct em_app_data *a)
+{
+	uint64_t n = a->n[0], i, hin = 0, hout = 0, pos = 0;
+	uint32_t bits = 4 * (uint32_t)a->n[1], v, *cnt;
+	const uint32_t *k = w32(a, a->n[1] % 2);
+
+	if (bits <= 16) {	/* exact: the counting-sort reference */
+		cnt = calloc(1u << bits, 4);
+		if (!cnt)
+			return -ENOMEM;
+		for (i = 0; i < n; i++)
+			cnt[rx_key(a, i)]++;
+		for (v = 0; v < (1u << bits); v++)
+			while (cnt[v]--)
+				check(a, k[pos++], v);
+		free(cnt);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {	/* sorted, same multiset */
+		a->words_checked++;
+		if (i && k[i] < k[i - 1])
+			a->mismatches++;
+		hout += mix64(k[i]);
+		hin += mix64(rx_key(a, i));
+	}
+	check(a, hout, hin);
+	return 0;
+}
+
+/* ---- bfs: b0 row_ptr (u64), b1 col (u64), b2 level (u32) ---- */
+
+static uint32_t bfs_deg(const struct em_app_data *a, uint64_t v)
+{
+	return 4 + gen(a->seed, 40, v) % 9;	/* 4..12, mean 8 */
+}
+
+static uint64_t bfs_nbr(const struct em_app_data *a, uint64_t e)
+{
+	return (((uint64_t)gen(a->seed, 41, e) << 32) | gen(a->seed, 42, e)) % a->n[0];
+}
+
+static void bfs_size(struct em_app_data *a)
+{
+	uint64_t v = ((a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB) / 76) & ~31ull;
+	uint64_t i, e = 0;
+
+	a->n[0] = v < 32 ? 32 : v;
+	for (i = 0; i < a->n[0]; i++)
+		e += bfs_deg(a, i);
+	a->n[1] = e;
+	set_bytes(a, 0, (a->n[0] + 1) * 8);
+	set_bytes(a, 1, e * 8);
+	set_bytes(a, 2, a->n[0] * 4);
+}
+
+static void bfs_fill(struct em_app_data *a)
+{
+	uint64_t v, e = 0, d, *rp = a->p[0], *col = a->p[1];
+	uint32_t *lev = w32(a, 2);
+
+	for (v = 0; v < a->n[0]; v++) {
+		rp[v] = e;
+		for (d = bfs_deg(a, v); d; d--, e++)
+			col[e] = bfs_nbr(a, e);
+		lev[v] = EM_APP_UNVISITED;
+	}
+	rp[v] = e;
+	lev[0] = 0;
+}
+
+static int bfs_verify(struct em_app_data *a)
+{
+	int ret = 0;
+	uint64_t nv = a->n[0], v, e = 0, d, k;
+	const uint64_t *rp = a->p[0], *col = a->p[1];
+	const uint32_t *lev = w32(a, 2);
+	uint32_t *ref = malloc(nv * 4), *q = malloc(nv * 4), qh = 0, qt = 0, x;
+
+	if (!ref || !q) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (v = 0; v < nv; v++) {	/* the graph intact, then BFS over it */
+		check(a, rp[v], e);
+		for (d = bfs_deg(a, v); d; d--, e++)
+			check(a, col[e], bfs_nbr(a, e));
+		ref[v] = EM_APP_UNVISITED;
+	}
+	check(a, rp[nv], e);
+	ref[0] = 0;
+	q[qt++] = 0;
+	while (qh < qt) {
+		x = q[qh++];
+		for (k = rp[x]; k < rp[x + 1] && k < a->n[1]; k++)
+			if (col[k] < nv && ref[col[k]] == EM_APP_UNVISITED) {
+				ref[col[k]] = ref[x] + 1;
+				q[qt++] = (uint32_t)col[k];
+			}
+	}
+	for (v = 0; v < nv; v++) {
+		check(a, lev[v], ref[v]);
+		a->expected_result += ref[v] != EM_APP_UNVISITED;
+	}
+	a->result_ok = a->result == a->expected_result;
+out:
+	free(ref);
+	free(q);
+	return ret;
+}
+
+/* ---- gemv: b0 weights (n x n int8), b1 the token vectors (tokens + 1) ---- */
+
+static int8_t gv_w(const struct em_app_data *a, uint64_t i)
+{
+	return (int8_t)(gen(a->seed, 50, i) % 16) - 8;
+}
+
+static void gv_size(struct em_app_data *a)
+{
+	uint64_t budget = a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB, n = 128;
+
+	while ((n + 128) * (n + 128) <= budget)
+		n += 128;
+	a->n[0] = n;
+	a->n[1] = a->passes ? a->passes : 1;
+	set_bytes(a, 0, n * n);
+	set_bytes(a, 1, (a->n[1] + 1) * n);
+}
+
+static void gv_fill(struct em_app_data *a)
+{
+	uint64_t i, n = a->n[0];
+	int8_t *w = a->p[0], *x = a->p[1];
+
+	for (i = 0; i < n * n; i++)
+		w[i] = gv_w(a, i);
+	memset(a->p[1], 0, a->bytes[1]);
+	for (i = 0; i < n; i++)
+		x[i] = (int8_t)gen(a->seed, 51, i);
+}
+
+static int gv_verify(struct em_app_data *a)
+{
+	int ret = 0;
+	uint64_t n = a->n[0], t, r, c;
+	const int8_t *w = a->p[0], *dev = a->p[1], *row;
+	int8_t *x = malloc(n), *y = malloc(n), *tmp;
+	uint32_t acc;
+
+	if (!x || !y) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (r = 0; r < n * n; r++)	/* weights intact: then use them */
+		check(a, (uint8_t)w[r], (uint8_t)gv_w(a, r));
+	for (c = 0; c < n; c++)
+		x[c] = (int8_t)gen(a->seed, 51, c);
+	for (t = 0; t < a->n[1]; t++) {
+		for (r = 0; r < n; r++) {
+			row = w + r * n;
+			for (acc = 0, c = 0; c < n; c++)
+				acc += (uint32_t)(row[c] * x[c]);
+			y[r] = (int8_t)(uint8_t)(acc >> 7);
+			check(a, (uint8_t)dev[(t + 1) * n + r], (uint8_t)y[r]);
+		}
+		tmp = x;
+		x = y;
+		y = tmp;
+	}
+out:
+	free(x);
+	free(y);
+	return ret;
+}
+
+/* ---- colscan: b0 table (6 columns), b1 per-query per-line sums ---- */
+
+enum { CS_DATE, CS_DISC, CS_QTY, CS_PRICE, CS_REV, CS_COST };
+
+/* SSB flight 1 (q1.1-q1.3) and a q4-like query: filters, then a x b */
+static const uint32_t cs_q[EM_CS_QUERIES][11] = {
+	/* f1 lo hi, f2 lo hi, f3 lo hi, a, b */
+	{ CS_DATE, 365, 729, CS_DISC, 1, 3, CS_QTY, 1, 24, CS_PRICE, CS_DISC },
+	{ CS_DATE, 730, 760, CS_DISC, 4, 6, CS_QTY, 26, 35, CS_PRICE, CS_DISC },
+	{ CS_DATE, 1100, 1106, CS_DISC, 5, 7, CS_QTY, 26, 35, CS_PRICE, CS_DISC },
+	{ CS_DATE, 1461, 2191, CS_COST, 0, 50000, EM_CS_NONE, 0, 0, CS_REV, EM_CS_NONE },
+};
+
+static uint32_t cs_val(const struct em_app_data *a, unsigned int col, uint64_t i)
+{
+	uint32_t h = gen(a->seed, 60 + col, i);
+
+	switch (col) {
+	case CS_DATE:	return h % 2557;	/* days 1992-01-01 .. 1998-12-31 */
+	case CS_DISC:	return h % 11;
+	case CS_QTY:	return 1 + h % 50;
+	case CS_PRICE:	return 90000 + h % 10000000;
+	case CS_REV:	return h % 10000000;
+	default:	return 10000 + h % 100000;
+	}
+}
+
+static void cs_size(struct em_app_data *a)
+{
+	uint64_t n = ((a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB) /
+		      (4 * EM_CS_COLS)) & ~511ull;
+
+	a->n[0] = n < 512 ? 512 : n;
+	a->n[1] = a->passes < 1 ? 1 : a->passes > 8 ? 8 : a->passes;
+	set_bytes(a, 0, EM_CS_COLS * a->n[0] * 4);
+	set_bytes(a, 1, a->n[1] * a->n[0] / 4);
+}
+
+static void cs_fill(struct em_app_data *a)
+{
+	uint64_t i, n = a->n[0];
+	uint32_t *t = w32(a, 0);
+	unsigned int c;
+
+	for (c = 0; c < EM_CS_COLS; c++)
+		for (i = 0; i < n; i++)
+			t[c * n + i] = cs_val(a, c, i);
+	memset(a->p[1], 0, a->bytes[1]);
+}
+
+static int cs_verify(struct em_app_data *a)
+{
+	uint64_t n = a->n[0], q, i, x, sum;
+	const uint32_t *t = w32(a, 0);
+	const uint64_t *out = a->p[1];
+	unsigned int c, f;
+
+	for (c = 0; c < EM_CS_COLS; c++)	/* the table intact: then use it */
+		for (i = 0; i < n; i++)
+			check(a, t[c * n + i], cs_val(a, c, i));
+	for (q = 0; q < a->n[1]; q++) {
+		const uint32_t *d = cs_q[q % EM_CS_QUERIES];
+
+		for (i = 0; i < n / 32; i++) {
+			for (sum = 0, x = i * 32; x < i * 32 + 32; x++) {
+				int ok = 1;
+
+				for (f = 0; f < 3; f++)
+					if (d[3 * f] != EM_CS_NONE &&
+					    (t[d[3 * f] * n + x] < d[3 * f + 1] ||
+					     t[d[3 * f] * n + x] > d[3 * f + 2]))
+						ok = 0;
+				if (ok)
+					sum += (uint64_t)t[d[9] * n + x] *
+					       (d[10] != EM_CS_NONE ? t[d[10] * n + x] : 1);
+			}
+			check(a, out[q * (n / 32) + i], sum);
+		}
+	}
+	return 0;
+}
+
+void em_app_colscan_query(uint64_t q, uint64_t args[4])
+{
+	const uint32_t *d = cs_q[q % EM_CS_QUERIES];
+
+	args[0] = d[0] | (uint64_t)d[3] << 8 | (uint64_t)d[6] << 16 |
+		  (uint64_t)d[9] << 24 | (uint64_t)d[10] << 32;
+	args[1] = d[1] | (uint64_t)d[2] << 32;
+	args[2] = d[4] | (uint64_t)d[5] << 32;
+	args[3] = d[7] | (uint64_t)d[8] << 32;
+}
+
+/* ---- the table ---- */
+
+const struct em_app_ref em_app_pathfinder = { "pathfinder", 32, pf_size, pf_fill, pf_verify };
+const struct em_app_ref em_app_kmeans = { "kmeans", 5, km_size, km_fill, km_verify };
+const struct em_app_ref em_app_conv = { "conv", 1, cv_size, cv_fill, cv_verify };
+const struct em_app_ref em_app_bitonic = { "bitonic", 5, bt_size, bt_fill, bt_verify };
+const struct em_app_ref em_app_radix = { "radix", 4, rx_size, rx_fill, rx_verify };
+const struct em_app_ref em_app_bfs = { "bfs", 1, bfs_size, bfs_fill, bfs_verify };
+const struct em_app_ref em_app_gemv = { "gemv", 8, gv_size, gv_fill, gv_verify };
+const struct em_app_ref em_app_colscan = { "colscan", 4, cs_size, cs_fill, cs_verify };
+
+void em_app_size(const struct em_app_ref *ref, struct em_app_data *a)
+{
+	if (!a->passes)
+		a->passes = ref->def_passes;
+	a->result_ok = -1;
+	ref->size(a);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The applications' sizes, input generators and CPU references, in one
+ * place for both sides: libember's apps (apps.c, in the guest) and the CUDA
+ * programs of cuda/apps/ on a real card. Both size their buffers from the
+ * same footprint, fill them with the same words and check every output word
+ * against the same reference, so a cell of the testbed and the card's cell
+ * beside it ran the same computation on the same data. Plain C11 and libc:
+ * no libember, no CUDA.
+ *
+ * A run: set foot, seed, passes; em_app_size(); allocate bytes[i] for every
+ * nonzero entry into p[i]; fill(); launch the phases (each app's launch
+ * sequence is in apps.c and cuda/apps/), adding each launch's result into
+ * result; verify().
+ */
+#ifndef EMBER_APP_INPUTS_H
+#define EMBER_APP_INPUTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define EM_APP_BUFS		4
+#define EM_APP_UNVISITED	0xffffffffu	/* bfs: level of an unreached vertex */
+
+/* kmeans: 4 clusters of 4-dimensional u32 points */
+#define EM_KM_K			4
+#define EM_KM_D			4
+/* conv: input channels */
+#define EM_CV_CH		3
+/* radix: at most this many chunks per pass */
+#define EM_RX_CHUNKS_MAX	2048
+/* colscan: columns of the table, queries cycled through, "no column" */
+#define EM_CS_COLS		6
+#define EM_CS_QUERIES		4
+#define EM_CS_NONE		0xffu
+
+struct em_app_data {
+	/* set by the caller */
+	uint64_t foot;			/* target footprint, bytes */
+	uint64_t seed;
+	uint32_t passes;		/* 0: the app's default */
+	/* set by em_app_size() */
+	uint64_t n[4];			/* the app's sizes (see app_inputs.c) */
+	size_t bytes[EM_APP_BUFS];	/* multiples of 128; 0: buffer unused */
+	/* set by the caller: the buffers, and the launches' summed results */
+	void *p[EM_APP_BUFS];
+	uint64_t result;
+	/* set by verify() */
+	uint64_t words_checked;
+	uint64_t mismatches;
+	uint64_t expected_result;
+	int result_ok;			/* 1, 0, or -1: the app checks none */
+};
+
+struct em_app_ref {
+	const char *name;
+	uint32_t def_passes;
+	void (*size)(struct em_app_data *d);
+	/* writes the inputs through the CPU pointers, zeroes the outputs */
+	void (*fill)(struct em_app_data *d);
+	/* compares outputs and inputs with the CPU reference; 0 or -ENOMEM */
+	int (*verify)(struct em_app_data *d);
+};
+
+extern const struct em_app_ref em_app_pathfinder, em_app_kmeans, em_app_conv,
+	em_app_bitonic, em_app_radix, em_app_bfs, em_app_gemv, em_app_colscan;
+
+/* Sets the default passes where none is given, then the sizes. */
+void em_app_size(const struct em_app_ref *ref, struct em_app_data *d);
+
+/* colscan query q (cycled): the kernel's args[4..7] (see colscan.c). */
+void em_app_colscan_query(uint64_t q, uint64_t args[4]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EMBER_APP_INPUTS_H */
