@@ -610,14 +610,16 @@ static unsigned int sd_run(struct app *a, struct sd_count *sd, uint32_t kernel,
 			uint32_t put = gm_reg_read(a->t->g, EMGPU_REG_FAULT_BUF_PUT);
 
 			for (; get != put; get = (get + 1) % 64) {
-				uint64_t blk;
+				uint64_t blk, va;
 
 				th_fault_entry(a->t, get, &e);
-				blk = (e.addr - sd->base) >> 21;
+				va = emgpu_le64_to_cpu(e.addr);
+				blk = (va - sd->base) >> 21;
 				if (blk < 8)
 					sd->seen[blk] |= 1ull << EMGPU_FAULT_UTLB_ID(
-						e.info, p->utlbs_per_gpc);
-				map_on_fault(a->t, e.addr, a);
+						emgpu_le32_to_cpu(e.info),
+						p->utlbs_per_gpc);
+				map_on_fault(a->t, va, a);
 				memset(a->t->sys + TH_FAULT_BUF + 32 * get, 0, 32);
 			}
 			gm_reg_write(a->t->g, EMGPU_REG_FAULT_BUF_GET, get);
