@@ -92,6 +92,8 @@ static int cmd_run(int argc, char **argv)
 	if (em_matrix_load(argv[optind], &m))
 		return 2;
 	c = em_matrix_run(&m, &p);
+	if (c == -2)
+		return 2;
 	if (c < 0)
 		return 130;
 	if (c)

@@ -263,6 +263,141 @@ int em_matrix_load(const char *path, struct em_matrix *m)
 	return ret;
 }
 
+/* ---- ember.ko's parameters ---- */
+
+/*
+ * One parameter of ember.ko as `modinfo -F parm` prints it ("name:desc
+ * (type)"): its type, and the range its description states when it states
+ * one in the driver's habit ("(1..1024, ...", "(0 or 1, ...", "(>= 100
+ * ...", "(even, ..."), so the list and its limits come from the module the
+ * guest boots, never from a copy here.
+ */
+struct em_modparam {
+	char name[64];
+	uint64_t min, max;	/* the type's limits narrowed by the description */
+	bool even;
+};
+
+#define EM_MAX_MODPARAMS 64
+
+/* Narrows p by the first "(...)" of desc that states a range. */
+static void modparam_range(struct em_modparam *p, const char *desc)
+{
+	const char *s;
+	unsigned long long a, b;
+	int n;
+
+	for (s = strchr(desc, '('); s; s = strchr(s + 1, '(')) {
+		if (sscanf(s, "(%llu..%llu%n", &a, &b, &n) == 2 ||
+		    sscanf(s, "(%llu or %llu%n", &a, &b, &n) == 2) {
+			p->min = a;
+			p->max = b;
+			return;
+		}
+		if (sscanf(s, "(>= %llu%n", &a, &n) == 1) {
+			p->min = a;
+			return;
+		}
+		if (!strncmp(s, "(even", 5)) {
+			p->even = true;
+			return;
+		}
+	}
+}
+
+/*
+ * Reads the parameters of the ember.ko inside the guest's initramfs.
+ * Returns how many, or -1 (with a message) when they cannot be read.
+ */
+static int load_modparams(const char *initrd, struct em_modparam *out, int max)
+{
+	char tmp[] = "/tmp/ember-agent-XXXXXX.ko", cmd[8400], line[1024];
+	int fd = mkstemps(tmp, 3), n = 0;
+	FILE *f;
+
+	if (fd < 0 || strchr(initrd, '\'')) {
+		fprintf(stderr, "ember-agent: cannot inspect ember.ko in %s\n", initrd);
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return -1;
+	}
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "cpio -i --quiet --to-stdout lib/modules/ember.ko <'%s' >'%s' && "
+		 "PATH=\"$PATH:/usr/sbin:/sbin\" modinfo -F parm '%s'", initrd, tmp, tmp);
+	f = popen(cmd, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *type = strrchr(line, '(');
+		struct em_modparam *p = &out[n];
+
+		/* continuation lines of a multi-line description have no name */
+		if (!colon || colon == line || colon - line >= (long)sizeof(p->name) ||
+		    strpbrk(line, " \t") < colon || n == max)
+			continue;
+		memset(p, 0, sizeof(*p));
+		memcpy(p->name, line, colon - line);
+		p->max = type && !strncmp(type, "(uint)", 6) ? UINT32_MAX :
+			 type && !strncmp(type, "(int)", 5) ? INT32_MAX : UINT64_MAX;
+		modparam_range(p, colon + 1);
+		n++;
+	}
+	if (!f || pclose(f) || !n) {
+		fprintf(stderr, "ember-agent: cannot read ember.ko's parameters from %s "
+			"(cpio + modinfo)\n", initrd);
+		n = -1;
+	}
+	unlink(tmp);
+	return n;
+}
+
+/*
+ * Checks the matrix's modparams against the ember.ko it will boot: an
+ * unknown name (insmod would ignore it) or a value outside the stated
+ * range (the driver would replace it) stops the matrix before any VM
+ * boots. Returns 0 or -1 after naming the key.
+ */
+int em_matrix_check_modparams(const struct em_matrix *m, const char *initrd)
+{
+	struct em_modparam params[EM_MAX_MODPARAMS];
+	char list[sizeof(m->modparams)], *save = NULL, *kv;
+	int n, i, bad = 0;
+
+	if (!m->modparams[0])
+		return 0;
+	n = load_modparams(initrd, params, EM_MAX_MODPARAMS);
+	if (n < 0)
+		return -1;
+	strcpy(list, m->modparams);
+	for (kv = strtok_r(list, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '='), *end;
+		unsigned long long v;
+
+		if (eq)
+			*eq = '\0';
+		for (i = 0; i < n && strcmp(params[i].name, kv); i++)
+			;
+		if (i == n) {
+			fprintf(stderr, "ember-agent: %s: modparams: ember.ko has no parameter "
+				"'%s'\n", m->name, kv);
+			bad++;
+			continue;
+		}
+		errno = 0;
+		v = eq ? strtoull(eq + 1, &end, 0) : 0;
+		if (!eq || errno || end == eq + 1 || *end || eq[1] == '-' ||
+		    v < params[i].min || v > params[i].max ||
+		    (params[i].even && v % 2)) {
+			fprintf(stderr, "ember-agent: %s: modparams: %s=%s is out of range "
+				"(%" PRIu64 "..%" PRIu64 "%s)\n", m->name, kv, eq ? eq + 1 : "",
+				params[i].min, params[i].max, params[i].even ? ", even" : "");
+			bad++;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
 /* ---- runs ---- */
 
 static volatile sig_atomic_t interrupted;
@@ -293,6 +428,20 @@ static bool run_finished(const struct em_run *r)
 
 	snprintf(path, sizeof(path), "%s/result.json", r->dir);
 	return access(path, F_OK) == 0;
+}
+
+/* Whether a finished run's result.json names this commit. */
+static bool same_commit(const struct em_run *r, const char *commit)
+{
+	char path[4200];
+	json_t *o;
+	bool same;
+
+	snprintf(path, sizeof(path), "%s/result.json", r->dir);
+	o = json_load_file(path, 0, NULL);
+	same = o && !strcmp(json_string_value(json_object_get(o, "commit")) ?: "", commit);
+	json_decref(o);
+	return same;
 }
 
 /* The ember-run line decides the status: ok, failed (run error or wrong data). */
@@ -369,6 +518,10 @@ const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 
 	if (run)
 		json_object_set(obj, "run", run);
+	/* what the guest was given, so a result says how it was obtained */
+	json_object_set_new(obj, "modparams", json_string(m->modparams));
+	json_object_set_new(obj, "run_args", json_string(m->run_args));
+	json_object_set_new(obj, "ember_run", json_string(r->args));
 	if (r->inject_kind) {
 		json_object_set_new(obj, "inject", json_string(r->inject_kind));
 		json_object_set_new(obj, "inject_spec", json_string(r->inject_spec));
@@ -595,7 +748,7 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 	struct em_vm vms[MAX_JOBS], *active[MAX_JOBS];
 	struct em_vm_outcome outs[MAX_JOBS];
 	size_t slot_run[MAX_JOBS];
-	size_t n, next = 0, done = 0, running = 0, i, skipped = 0;
+	size_t n, next = 0, done = 0, running = 0, i, skipped = 0, other_commit = 0;
 	unsigned int jobs = m->jobs;
 	struct em_run *runs = plan(m, p, &n);
 	char *commit = git_commit();
@@ -614,14 +767,25 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 	}
 	if (jobs > MAX_JOBS)
 		jobs = MAX_JOBS;
+	if (em_matrix_check_modparams(m, p->initrd)) {
+		fprintf(stderr, "ember-agent: %s: no VM started\n", m->name);
+		free(runs);
+		free(commit);
+		return -2;
+	}
 	for (i = 0; i < n; i++)
 		if (run_finished(&runs[i])) {
 			skipped++;
 			done++;
+			other_commit += !same_commit(&runs[i], commit);
 		}
 	if (skipped)
 		fprintf(stderr, "ember-agent: resuming %s: %zu of %zu runs already finished\n",
 			m->name, skipped, n);
+	if (other_commit)
+		fprintf(stderr, "ember-agent: %s: %zu of the finished runs were made at another "
+			"commit than this one (%s); results.csv mixes them (see its commit "
+			"column), `make run-clean` starts over\n", m->name, other_commit, commit);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (m->nconnect && m->ninjects) {

@@ -18,7 +18,8 @@
  *   timeout   = 600                        # per run, seconds
  *   jobs      = 0                          # parallel VMs, 0 = cores
  *   run_args  = -p 2                       # extra ember-run arguments
- *   modparams = perf_eager_eviction_batch_count=1 ...  # ember.ko parameters
+ *   modparams = perf_eager_eviction_batch_count=1 ...  # ember.ko parameters,
+ *               checked against the booted ember.ko's before any VM starts
  *   connect   = qemu+ssh://host/system ... # libvirt URIs (default: QEMU directly)
  *
  * A fault-injection campaign is a matrix with injections:
@@ -90,7 +91,17 @@ struct em_run {
  */
 int em_matrix_load(const char *path, struct em_matrix *m);
 
-/* Runs every combination not finished yet; returns the number that failed. */
+/*
+ * Checks modparams against the parameters of the ember.ko in the guest's
+ * initramfs (modinfo): an unknown name or an out-of-range value is named
+ * on stderr. Returns 0 or -1. em_matrix_run calls it before any VM boots.
+ */
+int em_matrix_check_modparams(const struct em_matrix *m, const char *initrd);
+
+/*
+ * Runs every combination not finished yet; returns the number that failed,
+ * -1 when interrupted, -2 when the matrix is refused before any VM boots.
+ */
 int em_matrix_run(const struct em_matrix *m, const struct em_paths *p);
 
 /* The variants the paper compares, and the ember-run arguments of each. */
