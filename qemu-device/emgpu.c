@@ -257,7 +257,10 @@ static void emgpu_get_stats(Object *obj, Visitor *v, const char *name,
     visit_end_struct(v, NULL);
 }
 
-/* qom-get emgpu inject: the armed specs and how often each fired. */
+/*
+ * qom-get emgpu inject: the armed specs, how often each fired and how
+ * often it hit a running launch.
+ */
 static char *emgpu_get_inject(Object *obj, Error **errp)
 {
     EmgpuState *s = EMGPU(obj);
@@ -265,9 +268,11 @@ static char *emgpu_get_inject(Object *obj, Error **errp)
     guint i;
 
     for (i = 0; s->inject_specs && i < s->inject_specs->len; i++) {
-        g_string_append_printf(out, "%s%s fired=%" PRIu64, i ? "; " : "",
+        g_string_append_printf(out, "%s%s fired=%" PRIu64
+                               " in_launch=%" PRIu64, i ? "; " : "",
                                (char *)g_ptr_array_index(s->inject_specs, i),
-                               gm_inject_fired(s->model, i));
+                               gm_inject_fired(s->model, i),
+                               gm_inject_fired_in_launch(s->model, i));
     }
     return g_string_free(out, false);
 }

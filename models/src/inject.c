@@ -191,6 +191,31 @@ uint64_t gm_inject_fired(const struct gm_gpu *g, int slot)
 	return slot >= 0 && slot < g->ninj ? g->inj[slot].fired : 0;
 }
 
+uint64_t gm_inject_fired_in_launch(const struct gm_gpu *g, int slot)
+{
+	return slot >= 0 && slot < g->ninj ? g->inj[slot].fired_in_launch : 0;
+}
+
+void gm_inject_poison_hit(struct gm_gpu *g, uint64_t pa)
+{
+	int i;
+
+	if (g->launch_status != EMGPU_LAUNCH_RUNNING)
+		return;
+	for (i = 0; i < g->ninj; i++) {
+		struct gm_inject *in = &g->inj[i];
+		uint64_t c = pa >> GM_CHUNK_SHIFT;
+
+		/* the chunks poll_injections marked for this slot */
+		if (in->kind == GM_INJ_POISON && in->fired && in->range_len &&
+		    c >= in->range_start >> GM_CHUNK_SHIFT &&
+		    c <= (in->range_start + in->range_len - 1) >> GM_CHUNK_SHIFT) {
+			in->fired_in_launch++;
+			return;
+		}
+	}
+}
+
 uint32_t gm_inject_check(struct gm_gpu *g, enum gm_inject_kind kind,
 			 uint64_t addr, uint64_t len)
 {
@@ -211,6 +236,9 @@ uint32_t gm_inject_check(struct gm_gpu *g, enum gm_inject_kind kind,
 		    gm_splitmix64(&in->rng) % 1000000u >= in->prob_ppm)
 			continue;
 		in->fired++;
+		if (kind != GM_INJ_POISON &&
+		    g->launch_status == EMGPU_LAUNCH_RUNNING)
+			in->fired_in_launch++;
 		g->st.injections_fired++;
 		gm_event(g, GM_EV_INJECT, kind, addr, in->fired);
 		return kind == GM_INJ_CE_STALL ? in->factor : 1;

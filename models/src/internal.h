@@ -301,6 +301,9 @@ void gm_driver_action(struct gm_gpu *g, uint32_t value);
  * when an injection of `kind` fires at this check point, else 0. */
 uint32_t gm_inject_check(struct gm_gpu *g, enum gm_inject_kind kind,
 			 uint64_t addr, uint64_t len);
+/* inject.c: a read of poisoned VRAM at pa failed; counts it against the
+ * poison slot covering pa when a launch is running. */
+void gm_inject_poison_hit(struct gm_gpu *g, uint64_t pa);
 
 /* timing: bytes over a bandwidth in MB/s, in ps */
 static inline gm_time_t gm_xfer_ps(uint64_t bytes, uint64_t mbps)

@@ -53,8 +53,10 @@ int gm_vram_read(struct gm_gpu *g, uint64_t pa, void *buf, uint64_t len)
 
 		if (n > len)
 			n = len;
-		if (g->chunk_poison[c])
+		if (g->chunk_poison[c]) {
+			gm_inject_poison_hit(g, pa);
 			return -EMGPU_ERR_POISON;
+		}
 		if (g->vram[c])
 			memcpy(out, g->vram[c] + off, n);
 		else

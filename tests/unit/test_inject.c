@@ -71,6 +71,7 @@ static void test_ce_error_event(void)
 	th_ce_push(t, EMGPU_CE_OP_COPY, SYS2VID | EMGPU_CE_SEMAPHORE, TH_DATA, 8192, 4096, 9);
 	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_CE_STATUS), EMGPU_CE_STATUS_ERROR);
 	CU_ASSERT_EQUAL(gm_inject_fired(t->g, slot), 1);
+	CU_ASSERT_EQUAL(gm_inject_fired_in_launch(t->g, slot), 0);	/* no launch ran */
 	CU_ASSERT_EQUAL(th_u32(t, TH_SEM), 9);		/* released anyway */
 	{
 		uint8_t b = 0;
@@ -118,6 +119,7 @@ static void test_fault_overflow_and_dup(void)
 
 	gm_inject_add(t->g, "kind=fault-overflow", NULL, 0);
 	fault_once(t);
+	CU_ASSERT_EQUAL(gm_inject_fired_in_launch(t->g, 0), 1);	/* the launch's fault */
 	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_FAULT_BUF_PUT), 0);
 	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_FAULT_BUF_STATUS), EMGPU_RING_OVERFLOW);
 	th_free(t);
@@ -188,9 +190,13 @@ static void test_poison(void)
 	CU_ASSERT_EQUAL(gm_vram_read(t->g, 0x200000 + 0x1ffff8, b, 8), -EMGPU_ERR_POISON);
 	CU_ASSERT_EQUAL(gm_vram_read(t->g, 0x1ffff8, b, 8), 0);
 	CU_ASSERT_EQUAL(gm_vram_read(t->g, 0x400000, b, 8), 0);
+	/* marking chunks and failed reads outside a launch hit no launch */
+	CU_ASSERT_EQUAL(gm_inject_fired(t->g, 0), 1);
+	CU_ASSERT_EQUAL(gm_inject_fired_in_launch(t->g, 0), 0);
 	th_map(t, VA_BASE, EMGPU_APERTURE_VIDMEM, 0x201000, 12, 0);
 	th_launch(t, EMGPU_KERNEL_STREAM, 1, 0, args, 3);
 	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_LAUNCH_DONE);
+	CU_ASSERT_EQUAL(gm_inject_fired_in_launch(t->g, 0), 1);	/* the warp's read */
 	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_LAUNCH_STATUS), EMGPU_LAUNCH_ERROR);
 	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_ERROR_STATUS), EMGPU_ERR_POISON);
 	th_free(t);
@@ -233,6 +239,7 @@ static void test_hang(void)
 	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_LAUNCH_STATUS), EMGPU_LAUNCH_RUNNING);
 	gm_reg_write(t->g, EMGPU_REG_RESET, EMGPU_RESET_MAGIC);
 	CU_ASSERT_EQUAL(gm_inject_fired(t->g, 0), 1);	/* survives the reset */
+	CU_ASSERT_EQUAL(gm_inject_fired_in_launch(t->g, 0), 1);
 	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_IDLE);
 	gm_set_pdb(t->g, t->root | EMGPU_PTE_VALID |
 		   (uint64_t)t->root_ap << EMGPU_PTE_APERTURE_SHIFT);	/* reset cleared it */

@@ -194,6 +194,12 @@ struct gm_inject {
 	/* run-time state */
 	uint64_t rng;
 	uint64_t fired;
+	/*
+	 * Firings that hit a running launch: the injection fired while
+	 * LAUNCH_STATUS was RUNNING, or (poison, whose firing only marks
+	 * chunks) a read of a poisoned chunk failed during a launch.
+	 */
+	uint64_t fired_in_launch;
 };
 
 #define GM_INJECT_MAX	16
@@ -211,6 +217,8 @@ int gm_inject_add(struct gm_gpu *gpu, const char *spec, char *err,
 void gm_inject_clear(struct gm_gpu *gpu);
 /* Times slot `slot` fired, 0 for an empty slot. */
 uint64_t gm_inject_fired(const struct gm_gpu *gpu, int slot);
+/* Of those, the firings that hit a running launch (see fired_in_launch). */
+uint64_t gm_inject_fired_in_launch(const struct gm_gpu *gpu, int slot);
 const char *gm_inject_kind_name(enum gm_inject_kind kind);
 
 #endif /* GPUMODEL_GPUMODEL_H */
