@@ -53,6 +53,64 @@ static const struct {
 	{ "hang", "kind=hang,trigger=event:200,count=1" },
 };
 
+/*
+ * What each kind must lead to once it fired during a launch (ember.ko's
+ * recovery paths, guest-kmod/README.md): the workload recovers (its output
+ * verified), or fails cleanly with errno (the data it had read back, then a
+ * health check passed). Where both are listed, the event hit decides: a
+ * failed copy on the fault path fails the launch, one of a background
+ * promotion leaves the data mapped on the host.
+ */
+#define EM_EXPECT_RECOVERED	(1u << 0)
+#define EM_EXPECT_CLEAN_ERROR	(1u << 1)
+
+static const struct {
+	const char *kind;
+	unsigned int outcomes;
+	int err;		/* the clean error's errno */
+} inject_expect[] = {
+	{ "ce-error", EM_EXPECT_RECOVERED | EM_EXPECT_CLEAN_ERROR, EIO },
+	{ "ce-stall", EM_EXPECT_RECOVERED, 0 },
+	{ "fault-overflow", EM_EXPECT_RECOVERED, 0 },
+	{ "fault-dup", EM_EXPECT_RECOVERED, 0 },
+	{ "notify-drop", EM_EXPECT_RECOVERED, 0 },
+	{ "notify-dup", EM_EXPECT_RECOVERED, 0 },
+	{ "notify-corrupt", EM_EXPECT_RECOVERED, 0 },
+	{ "lost-irq", EM_EXPECT_RECOVERED, 0 },
+	{ "poison", EM_EXPECT_CLEAN_ERROR, EIO },	/* the only copy was in VRAM */
+	{ "tlb-timeout", EM_EXPECT_RECOVERED, 0 },
+	{ "hang", EM_EXPECT_CLEAN_ERROR, EIO },		/* reset under the launch */
+};
+
+static int expect_slot(const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(inject_expect) / sizeof(inject_expect[0]); i++)
+		if (!strcmp(kind, inject_expect[i].kind))
+			return (int)i;
+	return -1;
+}
+
+const char *em_inject_expected(const char *kind)
+{
+	static char buf[EM_MAX_LIST][32];
+	static unsigned int next;
+	int e = expect_slot(kind);
+	char *b;
+
+	if (e < 0)
+		return "?";
+	b = buf[next++ % EM_MAX_LIST];
+	snprintf(b, sizeof(buf[0]), "%s%s%s",
+		 inject_expect[e].outcomes & EM_EXPECT_RECOVERED ? "recovered" : "",
+		 inject_expect[e].outcomes == (EM_EXPECT_RECOVERED | EM_EXPECT_CLEAN_ERROR) ?
+		 "|" : "",
+		 inject_expect[e].outcomes & EM_EXPECT_CLEAN_ERROR ?
+		 (inject_expect[e].err == EIO ? "EIO" : "errno") : "");
+	return b;
+}
+
 const char *em_inject_default_spec(const char *kind)
 {
 	size_t i;
@@ -444,60 +502,134 @@ static bool same_commit(const struct em_run *r, const char *commit)
 	return same;
 }
 
-/* The ember-run line decides the status: ok, failed (run error or wrong data). */
-static const char *judge(json_t *run, const struct em_run_outcome *o)
-{
-	if (o->timed_out)
-		return "timeout";
-	if (!run)
-		return "error";
-	if (json_integer_value(json_object_get(run, "ret")) ||
-	    json_integer_value(json_object_get(run, "mismatches")) ||
-	    json_integer_value(json_object_get(run, "result_ok")) == 0)
-		return "failed";
-	return "ok";
-}
-
 bool em_status_acceptable(const char *status)
 {
 	return !strcmp(status, "ok") || !strcmp(status, "recovered") ||
-	       !strcmp(status, "clean-error");
+	       !strcmp(status, "clean-error") || !strcmp(status, "not-fired");
 }
 
-/* Whether the console shows a kernel oops, BUG, warning or panic. */
-static bool console_oops(const char *dir)
+/*
+ * What every run is checked for first, injected or not: the watchdog, the
+ * console (oops, BUG, WARNING, panic: with panic=-1 -no-reboot a panic
+ * still exits QEMU with 0) and QEMU's exit status. Returns the status, or
+ * NULL when none of them tripped; why says what was seen.
+ */
+static const char *judge_vm(const struct em_run *r, const struct em_run_outcome *o,
+			    const char *hang, char *why, size_t len)
 {
 	char path[4200];
 	const char *problem;
 
-	snprintf(path, sizeof(path), "%s/console.log", dir);
+	if (o->timed_out) {
+		snprintf(why, len, "watchdog: still running at the timeout");
+		return hang;
+	}
+	snprintf(path, sizeof(path), "%s/console.log", r->dir);
 	problem = em_vm_console_problem(path);
-	return problem && strcmp(problem, "no console log");
+	if (problem) {
+		snprintf(why, len, "console: %s", problem);
+		return strcmp(problem, "no console log") ? "oops" : "error";
+	}
+	if (o->exit_status) {
+		snprintf(why, len, "QEMU exit status %d", o->exit_status);
+		return "error";
+	}
+	return NULL;
+}
+
+static json_int_t run_int(json_t *run, const char *key)
+{
+	return json_integer_value(json_object_get(run, key));
+}
+
+/* A run without injection: ok, or failed (run error or wrong data). */
+static const char *judge(json_t *run, const struct em_run *r,
+			 const struct em_run_outcome *o, char *why, size_t len)
+{
+	const char *vm = judge_vm(r, o, "timeout", why, len);
+
+	if (vm)
+		return vm;
+	if (!run) {
+		snprintf(why, len, "no result line from the guest");
+		return "error";
+	}
+	if (run_int(run, "ret") || run_int(run, "mismatches") ||
+	    run_int(run, "result_ok") == 0) {
+		snprintf(why, len, "ret %" JSON_INTEGER_FORMAT ", %" JSON_INTEGER_FORMAT
+			 " mismatches", run_int(run, "ret"), run_int(run, "mismatches"));
+		return "failed";
+	}
+	return "ok";
 }
 
 /*
- * An injected run's outcome (issue 8's table): hang (watchdog), oops,
- * corrupted (wrong data presented as correct), clean-error (the workload
- * failed with an error and returned no wrong data), recovered (correct
- * results), or error (the VM failed some other way).
+ * An injected run's outcome: hang, oops, error (the VM or the arming
+ * failed), corrupted (wrong data anywhere: the output, the pages read back
+ * after a failure, the health check), not-fired (the injection never hit
+ * a launch, and the run was correct), recovered (it hit a launch and the
+ * output verified), clean-error (it hit a launch and the run failed with
+ * the kind's errno, its data read back intact and the health check
+ * passed), or unexpected (anything else: a wrong errno, an outcome the
+ * kind does not declare, data not read back, a failed health check).
  */
 static const char *judge_injected(json_t *run, const struct em_run *r,
-				  const struct em_run_outcome *o)
+				  const struct em_run_outcome *o, char *why,
+				  size_t len)
 {
-	json_int_t ret, mismatches, result_ok;
+	const char *vm = judge_vm(r, o, "hang", why, len);
+	int e = expect_slot(r->inject_kind);
+	const char *failed;
+	json_int_t ret;
 
-	if (o->timed_out)
-		return "hang";
-	if (console_oops(r->dir))
-		return "oops";
-	if (!run || r->inject_error[0])
+	if (vm)
+		return vm;
+	if (r->inject_error[0] || !run) {
+		snprintf(why, len, "%s", r->inject_error[0] ? r->inject_error :
+			 "no result line from the guest");
 		return "error";
-	ret = json_integer_value(json_object_get(run, "ret"));
-	mismatches = json_integer_value(json_object_get(run, "mismatches"));
-	result_ok = json_integer_value(json_object_get(run, "result_ok"));
-	if (mismatches || (!ret && result_ok == 0))
+	}
+	ret = run_int(run, "ret");
+	failed = json_string_value(json_object_get(run, "failed")) ?: "";
+	if (run_int(run, "mismatches") || run_int(run, "health_mismatches") ||
+	    (!ret && run_int(run, "result_ok") == 0)) {
+		snprintf(why, len, "%" JSON_INTEGER_FORMAT " wrong words, %"
+			 JSON_INTEGER_FORMAT " in the health check",
+			 run_int(run, "mismatches"), run_int(run, "health_mismatches"));
 		return "corrupted";
-	return ret ? "clean-error" : "recovered";
+	}
+	if (r->injections_in_launch <= 0) {
+		if (!ret)
+			return "not-fired";
+		snprintf(why, len, "ret %" JSON_INTEGER_FORMAT " (%s) without the "
+			 "injection hitting a launch", ret, failed);
+		return "unexpected";
+	}
+	if (!ret) {
+		if (e >= 0 && (inject_expect[e].outcomes & EM_EXPECT_RECOVERED))
+			return "recovered";
+		snprintf(why, len, "recovered, where %s must fail the launch",
+			 r->inject_kind);
+		return "unexpected";
+	}
+	if (e < 0 || !(inject_expect[e].outcomes & EM_EXPECT_CLEAN_ERROR) ||
+	    ret != -inject_expect[e].err) {
+		snprintf(why, len, "ret %" JSON_INTEGER_FORMAT " (%s), expected %s", ret,
+			 failed, e >= 0 && inject_expect[e].err ?
+			 strerror(inject_expect[e].err) : "recovery");
+		return "unexpected";
+	}
+	if (!run_int(run, "words_checked")) {
+		snprintf(why, len, "ret %" JSON_INTEGER_FORMAT " (%s): the data at the "
+			 "error was not read back", ret, failed);
+		return "unexpected";
+	}
+	if (run_int(run, "health_ret") || !run_int(run, "health_words")) {
+		snprintf(why, len, "health check after the error: ret %" JSON_INTEGER_FORMAT,
+			 run_int(run, "health_ret"));
+		return "unexpected";
+	}
+	return "clean-error";
 }
 
 const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
@@ -508,7 +640,10 @@ const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 	unsigned int bad;
 	json_t *all = em_results_load(results_path, &bad);
 	json_t *run = all ? em_results_find(all, "run", "kernel") : NULL;
-	const char *status = r->inject_kind ? judge_injected(run, r, o) : judge(run, o);
+	char why[300] = "";
+	const char *status = r->inject_kind ?
+			     judge_injected(run, r, o, why, sizeof(why)) :
+			     judge(run, r, o, why, sizeof(why));
 	json_t *obj = json_pack("{s:s,s:s,s:s,s:f,s:I,s:s,s:s,s:s,s:s,s:f,s:i}",
 				"id", r->id, "app", r->app, "variant", r->variant,
 				"factor", r->factor, "seed", (json_int_t)r->seed,
@@ -522,10 +657,14 @@ const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 	json_object_set_new(obj, "modparams", json_string(m->modparams));
 	json_object_set_new(obj, "run_args", json_string(m->run_args));
 	json_object_set_new(obj, "ember_run", json_string(r->args));
+	if (why[0])
+		json_object_set_new(obj, "why", json_string(why));
 	if (r->inject_kind) {
 		json_object_set_new(obj, "inject", json_string(r->inject_kind));
 		json_object_set_new(obj, "inject_spec", json_string(r->inject_spec));
 		json_object_set_new(obj, "injections_fired", json_integer(r->injections_fired));
+		json_object_set_new(obj, "injections_in_launch",
+				    json_integer(r->injections_in_launch));
 		if (r->inject_error[0])
 			json_object_set_new(obj, "inject_error", json_string(r->inject_error));
 	}
@@ -603,11 +742,14 @@ static void read_injection_stats(struct em_vm *vm, json_t *obj, void *arg)
 				       EM_VM_GPU_QOM_PATH, "property", "inject"),
 				       err, sizeof(err));
 		if (json_is_string(stats)) {
-			const char *f = strstr(json_string_value(stats), "fired=");
-			json_int_t n = f ? strtoll(f + 6, NULL, 10) : 0;
+			const char *f = strstr(json_string_value(stats), " fired=");
+			const char *l = strstr(json_string_value(stats), " in_launch=");
+			json_int_t n = f ? strtoll(f + 7, NULL, 10) : 0;
 
 			if (n > r->injections_fired)
 				r->injections_fired = n;
+			/* the device's own count of firings that hit a launch */
+			r->injections_in_launch = l ? strtoll(l + 11, NULL, 10) : -1;
 		}
 		json_decref(stats);
 		em_qmp_close(&q);
@@ -639,6 +781,7 @@ static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 					r->factor = m->factors[f];
 					r->seed = m->seeds[s];
 					r->injections_fired = -1;
+					r->injections_in_launch = -1;
 					if (m->ninjects) {
 						r->inject_kind = m->injects[j];
 						r->inject_spec = m->inject_specs[j];

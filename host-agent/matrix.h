@@ -26,8 +26,10 @@
  *   injects   = ce-error poison ...          # kinds, each run with one armed
  *   spec.KIND = kind=KIND,trigger=...         # override a kind's default spec
  * Each run then starts paused, the injection is armed over QMP, the guest
- * runs, and at its end the host reads the device's stats (did it fire?);
- * the run is classified recovered / clean-error / corrupted / oops / hang.
+ * runs, and at its end the host reads how often the injection fired and
+ * how often it hit a running launch (the device counts both); the run is
+ * classified recovered / clean-error / not-fired / corrupted / oops /
+ * hang / unexpected / error (judge_injected in matrix.c).
  */
 #ifndef EMBER_AGENT_MATRIX_H
 #define EMBER_AGENT_MATRIX_H
@@ -82,6 +84,7 @@ struct em_run {
 	const char *inject_spec;
 	/* filled while it runs */
 	json_int_t injections_fired;	/* -1: unknown */
+	json_int_t injections_in_launch;	/* of those, hitting a launch */
 	char inject_error[256];
 };
 
@@ -107,6 +110,9 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p);
 /* The variants the paper compares, and the ember-run arguments of each. */
 const char *em_variant_args(const char *variant);
 
+/* What a kind must lead to once it hit a launch: "recovered", "EIO", ... */
+const char *em_inject_expected(const char *kind);
+
 /* The default injection spec of a kind (DESIGN.md section 3), or NULL. */
 const char *em_inject_default_spec(const char *kind);
 
@@ -127,7 +133,10 @@ const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 			  const char *commit, const char *results_path,
 			  const struct em_run_outcome *o);
 
-/* ok, recovered and clean-error are acceptable; anything else counts as failed. */
+/*
+ * ok, recovered, clean-error and not-fired are acceptable; anything else
+ * counts as failed (inject-test also fails a not-fired run).
+ */
 bool em_status_acceptable(const char *status);
 
 /* Prints the progress line after a run finished (last may be NULL). */

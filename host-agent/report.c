@@ -348,22 +348,32 @@ static int plot(const struct table *t, const char *dir)
 	return rc;
 }
 
-/* Fault-injection campaigns: outcome counts per injection kind. */
+/*
+ * Fault-injection campaigns: per kind, how many runs the injection hit
+ * during a launch (the device's count) and the outcome of every run
+ * (judge_injected in matrix.c); "expected" is what the kind declares.
+ */
 static const char *const outcomes[] = {
-	"recovered", "clean-error", "corrupted", "oops", "hang", "error",
+	"recovered", "clean-error", "corrupted", "oops", "hang", "unexpected", "error",
 };
 #define NOUTCOMES (sizeof(outcomes) / sizeof(outcomes[0]))
+#define C_RUNS		NOUTCOMES
+#define C_IN_LAUNCH	(NOUTCOMES + 1)
+#define C_NOT_FIRED	(NOUTCOMES + 2)
+#define C_UNREAD	(NOUTCOMES + 3)
 
 static bool print_campaign(json_t *all, FILE *out)
 {
 	char kinds[32][32];
-	unsigned int counts[33][NOUTCOMES + 2] = { { 0 } };	/* + runs, fired */
+	unsigned int counts[33][NOUTCOMES + 4] = { { 0 } };
 	size_t nkinds = 0, i, k, o;
 	json_t *r;
 
 	json_array_foreach(all, i, r) {
 		const char *kind = json_string_value(json_object_get(r, "inject"));
 		const char *status = json_string_value(json_object_get(r, "status"));
+		json_t *hit = json_object_get(r, "injections_in_launch");
+		size_t col;
 
 		if (!kind || !status)
 			continue;
@@ -372,33 +382,42 @@ static bool print_campaign(json_t *all, FILE *out)
 			continue;
 		for (o = 0; o < NOUTCOMES && strcmp(status, outcomes[o]); o++)
 			;
+		col = !json_is_integer(hit) || json_integer_value(hit) < 0 ? C_UNREAD :
+		      json_integer_value(hit) > 0 ? C_IN_LAUNCH : C_NOT_FIRED;
+		counts[k][C_RUNS]++;
+		counts[32][C_RUNS]++;
+		counts[k][col]++;
+		counts[32][col]++;
 		if (o < NOUTCOMES) {
 			counts[k][o]++;
 			counts[32][o]++;
-		}
-		counts[k][NOUTCOMES]++;
-		counts[32][NOUTCOMES]++;
-		if (json_integer_value(json_object_get(r, "injections_fired")) > 0) {
-			counts[k][NOUTCOMES + 1]++;
-			counts[32][NOUTCOMES + 1]++;
 		}
 	}
 	if (!nkinds)
 		return false;
 	fprintf(out, "\nFault-injection campaign: outcome of every run, per kind\n");
-	fprintf(out, "%-16s %5s %6s", "kind", "runs", "fired");
+	fprintf(out, "%-15s %-17s %4s %9s %9s", "kind", "expected", "runs", "in-launch",
+		"not-fired");
 	for (o = 0; o < NOUTCOMES; o++)
-		fprintf(out, " %11s", outcomes[o]);
+		fprintf(out, " %*s", (int)strlen(outcomes[o]) > 5 ? (int)strlen(outcomes[o]) : 5,
+			outcomes[o]);
 	fputc('\n', out);
 	for (k = 0; k <= nkinds; k++) {
 		unsigned int *c = counts[k == nkinds ? 32 : k];
 
-		fprintf(out, "%-16s %5u %6u", k == nkinds ? "total" : kinds[k],
-			c[NOUTCOMES], c[NOUTCOMES + 1]);
+		fprintf(out, "%-15s %-17s %4u %9u %9u", k == nkinds ? "total" : kinds[k],
+			k == nkinds ? "" : em_inject_expected(kinds[k]), c[C_RUNS],
+			c[C_IN_LAUNCH], c[C_NOT_FIRED]);
 		for (o = 0; o < NOUTCOMES; o++)
-			fprintf(out, " %11u", c[o]);
+			fprintf(out, " %*u", (int)strlen(outcomes[o]) > 5 ?
+				(int)strlen(outcomes[o]) : 5, c[o]);
 		fputc('\n', out);
 	}
+	fprintf(out, "in-launch: the injection hit a running launch (the device's count); "
+		"recovered needs that and verified output\n");
+	if (counts[32][C_UNREAD])
+		fprintf(out, "%u runs ended before the device's counts were read (neither "
+			"in-launch nor not-fired)\n", counts[32][C_UNREAD]);
 	return true;
 }
 

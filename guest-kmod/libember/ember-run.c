@@ -53,6 +53,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ret = em_wl_run(&cfg, &res);
+	/* a failed run: is the driver still healthy on this VA space? */
+	if (res.ret)
+		em_wl_health(&cfg, &res);
 	fputc('{', stdout);
 	em_wl_json(stdout, &cfg, &res);
 	em_app_json(stdout, &cfg, &res);

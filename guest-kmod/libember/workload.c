@@ -2,6 +2,8 @@
 /* Workloads over libember: see workload.h. */
 #include <errno.h>
 #include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <string.h>
 
 #include "workload.h"
@@ -170,6 +172,92 @@ static void check_gather(const struct em_wl_config *cfg, struct em_buf *src,
 	check_unchanged(cfg, src, r);
 }
 
+/* ---- after a failed launch ---- */
+
+static sigjmp_buf lost_page_jmp;
+
+static void on_lost_page(int sig)
+{
+	(void)sig;
+	siglongjmp(lost_page_jmp, 1);
+}
+
+/*
+ * Whether word i of a buffer may hold v after a launch failed part way:
+ * stream leaves each word between its input and its final value, gather
+ * leaves dst words zero or final and src unchanged, hotset changes nothing.
+ */
+static int word_possible(const struct em_wl_config *cfg, int dst, uint32_t passes,
+			 struct em_buf *src, size_t i, uint32_t v)
+{
+	uint32_t f = fill_word(cfg->seed, i), w, g = 0;
+
+	if (!dst)
+		return !strcmp(cfg->kernel, "stream") ? v - f <= passes : v == f;
+	if (!v)
+		return 1;
+	for (w = 0; w < LINE_WORDS; w++)
+		g += fill_word(cfg->seed,
+			       splitmix64(cfg->seed + i) % (src->bytes / LINE_BYTES) *
+			       LINE_WORDS + w);
+	return v == g;
+}
+
+/* Reads every page of b through the CPU after a failed launch. */
+static void check_after_error(const struct em_wl_config *cfg, struct em_buf *b,
+			      int dst, uint32_t passes, struct em_buf *src,
+			      struct em_wl_result *r)
+{
+	struct sigaction sa = { .sa_handler = on_lost_page }, old;
+	size_t n = b->bytes / 4, per_page = 4096 / 4;
+	volatile size_t page;
+	size_t i, end;
+
+	sa.sa_flags = SA_NODEFER;
+	sigaction(SIGBUS, &sa, &old);
+	for (page = 0; page * per_page < n; page++) {
+		if (sigsetjmp(lost_page_jmp, 1)) {
+			r->lost_pages++;
+			continue;
+		}
+		end = (page + 1) * per_page < n ? (page + 1) * per_page : n;
+		for (i = page * per_page; i < end; i++)
+			if (!word_possible(cfg, dst, passes, src, i,
+					   ((volatile uint32_t *)b->p)[i]))
+				r->mismatches++;
+		r->words_checked += end - page * per_page;
+	}
+	sigaction(SIGBUS, &old, NULL);
+}
+
+int em_wl_health(const struct em_wl_config *cfg, struct em_wl_result *r)
+{
+	struct em_wl_config hc = { .kernel = "stream", .seed = cfg->seed + 1 };
+	struct em_wl_result hr = { 0 };
+	struct ember_launch l = { 0 };
+	struct em_buf b = { 0 };
+	int ret;
+
+	ret = alloc_buf(&b, 2 * EMBER_VA_BLOCK_SIZE, &hr);
+	if (!ret) {
+		fill(&b, hc.seed);
+		l.kernel = EMBER_KERNEL_STREAM;
+		l.args[0] = (uintptr_t)b.p;
+		l.args[1] = b.bytes;
+		l.args[2] = 1;
+		ret = launch(&hc, &l, &hr);
+		if (!ret)
+			check_stream(&hc, &b, 1, &hr);
+		if (!ret && hr.result != hr.expected_result)
+			hr.mismatches++;
+		emFree(b.p);
+	}
+	r->health_ret = ret;
+	r->health_words = hr.words_checked;
+	r->health_mismatches = hr.mismatches;
+	return ret;
+}
+
 /* The variant for one buffer of an application (apps.c). */
 static int app_variant(const char *v, void *p, size_t bytes,
 		       struct em_wl_result *r, int phase)
@@ -287,8 +375,12 @@ int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *r)
 		l.args[4] = 4;		/* reuse */
 		l.args[5] = passes;
 	}
-	if (launch(cfg, &l, r))
+	if (launch(cfg, &l, r)) {
+		check_after_error(cfg, &a, 0, passes, &a, r);
+		if (d.p)
+			check_after_error(cfg, &d, 1, passes, &a, r);
 		goto out;
+	}
 
 	if (gather)
 		check_gather(cfg, &a, &d, count, r);
@@ -326,7 +418,9 @@ void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 		"\"pages_mapped_remote\":%llu,\"cpu_faults\":%llu,"
 		"\"notifications\":%llu,\"promotions\":%llu,"
 		"\"promoted_bytes\":%llu,\"promotions_halted\":%llu,"
-		"\"eager_evictions\":%llu,\"timer_ticks\":%llu",
+		"\"eager_evictions\":%llu,\"timer_ticks\":%llu,"
+		"\"lost_pages\":%" PRIu64 ",\"health_ret\":%d,"
+		"\"health_words\":%" PRIu64 ",\"health_mismatches\":%" PRIu64,
 		cfg->kernel, cfg->variant, cfg->factor, cfg->seed, r->vram,
 		r->footprint, r->ret, r->failed ? r->failed : "",
 		r->words_checked, r->mismatches, r->result_ok, r->result,
@@ -346,7 +440,8 @@ void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 		(unsigned long long)s->promoted_bytes,
 		(unsigned long long)s->promotions_halted,
 		(unsigned long long)s->eager_evictions,
-		(unsigned long long)s->timer_ticks);
+		(unsigned long long)s->timer_ticks, r->lost_pages, r->health_ret,
+		r->health_words, r->health_mismatches);
 	if (r->nphases) {
 		uint32_t p;
 

@@ -50,6 +50,17 @@ struct em_wl_result {
 	uint64_t sim_ns;		/* the launch's modelled duration */
 	uint64_t setup_ns;		/* device time of advise + prefetch */
 	struct ember_stats_counters stats;	/* of this run's VA space */
+	/*
+	 * After a failed launch (stream, gather, hotset): every page of the
+	 * buffers read back through the CPU; a page whose read fails
+	 * (SIGBUS: its data was lost) is counted, any other page must hold
+	 * what the kernel could have left (its input, or a partial result),
+	 * never zeros in place of data (counted in mismatches).
+	 */
+	uint64_t lost_pages;
+	/* em_wl_health(): a fresh launch on the same VA space after a failure */
+	int health_ret;
+	uint64_t health_words, health_mismatches;
 	/* "movinghot": one launch per position of the hot window */
 	uint32_t nphases;
 	uint64_t window;		/* bytes of the hot window */
@@ -57,6 +68,12 @@ struct em_wl_result {
 };
 
 int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *res);
+/*
+ * The health check after a failed run: allocates two VA blocks on the same
+ * VA space, fills them through the CPU, runs one stream launch and
+ * verifies every word; fills health_* of res. Returns health_ret.
+ */
+int em_wl_health(const struct em_wl_config *cfg, struct em_wl_result *res);
 /* Writes the JSON fields (no braces) describing a run. */
 void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 		const struct em_wl_result *res);

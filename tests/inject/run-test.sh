@@ -1,32 +1,59 @@
 #!/usr/bin/env bash
-# Runs tests/inject/campaign.conf through `ember-agent run` and judges each
-# run: the injection fired, and the outcome is recovered or a clean error
-# (never corrupted data, an oops or a hang). KTAP, then "N passed, M failed".
+# Runs tests/inject/campaign.conf through `ember-agent run`, prints the
+# campaign table (`ember-agent report`) and judges each run: the injection
+# hit a launch (the device's count) and the outcome is the one the kind
+# declares (recovered with verified output, or its errno with the data read
+# back and a health check passed); not-fired, corrupted, oops, hang,
+# unexpected and error runs fail. Before that, a matrix with a parameter
+# ember.ko does not have must be refused before any VM boots.
+# KTAP, then "N passed, M failed".
 #
 # usage: run-test.sh AGENT QEMU KERNEL INITRD RESULTS_DIR
 set -uo pipefail
 
 agent=$1 qemu=$2 kernel=$3 initrd=$4 results=$5
 here=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$results/inject-test"
-"$agent" run "$here/campaign.conf" --qemu "$qemu" --kernel "$kernel" \
-	--initrd "$initrd" --results "$results" >/dev/null 2>"$results.log"
+rm -rf "$results/inject-test" "$results/bad-modparams"
+mkdir -p "$results"
 
 kinds=$(sed -n 's/^injects *= *//p' "$here/campaign.conf")
 n=0 failed=0
 echo "KTAP version 1"
-echo "1..$(wc -w <<<"$kinds")"
+echo "1..$(($(wc -w <<<"$kinds") + 1))"
+
+# fail fast: an unknown parameter stops the matrix, naming the key, and
+# no VM boots (a boot would leave a runs/ directory)
+n=$((n + 1))
+bad=$results/bad-modparams.conf
+sed -e 's/^name .*/name = bad-modparams/' "$here/campaign.conf" >"$bad"
+echo "modparams = perf_eager_eviction_batch_count=4 no_such_parameter=1" >>"$bad"
+msg=$("$agent" run "$bad" --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
+	--results "$results" 2>&1 >/dev/null)
+rc=$?
+if [ "$rc" = 2 ] && grep -q "no parameter 'no_such_parameter'" <<<"$msg" &&
+	[ ! -d "$results/bad-modparams/runs" ]; then
+	echo "ok $n modparams: an unknown parameter stops the matrix before any VM boots"
+else
+	failed=$((failed + 1))
+	echo "not ok $n modparams: exit $rc, '$msg'"
+fi
+
+"$agent" run "$here/campaign.conf" --qemu "$qemu" --kernel "$kernel" \
+	--initrd "$initrd" --results "$results" >/dev/null 2>"$results.log"
+"$agent" report "$results/inject-test" --no-plot | sed 's/^/# /'
+
 for kind in $kinds; do
 	n=$((n + 1))
 	f=$(ls "$results"/inject-test/runs/*-"$kind"/result.json 2>/dev/null | head -n1)
 	line=$(cat "$f" 2>/dev/null)
 	status=$(grep -o '"status":"[a-z-]*"' <<<"$line" | cut -d'"' -f4)
-	fired=$(grep -o '"injections_fired":-\?[0-9]*' <<<"$line" | cut -d: -f2)
-	if [[ "$status" =~ ^(recovered|clean-error)$ ]] && [ "${fired:-0}" -gt 0 ]; then
-		echo "ok $n $kind: $status (fired $fired)"
+	hit=$(grep -o '"injections_in_launch":-\?[0-9]*' <<<"$line" | cut -d: -f2)
+	why=$(grep -o '"why":"[^"]*"' <<<"$line" | cut -d'"' -f4)
+	if [[ "$status" =~ ^(recovered|clean-error)$ ]] && [ "${hit:-0}" -gt 0 ]; then
+		echo "ok $n $kind: $status (hit $hit launch events)"
 	else
 		failed=$((failed + 1))
-		echo "not ok $n $kind: ${status:-no result} (fired ${fired:-?})"
+		echo "not ok $n $kind: ${status:-no result} (hit ${hit:-?}) ${why}"
 		echo "    # logs: $(dirname "${f:-$results/inject-test/runs/?}")"
 	fi
 done
