@@ -63,7 +63,13 @@ struct EmgpuState {
     GPtrArray *inject_specs;    /* armed specs, index == model slot */
 };
 
-/* Traces a guest mistake and logs it with LOG_GUEST_ERROR, in one place. */
+/*
+ * Traces a guest mistake and logs it with LOG_GUEST_ERROR, in one place.
+ * Every error the model latches in ERROR_STATUS comes through here
+ * (emgpu_error()), the device's own checks included: they latch it through
+ * gm_error() and only trace their details (emgpu_err_access_size,
+ * emgpu_err_dma), so each guest error is logged exactly once.
+ */
 #define EMGPU_GUEST_ERR(trace, fmt, ...)                                      \
     do {                                                                      \
         (trace_##trace)(__VA_ARGS__);                                         \
@@ -72,14 +78,14 @@ struct EmgpuState {
 
 /* ---- model callbacks ---- */
 
+/* A failed DMA: the model latches EMGPU_ERR_DMA (logged there). */
 static int emgpu_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
 {
     EmgpuState *s = opaque;
     MemTxResult r = pci_dma_read(PCI_DEVICE(s), addr, buf, len);
 
     if (r != MEMTX_OK) {
-        EMGPU_GUEST_ERR(emgpu_err_dma, "%s addr=0x%" PRIx64 " len=%" PRIu64,
-                        "read", addr, len);
+        trace_emgpu_err_dma("read", addr, len);
     }
     return r != MEMTX_OK;
 }
@@ -91,10 +97,23 @@ static int emgpu_dma_write(void *opaque, uint64_t addr, const void *buf,
     MemTxResult r = pci_dma_write(PCI_DEVICE(s), addr, buf, len);
 
     if (r != MEMTX_OK) {
-        EMGPU_GUEST_ERR(emgpu_err_dma, "%s addr=0x%" PRIx64 " len=%" PRIu64,
-                        "write", addr, len);
+        trace_emgpu_err_dma("write", addr, len);
     }
     return r != MEMTX_OK;
+}
+
+/*
+ * Every error the model latches. Poison and hang come from armed fault
+ * injections, not from the guest: traced, not logged as guest errors.
+ */
+static void emgpu_error(void *opaque, enum emgpu_error code, uint32_t info)
+{
+    if (code == EMGPU_ERR_POISON || code == EMGPU_ERR_HANG) {
+        trace_emgpu_err_injected(gm_error_name(code), info);
+        return;
+    }
+    EMGPU_GUEST_ERR(emgpu_err_guest, "%s, ERROR_INFO 0x%" PRIx32,
+                    gm_error_name(code), info);
 }
 
 static void emgpu_irq(void *opaque, unsigned int vector)
@@ -107,10 +126,13 @@ static void emgpu_irq(void *opaque, unsigned int vector)
     }
 }
 
+/* Errors are traced by emgpu_error(), in the error section. */
 static void emgpu_event(void *opaque, unsigned int type, uint64_t a,
                         uint64_t b, uint64_t c)
 {
-    trace_emgpu_event(gm_event_name(type), a, b, c);
+    if (type != GM_EV_ERROR) {
+        trace_emgpu_event(gm_event_name(type), a, b, c);
+    }
 }
 
 /* ---- execution ---- */
@@ -148,8 +170,7 @@ static uint64_t emgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
     uint32_t val;
 
     if (size != 4 || (addr & 3)) {
-        EMGPU_GUEST_ERR(emgpu_err_access_size, "addr=0x%" PRIx64 " size=%u",
-                        addr, size);
+        trace_emgpu_err_access_size(addr, size);
         gm_error(s->model, EMGPU_ERR_BAD_REGISTER, addr);
         return 0;
     }
@@ -164,8 +185,7 @@ static void emgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     EmgpuState *s = opaque;
 
     if (size != 4 || (addr & 3)) {
-        EMGPU_GUEST_ERR(emgpu_err_access_size, "addr=0x%" PRIx64 " size=%u",
-                        addr, size);
+        trace_emgpu_err_access_size(addr, size);
         gm_error(s->model, EMGPU_ERR_BAD_REGISTER, addr);
         return;
     }
@@ -192,34 +212,17 @@ static const MemoryRegionOps emgpu_mmio_ops = {
 
 /* ---- QOM: stats and fault injection ---- */
 
-#define EMGPU_STAT(field) { #field, offsetof(struct gm_stats, field) }
+/* Every counter of struct gm_stats, from the model's one list. */
+#define EMGPU_STAT(field) { #field, offsetof(struct gm_stats, field) },
 
 static const struct {
     const char *name;
     size_t offset;
 } emgpu_stat_fields[] = {
-    EMGPU_STAT(accesses),
-    EMGPU_STAT(vram_accesses),
-    EMGPU_STAT(sysmem_accesses),
-    EMGPU_STAT(faults),
-    EMGPU_STAT(fault_entries),
-    EMGPU_STAT(fault_overflows),
-    EMGPU_STAT(replays),
-    EMGPU_STAT(cancels),
-    EMGPU_STAT(notifications),
-    EMGPU_STAT(notify_overflows),
-    EMGPU_STAT(copies),
-    EMGPU_STAT(bytes_h2d),
-    EMGPU_STAT(bytes_d2h),
-    EMGPU_STAT(bytes_d2d),
-    EMGPU_STAT(tlb_invalidates),
-    EMGPU_STAT(launches),
-    EMGPU_STAT(launches_failed),
-    EMGPU_STAT(errors),
-    EMGPU_STAT(injections_fired),
-    EMGPU_STAT(events),
-    EMGPU_STAT(sim_ns),
+    GM_STATS(EMGPU_STAT)
 };
+
+#undef EMGPU_STAT
 
 /* qom-get emgpu stats: one JSON object of counters and the trace hash. */
 static void emgpu_get_stats(Object *obj, Visitor *v, const char *name,
@@ -357,6 +360,7 @@ static void emgpu_realize(PCIDevice *pdev, Error **errp)
         .dma_write = emgpu_dma_write,
         .irq = emgpu_irq,
         .event = emgpu_event,
+        .error = emgpu_error,
     };
     int vec;
 

@@ -98,7 +98,29 @@ void gm_error(struct gm_gpu *g, enum emgpu_error code, uint32_t info)
 	g->error_count++;
 	g->st.errors++;
 	gm_event(g, GM_EV_ERROR, code, info, 0);
+	if (g->cb.error)
+		g->cb.error(g->cb.opaque, code, info);
 	gm_raise(g, EMGPU_INTR_ERROR);
+}
+
+const char *gm_error_name(unsigned int code)
+{
+	static const char *const names[] = {
+		[EMGPU_ERR_NONE] = "none",
+		[EMGPU_ERR_BAD_REGISTER] = "bad-register",
+		[EMGPU_ERR_BAD_VALUE] = "bad-value",
+		[EMGPU_ERR_BAD_RING] = "bad-ring",
+		[EMGPU_ERR_BAD_INDEX] = "bad-index",
+		[EMGPU_ERR_DMA] = "dma",
+		[EMGPU_ERR_VRAM_RANGE] = "vram-range",
+		[EMGPU_ERR_BAD_DESCRIPTOR] = "bad-descriptor",
+		[EMGPU_ERR_BAD_PTE] = "bad-pte",
+		[EMGPU_ERR_POISON] = "poison",
+		[EMGPU_ERR_HANG] = "hang",
+	};
+
+	return code < sizeof(names) / sizeof(names[0]) && names[code] ?
+	       names[code] : "?";
 }
 
 static int profile_ok(const struct gm_profile *p)

@@ -18,6 +18,7 @@
 #include "qemu/bswap.h"
 
 #include "emgpu_hw.h"
+#include "gpumodel/gpumodel.h"
 
 #define GPU_SLOT        4
 #define GPU_VRAM        (256ull << 20)
@@ -84,15 +85,17 @@ static uint64_t sys_pde(uint64_t table)
            (uint64_t)EMGPU_APERTURE_SYSMEM << EMGPU_PTE_APERTURE_SHIFT;
 }
 
-static Gpu *gpu_start(const char *extra)
+/* extra: more -device emgpu options; qemu_extra: more QEMU arguments */
+static Gpu *gpu_start_args(const char *extra, const char *qemu_extra)
 {
     Gpu *g = g_new0(Gpu, 1);
 
     /* firmware from Debian's packages, as host-agent/vm.c boots with */
     g->qts = qtest_initf("-M q35 -m 256 -nodefaults "
-                         "-L /usr/share/qemu -L /usr/share/seabios "
+                         "-L /usr/share/qemu -L /usr/share/seabios %s "
                          "-device emgpu,id=gpu0,addr=%02x.0,"
-                         "profile=h200-256m,seed=1%s", GPU_SLOT,
+                         "profile=h200-256m,seed=1%s",
+                         qemu_extra ? qemu_extra : "", GPU_SLOT,
                          extra ? extra : "");
     g->bus = qpci_new_pc(g->qts, NULL);
     g->dev = qpci_device_find(g->bus, QPCI_DEVFN(GPU_SLOT, 0));
@@ -104,6 +107,11 @@ static Gpu *gpu_start(const char *extra)
     g->root = table_alloc(g);
     wr64(g, EMGPU_REG_PDB_LO, EMGPU_REG_PDB_HI, sys_pde(g->root));
     return g;
+}
+
+static Gpu *gpu_start(const char *extra)
+{
+    return gpu_start_args(extra, NULL);
 }
 
 static void gpu_stop(Gpu *g)
@@ -217,16 +225,26 @@ static void enable_fault_buffer(Gpu *g)
     wr(g, EMGPU_REG_FAULT_BUF_CTRL, EMGPU_RING_ENABLE);
 }
 
-static int64_t qom_stat(Gpu *g, const char *name)
+static QDict *qom_stats(Gpu *g)
 {
     QDict *resp = qtest_qmp(g->qts, "{'execute': 'qom-get', 'arguments': "
                             "{'path': '/machine/peripheral/gpu0', "
                             "'property': 'stats'}}");
-    int64_t v;
+    QDict *stats;
 
     g_assert(qdict_haskey(resp, "return"));
-    v = qdict_get_int(qdict_get_qdict(resp, "return"), name);
+    stats = qdict_get_qdict(resp, "return");
+    qobject_ref(stats);
     qobject_unref(resp);
+    return stats;
+}
+
+static int64_t qom_stat(Gpu *g, const char *name)
+{
+    QDict *stats = qom_stats(g);
+    int64_t v = qdict_get_int(stats, name);
+
+    qobject_unref(stats);
     return v;
 }
 
@@ -537,6 +555,95 @@ static void test_malformed(void)
     gpu_stop(g);
 }
 
+/*
+ * The stats property lists every counter of the model's GM_STATS list (it
+ * once lost 4 of them), with the model's values, and the trace hash.
+ */
+static void test_stats_complete(void)
+{
+    static const char *const names[] = {
+#define NAME(field) #field,
+        GM_STATS(NAME)
+#undef NAME
+    };
+    Gpu *g = gpu_start(NULL);
+    QDict *stats;
+    size_t i;
+
+    map_sys(g, VA, DATA, 4096, EMGPU_PAGE_SHIFT);
+    launch(g, EMGPU_KERNEL_STREAM, VA, 4096, 1);
+    g_assert_cmpuint(wait_launch(g), ==, EMGPU_LAUNCH_DONE);
+    rd(g, 0x3ffc);                              /* one error */
+
+    stats = qom_stats(g);
+    g_assert_cmpuint(qdict_size(stats), ==, GM_STATS_COUNT + 1);
+    for (i = 0; i < G_N_ELEMENTS(names); i++) {
+        if (!qdict_haskey(stats, names[i])) {
+            g_test_message("stats lacks %s", names[i]);
+        }
+        g_assert_true(qdict_haskey(stats, names[i]));
+    }
+    g_assert_true(qdict_haskey(stats, "trace_hash"));
+    g_assert_cmpint(qdict_get_int(stats, "launches"), ==, 1);
+    g_assert_cmpint(qdict_get_int(stats, "walks"), >=, 1);
+    g_assert_cmpint(qdict_get_int(stats, "tlb_hits"), >=, 1);
+    g_assert_cmpint(qdict_get_int(stats, "errors"), ==,
+                    rd(g, EMGPU_REG_ERROR_COUNT));
+    qobject_unref(stats);
+    gpu_stop(g);
+}
+
+static unsigned count_lines_with(const char *text, const char *what)
+{
+    unsigned n = 0;
+
+    for (; (text = strstr(text, what)); text += strlen(what)) {
+        n++;
+    }
+    return n;
+}
+
+/*
+ * Every error the device latches, whichever part detected it (register
+ * decode, access size, ring checks, a descriptor, a DMA), is logged once
+ * as a guest error; an injected poison is not the guest's.
+ */
+static void test_guest_errors_logged(void)
+{
+    g_autofree char *log = NULL, *text = NULL;
+    g_autofree char *args = NULL;
+    int fd = g_file_open_tmp("emgpu-log-XXXXXX", &log, NULL);
+    uint32_t errors;
+    Gpu *g;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    args = g_strdup_printf("-d guest_errors -D %s", log);
+    g = gpu_start_args(NULL, args);
+    rd(g, 0x3ffc);                                      /* bad-register */
+    qpci_io_writeb(g->dev, g->bar, EMGPU_REG_SCRATCH, 1);   /* size */
+    wr(g, EMGPU_REG_INTR_ENABLE, 0x80000000);           /* bad-value */
+    wr(g, EMGPU_REG_FAULT_BUF_SIZE, 3);                 /* bad-ring */
+    ce_setup(g);
+    ce_push(g, 0, EMGPU_CE_OP_COPY,
+            ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
+            1ull << 40, 0, 4096, 0);
+    wr(g, EMGPU_REG_CE_RING_PUT, 1);
+    wr(g, EMGPU_REG_CE_DOORBELL, 1);                    /* dma */
+    launch(g, 99, 0, 0, 0);                             /* bad-descriptor */
+    errors = rd(g, EMGPU_REG_ERROR_COUNT);
+    g_assert_cmpuint(errors, ==, 6);
+    gpu_stop(g);
+
+    g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
+    unlink(log);
+    g_assert_cmpuint(count_lines_with(text, "emgpu_err_guest: "), ==, errors);
+    g_assert_nonnull(strstr(text, "emgpu_err_guest: dma,"));
+    g_assert_nonnull(strstr(text, "emgpu_err_guest: bad-descriptor,"));
+    g_assert_nonnull(strstr(text, "emgpu_err_guest: bad-register, "
+                                  "ERROR_INFO 0x44"));
+}
+
 /* qom-set inject: a good spec is armed, a bad one refused with a reason. */
 static void test_inject_property(void)
 {
@@ -581,6 +688,8 @@ int main(int argc, char **argv)
     qtest_add_func("/emgpu/trace-hash-repeats", test_trace_hash_repeats);
     qtest_add_func("/emgpu/malformed", test_malformed);
     qtest_add_func("/emgpu/inject", test_inject_property);
+    qtest_add_func("/emgpu/stats-complete", test_stats_complete);
+    qtest_add_func("/emgpu/guest-errors-logged", test_guest_errors_logged);
 
     return g_test_run();
 }

@@ -33,6 +33,15 @@ static void irq(void *opaque, unsigned int vector)
 		t->irqs[vector]++;
 }
 
+static void error_cb(void *opaque, enum emgpu_error code, uint32_t info)
+{
+	struct th *t = opaque;
+
+	t->errors++;
+	t->last_error = code;
+	t->last_error_info = info;
+}
+
 static uint64_t table_alloc(struct th *t)
 {
 	uint64_t a = t->next_table;
@@ -70,7 +79,7 @@ struct th *th_new_profile(const struct gm_profile *p, uint64_t seed,
 {
 	struct th *t = calloc(1, sizeof(*t));
 	struct gm_callbacks cb = { .dma_read = dma_read, .dma_write = dma_write,
-				   .irq = irq };
+				   .irq = irq, .error = error_cb };
 	struct gm_config cfg = { .profile = *p, .seed = seed, .lockstep = 1 };
 
 	t->sys = calloc(1, TH_SYS_SIZE);

@@ -26,6 +26,8 @@ struct th {
 	uint8_t *sys;
 	int dma_fail;			/* make every DMA fail */
 	unsigned int irqs[EMGPU_MSIX_VECTORS];
+	unsigned int errors;		/* error callbacks */
+	uint32_t last_error, last_error_info;	/* the latest one's arguments */
 	int tables_in_vram;
 	uint64_t next_table;		/* bump allocator, sysmem or vram */
 	unsigned int root_ap;

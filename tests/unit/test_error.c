@@ -29,6 +29,10 @@ static void test_registers(void)
 	gm_reg_write(t->g, EMGPU_REG_FAULT_BUF_PUT, 3);		/* read-only */
 	CU_ASSERT_EQUAL(err_of(t), EMGPU_ERR_BAD_REGISTER);
 	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_ERROR_COUNT), 4);
+	/* each latched error reached the embedder's error callback once */
+	CU_ASSERT_EQUAL(t->errors, 4);
+	CU_ASSERT_EQUAL(t->last_error, EMGPU_ERR_BAD_REGISTER);
+	CU_ASSERT_EQUAL(t->last_error_info, EMGPU_REG_FAULT_BUF_PUT);
 	/* W1C interrupt status; the vector fires only on a 0->1 transition */
 	CU_ASSERT(gm_reg_read(t->g, EMGPU_REG_INTR_STATUS) & EMGPU_INTR_ERROR);
 	gm_reg_write(t->g, EMGPU_REG_INTR_STATUS, EMGPU_INTR_ERROR);

@@ -51,6 +51,10 @@ struct gm_callbacks {
 	 * May be NULL. */
 	void (*event)(void *opaque, unsigned int type, uint64_t a, uint64_t b,
 		      uint64_t c);
+	/* Every error the model latches in ERROR_STATUS (gm_error()), with
+	 * the ERROR_INFO word: the one place an embedder learns of a bad
+	 * guest value (QEMU logs it as a guest error). May be NULL. */
+	void (*error)(void *opaque, enum emgpu_error code, uint32_t info);
 };
 
 /* Events of the trace hash. */
@@ -128,30 +132,57 @@ int gm_vram_write(struct gm_gpu *gpu, uint64_t pa, const void *buf,
 		  uint64_t len);
 
 /* ---- observation ---- */
+
+/*
+ * The device's counters, each a uint64_t: the one list that struct
+ * gm_stats, QEMU's "stats" property (qemu-device/emgpu.c) and every other
+ * reader expand, so a counter added here appears everywhere.
+ */
+#define GM_STATS(X)							\
+	X(accesses)		/* modelled 128-byte warp accesses */	\
+	X(vram_accesses)						\
+	X(sysmem_accesses)						\
+	X(tlb_hits)		/* uTLB hits */				\
+	X(l2_tlb_hits)							\
+	X(walks)		/* page-table walks */			\
+	X(faults)		/* faulting accesses */			\
+	X(fault_entries)	/* entries written to the fault buffer */ \
+	X(fault_overflows)	/* faults dropped with OVERFLOW */	\
+	X(replays)							\
+	X(cancels)							\
+	X(notifications)						\
+	X(notify_overflows)						\
+	X(copies)							\
+	X(bytes_h2d)							\
+	X(bytes_d2h)							\
+	X(bytes_d2d)							\
+	X(bytes_h2h)							\
+	X(tlb_invalidates)						\
+	X(launches)							\
+	X(launches_failed)						\
+	X(errors)							\
+	X(injections_fired)						\
+	X(events)		/* events folded into the trace hash */	\
+	X(sim_ns)		/* virtual clock */
+
 struct gm_stats {
-	uint64_t accesses;		/* modelled 128-byte warp accesses */
-	uint64_t vram_accesses;
-	uint64_t sysmem_accesses;
-	uint64_t tlb_hits, l2_tlb_hits, walks;
-	uint64_t faults;		/* faulting accesses */
-	uint64_t fault_entries;		/* entries written to the fault buffer */
-	uint64_t fault_overflows;	/* faults dropped with OVERFLOW */
-	uint64_t replays, cancels;
-	uint64_t notifications, notify_overflows;
-	uint64_t copies, bytes_h2d, bytes_d2h, bytes_d2d, bytes_h2h;
-	uint64_t tlb_invalidates;
-	uint64_t launches, launches_failed;
-	uint64_t errors;
-	uint64_t injections_fired;
-	uint64_t events;		/* events folded into the trace hash */
-	uint64_t sim_ns;		/* virtual clock */
+#define GM_STAT_FIELD(name) uint64_t name;
+	GM_STATS(GM_STAT_FIELD)
+#undef GM_STAT_FIELD
 };
+
+#define GM_STAT_COUNT_ONE(name) + 1
+enum { GM_STATS_COUNT = 0 GM_STATS(GM_STAT_COUNT_ONE) };
+#undef GM_STAT_COUNT_ONE
+
 void gm_get_stats(const struct gm_gpu *gpu, struct gm_stats *out);
 uint64_t gm_trace_hash(const struct gm_gpu *gpu);
 uint64_t gm_now_ns(const struct gm_gpu *gpu);
 uint64_t gm_now_ps(const struct gm_gpu *gpu);
 const struct gm_profile *gm_get_profile(const struct gm_gpu *gpu);
 enum emgpu_error gm_error_status(const struct gm_gpu *gpu);
+/* "bad-register", "dma", ...; "?" for an unknown code. */
+const char *gm_error_name(unsigned int code);
 uint32_t gm_launch_status(const struct gm_gpu *gpu);
 uint64_t gm_launch_result(const struct gm_gpu *gpu);
 uint64_t gm_launch_time_ns(const struct gm_gpu *gpu);
