@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "gpumodel/gpumodel.h"
+#include "gpumodel/testlib.h"
 
 #define SYS_SIZE	(80ull << 20)
 #define TABLES		0x100000ull
@@ -26,71 +27,47 @@
 
 struct env {
 	uint8_t *sys;
-	uint64_t next;
+	struct gmt_flat flat;	/* guest RAM: sys */
+	struct gmt_pt pt;	/* page tables in guest RAM from TABLES */
 	struct gm_gpu *g;
 };
 
-static int rd(void *o, uint64_t a, void *b, uint64_t n)
+static void sys_read(void *o, uint64_t a, void *b, uint64_t n)
 {
 	struct env *e = o;
 
-	if (a >= SYS_SIZE || n > SYS_SIZE - a)
-		return -1;
 	memcpy(b, e->sys + a, n);
-	return 0;
 }
 
-static int wr(void *o, uint64_t a, const void *b, uint64_t n)
+static void sys_write(void *o, uint64_t a, const void *b, uint64_t n)
 {
 	struct env *e = o;
 
-	if (a >= SYS_SIZE || n > SYS_SIZE - a)
-		return -1;
 	memcpy(e->sys + a, b, n);
-	return 0;
-}
-
-static uint64_t slot(struct env *e, uint64_t va, int huge)
-{
-	uint64_t table = TABLES, ent, a;
-	int level;
-
-	for (level = 0; level < 3; level++) {
-		a = table + 8 * ((va >> (39 - 9 * level)) & 511);
-		if (level == 2 && huge)
-			return a;
-		memcpy(&ent, e->sys + a, 8);
-		if (!(ent & EMGPU_PTE_VALID)) {
-			e->next += 4096;
-			ent = e->next | EMGPU_PTE_VALID |
-			      (uint64_t)EMGPU_APERTURE_SYSMEM << EMGPU_PTE_APERTURE_SHIFT;
-			memcpy(e->sys + a, &ent, 8);
-		}
-		table = ent & EMGPU_PTE_ADDR_MASK;
-	}
-	return table + 8 * ((va >> 12) & 511);
 }
 
 static void map(struct env *e, uint64_t va, unsigned int ap, uint64_t pa, int huge)
 {
-	uint64_t ent = pa | EMGPU_PTE_VALID | (uint64_t)ap << EMGPU_PTE_APERTURE_SHIFT |
-		       (huge ? EMGPU_PDE_IS_PTE : 0);
-
-	memcpy(e->sys + slot(e, va, huge), &ent, 8);
+	gmt_pt_map(&e->pt, va, ap, pa,
+		   huge ? EMGPU_HUGE_PAGE_SHIFT : EMGPU_PAGE_SHIFT, 0);
 }
 
 static void setup(struct env *e)
 {
-	struct gm_callbacks cb = { .dma_read = rd, .dma_write = wr };
+	struct gm_callbacks cb = { .dma_read = gmt_flat_dma_read,
+				   .dma_write = gmt_flat_dma_write };
 	struct gm_config cfg = { .seed = 1, .lockstep = 1 };
 
 	gm_profile_lookup("h200-256m", &cfg.profile);
 	memset(e->sys, 0, SYS_SIZE);	/* same inputs every repetition */
-	e->next = TABLES;
-	cb.opaque = e;
+	e->flat = (struct gmt_flat){ .mem = e->sys, .size = SYS_SIZE };
+	cb.opaque = &e->flat;
 	e->g = gm_create(&cfg, &cb);
-	gm_set_pdb(e->g, TABLES | EMGPU_PTE_VALID |
-		   (uint64_t)EMGPU_APERTURE_SYSMEM << EMGPU_PTE_APERTURE_SHIFT);
+	e->pt = (struct gmt_pt){ .opaque = e, .read = sys_read,
+				 .write = sys_write,
+				 .aperture = EMGPU_APERTURE_SYSMEM };
+	gmt_pt_init(&e->pt, TABLES, DATA - TABLES);
+	gm_set_pdb(e->g, gmt_pt_pdb(&e->pt));
 	gm_reg_write(e->g, EMGPU_REG_FAULT_BUF_LO, FAULTS);
 	gm_reg_write(e->g, EMGPU_REG_FAULT_BUF_SIZE, 128);
 	gm_reg_write(e->g, EMGPU_REG_FAULT_BUF_CTRL, EMGPU_RING_ENABLE);
@@ -140,14 +117,9 @@ static void drive(struct env *e)
 
 static void launch(struct env *e, uint32_t kernel, const uint64_t *args, int n)
 {
-	struct emgpu_launch_desc d;
-	int i;
+	struct emgpu_launch_desc d = gmt_launch_desc(kernel, 0, 7, args,
+						     (unsigned int)n);
 
-	memset(&d, 0, sizeof(d));
-	d.kernel = emgpu_cpu_to_le32(kernel);
-	d.seed = emgpu_cpu_to_le64(7);
-	for (i = 0; i < n; i++)
-		d.args[i] = emgpu_cpu_to_le64(args[i]);
 	if (gm_launch(e->g, &d))
 		abort();
 }

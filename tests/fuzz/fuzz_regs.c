@@ -18,42 +18,21 @@
 #include <string.h>
 
 #include "gpumodel/gpumodel.h"
+#include "gpumodel/testlib.h"
 
 #define SYSMEM_SIZE	(1u << 20)	/* guest RAM the device can reach */
 #define MAX_OPS		2048
 #define RUN_BUDGET	4096		/* modelled accesses per run op */
 
-struct guest {
-	uint8_t mem[SYSMEM_SIZE];
-};
-
-static int dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
-{
-	struct guest *g = opaque;
-
-	if (addr >= SYSMEM_SIZE || len > SYSMEM_SIZE - addr)
-		return -1;
-	memcpy(buf, g->mem + addr, len);
-	return 0;
-}
-
-static int dma_write(void *opaque, uint64_t addr, const void *buf, uint64_t len)
-{
-	struct guest *g = opaque;
-
-	if (addr >= SYSMEM_SIZE || len > SYSMEM_SIZE - addr)
-		return -1;
-	memcpy(g->mem + addr, buf, len);
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct guest guest;
+	static uint8_t mem[SYSMEM_SIZE];
+	static struct gmt_flat guest = { .mem = mem, .size = sizeof(mem) };
 	struct gm_callbacks cb = {
-		.opaque = &guest, .dma_read = dma_read, .dma_write = dma_write,
+		.opaque = &guest, .dma_read = gmt_flat_dma_read,
+		.dma_write = gmt_flat_dma_write,
 	};
 	struct gm_config cfg = { .seed = 1, .lockstep = 1 };
 	struct gm_gpu *gpu;
@@ -62,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (gm_profile_lookup("h200-64m", &cfg.profile))
 		abort();
-	memset(guest.mem, 0, sizeof(guest.mem));
+	memset(mem, 0, sizeof(mem));
 	gpu = gm_create(&cfg, &cb);
 	if (!gpu)
 		abort();
@@ -86,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			break;
 		default:
-			memcpy(guest.mem + (arg * 4) % SYSMEM_SIZE, &val, 4);
+			memcpy(mem + (arg * 4) % SYSMEM_SIZE, &val, 4);
 			break;
 		}
 		if ((unsigned int)gm_error_status(gpu) > EMGPU_ERR_HANG)

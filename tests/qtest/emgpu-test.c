@@ -19,6 +19,7 @@
 
 #include "emgpu_hw.h"
 #include "gpumodel/gpumodel.h"
+#include "gpumodel/testlib.h"
 
 #define GPU_SLOT        4
 #define GPU_VRAM        (256ull << 20)
@@ -42,8 +43,7 @@ typedef struct Gpu {
     QPCIBus *bus;
     QPCIDevice *dev;
     QPCIBar bar;
-    uint64_t root;
-    uint64_t next_table;
+    struct gmt_pt pt;           /* page tables in guest RAM at TABLES */
 } Gpu;
 
 static uint32_t rd(Gpu *g, uint32_t reg)
@@ -69,20 +69,19 @@ static uint64_t rd64(Gpu *g, uint32_t lo, uint32_t hi)
     return v | (uint64_t)rd(g, hi) << 32;
 }
 
-static uint64_t table_alloc(Gpu *g)
+static void guest_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
 {
-    uint64_t t = g->next_table;
-    g_autofree uint8_t *zero = g_malloc0(4096);
+    Gpu *g = opaque;
 
-    g->next_table += 4096;
-    qtest_memwrite(g->qts, t, zero, 4096);
-    return t;
+    qtest_memread(g->qts, addr, buf, len);
 }
 
-static uint64_t sys_pde(uint64_t table)
+static void guest_write(void *opaque, uint64_t addr, const void *buf,
+                        uint64_t len)
 {
-    return table | EMGPU_PTE_VALID |
-           (uint64_t)EMGPU_APERTURE_SYSMEM << EMGPU_PTE_APERTURE_SHIFT;
+    Gpu *g = opaque;
+
+    qtest_memwrite(g->qts, addr, buf, len);
 }
 
 /* extra: more -device emgpu options; qemu_extra: more QEMU arguments */
@@ -103,9 +102,12 @@ static Gpu *gpu_start_args(const char *extra, const char *qemu_extra)
     qpci_device_enable(g->dev);     /* memory decoding and bus mastering */
     g->bar = qpci_iomap(g->dev, EMGPU_BAR_REGS, NULL);
 
-    g->next_table = TABLES;
-    g->root = table_alloc(g);
-    wr64(g, EMGPU_REG_PDB_LO, EMGPU_REG_PDB_HI, sys_pde(g->root));
+    g->pt = (struct gmt_pt) {
+        .opaque = g, .read = guest_read, .write = guest_write,
+        .aperture = EMGPU_APERTURE_SYSMEM,
+    };
+    gmt_pt_init(&g->pt, TABLES, 4ull << 20);
+    wr64(g, EMGPU_REG_PDB_LO, EMGPU_REG_PDB_HI, gmt_pt_pdb(&g->pt));
     return g;
 }
 
@@ -122,40 +124,15 @@ static void gpu_stop(Gpu *g)
     g_free(g);
 }
 
-/* Address of the PT (shift 12) or PD1 (shift 21) entry for va. */
-static uint64_t pte_slot(Gpu *g, uint64_t va, unsigned shift)
-{
-    uint64_t table = g->root, a, e;
-    int level;
-
-    for (level = 0; level < 3; level++) {
-        a = table + 8 * ((va >> (39 - 9 * level)) & 511);
-        if (level == 2 && shift == EMGPU_HUGE_PAGE_SHIFT) {
-            return a;
-        }
-        e = qtest_readq(g->qts, a);
-        if (!(e & EMGPU_PTE_VALID)) {
-            e = sys_pde(table_alloc(g));
-            qtest_writeq(g->qts, a, e);
-        }
-        table = e & EMGPU_PTE_ADDR_MASK;
-    }
-    return table + 8 * ((va >> EMGPU_PAGE_SHIFT) & 511);
-}
-
 /* Maps [va, va + len) to sysmem pa with pages of 1 << shift bytes. */
 static void map_sys(Gpu *g, uint64_t va, uint64_t pa, uint64_t len,
                     unsigned shift)
 {
-    uint64_t off, e;
+    uint64_t off;
 
     for (off = 0; off < len; off += 1ull << shift) {
-        e = (pa + off) | EMGPU_PTE_VALID |
-            (uint64_t)EMGPU_APERTURE_SYSMEM << EMGPU_PTE_APERTURE_SHIFT;
-        if (shift == EMGPU_HUGE_PAGE_SHIFT) {
-            e |= EMGPU_PDE_IS_PTE;
-        }
-        qtest_writeq(g->qts, pte_slot(g, va + off, shift), e);
+        gmt_pt_map(&g->pt, va + off, EMGPU_APERTURE_SYSMEM, pa + off, shift,
+                   0);
     }
 }
 
@@ -186,13 +163,9 @@ static void check_streamed(Gpu *g, uint64_t pa, uint32_t nwords,
 static void launch(Gpu *g, uint32_t kernel, uint64_t a0, uint64_t a1,
                    uint64_t a2)
 {
-    struct emgpu_launch_desc d = {
-        .kernel = emgpu_cpu_to_le32(kernel),
-        .warps = emgpu_cpu_to_le32(8),
-        .seed = emgpu_cpu_to_le64(7),
-        .args = { emgpu_cpu_to_le64(a0), emgpu_cpu_to_le64(a1),
-                  emgpu_cpu_to_le64(a2) },
-    };
+    const uint64_t args[] = { a0, a1, a2 };
+    struct emgpu_launch_desc d = gmt_launch_desc(kernel, 8, 7, args,
+                                                 ARRAY_SIZE(args));
 
     qtest_memwrite(g->qts, LAUNCH_DESC, &d, sizeof(d));
     wr64(g, EMGPU_REG_LAUNCH_DESC_LO, EMGPU_REG_LAUNCH_DESC_HI, LAUNCH_DESC);
@@ -421,20 +394,9 @@ static void test_access_counter_notification(void)
 static void ce_push(Gpu *g, uint32_t slot, uint32_t op, uint32_t flags,
                     uint64_t src, uint64_t dst, uint32_t len, uint32_t payload)
 {
-    struct emgpu_ce_desc d = {
-        .op = emgpu_cpu_to_le32(op), .flags = emgpu_cpu_to_le32(flags),
-        .src = emgpu_cpu_to_le64(src), .dst = emgpu_cpu_to_le64(dst),
-        .length = emgpu_cpu_to_le32(len),
-        .payload = emgpu_cpu_to_le32(payload),
-    };
+    struct emgpu_ce_desc d = gmt_ce_desc(op, flags, src, dst, len, payload);
 
     qtest_memwrite(g->qts, CE_RING + slot * sizeof(d), &d, sizeof(d));
-}
-
-static uint32_t ce_flags(unsigned src_ap, unsigned dst_ap)
-{
-    return src_ap << EMGPU_CE_SRC_APERTURE_SHIFT |
-           dst_ap << EMGPU_CE_DST_APERTURE_SHIFT;
 }
 
 static void ce_setup(Gpu *g)
@@ -459,10 +421,10 @@ static void test_copy_engine_round_trip(void)
     qtest_writel(g->qts, SEMAPHORE, 0);
     ce_setup(g);
     ce_push(g, 0, EMGPU_CE_OP_COPY,
-            ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
+            gmt_ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
             DATA, 0x100000, len, 0);
     ce_push(g, 1, EMGPU_CE_OP_COPY,
-            ce_flags(EMGPU_APERTURE_VIDMEM, EMGPU_APERTURE_SYSMEM) |
+            gmt_ce_flags(EMGPU_APERTURE_VIDMEM, EMGPU_APERTURE_SYSMEM) |
             EMGPU_CE_SEMAPHORE, 0x100000, DATA2, len, 0x77);
     wr(g, EMGPU_REG_CE_RING_PUT, 2);
     wr(g, EMGPU_REG_CE_DOORBELL, 1);
@@ -517,19 +479,19 @@ static void test_malformed(void)
     expect_error(g, EMGPU_ERR_BAD_INDEX, "GET beyond the ring");
 
     ce_setup(g);
-    ce_push(g, 0, EMGPU_CE_OP_COPY, ce_flags(1, EMGPU_APERTURE_VIDMEM),
+    ce_push(g, 0, EMGPU_CE_OP_COPY, gmt_ce_flags(1, EMGPU_APERTURE_VIDMEM),
             DATA, 0, 4096, 0);
     wr(g, EMGPU_REG_CE_RING_PUT, 1);
     wr(g, EMGPU_REG_CE_DOORBELL, 1);
     expect_error(g, EMGPU_ERR_BAD_DESCRIPTOR, "copy from the peer aperture");
     ce_push(g, 1, EMGPU_CE_OP_COPY,
-            ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
+            gmt_ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
             DATA, GPU_VRAM - 4096, 8192, 0);
     wr(g, EMGPU_REG_CE_RING_PUT, 2);
     wr(g, EMGPU_REG_CE_DOORBELL, 1);
     expect_error(g, EMGPU_ERR_VRAM_RANGE, "copy past the end of VRAM");
     ce_push(g, 2, EMGPU_CE_OP_COPY,
-            ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
+            gmt_ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
             1ull << 40, 0, 4096, 0);
     wr(g, EMGPU_REG_CE_RING_PUT, 3);
     wr(g, EMGPU_REG_CE_DOORBELL, 1);
@@ -543,8 +505,8 @@ static void test_malformed(void)
     expect_error(g, EMGPU_ERR_DMA, "launch descriptor outside guest RAM");
 
     /* a PDE with reserved bits set fails the walk, and the launch */
-    qtest_writeq(g->qts, g->root + 8 * ((VA >> 39) & 511),
-                 sys_pde(table_alloc(g)) | (1ull << 60));
+    gmt_pt_write(&g->pt, g->pt.root + EMGPU_PTE_SIZE * ((VA >> 39) & 511),
+                 gmt_pt_pde(&g->pt, gmt_pt_alloc(&g->pt)) | (1ull << 60));
     launch(g, EMGPU_KERNEL_STREAM, VA, 4096, 1);
     g_assert_cmpuint(wait_launch(g), ==, EMGPU_LAUNCH_ERROR);
     expect_error(g, EMGPU_ERR_BAD_PTE, "reserved bits in a PDE");
@@ -626,7 +588,7 @@ static void test_guest_errors_logged(void)
     wr(g, EMGPU_REG_FAULT_BUF_SIZE, 3);                 /* bad-ring */
     ce_setup(g);
     ce_push(g, 0, EMGPU_CE_OP_COPY,
-            ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
+            gmt_ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
             1ull << 40, 0, 4096, 0);
     wr(g, EMGPU_REG_CE_RING_PUT, 1);
     wr(g, EMGPU_REG_CE_DOORBELL, 1);                    /* dma */
@@ -666,7 +628,7 @@ static void test_inject_property(void)
 
     ce_setup(g);
     ce_push(g, 0, EMGPU_CE_OP_COPY,
-            ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
+            gmt_ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
             DATA, 0, 4096, 0);
     wr(g, EMGPU_REG_CE_RING_PUT, 1);
     wr(g, EMGPU_REG_CE_DOORBELL, 1);

@@ -8,10 +8,7 @@ static int dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
 {
 	struct th *t = opaque;
 
-	if (t->dma_fail || addr >= TH_SYS_SIZE || len > TH_SYS_SIZE - addr)
-		return -1;
-	memcpy(buf, t->sys + addr, len);
-	return 0;
+	return gmt_flat_dma_read(&t->flat, addr, buf, len);
 }
 
 static int dma_write(void *opaque, uint64_t addr, const void *buf,
@@ -19,10 +16,7 @@ static int dma_write(void *opaque, uint64_t addr, const void *buf,
 {
 	struct th *t = opaque;
 
-	if (t->dma_fail || addr >= TH_SYS_SIZE || len > TH_SYS_SIZE - addr)
-		return -1;
-	memcpy(t->sys + addr, buf, len);
-	return 0;
+	return gmt_flat_dma_write(&t->flat, addr, buf, len);
 }
 
 static void irq(void *opaque, unsigned int vector)
@@ -42,36 +36,37 @@ static void error_cb(void *opaque, enum emgpu_error code, uint32_t info)
 	t->last_error_info = info;
 }
 
-static uint64_t table_alloc(struct th *t)
+/* The page tables' memory: sysmem, or VRAM through the model. */
+static void vram_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
 {
-	uint64_t a = t->next_table;
-	uint8_t zero[4096] = { 0 };
+	struct th *t = opaque;
 
-	t->next_table += 4096;
-	if (t->tables_in_vram)
-		gm_vram_write(t->g, a, zero, sizeof(zero));
-	else
-		memset(t->sys + a, 0, 4096);
-	return a;
+	if (gm_vram_read(t->g, addr, buf, len))
+		abort();
 }
 
-static uint64_t rd(struct th *t, uint64_t a)
+static void vram_write(void *opaque, uint64_t addr, const void *buf,
+		       uint64_t len)
 {
-	uint64_t v = 0;
+	struct th *t = opaque;
 
-	if (t->tables_in_vram)
-		gm_vram_read(t->g, a, &v, 8);
-	else
-		memcpy(&v, t->sys + a, 8);
-	return v;
+	if (gm_vram_write(t->g, addr, buf, len))
+		abort();
 }
 
-static void wr(struct th *t, uint64_t a, uint64_t v)
+static void sys_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
 {
-	if (t->tables_in_vram)
-		gm_vram_write(t->g, a, &v, 8);
-	else
-		memcpy(t->sys + a, &v, 8);
+	struct th *t = opaque;
+
+	memcpy(buf, t->sys + addr, len);
+}
+
+static void sys_write(void *opaque, uint64_t addr, const void *buf,
+		      uint64_t len)
+{
+	struct th *t = opaque;
+
+	memcpy(t->sys + addr, buf, len);
 }
 
 struct th *th_new_profile(const struct gm_profile *p, uint64_t seed,
@@ -83,17 +78,22 @@ struct th *th_new_profile(const struct gm_profile *p, uint64_t seed,
 	struct gm_config cfg = { .profile = *p, .seed = seed, .lockstep = 1 };
 
 	t->sys = calloc(1, TH_SYS_SIZE);
+	t->flat = (struct gmt_flat){ .mem = t->sys, .size = TH_SYS_SIZE };
 	cb.opaque = t;
 	t->g = gm_create(&cfg, &cb);
 	if (!t->g)
 		abort();
-	t->tables_in_vram = tables_in_vram;
-	t->root_ap = tables_in_vram ? EMGPU_APERTURE_VIDMEM : EMGPU_APERTURE_SYSMEM;
 	/* tables at the top 4 MiB of VRAM, or the sysmem pool */
-	t->next_table = tables_in_vram ? p->vram_bytes - (4ull << 20) : TH_TABLES;
-	t->root = table_alloc(t);
-	gm_set_pdb(t->g, t->root | EMGPU_PTE_VALID |
-		   (uint64_t)t->root_ap << EMGPU_PTE_APERTURE_SHIFT);
+	t->pt = (struct gmt_pt){
+		.opaque = t,
+		.read = tables_in_vram ? vram_read : sys_read,
+		.write = tables_in_vram ? vram_write : sys_write,
+		.aperture = tables_in_vram ? EMGPU_APERTURE_VIDMEM
+					   : EMGPU_APERTURE_SYSMEM,
+	};
+	gmt_pt_init(&t->pt, tables_in_vram ? p->vram_bytes - (4ull << 20) :
+		    TH_TABLES, 4ull << 20);
+	gm_set_pdb(t->g, gmt_pt_pdb(&t->pt));
 	gm_reg_write(t->g, EMGPU_REG_INTR_ENABLE, EMGPU_INTR_ALL);
 	return t;
 }
@@ -114,48 +114,15 @@ void th_free(struct th *t)
 	free(t);
 }
 
-static uint64_t pde_of(struct th *t, uint64_t table)
-{
-	return table | EMGPU_PTE_VALID |
-	       (uint64_t)t->root_ap << EMGPU_PTE_APERTURE_SHIFT;
-}
-
-/* Returns the address of the entry for va at PD1 (shift 21) or PT. */
-static uint64_t slot(struct th *t, uint64_t va, unsigned int shift)
-{
-	uint64_t table = t->root, e, a;
-	int level;
-
-	for (level = 0; level < 3; level++) {
-		a = table + 8 * ((va >> (39 - 9 * level)) & 511);
-		if (level == 2 && shift == 21)
-			return a;
-		e = rd(t, a);
-		if (!(e & EMGPU_PTE_VALID)) {
-			e = pde_of(t, table_alloc(t));
-			wr(t, a, e);
-		}
-		table = e & EMGPU_PTE_ADDR_MASK;
-	}
-	return table + 8 * ((va >> 12) & 511);
-}
-
 void th_set_raw(struct th *t, uint64_t va, unsigned int shift, uint64_t e)
 {
-	wr(t, slot(t, va, shift), e);
+	gmt_pt_set(&t->pt, va, shift, e);
 }
 
 void th_map(struct th *t, uint64_t va, unsigned int ap, uint64_t pa,
 	    unsigned int shift, uint64_t extra)
 {
-	uint64_t e = pa | EMGPU_PTE_VALID |
-		     (uint64_t)ap << EMGPU_PTE_APERTURE_SHIFT | extra;
-
-	if (shift == 21)
-		e |= EMGPU_PDE_IS_PTE;
-	if (shift == 16)
-		e |= EMGPU_PTE_BIG;
-	th_set_raw(t, va, shift, e);
+	gmt_pt_map(&t->pt, va, ap, pa, shift, extra);
 }
 
 void th_unmap(struct th *t, uint64_t va, unsigned int shift)
@@ -195,12 +162,7 @@ void th_ce_push(struct th *t, uint32_t op, uint32_t flags, uint64_t src,
 		uint64_t dst, uint32_t len, uint32_t payload)
 {
 	uint32_t put = gm_reg_read(t->g, EMGPU_REG_CE_RING_PUT);
-	struct emgpu_ce_desc d = {
-		.op = emgpu_cpu_to_le32(op), .flags = emgpu_cpu_to_le32(flags),
-		.src = emgpu_cpu_to_le64(src), .dst = emgpu_cpu_to_le64(dst),
-		.length = emgpu_cpu_to_le32(len),
-		.payload = emgpu_cpu_to_le32(payload),
-	};
+	struct emgpu_ce_desc d = gmt_ce_desc(op, flags, src, dst, len, payload);
 
 	memcpy(t->sys + TH_CE_RING + 32 * put, &d, sizeof(d));
 	gm_reg_write(t->g, EMGPU_REG_CE_RING_PUT, (put + 1) % 64);
@@ -210,15 +172,9 @@ void th_ce_push(struct th *t, uint32_t op, uint32_t flags, uint64_t src,
 int th_launch(struct th *t, uint32_t kernel, uint32_t warps, uint64_t seed,
 	      const uint64_t *args, int nargs)
 {
-	struct emgpu_launch_desc d;
-	int i;
+	struct emgpu_launch_desc d = gmt_launch_desc(kernel, warps, seed, args,
+						     (unsigned int)nargs);
 
-	memset(&d, 0, sizeof(d));
-	d.kernel = emgpu_cpu_to_le32(kernel);
-	d.warps = emgpu_cpu_to_le32(warps);
-	d.seed = emgpu_cpu_to_le64(seed);
-	for (i = 0; i < nargs; i++)
-		d.args[i] = emgpu_cpu_to_le64(args[i]);
 	memcpy(t->sys + TH_LAUNCH, &d, sizeof(d));
 	gm_reg_write(t->g, EMGPU_REG_LAUNCH_DESC_HI, 0);
 	gm_reg_write(t->g, EMGPU_REG_LAUNCH_DESC_LO, TH_LAUNCH);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "gpumodel/gpumodel.h"
+#include "gpumodel/testlib.h"
 
 #define TH_SYS_SIZE	(64ull << 20)
 /* fixed sysmem layout */
@@ -23,15 +24,12 @@
 
 struct th {
 	struct gm_gpu *g;
-	uint8_t *sys;
-	int dma_fail;			/* make every DMA fail */
+	uint8_t *sys;			/* == flat.mem */
+	struct gmt_flat flat;		/* flat.fail: make every DMA fail */
+	struct gmt_pt pt;		/* in sysmem or at the top of VRAM */
 	unsigned int irqs[EMGPU_MSIX_VECTORS];
 	unsigned int errors;		/* error callbacks */
 	uint32_t last_error, last_error_info;	/* the latest one's arguments */
-	int tables_in_vram;
-	uint64_t next_table;		/* bump allocator, sysmem or vram */
-	unsigned int root_ap;
-	uint64_t root;
 };
 
 /* profile: a name for gm_profile_lookup; seed; tables in vram or sysmem */

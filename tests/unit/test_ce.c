@@ -16,10 +16,8 @@ static void test_copy_moves_bytes_and_time(void)
 {
 	struct th *t = th_new("h200-256m", 1, 0);
 	const struct gm_profile *p = gm_get_profile(t->g);
-	uint32_t sys2vid = EMGPU_APERTURE_SYSMEM << EMGPU_CE_SRC_APERTURE_SHIFT |
-			   EMGPU_APERTURE_VIDMEM << EMGPU_CE_DST_APERTURE_SHIFT;
-	uint32_t vid2sys = EMGPU_APERTURE_VIDMEM << EMGPU_CE_SRC_APERTURE_SHIFT |
-			   EMGPU_APERTURE_SYSMEM << EMGPU_CE_DST_APERTURE_SHIFT;
+	uint32_t sys2vid = gmt_ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM);
+	uint32_t vid2sys = gmt_ce_flags(EMGPU_APERTURE_VIDMEM, EMGPU_APERTURE_SYSMEM);
 	uint64_t i, one = xfer_ns(MiB, p->link_h2d_mbps) + p->ce_setup_ns;
 	uint8_t *buf = malloc(MiB);
 	struct gm_stats st;
@@ -66,8 +64,7 @@ static void test_copy_moves_bytes_and_time(void)
 static void test_copy_who_waits(void)
 {
 	struct th *t = th_new("h200-256m", 1, 0);
-	uint32_t sys2vid = EMGPU_APERTURE_SYSMEM << EMGPU_CE_SRC_APERTURE_SHIFT |
-			   EMGPU_APERTURE_VIDMEM << EMGPU_CE_DST_APERTURE_SHIFT;
+	uint32_t sys2vid = gmt_ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM);
 
 	th_ce_setup(t);
 	gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_WORKER);
@@ -90,21 +87,16 @@ static void test_copy_pipeline(void)
 {
 	struct th *t = th_new("h200-256m", 1, 0);
 	const struct gm_profile *p = gm_get_profile(t->g);
-	uint32_t sys2vid = EMGPU_APERTURE_SYSMEM << EMGPU_CE_SRC_APERTURE_SHIFT |
-			   EMGPU_APERTURE_VIDMEM << EMGPU_CE_DST_APERTURE_SHIFT;
+	uint32_t sys2vid = gmt_ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM);
 	uint64_t page = xfer_ns(4096, p->link_h2d_mbps);
 	uint32_t put = 0, i;
 
 	th_ce_setup(t);
 	gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_FAULT);
 	for (i = 0; i < 32; i++) {	/* 32 descriptors, one doorbell */
-		struct emgpu_ce_desc d = {
-			.op = emgpu_cpu_to_le32(EMGPU_CE_OP_COPY),
-			.flags = emgpu_cpu_to_le32(sys2vid),
-			.src = emgpu_cpu_to_le64(TH_DATA + 4096ull * i),
-			.dst = emgpu_cpu_to_le64(4096ull * i),
-			.length = emgpu_cpu_to_le32(4096),
-		};
+		struct emgpu_ce_desc d = gmt_ce_desc(EMGPU_CE_OP_COPY, sys2vid,
+						     TH_DATA + 4096ull * i,
+						     4096ull * i, 4096, 0);
 
 		memcpy(t->sys + TH_CE_RING + 32 * put, &d, sizeof(d));
 		put = (put + 1) % 64;

@@ -83,8 +83,7 @@ static void test_rings(void)
 static void test_bad_descriptors(void)
 {
 	struct th *t = th_new("h200-256m", 1, 0);
-	uint32_t sys2vid = EMGPU_APERTURE_SYSMEM << EMGPU_CE_SRC_APERTURE_SHIFT |
-			   EMGPU_APERTURE_VIDMEM << EMGPU_CE_DST_APERTURE_SHIFT;
+	uint32_t sys2vid = gmt_ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM);
 	uint64_t args[3] = { VA_BASE + 1, 128, 1 };
 
 	th_ce_setup(t);
@@ -139,9 +138,9 @@ static void test_bad_pte_in_launch(void)
 	gm_reg_write(t->g, EMGPU_REG_TLB_INV, EMGPU_TLB_INV_ALL);
 	th_enable_faults(t, 64);
 	th_launch(t, EMGPU_KERNEL_STREAM, 1, 0, args, 3);
-	t->dma_fail = 1;
+	t->flat.fail = 1;
 	gm_run(t->g, 0);
-	t->dma_fail = 0;
+	t->flat.fail = 0;
 	CU_ASSERT_EQUAL(err_of(t), EMGPU_ERR_DMA);
 	th_free(t);
 }

@@ -6,8 +6,7 @@
 
 #include "tests.h"
 
-#define SYS2VID (EMGPU_APERTURE_SYSMEM << EMGPU_CE_SRC_APERTURE_SHIFT | \
-		 EMGPU_APERTURE_VIDMEM << EMGPU_CE_DST_APERTURE_SHIFT)
+#define SYS2VID (gmt_ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM))
 
 static void test_parse(void)
 {
@@ -241,8 +240,7 @@ static void test_hang(void)
 	CU_ASSERT_EQUAL(gm_inject_fired(t->g, 0), 1);	/* survives the reset */
 	CU_ASSERT_EQUAL(gm_inject_fired_in_launch(t->g, 0), 1);
 	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_IDLE);
-	gm_set_pdb(t->g, t->root | EMGPU_PTE_VALID |
-		   (uint64_t)t->root_ap << EMGPU_PTE_APERTURE_SHIFT);	/* reset cleared it */
+	gm_set_pdb(t->g, gmt_pt_pdb(&t->pt));	/* reset cleared it */
 	th_launch(t, EMGPU_KERNEL_STREAM, 8, 0, args, 3);
 	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_LAUNCH_DONE);	/* count=1: spent */
 	CU_ASSERT_EQUAL(gm_launch_status(t->g), EMGPU_LAUNCH_DONE);

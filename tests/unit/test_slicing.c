@@ -126,8 +126,7 @@ static struct outcome run_sliced(const struct scen *sc, uint64_t mode)
 		gm_reg_write(t->g, EMGPU_REG_TIMER_PERIOD_HI, 0);
 		gm_reg_write(t->g, EMGPU_REG_TIMER_PERIOD_LO, (uint32_t)sc->timer_ns);
 	}
-	th_ce_push(t, EMGPU_CE_OP_COPY, EMGPU_APERTURE_SYSMEM << EMGPU_CE_SRC_APERTURE_SHIFT |
-		   EMGPU_APERTURE_VIDMEM << EMGPU_CE_DST_APERTURE_SHIFT,
+	th_ce_push(t, EMGPU_CE_OP_COPY, gmt_ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
 		   TH_DATA, 8u << 20, 65536, 0);
 	th_launch(t, sc->kernel, sc->warps, 3, sc->args, sc->nargs);
 
@@ -170,8 +169,7 @@ static struct outcome run_sliced(const struct scen *sc, uint64_t mode)
 			service_notify(t);
 		if (s == GM_STOP_TIMER && ++ticks % 3 == 0)	/* background copy */
 			th_ce_push(t, EMGPU_CE_OP_COPY,
-				   EMGPU_APERTURE_SYSMEM << EMGPU_CE_SRC_APERTURE_SHIFT |
-				   EMGPU_APERTURE_VIDMEM << EMGPU_CE_DST_APERTURE_SHIFT,
+				   gmt_ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
 				   TH_DATA + 4096ull * (ticks % 64), (9u << 20) + 4096ull * (ticks % 64),
 				   4096, 0);
 		gm_reg_write(t->g, EMGPU_REG_SYNC, 1);
