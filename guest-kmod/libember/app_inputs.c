@@ -658,6 +658,385 @@ void em_app_colscan_query(uint64_t q, uint64_t args[4])
 	args[3] = d[7] | (uint64_t)d[8] << 32;
 }
 
+/* ---- ARIADNE's workloads (HPCA'26): sparse, dense and mixed sharing degrees ---- */
+
+/*
+ * Rows of the Polybench-style matrices are 64 KiB of int8, so the 32 rows
+ * one warp owns in a thread-per-row GEMV fill one 2 MiB VA block: each
+ * block faults from one uTLB (sharing degree 1), as ARIADNE measures for
+ * GEMV and ATAX.
+ */
+#define AR_COLS		EM_AR_COLS
+
+static int8_t ar_a(const struct em_app_data *a, uint64_t salt, uint64_t i)
+{
+	return (int8_t)(gen(a->seed, salt, i) % 16) - 8;
+}
+
+/* CPU GEMV: y = (u8)(W x >> 7), one row of cols per output; returns the
+ * sum of the int32 dot products (as u32), the kernel's launch result */
+static uint64_t ar_gemv(const int8_t *w, const int8_t *x, uint64_t rows,
+			uint64_t cols, int8_t *y)
+{
+	uint64_t r, c, sum = 0;
+	uint32_t acc;
+
+	for (r = 0; r < rows; r++) {
+		for (acc = 0, c = 0; c < cols; c++)
+			acc += (uint32_t)(w[r * cols + c] * x[c]);
+		y[r] = (int8_t)(uint8_t)(acc >> 7);
+		sum += acc;
+	}
+	return sum;
+}
+
+/* Checks every byte of an int8 input against its generator. */
+static void ar_check_input(struct em_app_data *a, const int8_t *p, uint64_t n,
+			   uint64_t salt)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		check(a, (uint8_t)p[i], (uint8_t)ar_a(a, salt, i));
+}
+
+/* gemvrow: b0 A (rows x 64 KiB int8), b1 x, b2 y (rows); -p iterations */
+static void gr_size(struct em_app_data *a)
+{
+	uint64_t rows = ((a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB) / AR_COLS) & ~31ull;
+
+	a->n[0] = rows < 32 ? 32 : rows;
+	a->n[1] = a->passes;
+	set_bytes(a, 0, a->n[0] * AR_COLS);
+	set_bytes(a, 1, AR_COLS);
+	set_bytes(a, 2, a->n[0]);
+}
+
+static void gr_fill(struct em_app_data *a)
+{
+	uint64_t i;
+	int8_t *w = a->p[0], *x = a->p[1];
+
+	for (i = 0; i < a->n[0] * AR_COLS; i++)
+		w[i] = ar_a(a, 70, i);
+	for (i = 0; i < AR_COLS; i++)
+		x[i] = ar_a(a, 71, i);
+	memset(a->p[2], 0, a->bytes[2]);
+}
+
+static int gr_verify(struct em_app_data *a)
+{
+	uint64_t rows = a->n[0], r;
+	int8_t *y = malloc(rows);
+
+	if (!y)
+		return -ENOMEM;
+	ar_check_input(a, a->p[0], rows * AR_COLS, 70);
+	ar_check_input(a, a->p[1], AR_COLS, 71);
+	a->expected_result = a->n[1] * ar_gemv(a->p[0], a->p[1], rows, AR_COLS, y);
+	for (r = 0; r < rows; r++)
+		check(a, ((uint8_t *)a->p[2])[r], (uint8_t)y[r]);
+	a->result_ok = a->result == a->expected_result;
+	free(y);
+	return 0;
+}
+
+/* atax: b0 A (rows x 64 KiB int8), b1 x, b2 tmp = A x (rows int8), b3 y = A^T tmp (int32) */
+static void ax_size(struct em_app_data *a)
+{
+	uint64_t rows = ((a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB) / AR_COLS) & ~127ull;
+
+	a->n[0] = rows < 128 ? 128 : rows;
+	a->n[1] = a->passes;
+	set_bytes(a, 0, a->n[0] * AR_COLS);
+	set_bytes(a, 1, AR_COLS);
+	set_bytes(a, 2, a->n[0]);
+	set_bytes(a, 3, AR_COLS * 4);
+}
+
+static void ax_fill(struct em_app_data *a)
+{
+	gr_fill(a);
+	memset(a->p[3], 0, a->bytes[3]);
+}
+
+static int ax_verify(struct em_app_data *a)
+{
+	uint64_t rows = a->n[0], r, c, sum = 0;
+	const int8_t *w = a->p[0];
+	int8_t *t = malloc(rows);
+	uint32_t *y = calloc(AR_COLS, 4);
+
+	if (!t || !y) {
+		free(t);
+		free(y);
+		return -ENOMEM;
+	}
+	ar_check_input(a, w, rows * AR_COLS, 70);
+	ar_check_input(a, a->p[1], AR_COLS, 71);
+	sum = ar_gemv(w, a->p[1], rows, AR_COLS, t);
+	for (r = 0; r < rows; r++) {
+		check(a, ((uint8_t *)a->p[2])[r], (uint8_t)t[r]);
+		for (c = 0; c < AR_COLS; c++)
+			y[c] += (uint32_t)(w[r * AR_COLS + c] * t[r]);
+	}
+	for (c = 0; c < AR_COLS; c++) {
+		check(a, w32(a, 3)[c], y[c]);
+		sum += y[c];
+	}
+	a->expected_result = a->n[1] * sum;
+	a->result_ok = a->result == a->expected_result;
+	free(t);
+	free(y);
+	return 0;
+}
+
+/* gemm: b0 A (m x k int8), b1 B (k x n int8), b2 C (m x n int32); -p = m */
+#define GM_K		EM_GM_K
+
+static void gm_size(struct em_app_data *a)
+{
+	uint64_t n = ((a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB) / GM_K) & ~31ull;
+
+	a->n[0] = a->passes;		/* rows of A and C: passes over B */
+	a->n[1] = n < 32 ? 32 : n;
+	set_bytes(a, 0, a->n[0] * GM_K);
+	set_bytes(a, 1, GM_K * a->n[1]);
+	set_bytes(a, 2, a->n[0] * a->n[1] * 4);
+}
+
+static void gm_fill(struct em_app_data *a)
+{
+	uint64_t i;
+	int8_t *ap = a->p[0], *bp = a->p[1];
+
+	for (i = 0; i < a->n[0] * GM_K; i++)
+		ap[i] = ar_a(a, 72, i);
+	for (i = 0; i < GM_K * a->n[1]; i++)
+		bp[i] = ar_a(a, 73, i);
+	memset(a->p[2], 0, a->bytes[2]);
+}
+
+static int gm_verify(struct em_app_data *a)
+{
+	uint64_t m = a->n[0], n = a->n[1], i, j, p;
+	const int8_t *ap = a->p[0], *bp = a->p[1];
+	uint32_t *row = calloc(n, 4);
+
+	if (!row)
+		return -ENOMEM;
+	ar_check_input(a, ap, m * GM_K, 72);
+	ar_check_input(a, bp, GM_K * n, 73);
+	for (i = 0; i < m; i++) {
+		memset(row, 0, n * 4);
+		for (p = 0; p < GM_K; p++)
+			for (j = 0; j < n; j++)
+				row[j] += (uint32_t)(ap[i * GM_K + p] * bp[p * n + j]);
+		for (j = 0; j < n; j++) {
+			check(a, w32(a, 2)[i * n + j], row[j]);
+			a->expected_result += row[j];
+		}
+	}
+	a->result_ok = a->result == a->expected_result;
+	free(row);
+	return 0;
+}
+
+/* nw: b0 H ((n + 1) x (n + 32) int32, see nw.c), b1 ref (n x n int32) */
+#define NW_GAP		10
+
+static int32_t nw_ref(const struct em_app_data *a, uint64_t i)
+{
+	return (int32_t)(gen(a->seed, 74, i) % 21) - 10;
+}
+
+static void nw_size(struct em_app_data *a)
+{
+	uint64_t budget = a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB, n = 32;
+
+	while ((n + 33) * (n + 64) * 4 + (n + 32) * (n + 32) * 4 <= budget)
+		n += 32;
+	a->n[0] = n;
+	set_bytes(a, 0, (n + 1) * (n + 32) * 4);
+	set_bytes(a, 1, n * n * 4);
+}
+
+static void nw_fill(struct em_app_data *a)
+{
+	uint64_t n = a->n[0], w = n + 32, i;
+	int32_t *h = a->p[0], *ref = a->p[1];
+
+	memset(a->p[0], 0, a->bytes[0]);
+	for (i = 0; i <= n; i++) {
+		h[i * w + 31] = -(int32_t)i * NW_GAP;
+		h[31 + i] = -(int32_t)i * NW_GAP;
+	}
+	for (i = 0; i < n * n; i++)
+		ref[i] = nw_ref(a, i);
+}
+
+static int nw_verify(struct em_app_data *a)
+{
+	uint64_t n = a->n[0], w = n + 32, i, j;
+	const int32_t *h = a->p[0], *ref = a->p[1];
+	int32_t *prev = malloc((n + 1) * 4), *cur = malloc((n + 1) * 4), *tmp, m;
+
+	if (!prev || !cur) {
+		free(prev);
+		free(cur);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n * n; i++)
+		check(a, (uint32_t)ref[i], (uint32_t)nw_ref(a, i));
+	for (j = 0; j <= n; j++)
+		prev[j] = -(int32_t)j * NW_GAP;
+	for (i = 1; i <= n; i++) {
+		cur[0] = -(int32_t)i * NW_GAP;
+		for (j = 1; j <= n; j++) {
+			m = prev[j - 1] + ref[(i - 1) * n + j - 1];
+			if (prev[j] - NW_GAP > m)
+				m = prev[j] - NW_GAP;
+			if (cur[j - 1] - NW_GAP > m)
+				m = cur[j - 1] - NW_GAP;
+			cur[j] = m;
+			check(a, (uint32_t)h[i * w + 31 + j], (uint32_t)m);
+			a->expected_result += (uint32_t)m;
+		}
+		tmp = prev;
+		prev = cur;
+		cur = tmp;
+	}
+	a->result_ok = a->result == a->expected_result;
+	free(prev);
+	free(cur);
+	return 0;
+}
+
+/*
+ * decode: an LLM decode step as PyTorch runs it. Each of L layers has a
+ * weight matrix (d x d int8) and a KV cache (ctx x d int8); a caching
+ * allocator packs them, in creation order, first fit, into EM_DC_POOLS
+ * large managed pools (b0..b2), as PyTorch's allocator serves tensors
+ * from a few cudaMallocManaged blocks; b3 holds the activations. Per token
+ * and layer: h = W x (projection), s = KV h (attention scores), x = h
+ * for the next layer; the last layer's h is the next token's input.
+ */
+static uint64_t dc_tensor_bytes(const struct em_app_data *a, uint64_t t)
+{
+	uint64_t d = a->n[0];
+
+	return (t % 2 ? a->n[3] : d) * d;	/* W_l, then KV_l */
+}
+
+void em_app_decode_tensor(const struct em_app_data *a, uint64_t t, int *pool,
+			  uint64_t *off)
+{
+	uint64_t used[EM_DC_POOLS] = { 0 }, i, bytes;
+	int p;
+
+	for (i = 0; i <= t; i++) {
+		bytes = (dc_tensor_bytes(a, i) + 511) & ~511ull;
+		for (p = 0; p < EM_DC_POOLS - 1 && used[p] + bytes > a->bytes[p]; p++)
+			;
+		*pool = p;
+		*off = used[p];
+		used[p] += bytes;
+	}
+}
+
+static void dc_size(struct em_app_data *a)
+{
+	uint64_t budget = a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB;
+	uint64_t d = 2048, ctx = 1024, layer = (d + ctx) * d, layers, pool;
+	int p;
+
+	/* the pools' rounding and first-fit waste: under a tensor and 2 MiB each */
+	layers = budget > EM_DC_POOLS * (d * d + 2 * MiB) + layer ?
+		 (budget - EM_DC_POOLS * (d * d + 2 * MiB)) / layer : 1;
+	a->n[0] = d;
+	a->n[1] = layers;
+	a->n[2] = a->passes;		/* tokens */
+	a->n[3] = ctx;
+	/* each pool's waste is under one tensor: all fit */
+	pool = (a->n[1] * layer / EM_DC_POOLS + d * d + 2 * MiB - 1) & ~(2 * MiB - 1);
+	for (p = 0; p < EM_DC_POOLS; p++)
+		set_bytes(a, p, pool);
+	set_bytes(a, 3, em_app_decode_act(a, a->n[2], 0, 1));	/* the end */
+}
+
+/* Offset in b3 of token t's layer-l output h (s: its scores). */
+uint64_t em_app_decode_act(const struct em_app_data *a, uint64_t t, uint64_t l,
+			   int scores)
+{
+	uint64_t d = a->n[0], steps = a->n[2] * a->n[1], step = t * a->n[1] + l;
+
+	return scores ? d * (1 + steps) + a->n[3] * step : d * (1 + step);
+}
+
+static int8_t *dc_tensor(const struct em_app_data *a, uint64_t t)
+{
+	uint64_t off;
+	int p;
+
+	em_app_decode_tensor(a, t, &p, &off);
+	return (int8_t *)a->p[p] + off;
+}
+
+static void dc_fill(struct em_app_data *a)
+{
+	uint64_t t, i, bytes;
+	int p;
+	int8_t *x = a->p[3];
+
+	for (p = 0; p < EM_DC_POOLS; p++)
+		memset(a->p[p], 0, a->bytes[p]);
+	for (t = 0; t < 2 * a->n[1]; t++) {
+		int8_t *w = dc_tensor(a, t);
+
+		bytes = dc_tensor_bytes(a, t);
+		for (i = 0; i < bytes; i++)
+			w[i] = ar_a(a, 80 + t, i);
+	}
+	memset(a->p[3], 0, a->bytes[3]);
+	for (i = 0; i < a->n[0]; i++)
+		x[i] = ar_a(a, 79, i) * 16;
+}
+
+static int dc_verify(struct em_app_data *a)
+{
+	uint64_t d = a->n[0], ctx = a->n[3], t, l, i;
+	const int8_t *act = a->p[3];
+	int8_t *x = malloc(d), *h = malloc(d), *s = malloc(ctx);
+
+	if (!x || !h || !s) {
+		free(x);
+		free(h);
+		free(s);
+		return -ENOMEM;
+	}
+	for (t = 0; t < 2 * a->n[1]; t++)
+		ar_check_input(a, dc_tensor(a, t), dc_tensor_bytes(a, t), 80 + t);
+	for (i = 0; i < d; i++)
+		x[i] = ar_a(a, 79, i) * 16;
+	for (t = 0; t < a->n[2]; t++)
+		for (l = 0; l < a->n[1]; l++) {
+			a->expected_result += ar_gemv(dc_tensor(a, 2 * l), x, d, d, h);
+			a->expected_result += ar_gemv(dc_tensor(a, 2 * l + 1), h, ctx, d, s);
+			for (i = 0; i < d; i++)
+				check(a, (uint8_t)act[em_app_decode_act(a, t, l, 0) + i],
+				      (uint8_t)h[i]);
+			for (i = 0; i < ctx; i++)
+				check(a, (uint8_t)act[em_app_decode_act(a, t, l, 1) + i],
+				      (uint8_t)s[i]);
+			memcpy(x, h, d);
+		}
+	a->result_ok = a->result == a->expected_result;
+	free(x);
+	free(h);
+	free(s);
+	return 0;
+}
+
 /* ---- the table ---- */
 
 const struct em_app_ref em_app_pathfinder = { "pathfinder", 32, pf_size, pf_fill, pf_verify };
@@ -668,6 +1047,11 @@ const struct em_app_ref em_app_radix = { "radix", 4, rx_size, rx_fill, rx_verify
 const struct em_app_ref em_app_bfs = { "bfs", 1, bfs_size, bfs_fill, bfs_verify };
 const struct em_app_ref em_app_gemv = { "gemv", 8, gv_size, gv_fill, gv_verify };
 const struct em_app_ref em_app_colscan = { "colscan", 4, cs_size, cs_fill, cs_verify };
+const struct em_app_ref em_app_gemvrow = { "gemvrow", 2, gr_size, gr_fill, gr_verify };
+const struct em_app_ref em_app_atax = { "atax", 2, ax_size, ax_fill, ax_verify };
+const struct em_app_ref em_app_gemm = { "gemm", 4, gm_size, gm_fill, gm_verify };
+const struct em_app_ref em_app_nw = { "nw", 1, nw_size, nw_fill, nw_verify };
+const struct em_app_ref em_app_decode = { "decode", 4, dc_size, dc_fill, dc_verify };
 
 void em_app_size(const struct em_app_ref *ref, struct em_app_data *a)
 {

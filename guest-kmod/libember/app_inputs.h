@@ -68,6 +68,22 @@ struct em_app_ref {
 
 extern const struct em_app_ref em_app_pathfinder, em_app_kmeans, em_app_conv,
 	em_app_bitonic, em_app_radix, em_app_bfs, em_app_gemv, em_app_colscan;
+/* ARIADNE's workloads (app_inputs.c says which sharing degree each has) */
+extern const struct em_app_ref em_app_gemvrow, em_app_atax, em_app_gemm,
+	em_app_nw, em_app_decode;
+
+/* gemvrow and atax: int8 columns of A, so 32 rows fill a 2 MiB VA block */
+#define EM_AR_COLS		(64 * 1024)
+/* gemm: the inner dimension */
+#define EM_GM_K			1024
+/* decode: managed pools the caching allocator packs the tensors into */
+#define EM_DC_POOLS		3
+/* decode: pool and offset of tensor t (layer t / 2; even W, odd KV) */
+void em_app_decode_tensor(const struct em_app_data *d, uint64_t t, int *pool,
+			  uint64_t *off);
+/* decode: offset in b3 of token t's layer-l output h, or its scores */
+uint64_t em_app_decode_act(const struct em_app_data *d, uint64_t t, uint64_t l,
+			   int scores);
 
 /* Sets the default passes where none is given, then the sizes. */
 void em_app_size(const struct em_app_ref *ref, struct em_app_data *d);

@@ -48,15 +48,16 @@ static uint64_t va(const struct app_run *a, int i)
 	return (uintptr_t)a->d.p[i];
 }
 
-/* One phase: launch, wait; sums the modelled time and the results. */
-static int app_launch(struct app_run *a, const uint64_t *args, int nargs)
+/* One phase of kernel: launch, wait; sums the modelled time and the results. */
+static int app_launch_kernel(struct app_run *a, uint32_t kernel,
+			     const uint64_t *args, int nargs)
 {
 	struct ember_launch l;
 	uint64_t ns = 0, res = 0;
 	int ret;
 
 	memset(&l, 0, sizeof(l));
-	l.kernel = a->app->kernel;
+	l.kernel = kernel;
 	l.seed = a->cfg->seed;
 	l.warps = a->cfg->warps;
 	memcpy(l.args, args, sizeof(args[0]) * (size_t)nargs);
@@ -71,6 +72,12 @@ static int app_launch(struct app_run *a, const uint64_t *args, int nargs)
 	a->d.result += res;
 	a->ret_last = res;
 	return 0;
+}
+
+/* One phase of the app's kernel. */
+static int app_launch(struct app_run *a, const uint64_t *args, int nargs)
+{
+	return app_launch_kernel(a, a->app->kernel, args, nargs);
 }
 
 /* ---- launch sequences (buffers and sizes: app_inputs.c) ---- */
@@ -203,6 +210,87 @@ static int cs_launch(struct app_run *a)
 	return 0;
 }
 
+/* gemvrow: y = A x, 32 rows per warp (Polybench's thread per row), per iteration */
+static int gr_launch(struct app_run *a)
+{
+	uint64_t it;
+
+	for (it = 0; it < a->d.n[1]; it++) {
+		uint64_t args[7] = { va(a, 0), a->d.n[0], EM_AR_COLS, va(a, 1),
+				     va(a, 2), 7, 32 };
+
+		if (app_launch(a, args, 7))
+			return -1;
+	}
+	return 0;
+}
+
+/* atax: tmp = A x (thread per row), then y = A^T tmp (thread per column) */
+static int ax_launch(struct app_run *a)
+{
+	uint64_t it;
+
+	for (it = 0; it < a->d.n[1]; it++) {
+		uint64_t gemv[7] = { va(a, 0), a->d.n[0], EM_AR_COLS, va(a, 1),
+				     va(a, 2), 7, 32 };
+		uint64_t gemvt[5] = { va(a, 0), a->d.n[0], EM_AR_COLS, va(a, 2),
+				      va(a, 3) };
+
+		if (app_launch_kernel(a, EMGPU_KERNEL_GEMV, gemv, 7) ||
+		    app_launch_kernel(a, EMGPU_KERNEL_GEMVT, gemvt, 5))
+			return -1;
+	}
+	return 0;
+}
+
+static int gm_launch(struct app_run *a)
+{
+	uint64_t args[6] = { va(a, 0), a->d.n[0], EM_GM_K, va(a, 1), a->d.n[1],
+			     va(a, 2) };
+
+	return app_launch(a, args, 6);
+}
+
+/* nw: one launch per anti-diagonal of 32 x 32 tiles */
+static int nw_launch(struct app_run *a)
+{
+	uint64_t d;
+
+	for (d = 0; d < 2 * (a->d.n[0] / 32) - 1; d++) {
+		uint64_t args[5] = { va(a, 0), a->d.n[0], va(a, 1), 10, d };
+
+		if (app_launch(a, args, 5))
+			return -1;
+	}
+	return 0;
+}
+
+/* decode: per token, per layer: h = W x, then s = KV h; h feeds the next layer */
+static int dc_launch(struct app_run *a)
+{
+	uint64_t d = a->d.n[0], t, l, x = va(a, 3), woff, kvoff;
+	int wpool, kvpool;
+
+	for (t = 0; t < a->d.n[2]; t++)
+		for (l = 0; l < a->d.n[1]; l++) {
+			uint64_t h = va(a, 3) + em_app_decode_act(&a->d, t, l, 0);
+			uint64_t s = va(a, 3) + em_app_decode_act(&a->d, t, l, 1);
+
+			em_app_decode_tensor(&a->d, 2 * l, &wpool, &woff);
+			em_app_decode_tensor(&a->d, 2 * l + 1, &kvpool, &kvoff);
+			{
+				uint64_t proj[6] = { va(a, wpool) + woff, d, d, x, h, 7 };
+				uint64_t attn[6] = { va(a, kvpool) + kvoff, a->d.n[3], d,
+						     h, s, 7 };
+
+				if (app_launch(a, proj, 6) || app_launch(a, attn, 6))
+					return -1;
+			}
+			x = h;
+		}
+	return 0;
+}
+
 /* ---- the table ---- */
 
 static const struct em_app apps[] = {
@@ -219,6 +307,11 @@ static const struct em_app apps[] = {
 	{ "llm", EMGPU_KERNEL_GEMV, &em_app_gemv, gv_launch },
 	{ "colscan", EMGPU_KERNEL_COLSCAN, &em_app_colscan, cs_launch },
 	{ "ssb", EMGPU_KERNEL_COLSCAN, &em_app_colscan, cs_launch },
+	{ "gemvrow", EMGPU_KERNEL_GEMV, &em_app_gemvrow, gr_launch },
+	{ "atax", EMGPU_KERNEL_GEMV, &em_app_atax, ax_launch },
+	{ "gemm", EMGPU_KERNEL_GEMM, &em_app_gemm, gm_launch },
+	{ "nw", EMGPU_KERNEL_NW, &em_app_nw, nw_launch },
+	{ "decode", EMGPU_KERNEL_GEMV, &em_app_decode, dc_launch },
 };
 
 static const struct em_app *app_find(const char *name)
@@ -238,7 +331,7 @@ int em_app_is_app(const char *name)
 
 const char *em_app_names(void)
 {
-	return "pathfinder|kmeans|cnn|bitonic|radix|bfs|gemv|colscan";
+	return "pathfinder|kmeans|cnn|bitonic|radix|bfs|gemv|colscan|gemvrow|atax|gemm|nw|decode";
 }
 
 static double wall_ms(void)
@@ -346,7 +439,7 @@ void em_app_json(FILE *f, const struct em_wl_config *cfg,
 	passes = cfg->passes ? cfg->passes : app->ref->def_passes;
 	fprintf(f, ",\"app\":\"%s\",\"passes\":%u,\"launches\":%llu", app->name,
 		passes, (unsigned long long)r->stats.launches);
-	if (app->kernel == EMGPU_KERNEL_GEMV)
+	if (app->ref == &em_app_gemv || app->ref == &em_app_decode)
 		fprintf(f, ",\"tokens\":%u,\"tokens_per_s\":%.3f", passes,
 			r->sim_ns ? passes * 1e9 / (double)r->sim_ns : 0.0);
 }

@@ -20,6 +20,14 @@
  *  bfs         BFS         -                      levels + 1
  *  gemv, llm   GEMV        tokens (8)             1 per token
  *  colscan,ssb COLSCAN     queries (4, up to 8)   1 per query
+ * ARIADNE's workloads (HPCA'26; sharing degree: sparse, dense, mixed):
+ *  gemvrow     GEMV (32 rows per warp)  iterations (2)  1 per iteration
+ *  atax        GEMV + GEMVT  iterations (2)       2 per iteration
+ *  gemm        GEMM        rows of A (4)          1
+ *  nw          NW          -                      2 n / 32 - 1
+ *  decode      GEMV        tokens (4)             2 per layer and token
+ * decode is an LLM decode step: L layers' weights and KV caches packed by a
+ * caching allocator into 3 managed pools (app_inputs.c).
  */
 #ifndef EMBER_APPS_H
 #define EMBER_APPS_H
