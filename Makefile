@@ -47,6 +47,7 @@ test: all
 	$(MAKE) libvirt-test
 	bash tests/vfio/check-dry-run.sh
 	$(MAKE) inject-test
+	$(MAKE) sizes-test
 	$(MAKE) -C tests/fuzz smoke
 	$(MAKE) vm-test
 
@@ -54,6 +55,11 @@ test: all
 inject-test: all
 	bash tests/inject/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
 		$(BUILD)/inject-test
+
+# One app at two card sizes and two seeds: every result reads back.
+sizes-test: all
+	bash tests/sizes/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
+		$(BUILD)/sizes-test
 
 # ember-agent through libvirt's C API, against a private libvirtd.
 libvirt-test: all
@@ -115,4 +121,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test fuzz fuzz-qemu bench vm-test run run-clean info clean
+.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test sizes-test fuzz fuzz-qemu bench vm-test run run-clean info clean

@@ -221,8 +221,10 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 							 words[i]);
 			} else {
 				m->seeds[i] = strtoull(words[i], &end, 0);
-				if (errno || *end || end == words[i])
-					return cfg_error(file, ln, "bad seed '%s'", words[i]);
+				/* results hold seeds as JSON integers: at most 2^63 - 1 */
+				if (errno || *end || end == words[i] || m->seeds[i] > INT64_MAX)
+					return cfg_error(file, ln, "bad seed '%s' (0 to 2^63-1)",
+							 words[i]);
 			}
 		}
 		*(factors ? &m->nfactors : &m->nseeds) = n;
@@ -632,6 +634,20 @@ static const char *judge_injected(json_t *run, const struct em_run *r,
 	return "clean-error";
 }
 
+/*
+ * A guest line that is there but does not parse (kept by em_results_load):
+ * why says jansson's reason and shows the line, instead of "no result line".
+ */
+static void unparsed_reason(json_t *all, char *why, size_t len)
+{
+	json_t *bad = all ? em_results_find(all, "unparsed", "reason") : NULL;
+
+	if (bad)
+		snprintf(why, len, "result line does not parse (%s): %s",
+			 json_string_value(json_object_get(bad, "reason")),
+			 json_string_value(json_object_get(bad, "line")));
+}
+
 const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 			  const char *commit, const char *results_path,
 			  const struct em_run_outcome *o)
@@ -640,7 +656,7 @@ const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 	unsigned int bad;
 	json_t *all = em_results_load(results_path, &bad);
 	json_t *run = all ? em_results_find(all, "run", "kernel") : NULL;
-	char why[300] = "";
+	char why[800] = "";
 	const char *status = r->inject_kind ?
 			     judge_injected(run, r, o, why, sizeof(why)) :
 			     judge(run, r, o, why, sizeof(why));
@@ -653,6 +669,8 @@ const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 
 	if (run)
 		json_object_set(obj, "run", run);
+	else if (!strcmp(status, "error"))
+		unparsed_reason(all, why, sizeof(why));
 	/* what the guest was given, so a result says how it was obtained */
 	json_object_set_new(obj, "modparams", json_string(m->modparams));
 	json_object_set_new(obj, "run_args", json_string(m->run_args));

@@ -267,6 +267,23 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 	}
 }
 
+/* Every run whose cell reads "error", with the reason em_run_record kept. */
+static void print_errors(json_t *all, FILE *out)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(all, i, r) {
+		const char *status = json_string_value(json_object_get(r, "status"));
+
+		if (status && !strcmp(status, "error"))
+			fprintf(out, "error: %s: %s\n",
+				json_string_value(json_object_get(r, "id")) ?: "?",
+				json_string_value(json_object_get(r, "why")) ?:
+				"(no reason recorded)");
+	}
+}
+
 /* Figure 10-style clustered bars of speedup over UVM, log scale, one PNG per factor. */
 static int plot(const struct table *t, const char *dir)
 {
@@ -493,9 +510,11 @@ int em_report(const char *dir, const char *paper_csv, bool draw)
 	}
 	snprintf(path, sizeof(path), "%s/table.txt", dir);
 	if (print_campaign(all, stdout)) {
+		print_errors(all, stdout);
 		out = fopen(path, "we");
 		if (out) {
 			print_campaign(all, out);
+			print_errors(all, out);
 			fclose(out);
 		}
 		json_decref(all);
@@ -503,9 +522,11 @@ int em_report(const char *dir, const char *paper_csv, bool draw)
 		return 0;
 	}
 	print_tables(t, paper_csv, stdout);
+	print_errors(all, stdout);
 	out = fopen(path, "we");
 	if (out) {
 		print_tables(t, paper_csv, out);
+		print_errors(all, out);
 		fclose(out);
 	}
 	rc = draw ? plot(t, dir) : 0;

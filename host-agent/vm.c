@@ -404,6 +404,7 @@ json_t *em_results_load(const char *path, unsigned int *bad)
 	size_t cap = 0;
 	ssize_t len;
 	json_t *all, *obj;
+	json_error_t err;
 
 	*bad = 0;
 	if (!f)
@@ -414,13 +415,22 @@ json_t *em_results_load(const char *path, unsigned int *bad)
 			line[--len] = '\0';
 		if (!len)
 			continue;
-		obj = json_loads(line, 0, NULL);
-		if (json_is_object(obj))
+		obj = json_loads(line, 0, &err);
+		if (json_is_object(obj)) {
 			json_array_append_new(all, obj);
-		else {
-			json_decref(obj);
-			(*bad)++;
+			continue;
 		}
+		/* keep why and what, so a run is never a bare "error" */
+		if (obj)
+			snprintf(err.text, sizeof(err.text), "not a JSON object");
+		json_decref(obj);
+		(*bad)++;
+		obj = json_pack("{s:s,s:s,s:s#}", "scenario", "unparsed", "reason", err.text,
+				"line", line, (int)(len > 512 ? 512 : len));
+		if (!obj)	/* not UTF-8, or cut inside a character */
+			obj = json_pack("{s:s,s:s,s:s}", "scenario", "unparsed",
+					"reason", err.text, "line", "(not valid UTF-8)");
+		json_array_append_new(all, obj);
 	}
 	free(line);
 	fclose(f);

@@ -124,9 +124,10 @@ int em_vm_send(struct em_vm *vm, const char *text);
 const char *em_vm_console_problem(const char *console_path);
 
 /*
- * Loads the guest's JSON lines as an array of objects. Lines that do not
- * parse (a guest that died mid-line) are skipped and counted in *bad.
- * Returns NULL only if the file cannot be read.
+ * Loads the guest's JSON lines as an array of objects. A line that does not
+ * parse (a guest that died mid-line, a value jansson cannot hold) is counted
+ * in *bad and kept as {"scenario":"unparsed","reason":...,"line":...} (the
+ * line's first 512 bytes). Returns NULL only if the file cannot be read.
  */
 json_t *em_results_load(const char *path, unsigned int *bad);
 

@@ -8,6 +8,7 @@
  * APP is one of the paper's applications (apps.h); -p is its size or phase
  * count there (rows, iterations, tokens, ...).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -43,6 +44,10 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	if (cfg.seed > INT64_MAX) {
+		fprintf(stderr, "ember-run: seed must be below 2^63\n");
+		return 2;
 	}
 	if (cfg.factor <= 0 || cfg.factor > 64) {
 		fprintf(stderr, "ember-run: factor must be in (0, 64]\n");

@@ -409,7 +409,7 @@ void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 		"\"seed\":%" PRIu64 ",\"vram\":%" PRIu64 ",\"footprint\":%" PRIu64 ","
 		"\"ret\":%d,\"failed\":\"%s\",\"words_checked\":%" PRIu64 ","
 		"\"mismatches\":%" PRIu64 ",\"result_ok\":%d,"
-		"\"result\":%" PRIu64 ",\"expected_result\":%" PRIu64 ","
+		"\"result\":\"%" PRIu64 "\",\"expected_result\":\"%" PRIu64 "\","
 		"\"sim_ns\":%" PRIu64 ",\"setup_ns\":%" PRIu64 ","
 		"\"faults\":%llu,\"fault_batches\":%llu,\"replays\":%llu,"
 		"\"cancels\":%llu,\"evictions\":%llu,\"pages_evicted\":%llu,"

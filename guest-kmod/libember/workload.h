@@ -74,7 +74,12 @@ int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *res);
  * verifies every word; fills health_* of res. Returns health_ret.
  */
 int em_wl_health(const struct em_wl_config *cfg, struct em_wl_result *res);
-/* Writes the JSON fields (no braces) describing a run. */
+/*
+ * Writes the JSON fields (no braces) describing a run. The checksums are
+ * full 64-bit values, so they go out as decimal strings (JSON readers such
+ * as jansson hold integers only up to 2^63 - 1); every other number stays
+ * below that (ember-run refuses larger seeds).
+ */
 void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 		const struct em_wl_result *res);
 
