@@ -33,6 +33,7 @@ guest: deps
 	$(MAKE) -C guest-kmod
 	$(MAKE) -C guest-kmod/libember
 	$(MAKE) -C tests/vm $(BUILD)/guest/ember-vmtest
+	$(MAKE) -C tests/fuzz-ioctl
 	$(MAKE) -C images
 
 # Host side: ember-agent and the VM test harness.
@@ -48,6 +49,7 @@ test: all
 	bash tests/vfio/check-dry-run.sh
 	$(MAKE) inject-test
 	$(MAKE) sizes-test
+	$(MAKE) fuzz-ioctl
 	$(MAKE) -C tests/fuzz smoke
 	$(MAKE) vm-test
 
@@ -60,6 +62,23 @@ inject-test: all
 sizes-test: all
 	bash tests/sizes/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
 		$(BUILD)/sizes-test
+
+# The fault-injection campaign behind the README's table (resumable, like
+# `make run`): every kind x workload x policy x factor, then the table.
+CAMPAIGN ?= host-agent/matrices/inject-campaign.conf
+inject-campaign: all
+	$(AGENT) run $(CAMPAIGN) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) \
+		--initrd $(INITRD) --results $(RESULTS) --accel $(ACCEL); \
+	rc=$$?; $(AGENT) report $(RESULTS)/$$(sed -n 's/^name *= *//p' $(CAMPAIGN)) --no-plot; \
+	exit $$rc
+
+# Random abuse of /dev/ember in a guest (tests/fuzz-ioctl): seeded, under
+# panic_on_warn; FUZZ_IOCTL_SECONDS (default 60) and FUZZ_IOCTL_SEED.
+FUZZ_IOCTL_SECONDS ?= 60
+FUZZ_IOCTL_SEED ?= 1
+fuzz-ioctl: all
+	bash tests/fuzz-ioctl/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
+		$(BUILD)/fuzz-ioctl $(FUZZ_IOCTL_SECONDS) $(FUZZ_IOCTL_SEED)
 
 # ember-agent through libvirt's C API, against a private libvirtd.
 libvirt-test: all
@@ -121,4 +140,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test sizes-test fuzz fuzz-qemu bench vm-test run run-clean info clean
+.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu bench vm-test run run-clean info clean

@@ -34,6 +34,7 @@ static void usage(FILE *f)
 		"  --seed N           device seed (default 1)\n"
 		"  --scenarios LIST   guest scenarios, comma-separated (default info)\n"
 		"  --run 'ARGS'       run ember-run ARGS in the guest (e.g. '-k gather -x 1.5')\n"
+		"  --fuzz-ioctl 'ARGS'  run ember-fuzz-ioctl ARGS in the guest (e.g. '-s 1 -t 60')\n"
 		"  --memory MIB       guest RAM (default 512)\n"
 		"  --workdir DIR      logs and results (default results/vm)\n"
 		"  --timeout SEC      kill the VM after SEC seconds (default 120)\n"
@@ -262,6 +263,7 @@ static int cmd_vm(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "scenarios", required_argument, NULL, 'S' },
 		{ "run", required_argument, NULL, 'r' },
+		{ "fuzz-ioctl", required_argument, NULL, 'F' },
 		{ "memory", required_argument, NULL, 'm' },
 		{ "workdir", required_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -283,7 +285,8 @@ static int cmd_vm(int argc, char **argv)
 	struct em_vm vm;
 	json_t *results, *obj;
 	unsigned int bad;
-	char *run_args = NULL;
+	char *run_args = NULL, *fuzz_args = NULL;
+	const char *problem;
 	bool raw = false, dry_run = false, xml = false;
 	size_t i;
 	int c;
@@ -297,6 +300,7 @@ static int cmd_vm(int argc, char **argv)
 		case 's': cfg.seed = strtoull(optarg, NULL, 0); break;
 		case 'S': cfg.scenarios = optarg; break;
 		case 'r': run_args = commas(optarg); cfg.run_args = run_args; break;
+		case 'F': fuzz_args = commas(optarg); cfg.fuzz_args = fuzz_args; break;
 		case 'm': cfg.memory_mib = strtoul(optarg, NULL, 0); break;
 		case 'w': cfg.workdir = optarg; break;
 		case 't': cfg.timeout_s = strtoul(optarg, NULL, 0); break;
@@ -342,13 +346,17 @@ static int cmd_vm(int argc, char **argv)
 	}
 	if (!raw)
 		printf("logs: %s, %s\n", vm.console_path, vm.qemu_log_path);
-	c = !results || out.timed_out || out.exit_status ||
+	problem = em_vm_console_problem(vm.console_path);
+	if (problem)
+		fprintf(stderr, "ember-agent: console: %s\n", problem);
+	c = !results || out.timed_out || out.exit_status || problem ||
 	    !em_results_find(results, "boot", "end");
 	if (c)
 		fprintf(stderr, "ember-agent: the VM did not finish cleanly; see %s and %s\n",
 			vm.console_path, vm.qemu_log_path);
 	json_decref(results);
 	free(run_args);
+	free(fuzz_args);
 	return c;
 }
 

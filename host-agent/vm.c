@@ -24,9 +24,13 @@ const char *const em_vm_firmware_dirs[EM_VM_FIRMWARE_DIRS] = {
 /*
  * Kernel command line: a warning or oops stops the run (and QEMU, via
  * -no-reboot); no address-space randomisation, so managed ranges get the
- * same VAs on every boot and the device's trace hash can repeat.
+ * same VAs on every boot and the device's trace hash can repeat;
+ * no_timer_check, because under TCG on a loaded host the IO-APIC timer
+ * check can miss its ticks and panic at boot ("IO-APIC + timer doesn't
+ * work!", seen in an injection campaign).
  */
-#define GUEST_APPEND "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 norandmaps"
+#define GUEST_APPEND "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 norandmaps " \
+		     "no_timer_check"
 
 static double now_s(void)
 {
@@ -38,12 +42,14 @@ static double now_s(void)
 
 void em_vm_cmdline(const struct em_vm_config *cfg, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s ember_scenarios=%s ember_run=%s%s%s%s", GUEST_APPEND,
+	snprintf(buf, len, "%s ember_scenarios=%s ember_run=%s%s%s%s%s%s", GUEST_APPEND,
 		 cfg->scenarios ? cfg->scenarios : "",
 		 cfg->run_args ? cfg->run_args : "",
 		 cfg->hold_at_end ? " ember_hold=1" : "",
 		 cfg->modparams ? " ember_modparams=" : "",
-		 cfg->modparams ? cfg->modparams : "");
+		 cfg->modparams ? cfg->modparams : "",
+		 cfg->fuzz_args ? " ember_fuzz=" : "",
+		 cfg->fuzz_args ? cfg->fuzz_args : "");
 }
 
 void em_vm_device(const struct em_vm_config *cfg, char *buf, size_t len)

@@ -36,6 +36,7 @@ struct em_vm_config {
 	const char *scenarios;		/* comma-separated, for the guest's init */
 	const char *run_args;		/* ember-run arguments, comma-separated */
 	const char *modparams;		/* ember.ko parameters, comma-separated */
+	const char *fuzz_args;		/* ember-fuzz-ioctl arguments, comma-separated */
 	const char *accel;		/* "tcg" (default) or "kvm" */
 	uint64_t seed;
 	unsigned int memory_mib;	/* guest RAM, default 512 */

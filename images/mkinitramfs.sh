@@ -2,7 +2,7 @@
 # Builds the guest initramfs reproducibly: the same inputs give the same
 # bytes (entries sorted, owners root, every mtime SOURCE_DATE_EPOCH).
 #
-# usage: mkinitramfs.sh OUTPUT.cpio ember.ko ember-vmtest ember-run [policy.ko...]
+# usage: mkinitramfs.sh OUTPUT.cpio ember.ko ember-vmtest ember-run [policy.ko | program]...
 set -euo pipefail
 
 out=$1 kmod=$2 vmtest=$3 run=$4
@@ -26,8 +26,11 @@ install -m 0755 "$here/init" "$root/init"
 install -m 0644 "$kmod" "$root/lib/modules/ember.ko"
 install -m 0755 "$vmtest" "$root/bin/ember-vmtest"
 install -m 0755 "$run" "$root/bin/ember-run"
-for m in "$@"; do	# policy modules, loaded on demand
-	install -m 0644 "$m" "$root/lib/modules/$(basename "$m")"
+for m in "$@"; do	# policy modules (loaded on demand) and more guest programs
+	case $m in
+	*.ko) install -m 0644 "$m" "$root/lib/modules/$(basename "$m")" ;;
+	*) install -m 0755 "$m" "$root/bin/$(basename "$m")" ;;
+	esac
 done
 
 find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
