@@ -109,6 +109,19 @@ fuzz-qemu: deps
 	"$$fuzzer" --fuzz-target=generic-fuzz -max_total_time=$(FUZZ_SECONDS) \
 		-print_final_stats=1 $(BUILD)/fuzz-qemu
 
+# NVIDIA's open kernel modules (nvidia.ko, nvidia-uvm.ko) with the Ember
+# series and the policy core, one build per driver branch, into
+# build/nvidia/<version>/ (guest-kmod/nvidia/build.sh says how).
+NVIDIA_BRANCHES := guest-kmod/nvidia
+nvidia: deps
+	for b in $(NVIDIA_BRANCHES); do \
+		bash guest-kmod/nvidia/build.sh --into $(BUILD)/nvidia $$b >/dev/null || exit 1; done
+
+nvidia-test: nvidia
+	for b in $(NVIDIA_BRANCHES); do bash guest-kmod/nvidia/check.sh $$b || exit 1; done
+
+.PHONY: nvidia nvidia-test
+
 # Model speed: modelled 128-byte accesses per second, three access mixes.
 bench: deps
 	$(MAKE) -C models bench

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Checks one branch's build of NVIDIA's modules with the Ember series
+# (make nvidia-test; part of make test):
+#   - the series applies to the pristine package with no fuzz and no offset;
+#   - the policy core in the build tree is byte-identical to the repository's;
+#   - modinfo of nvidia-uvm.ko lists every Table 1 parameter with the
+#     default of the core's EMBER_ADAPTIVE_PARAMS_DEFAULT;
+#   - every global symbol the core's objects define is in nvidia-uvm.ko;
+#   - both modules carry the guest kernel's vermagic;
+#   - bad input stops build.sh at the step it names (a series that does not
+#     apply, a wrong package checksum, a kernel ABI without headers).
+#
+#   check.sh [BRANCH_DIR]   (default: this directory, 535)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+branch_dir=$(cd "${1:-$here}" && pwd)
+. "$here/common.sh"
+
+failures=0
+pass() { log "ok: $*"; }
+flunk() { log "FAIL: $*"; failures=$((failures + 1)); }
+
+out=$(bash "$here/build.sh" "$branch_dir")
+tree="$cache/tree"
+uvm_ko="$out/nvidia-uvm.ko"
+
+check_series_exact() {
+	local scratch name report
+	scratch=$(mktemp -d)
+	cp -al "$cache/pristine/." "$scratch/"
+	for name in $(series_patches); do
+		# patch's default fuzz, so that fuzz shows up in the report
+		if ! report=$(patch -d "$scratch" -p1 --no-backup-if-mismatch <"$branch_dir/patches/$name" 2>&1); then
+			flunk "$name does not apply"
+		elif grep -E 'with fuzz|offset' <<<"$report" >&2; then
+			flunk "$name applies only with fuzz or offset"
+		fi
+	done
+	rm -rf "$scratch"
+	[ "$failures" = 0 ] && pass "series ($(series_patches | wc -l) patches) applies exactly"
+}
+
+check_core_identical() {
+	local f n=0 bad=0
+	for f in $(core_files); do
+		n=$((n + 1))
+		cmp "$core_dir/$f" "$tree/nvidia-uvm/$f" || bad=1
+	done
+	for f in "$tree"/nvidia-uvm/ember_*.[ch]; do
+		[ -e "$core_dir/$(basename "$f")" ] || { log "$f is not in $core_dir"; bad=1; }
+	done
+	if [ "$bad" = 0 ]; then pass "$n core files identical to $core_dir"; else flunk "core files differ"; fi
+}
+
+# Table 1 as the core defines it: "name default" lines.
+table1() {
+	sed -n '/^#define EMBER_ADAPTIVE_PARAMS_DEFAULT/,/^}/s/^[[:space:]]*\.\([a-z_]*\) = \([0-9]*\),.*/\1 \2/p' \
+		"$core_dir/ember_adaptive.h"
+}
+
+check_parameters() {
+	local name def n=0 bad=0 parms
+	parms=$(modinfo -p "$uvm_ko")
+	while read -r name def; do
+		n=$((n + 1))
+		grep -E "^$name:.*default $def[,)]" <<<"$parms" >/dev/null ||
+			{ log "modinfo: no $name with default $def"; bad=1; }
+	done < <(table1)
+	if [ "$n" -lt 17 ]; then
+		flunk "only $n Table 1 parameters found in ember_adaptive.h"
+	elif [ "$bad" = 0 ]; then
+		pass "modinfo lists all $n Table 1 parameters with their defaults"
+	else
+		flunk "Table 1 parameters missing or with other defaults"
+	fi
+}
+
+check_core_linked() {
+	local f sym n=0 bad=0 syms
+	syms=$(nm "$uvm_ko" | awk '$2 ~ /^[TDBR]$/ { print $3 }' | sort -u)
+	for f in $(core_files | grep '\.c$'); do
+		for sym in $(nm --defined-only "$tree/nvidia-uvm/${f%.c}.o" | awk '$2 ~ /^[TDBR]$/ { print $3 }'); do
+			n=$((n + 1))
+			grep -qx "$sym" <<<"$syms" || { log "$sym of $f not in nvidia-uvm.ko"; bad=1; }
+		done
+	done
+	if [ "$n" = 0 ]; then
+		flunk "no global symbols in the core's objects"
+	elif [ "$bad" = 0 ]; then
+		pass "$n global symbols of the core linked into nvidia-uvm.ko"
+	else
+		flunk "core objects not linked"
+	fi
+}
+
+check_vermagic() {
+	local m vm
+	for m in "${nvidia_modules[@]}"; do
+		vm=$(modinfo -F vermagic "$out/$m.ko")
+		case $vm in
+		"$(kernel_abi)-cloud-amd64 "*) pass "$m.ko vermagic $vm" ;;
+		*) flunk "$m.ko vermagic '$vm'" ;;
+		esac
+	done
+}
+
+# build.sh on bad input must stop at the named step.
+expect_refusal() {
+	local what=$1 want=$2 msg
+	shift 2
+	if msg=$("$@" 2>&1 >/dev/null); then
+		flunk "$what: build.sh succeeded"
+	elif grep -F "$want" <<<"$msg" >/dev/null; then
+		pass "$what: $(grep -F "$want" <<<"$msg" | head -n1 | sed 's/^\[[^]]*\] //')"
+	else
+		flunk "$what: expected '$want', got: $msg"
+	fi
+}
+
+check_bad_input() {
+	local bad
+	bad=$(mktemp -d)
+	mkdir -p "$bad/noapply/patches" "$bad/checksum/patches" "$bad/cache"
+	cp "$branch_dir/branch.conf" "$bad/noapply/"
+	printf -- '--- a/nvidia-uvm/uvm.c\n+++ b/nvidia-uvm/uvm.c\n@@ -1,1 +1,1 @@\n-no such line\n+x\n' \
+		>"$bad/noapply/patches/0001-bogus.patch"
+	echo 0001-bogus.patch >"$bad/noapply/patches/series"
+	expect_refusal "series that does not apply" "step 'patch': patch 0001-bogus.patch does not apply" \
+		bash "$here/build.sh" "$bad/noapply"
+
+	sed 's/^sha256=.*/sha256=0000000000000000000000000000000000000000000000000000000000000000/' \
+		"$branch_dir/branch.conf" >"$bad/checksum/branch.conf"
+	cp "$branch_dir/patches/series" "$bad/checksum/patches/"
+	expect_refusal "wrong package checksum" "step 'fetch': sha256 of $deb_name is $sha256" \
+		bash "$here/build.sh" "$bad/checksum"
+
+	echo "0.0.0-0 0" >"$bad/cache/kernel-abi"
+	expect_refusal "kernel ABI without headers" "step 'build': no kernel headers for 0.0.0-0-cloud-amd64" \
+		env EMBER_CACHE="$bad/cache" bash "$here/build.sh" "$branch_dir"
+	rm -rf "$bad"
+}
+
+check_series_exact
+check_core_identical
+check_parameters
+check_core_linked
+check_vermagic
+check_bad_input
+
+if [ "$failures" != 0 ]; then
+	die "$failures check(s) failed for $package $version"
+fi
+log "all checks passed for $package $version"
