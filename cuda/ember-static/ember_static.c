@@ -3,15 +3,26 @@
  * libember-static.so: Ember-static for unmodified CUDA programs (Ember
  * paper, section 6.2 and Listing 1), as an LD_PRELOAD interposer.
  *
- * Every cudaMallocManaged() gets the paper's two advice calls at once —
- * preferred location the host, accessed-by the current GPU — so the whole
- * allocation is mapped from host memory. The third call, the prefetch of
- * the leading prefix to the GPU, is deferred to the next kernel launch:
- * programs fill their buffers on the host after allocating them, and a
- * prefetch before that would be undone by the host's first touch. At that
- * launch, pending allocations get their prefix prefetched in allocation
- * order, each as large as the GPU memory still free (cudaMemGetInfo) minus
- * a reserve allows; the rest stays mapped. The split is then frozen.
+ * Every managed allocation (cudaMallocManaged, cuMemAllocManaged) gets the
+ * paper's two advice calls at once — preferred location the host,
+ * accessed-by the current GPU — so the whole allocation is mapped from host
+ * memory. The third call, the prefetch of the leading prefix to the GPU, is
+ * deferred to the next kernel launch: programs fill their buffers on the
+ * host after allocating them, and a prefetch before that would be undone by
+ * the host's first touch. At that launch, pending allocations get their
+ * prefix prefetched in allocation order, each as large as the GPU memory
+ * still free (cudaMemGetInfo) minus a reserve allows; the rest stays mapped.
+ * The split is then frozen.
+ *
+ * The program's own hints win (paper, section 4: an application's hints on
+ * a range override Ember for that range). A range the program passes to
+ * cudaMemAdvise / cuMemAdvise or cudaMemPrefetchAsync / cuMemPrefetchAsync
+ * becomes the program's: Ember's two advice calls are undone on it before
+ * the program's call goes through, and the deferred prefetch skips it (only
+ * the unhinted parts of an allocation, in whole 2 MiB blocks, are
+ * prefetched). Launches are caught on both APIs: the runtime's
+ * (cudaLaunchKernel and nvcc 13's __cudaLaunchKernel[_ptsz] stubs) and the
+ * driver's (cuLaunchKernel[Ex][_ptsz], what CuPy and Triton call).
  *
  * Environment:
  *   EMBER_STATIC_RESERVE_MB  GPU memory left free (default 512)
@@ -19,29 +30,50 @@
  *                            to study a smaller card within a large one
  *   EMBER_STATIC_VERBOSE=1   one line per decision on stderr
  *
- * The program must use the shared CUDA runtime (nvcc -cudart shared): the
- * static one, nvcc's default, cannot be interposed.
+ * The program must use the shared CUDA runtime (nvcc -cudart shared) or
+ * link libcuda.so: the static runtime, nvcc's default, cannot be
+ * interposed. Calls a program makes through cuGetProcAddress or dlsym on a
+ * library handle bypass the interposer.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
-#define MAX_PENDING 1024
+#define MAX_ALLOCS	1024
+#define MAX_HINTS	16
+#define BLOCK		(2ull << 20)	/* prefetches in whole 2 MiB VA blocks */
 
-struct pending {
-	void *ptr;
+struct range {
+	uintptr_t lo, hi;
+};
+
+/* A managed allocation Ember advised, and the program's hints inside it. */
+struct managed {
+	uintptr_t base;
 	size_t size;
 	int dev;
+	int pending;			/* prefetch not yet decided */
+	int all_hinted;			/* more hints than hint[] holds */
+	unsigned int nhints;
+	struct range hint[MAX_HINTS];
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;	/* protects below */
-static struct pending pending[MAX_PENDING];
-static unsigned int npending;
+static struct managed allocs[MAX_ALLOCS];
+static unsigned int nallocs;
 static size_t prefetched_total;
+
+typedef cudaError_t (*advise_fn)(const void *, size_t, enum cudaMemoryAdvise,
+				 struct cudaMemLocation);
+typedef cudaError_t (*prefetch_fn)(const void *, size_t, struct cudaMemLocation,
+				   unsigned int, cudaStream_t);
 
 static size_t env_size(const char *name, size_t def, size_t unit)
 {
@@ -69,68 +101,248 @@ static void *real(const char *sym)
 	return f;
 }
 
-cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
+/* Ember's own calls go to the runtime directly, never through the hooks. */
+static cudaError_t real_advise(const void *p, size_t n, enum cudaMemoryAdvise a,
+			       struct cudaMemLocation loc)
 {
-	static cudaError_t (*next)(void **, size_t, unsigned int);
+	static advise_fn f;
+
+	if (!f)
+		f = (advise_fn)real("cudaMemAdvise");
+	return f(p, n, a, loc);
+}
+
+static cudaError_t real_prefetch(const void *p, size_t n, struct cudaMemLocation loc,
+				 cudaStream_t s)
+{
+	static prefetch_fn f;
+
+	if (!f)
+		f = (prefetch_fn)real("cudaMemPrefetchAsync");
+	return f(p, n, loc, 0, s);
+}
+
+/* Listing 1, lines 3-4: mapped from the host by default. */
+static void adopt(void *ptr, size_t size)
+{
 	struct cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 };
 	struct cudaMemLocation gpu = { cudaMemLocationTypeDevice, 0 };
-	cudaError_t err;
+	unsigned int i;
 	int dev;
 
-	if (!next)
-		next = real("cudaMallocManaged");
-	err = next(ptr, size, flags);
-	if (err != cudaSuccess || !size || cudaGetDevice(&dev) != cudaSuccess)
-		return err;
+	if (!size || cudaGetDevice(&dev) != cudaSuccess)
+		return;
 	gpu.id = dev;
-	/* Listing 1, lines 3-4: mapped from the host by default */
-	if (cudaMemAdvise(*ptr, size, cudaMemAdviseSetPreferredLocation, cpu) != cudaSuccess ||
-	    cudaMemAdvise(*ptr, size, cudaMemAdviseSetAccessedBy, gpu) != cudaSuccess) {
-		fprintf(stderr, "ember-static: advice on %p failed; left as plain UVM\n", *ptr);
-		return cudaSuccess;
+	if (real_advise(ptr, size, cudaMemAdviseSetPreferredLocation, cpu) != cudaSuccess ||
+	    real_advise(ptr, size, cudaMemAdviseSetAccessedBy, gpu) != cudaSuccess) {
+		fprintf(stderr, "ember-static: advice on %p failed; left as plain UVM\n", ptr);
+		return;
 	}
 	pthread_mutex_lock(&lock);
-	if (npending < MAX_PENDING)
-		pending[npending++] = (struct pending){ *ptr, size, dev };
+	for (i = 0; i < nallocs && allocs[i].base != (uintptr_t)ptr; i++)
+		;
+	if (i < MAX_ALLOCS) {
+		allocs[i] = (struct managed){ (uintptr_t)ptr, size, dev, 1, 0, 0, { { 0, 0 } } };
+		if (i == nallocs)
+			nallocs++;
+	}
 	pthread_mutex_unlock(&lock);
 	if (verbose())
 		fprintf(stderr, "ember-static: %zu bytes at %p mapped from the host\n",
-			size, *ptr);
-	return cudaSuccess;
+			size, ptr);
 }
 
-/* Listing 1, line 5: the leading prefix of each allocation to the GPU. */
+static void forget(uintptr_t ptr)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < nallocs; i++)
+		if (allocs[i].base == ptr) {
+			allocs[i] = allocs[--nallocs];
+			break;
+		}
+	pthread_mutex_unlock(&lock);
+}
+
+static int by_lo(const void *x, const void *y)
+{
+	const struct range *a = x, *b = y;
+
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/*
+ * The parts of [lo, hi) inside m that the program has not hinted, in
+ * address order, into gaps (MAX_HINTS + 1 entries); returns how many.
+ * Caller holds lock.
+ */
+static unsigned int unhinted(struct managed *m, uintptr_t lo, uintptr_t hi,
+			     struct range *gaps)
+{
+	uintptr_t at = lo > m->base ? lo : m->base;
+	uintptr_t end = hi < m->base + m->size ? hi : m->base + m->size;
+	unsigned int i, n = 0;
+
+	if (m->all_hinted)
+		return 0;
+	qsort(m->hint, m->nhints, sizeof(m->hint[0]), by_lo);
+	for (i = 0; i <= m->nhints && at < end; i++) {
+		uintptr_t stop = i < m->nhints && m->hint[i].lo < end ? m->hint[i].lo : end;
+
+		if (stop > at)
+			gaps[n++] = (struct range){ at, stop };
+		if (i < m->nhints && m->hint[i].hi > at)
+			at = m->hint[i].hi;
+	}
+	return n;
+}
+
+/*
+ * The program hints [p, p + n): each allocation it touches records the
+ * range, and Ember's advice is undone there so the program's stands alone.
+ */
+static void program_hint(const char *call, const void *p, size_t n)
+{
+	struct cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 };
+	struct cudaMemLocation gpu = { cudaMemLocationTypeDevice, 0 };
+	uintptr_t lo = (uintptr_t)p, hi = lo + n;
+	struct range gaps[MAX_HINTS + 1];
+	unsigned int i, g, ngaps;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < nallocs; i++) {
+		struct managed *m = &allocs[i];
+		uintptr_t a = lo > m->base ? lo : m->base;
+		uintptr_t b = hi < m->base + m->size ? hi : m->base + m->size;
+
+		if (a >= b)
+			continue;
+		/* Ember's advice goes once, where the program had no hint yet */
+		ngaps = unhinted(m, a, b, gaps);
+		gpu.id = m->dev;
+		for (g = 0; g < ngaps; g++) {
+			void *at = (void *)gaps[g].lo;
+			size_t len = gaps[g].hi - gaps[g].lo;
+
+			real_advise(at, len, cudaMemAdviseUnsetPreferredLocation, cpu);
+			real_advise(at, len, cudaMemAdviseUnsetAccessedBy, gpu);
+		}
+		if (m->nhints < MAX_HINTS)
+			m->hint[m->nhints++] = (struct range){ a, b };
+		else
+			m->all_hinted = 1;
+		if (verbose())
+			fprintf(stderr, "ember-static: %s on %#lx..%#lx: the program's, "
+				"left alone\n", call, (unsigned long)a, (unsigned long)b);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * Listing 1, line 5: the leading unhinted part of each pending allocation,
+ * up to the room left, to the GPU. Caller holds lock.
+ */
+static void prefetch_unhinted(struct managed *m, size_t *room, size_t cap,
+			      cudaStream_t stream)
+{
+	struct cudaMemLocation gpu = { cudaMemLocationTypeDevice, m->dev };
+	struct range gaps[MAX_HINTS + 1];
+	size_t hot = 0, free_of_hints = 0, n;
+	unsigned int i, ngaps = unhinted(m, m->base, m->base + m->size, gaps);
+
+	for (i = 0; i < ngaps; i++) {
+		uintptr_t a = (gaps[i].lo + BLOCK - 1) & ~(BLOCK - 1);
+		uintptr_t b = gaps[i].hi & ~(BLOCK - 1);
+
+		free_of_hints += gaps[i].hi - gaps[i].lo;
+		if (b <= a)
+			continue;
+		n = b - a < *room ? b - a : *room;
+		if (prefetched_total + n > cap)
+			n = cap > prefetched_total ? cap - prefetched_total : 0;
+		n &= ~(BLOCK - 1);
+		if (n && real_prefetch((void *)a, n, gpu, stream) == cudaSuccess) {
+			*room -= n;
+			prefetched_total += n;
+			hot += n;
+		}
+	}
+	if (verbose())
+		fprintf(stderr, "ember-static: %#lx: %zu of %zu bytes prefetched to GPU %d "
+			"(%zu hinted by the program)\n", (unsigned long)m->base, hot,
+			m->size, m->dev, m->size - free_of_hints);
+}
+
 static void flush_prefetches(cudaStream_t stream)
 {
 	size_t reserve = env_size("EMBER_STATIC_RESERVE_MB", 512ull << 20, 1ull << 20);
 	size_t cap = env_size("EMBER_STATIC_GPU_BYTES", (size_t)-1, 1);
-	size_t free_b, total_b, room, hot;
+	size_t free_b, total_b, room;
 	unsigned int i;
 
 	pthread_mutex_lock(&lock);
-	if (!npending || cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+	for (i = 0; i < nallocs && !allocs[i].pending; i++)
+		;
+	if (i == nallocs || cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
 		pthread_mutex_unlock(&lock);
 		return;
 	}
 	room = free_b > reserve ? free_b - reserve : 0;
-	for (i = 0; i < npending; i++) {
-		struct cudaMemLocation gpu = { cudaMemLocationTypeDevice, pending[i].dev };
-
-		hot = pending[i].size < room ? pending[i].size : room;
-		if (prefetched_total + hot > cap)
-			hot = cap > prefetched_total ? cap - prefetched_total : 0;
-		hot &= ~((size_t)(2u << 20) - 1);	/* whole 2 MiB VA blocks */
-		if (hot && cudaMemPrefetchAsync(pending[i].ptr, hot, gpu, 0, stream) == cudaSuccess) {
-			room -= hot;
-			prefetched_total += hot;
+	for (; i < nallocs; i++)
+		if (allocs[i].pending) {
+			prefetch_unhinted(&allocs[i], &room, cap, stream);
+			allocs[i].pending = 0;
 		}
-		if (verbose())
-			fprintf(stderr, "ember-static: %p: %zu of %zu bytes prefetched to GPU %d\n",
-				pending[i].ptr, hot, pending[i].size, pending[i].dev);
-	}
-	npending = 0;
 	pthread_mutex_unlock(&lock);
 }
+
+/* ---- the runtime API ---- */
+
+cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
+{
+	static cudaError_t (*next)(void **, size_t, unsigned int);
+	cudaError_t err;
+
+	if (!next)
+		next = real("cudaMallocManaged");
+	err = next(ptr, size, flags);
+	if (err == cudaSuccess)
+		adopt(*ptr, size);
+	return err;
+}
+
+cudaError_t cudaFree(void *ptr)
+{
+	static cudaError_t (*next)(void *);
+
+	if (!next)
+		next = real("cudaFree");
+	forget((uintptr_t)ptr);
+	return next(ptr);
+}
+
+cudaError_t cudaMemAdvise(const void *p, size_t n, enum cudaMemoryAdvise advice,
+			  struct cudaMemLocation loc)
+{
+	program_hint("cudaMemAdvise", p, n);
+	return real_advise(p, n, advice, loc);
+}
+
+#define EMBER_STATIC_PREFETCH(name)						\
+cudaError_t name(const void *p, size_t n, struct cudaMemLocation loc,		\
+		 unsigned int flags, cudaStream_t stream)			\
+{										\
+	static prefetch_fn next;						\
+										\
+	if (!next)								\
+		next = (prefetch_fn)real(#name);				\
+	program_hint(#name, p, n);						\
+	return next(p, n, loc, flags, stream);					\
+}
+
+EMBER_STATIC_PREFETCH(cudaMemPrefetchAsync)
+EMBER_STATIC_PREFETCH(cudaMemPrefetchAsync_ptsz)
 
 /*
  * Kernel launches: the C API, and the entry points nvcc's <<<>>> stubs call
@@ -156,3 +368,90 @@ cudaError_t name(const void *kernel, dim3 grid, dim3 block, void **args,	\
 EMBER_STATIC_LAUNCH(cudaLaunchKernel)
 EMBER_STATIC_LAUNCH(__cudaLaunchKernel)
 EMBER_STATIC_LAUNCH(__cudaLaunchKernel_ptsz)
+
+/* ---- the driver API (cuda.h maps the plain names to these versions) ---- */
+
+CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned int flags)
+{
+	static CUresult (*next)(CUdeviceptr *, size_t, unsigned int);
+	CUresult err;
+
+	if (!next)
+		next = real("cuMemAllocManaged");
+	err = next(dptr, size, flags);
+	if (err == CUDA_SUCCESS)
+		adopt((void *)(uintptr_t)*dptr, size);
+	return err;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr ptr)
+{
+	static CUresult (*next)(CUdeviceptr);
+
+	if (!next)
+		next = real("cuMemFree_v2");
+	forget((uintptr_t)ptr);
+	return next(ptr);
+}
+
+CUresult cuMemAdvise_v2(CUdeviceptr p, size_t n, CUmem_advise advice, CUmemLocation loc)
+{
+	static CUresult (*next)(CUdeviceptr, size_t, CUmem_advise, CUmemLocation);
+
+	if (!next)
+		next = real("cuMemAdvise_v2");
+	program_hint("cuMemAdvise", (void *)(uintptr_t)p, n);
+	return next(p, n, advice, loc);
+}
+
+#define EMBER_STATIC_CU_PREFETCH(name)						\
+CUresult name(CUdeviceptr p, size_t n, CUmemLocation loc, unsigned int flags,	\
+	      CUstream stream)							\
+{										\
+	static CUresult (*next)(CUdeviceptr, size_t, CUmemLocation,		\
+				unsigned int, CUstream);			\
+										\
+	if (!next)								\
+		next = real(#name);						\
+	program_hint(#name, (void *)(uintptr_t)p, n);				\
+	return next(p, n, loc, flags, stream);					\
+}
+
+EMBER_STATIC_CU_PREFETCH(cuMemPrefetchAsync_v2)
+EMBER_STATIC_CU_PREFETCH(cuMemPrefetchAsync_v2_ptsz)
+
+/* runtime and driver stream handles are the same objects */
+#define EMBER_STATIC_CU_LAUNCH(name)						\
+CUresult name(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,	\
+	      unsigned int bx, unsigned int by, unsigned int bz,		\
+	      unsigned int shmem, CUstream stream, void **params, void **extra)	\
+{										\
+	static CUresult (*next)(CUfunction, unsigned int, unsigned int,		\
+				unsigned int, unsigned int, unsigned int,	\
+				unsigned int, unsigned int, CUstream, void **,	\
+				void **);					\
+										\
+	if (!next)								\
+		next = real(#name);						\
+	flush_prefetches((cudaStream_t)stream);					\
+	return next(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);	\
+}
+
+EMBER_STATIC_CU_LAUNCH(cuLaunchKernel)
+EMBER_STATIC_CU_LAUNCH(cuLaunchKernel_ptsz)
+
+#define EMBER_STATIC_CU_LAUNCH_EX(name)						\
+CUresult name(const CUlaunchConfig *config, CUfunction f, void **params,	\
+	      void **extra)							\
+{										\
+	static CUresult (*next)(const CUlaunchConfig *, CUfunction, void **,	\
+				void **);					\
+										\
+	if (!next)								\
+		next = real(#name);						\
+	flush_prefetches((cudaStream_t)config->hStream);			\
+	return next(config, f, params, extra);					\
+}
+
+EMBER_STATIC_CU_LAUNCH_EX(cuLaunchKernelEx)
+EMBER_STATIC_CU_LAUNCH_EX(cuLaunchKernelEx_ptsz)

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: MIT
+/*
+ * compare-card: the applications measured on a real card
+ * (cuda/results/h200-apps.jsonl, tests/hw/apps.sh) beside the same
+ * applications, variants and footprints in the testbed (a matrix's
+ * results.jsonl, host-agent/matrices/compare-card.conf), per app x variant
+ * x footprint: the card's ms, the model's ms and their ratio, each
+ * variant's speedup over UVM on both, and the order of the variants; then
+ * the closing counts.
+ *
+ * The testbed runs the card scaled down by SCALE (VRAM and footprints both
+ * divided by it, link and device bandwidths unchanged), so its per-byte
+ * time is multiplied back by SCALE; launches are a per-launch cost and are
+ * not: model ms = SCALE x (modelled ms - launches x launch_ns) + launches x
+ * launch_ns, with the profile's launch_ns. A testbed cell is matched to the
+ * card's row whose footprint is SCALE x factor x VRAM (within 2 %).
+ *
+ * usage: compare-card RESULTS_DIR CARD_JSONL SCALE
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "gpumodel/profile.h"
+
+#define MAX_APPS	16
+#define MAX_FOOTS	8
+#define NVARIANTS	4
+#define TOLERANCE	0.25	/* a cell is close when |model / card - 1| <= this */
+
+static const char *const variants[NVARIANTS] = { "uvm", "prefetch", "mapped", "static" };
+
+struct cell {
+	double card_ms, model_ms;	/* 0: missing */
+	int card_ok, model_ok;		/* verified */
+};
+
+struct compare {
+	char apps[MAX_APPS][32];
+	size_t napps;
+	double foots[MAX_FOOTS];	/* card footprints, bytes */
+	size_t nfoots;
+	char profile[64];
+	struct cell c[MAX_APPS][MAX_FOOTS][NVARIANTS];
+};
+
+static int variant_index(const char *v)
+{
+	int i;
+
+	for (i = 0; v && i < NVARIANTS; i++)
+		if (!strcmp(v, variants[i]))
+			return i;
+	return -1;
+}
+
+static int app_index(struct compare *t, const char *app, int add)
+{
+	size_t i;
+
+	for (i = 0; i < t->napps; i++)
+		if (!strcmp(t->apps[i], app))
+			return (int)i;
+	if (!add || t->napps == MAX_APPS)
+		return -1;
+	snprintf(t->apps[t->napps], sizeof(t->apps[0]), "%s", app);
+	return (int)t->napps++;
+}
+
+/* The card's footprint slot within 2 % of bytes; adds it if asked. */
+static int foot_index(struct compare *t, double bytes, int add)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfoots; i++)
+		if (fabs(t->foots[i] - bytes) <= 0.02 * t->foots[i])
+			return (int)i;
+	if (!add || t->nfoots == MAX_FOOTS)
+		return -1;
+	t->foots[t->nfoots] = bytes;
+	return (int)t->nfoots++;
+}
+
+static json_t *next_object(FILE *f, char **line, size_t *cap)
+{
+	json_t *o;
+
+	while (getline(line, cap, f) > 0) {
+		if (**line != '{')
+			continue;	/* comments */
+		o = json_loads(*line, 0, NULL);
+		if (json_is_object(o))
+			return o;
+		json_decref(o);
+	}
+	return NULL;
+}
+
+static int load_card(const char *path, struct compare *t)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	json_t *o;
+	int a, fi, v;
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	while ((o = next_object(f, &line, &cap))) {
+		v = variant_index(json_string_value(json_object_get(o, "variant")));
+		a = app_index(t, json_string_value(json_object_get(o, "app")) ?: "?", 1);
+		fi = foot_index(t, json_number_value(json_object_get(o, "footprint")), 1);
+		if (v >= 0 && a >= 0 && fi >= 0) {
+			t->c[a][fi][v].card_ms = json_number_value(json_object_get(o, "ms"));
+			t->c[a][fi][v].card_ok =
+				json_integer_value(json_object_get(o, "verified")) == 1;
+		}
+		json_decref(o);
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+static int load_model(const char *dir, struct compare *t, double scale)
+{
+	struct gm_profile prof;
+	char path[4096], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	json_t *o, *run;
+	int a, fi, v, n = 0;
+
+	snprintf(path, sizeof(path), "%s/results.jsonl", dir);
+	f = fopen(path, "r");
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	while ((o = next_object(f, &line, &cap))) {
+		const char *profile = json_string_value(json_object_get(o, "profile"));
+		const char *status = json_string_value(json_object_get(o, "status"));
+		double vram, launches, ns;
+
+		run = json_object_get(o, "run");
+		v = variant_index(json_string_value(json_object_get(o, "variant")));
+		a = app_index(t, json_string_value(json_object_get(o, "app")) ?: "?", 0);
+		vram = (double)json_integer_value(json_object_get(run, "vram"));
+		fi = foot_index(t, scale * json_number_value(json_object_get(o, "factor")) *
+				   vram, 0);
+		if (v < 0 || a < 0 || fi < 0 || !profile || gm_profile_lookup(profile, &prof)) {
+			json_decref(o);
+			continue;
+		}
+		snprintf(t->profile, sizeof(t->profile), "%s", profile);
+		launches = (double)json_integer_value(json_object_get(run, "launches"));
+		ns = (double)json_integer_value(json_object_get(run, "sim_ns")) +
+		     (double)json_integer_value(json_object_get(run, "setup_ns"));
+		ns = scale * (ns - launches * prof.launch_ns) + launches * prof.launch_ns;
+		t->c[a][fi][v].model_ms = ns / 1e6;
+		t->c[a][fi][v].model_ok = status && !strcmp(status, "ok") &&
+					  json_integer_value(json_object_get(run, "ret")) == 0 &&
+					  json_integer_value(json_object_get(run, "mismatches")) == 0;
+		n++;
+		json_decref(o);
+	}
+	free(line);
+	fclose(f);
+	return n;
+}
+
+/* The variants by ms, fastest first, into order; 0 if a cell is missing. */
+static int rank(const struct cell *c, int model, int *order)
+{
+	int i, j, k;
+
+	for (i = 0; i < NVARIANTS; i++) {
+		if (!(model ? c[i].model_ms : c[i].card_ms))
+			return 0;
+		order[i] = i;
+	}
+	for (i = 1; i < NVARIANTS; i++)	/* insertion sort: four entries */
+		for (j = i; j > 0; j--) {
+			double x = model ? c[order[j]].model_ms : c[order[j]].card_ms;
+			double y = model ? c[order[j - 1]].model_ms : c[order[j - 1]].card_ms;
+
+			if (x >= y)
+				break;
+			k = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = k;
+		}
+	return 1;
+}
+
+static void print_order(const int *order)
+{
+	int i;
+
+	for (i = 0; i < NVARIANTS; i++)
+		printf("%s%s", i ? " < " : "", variants[order[i]]);
+}
+
+static int by_bytes(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+int main(int argc, char **argv)
+{
+	static struct compare t;
+	int a, fi, v, card_order[NVARIANTS], model_order[NVARIANTS];
+	int cells = 0, close = 0, orders = 0, same = 0, apps_same = 0;
+	double scale;
+
+	if (argc != 4 || (scale = strtod(argv[3], NULL)) <= 0) {
+		fprintf(stderr, "usage: compare-card RESULTS_DIR CARD_JSONL SCALE\n");
+		return 2;
+	}
+	if (load_card(argv[2], &t))
+		return 1;
+	qsort(t.foots, t.nfoots, sizeof(t.foots[0]), by_bytes);
+	/* the card's rows again, now that the footprints are sorted */
+	memset(t.c, 0, sizeof(t.c));
+	if (load_card(argv[2], &t) || load_model(argv[1], &t, scale) < 0)
+		return 1;
+
+	printf("Applications on the card (%s) and in the testbed (%s, scaled 1/%g)\n"
+	       "model ms = %g x (modelled ms - launches x launch_ns) + launches x launch_ns;"
+	       " ratio = model / card\n", argv[2], t.profile, scale, scale);
+	printf("%-11s %4s %-9s %10s %10s %6s   %s\n", "app", "GiB", "variant", "card ms",
+	       "model ms", "ratio", "speedup over uvm: card [model]");
+	for (a = 0; a < (int)t.napps; a++) {
+		int app_same = 1;
+
+		for (fi = 0; fi < (int)t.nfoots; fi++) {
+			struct cell *c = t.c[a][fi];
+
+			for (v = 0; v < NVARIANTS; v++) {
+				double ratio = c[v].card_ms && c[v].model_ms ?
+					       c[v].model_ms / c[v].card_ms : 0;
+
+				printf("%-11s %4g %-9s %10.2f%s %9.2f%s %6.2f", t.apps[a],
+				       t.foots[fi] / (1 << 30), variants[v], c[v].card_ms,
+				       c[v].card_ok ? " " : "!", c[v].model_ms,
+				       c[v].model_ok ? " " : "!", ratio);
+				if (c[0].card_ms && c[0].model_ms && c[v].card_ms && c[v].model_ms)
+					printf("   %6.2f [%6.2f]", c[0].card_ms / c[v].card_ms,
+					       c[0].model_ms / c[v].model_ms);
+				putchar('\n');
+				if (ratio) {
+					cells++;
+					close += fabs(ratio - 1) <= TOLERANCE;
+				}
+			}
+			if (rank(c, 0, card_order) && rank(c, 1, model_order)) {
+				int eq = !memcmp(card_order, model_order, sizeof(card_order));
+
+				printf("%-11s %4g order: card ", t.apps[a], t.foots[fi] / (1 << 30));
+				print_order(card_order);
+				printf("; model %s", eq ? "the same" : "");
+				if (!eq)
+					print_order(model_order);
+				putchar('\n');
+				orders++;
+				same += eq;
+				app_same &= eq;
+			} else {
+				app_same = 0;
+			}
+		}
+		apps_same += app_same;
+	}
+	printf("%d of %d cells within %.0f%% of the card; variant order the same in "
+	       "%d of %d app x footprint, at every footprint for %d of %zu apps "
+	       "(! = not verified)\n", close, cells, TOLERANCE * 100, same, orders,
+	       apps_same, t.napps);
+	return 0;
+}
