@@ -21,10 +21,12 @@
  * in it, as in the testbed. The footprint must stay below a quarter of the
  * free device memory and 4 GiB: the program refuses otherwise.
  *
- * EMBER_APPS_LOCK=FILE: hold an exclusive flock on FILE from before the
- * timed section until the outputs are back in host memory, so that several
- * runs can fill and verify on the CPU in parallel while the card runs one
- * timed section at a time (tests/hw/apps.sh).
+ * EMBER_APPS_LOCK=FILE: several runs fill and verify on the CPU in parallel
+ * while the card runs one timed section at a time (tests/hw/apps.sh). The
+ * timed section, until the outputs are back in host memory, holds FILE
+ * exclusively; a fill (the host's first touch goes through the UVM driver)
+ * holds it shared, so no fill overlaps a timed section; FILE.gate, taken
+ * before FILE by both, lets a waiting timed section in before new fills.
  */
 #include <chrono>
 #include <cstdint>
@@ -591,6 +593,26 @@ static double now_ms(void)
 		.count();
 }
 
+/*
+ * Takes FILE (how: LOCK_SH or LOCK_EX) through FILE.gate: a shared holder
+ * lets the gate go at once, an exclusive one keeps it until it is done.
+ */
+static int lock_take(const char *file, int *fd, int *gate, int how)
+{
+	char name[4096];
+
+	snprintf(name, sizeof(name), "%s.gate", file);
+	if ((*gate < 0 && (*gate = open(name, O_RDWR | O_CREAT, 0644)) < 0) ||
+	    flock(*gate, LOCK_EX) || (*fd = open(file, O_RDWR | O_CREAT, 0644)) < 0 ||
+	    flock(*fd, how)) {
+		perror("ember-apps: lock");
+		return -1;
+	}
+	if (how == LOCK_SH)
+		flock(*gate, LOCK_UN);
+	return 0;
+}
+
 /* Listing 1's calls for one buffer: phase 0 before the fill, 1 after. */
 static int variant_calls(const char *v, void *p, size_t bytes, int dev,
 			 int phase, cudaStream_t s)
@@ -615,7 +637,7 @@ int main(int argc, char **argv)
 	cudaMemLocation host = { cudaMemLocationTypeHost, 0 };
 	size_t free_b, total_b, alloc = 0;
 	double t0, t1, t2, t3, t4, t5;
-	int dev, lock_fd = -1;
+	int dev, lock_fd = -1, gate_fd = -1;
 	cudaDeviceProp prop;
 
 	if (argc < 4) {
@@ -656,11 +678,13 @@ int main(int argc, char **argv)
 			if (variant_calls(variant, r.d.p[i], r.d.bytes[i], dev, 0, r.s))
 				return 1;
 		}
-	app->ref->fill(&r.d);
-	if (lock && ((lock_fd = open(lock, O_RDWR | O_CREAT, 0644)) < 0 ||
-		     flock(lock_fd, LOCK_EX))) {
-		perror("ember-apps: lock");
+	if (lock && lock_take(lock, &lock_fd, &gate_fd, LOCK_SH))
 		return 1;
+	app->ref->fill(&r.d);
+	if (lock_fd >= 0) {
+		close(lock_fd);
+		if (lock_take(lock, &lock_fd, &gate_fd, LOCK_EX))
+			return 1;
 	}
 	t1 = now_ms();
 	for (int i = 0; i < EM_APP_BUFS; i++)
@@ -679,8 +703,10 @@ int main(int argc, char **argv)
 			CHECK(cudaMemPrefetchAsync(r.d.p[i], r.d.bytes[i], host, 0, r.s));
 	CHECK(cudaStreamSynchronize(r.s));
 	t4 = now_ms();
-	if (lock_fd >= 0)
+	if (lock_fd >= 0) {
 		close(lock_fd);
+		close(gate_fd);
+	}
 	if (app->ref->verify(&r.d)) {
 		fprintf(stderr, "ember-apps: out of host memory for the reference\n");
 		return 1;
