@@ -26,39 +26,44 @@ make -s -C "$top/cuda/apps" O="$build"
 
 bash "$top/tests/hw/hints.sh" "$out"
 
-one() {	# dir app variant footprint
-	local f=$1/$2-$3-$4 rc=0
+one() {	# name app variant footprint: a line into OUTDIR/name.jsonl as it ends
+	local f=$cells/$1-$2-$3-$4 rc=0
 	if [ "$3" = static ]; then
 		LD_PRELOAD="$build/libember-static.so" EMBER_STATIC_VERBOSE=1 \
 			timeout 240 "$build/ember-apps" "$2" uvm "$4" 2>"$f.log" |
 			sed 's/"variant":"uvm"/"variant":"static"/' >"$f.json" || rc=$?
+		sed "s/^/$2 $4: /" "$f.log" >>"$out/$1-static.log"
 	else
 		timeout 240 "$build/ember-apps" "$2" "$3" "$4" >"$f.json" 2>"$f.log" || rc=$?
 	fi
+	cat "$f.json" >>"$out/$1.jsonl"	# one short line: an atomic append
 	echo "$2 $3 $4: rc $rc $(cat "$f.json")"
 }
-matrix() {	# dir footprints...
-	local dir=$1 foot app v
+matrix() {	# name footprints...
+	local name=$1 foot app v
 	shift
-	mkdir -p "$dir"
+	: >"$out/$name.jsonl"
+	: >"$out/$name-static.log"
 	for foot in "$@"; do
 		for app in pathfinder kmeans conv bitonic radix bfs gemv colscan; do
 			for v in uvm prefetch mapped static; do
-				echo "$dir $app $v $foot"
+				echo "$name $app $v $foot"
 			done
 		done
 	done | xargs -P "${PAR:-8}" -L1 bash -c 'one "$@"' _
-	cat "$dir"/*.json >"$dir.jsonl"
-	echo "$dir: $(grep -c '"verified":1' "$dir.jsonl") of $(ls "$dir"/*.json | wc -l) verified"
+	echo "$name: $(grep -c '"verified":1' "$out/$name.jsonl") of $(($# * 32)) verified"
 }
 export -f one
-export build
+cells=$build/cells
+rm -rf "$cells"
+mkdir -p "$cells"
+export build out cells
 export EMBER_APPS_LOCK=$build/card.lock
 
 # a small run first: the full one only when every cell verifies
-matrix "$out/smoke" $((64 << 20))
+matrix smoke $((64 << 20))
 [ "$(grep -c '"verified":1' "$out/smoke.jsonl")" = 32 ] || {
 	echo "smoke run: not every cell verified; stopping" >&2
 	exit 1
 }
-matrix "$out/apps" $foots
+matrix apps $foots
