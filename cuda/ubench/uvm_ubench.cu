@@ -15,12 +15,31 @@
  *   static_half     mapped, first half prefetched (Ember-static's split)
  *   gpu_first_touch managed, untouched, the kernel writes it: pages created
  *                   on the GPU
+ *   launch          one thread reads one GPU-resident word: launch + one access
+ *   mapped_latency  the same on a mapped (host-preferred, accessed-by) word:
+ *                   launch + one access over the interconnect
+ *   fault_latency   one thread reads one word of a host-filled block: one
+ *                   isolated fault's round trip (launch included)
+ *   fault_parallel  one warp per 2 MiB block reads one random 128-byte line
+ *                   of a host-filled buffer: many faults in flight
+ *   fault_granule   after an isolated fault at offset 0 of a 2 MiB block, a
+ *                   one-word read at each probe offset: resident (no fault)
+ *                   or not, which shows the region one fault migrates
+ *   prefetch_to_host  GPU-resident managed memory prefetched to the CPU
+ *   mapped_read_4b  mapped as mapped_read, one 4-byte word per 128-byte line:
+ *                   the interconnect's rate of small remote requests
+ *   fault_seq at other sizes with --sweep (16 MiB .. 4 GiB, first-touch
+ *                   throughput against size)
+ *
+ * Every line has "buffer": the managed (or device) allocation it ran on
+ * (a 2 MiB block for the isolated accesses), which is how make calibrate
+ * pairs a card row with the testbed's row.
  *
  * Managed memory stays far below the card's free memory (a card can hang
  * otherwise): at most 1/8 of what cudaMemGetInfo reports free, and at most
  * --bytes (default 2 GiB).
  *
- * usage: uvm-ubench [--bytes N] [--reps N]
+ * usage: uvm-ubench [--bytes N] [--reps N] [--sweep]
  */
 #include <algorithm>
 #include <cstdio>
@@ -81,6 +100,26 @@ __global__ void write_seq(uint4 *p, size_t n)
 		p[i] = make_uint4(i, i, i, i);
 }
 
+/* One thread reads one word: an isolated access (a fault if not resident). */
+__global__ void touch_word(const unsigned int *p, unsigned long long *sink)
+{
+	if (*(volatile const unsigned int *)p == 0x12345678u)
+		atomicAdd(sink, 1ull);
+}
+
+/* One 4-byte word per 128-byte line: a thread per line, a request per word. */
+__global__ void read_line_words(const unsigned int *p, size_t lines,
+				unsigned long long *sink)
+{
+	unsigned int acc = 0;
+
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < lines;
+	     i += (size_t)gridDim.x * blockDim.x)
+		acc += p[i * 32];
+	if (acc == 0x12345678u)
+		atomicAdd(sink, 1ull);
+}
+
 struct ctx {
 	int dev;
 	int sms;
@@ -89,11 +128,22 @@ struct ctx {
 	cudaEvent_t a, b;
 };
 
-static void emit(const char *bench, size_t bytes, double s, const char *extra)
+/* bytes: what the rate is of; buffer: the allocation the bench ran on */
+static void emit_on(const char *bench, size_t buffer, size_t bytes, double s,
+		    const char *extra)
 {
-	printf("{\"bench\":\"%s\",\"bytes\":%zu,\"seconds\":%.6f,\"gbps\":%.3f%s%s}\n",
-	       bench, bytes, s, bytes / s / 1e9, extra ? "," : "", extra ? extra : "");
+	printf("{\"bench\":\"%s\",\"buffer\":%zu,\"bytes\":%zu,\"seconds\":%.7f,"
+	       "\"gbps\":%.3f%s%s}\n", bench, buffer, bytes, s, bytes / s / 1e9,
+	       extra ? "," : "", extra ? extra : "");
 	fflush(stdout);
+}
+
+
+
+static void emit(const ctx &c, const char *bench, size_t bytes, double s,
+		 const char *extra)
+{
+	emit_on(bench, c.bytes, bytes, s, extra);
 }
 
 static double median(std::vector<double> v)
@@ -152,10 +202,146 @@ static void launch_read(ctx &c, void *p, size_t bytes)
 	read_seq<<<c.sms * 8, 512>>>((const uint4 *)p, bytes / 16, c.sink);
 }
 
+static void prefetch_to_cpu(ctx &c, void *p, size_t bytes)
+{
+	cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 };
+
+	CHECK(cudaMemPrefetchAsync(p, bytes, cpu, 0, 0));
+}
+
+static double touch(ctx &c, const void *p)
+{
+	return timed(c, [&] { touch_word<<<1, 1>>>((const unsigned int *)p, c.sink); });
+}
+
+#define BLOCK (2ull << 20)
+
+/*
+ * Isolated accesses, each in a 2 MiB block no access has touched before:
+ * launch (resident word), fault_latency (host-resident word), and
+ * fault_granule: offset 0 faulted first, then one word at each probe
+ * offset read alone; a read as fast as a resident one did not fault, so
+ * the first fault migrated the region up to there.
+ */
+static void isolated(ctx &c, int reps)
+{
+	static const size_t probes[] = { 4096, 16384, 61440, 65536, 131072,
+					 262144, 524288, 1048576, BLOCK - 4096 };
+	const int nprobe = sizeof(probes) / sizeof(probes[0]);
+	const int nfault = 3 * reps + 8, blocks = nfault + nprobe * reps;
+	std::vector<double> launch, fault, remote, probe[nprobe];
+	char *p = (char *)managed(c, blocks * BLOCK, true);
+	char extra[256];
+	double limit;
+	int i, k, b = 0;
+
+	prefetch_to_gpu(c, p, BLOCK);
+	CHECK(cudaDeviceSynchronize());
+	for (i = 0; i < nfault + 1; i++)	/* the first is a warm-up */
+		launch.push_back(touch(c, p + (i % 8) * 4096));
+	launch.erase(launch.begin());
+	for (b = 1; b < nfault; b++)
+		fault.push_back(touch(c, p + b * BLOCK));
+	for (k = 0; k < nprobe; k++)
+		for (i = 0; i < reps; i++, b++) {
+			touch(c, p + b * BLOCK);
+			probe[k].push_back(touch(c, p + b * BLOCK + probes[k]));
+		}
+	CHECK(cudaFree(p));
+	p = (char *)managed(c, BLOCK, true);
+	map_on_host(c, p, BLOCK);
+	for (i = 0; i < nfault; i++)
+		remote.push_back(touch(c, p + i * 4096));
+	CHECK(cudaFree(p));
+	emit_on("launch", BLOCK, 4, median(launch), NULL);
+	emit_on("mapped_latency", BLOCK, 4, median(remote), NULL);
+	emit_on("fault_latency", BLOCK, 4, median(fault), NULL);
+	limit = (median(launch) + median(fault)) / 2;
+	for (k = 0; k < nprobe; k++) {
+		snprintf(extra, sizeof(extra), "\"offset\":%zu,\"resident\":%d",
+			 probes[k], median(probe[k]) < limit);
+		emit_on("fault_granule", BLOCK, 4, median(probe[k]), extra);
+	}
+}
+
+/* One warp per 2 MiB block reads one random line: faults in flight. */
+static void fault_parallel(ctx &c, int reps)
+{
+	const size_t lines = c.bytes / 128, items = c.bytes / BLOCK;
+	std::vector<double> t;
+	char extra[64];
+	int i;
+
+	for (i = 0; i < reps; i++) {
+		void *p = managed(c, c.bytes, true);
+
+		t.push_back(timed(c, [&] {
+			read_random<<<(items + 15) / 16, 512>>>((const unsigned int *)p,
+								lines, items, 7 + i, c.sink);
+		}));
+		CHECK(cudaFree(p));
+	}
+	snprintf(extra, sizeof(extra), "\"lines_read\":%zu", items);
+	emit(c, "fault_parallel", items * 128, median(t), extra);
+}
+
+/* Prefetch back to the host, and mapped reads of one word per line. */
+static void host_side(ctx &c, int reps)
+{
+	const size_t lines = c.bytes / 128;
+	std::vector<double> ph, m4;
+	char extra[64];
+	int i;
+
+	for (i = 0; i < reps; i++) {
+		void *p = managed(c, c.bytes, true);
+
+		prefetch_to_gpu(c, p, c.bytes);
+		CHECK(cudaDeviceSynchronize());
+		ph.push_back(timed(c, [&] { prefetch_to_cpu(c, p, c.bytes); }));
+		CHECK(cudaFree(p));
+
+		p = managed(c, c.bytes, true);
+		map_on_host(c, p, c.bytes);
+		m4.push_back(timed(c, [&] {
+			read_line_words<<<c.sms * 8, 512>>>((const unsigned int *)p,
+							   lines, c.sink);
+		}));
+		CHECK(cudaFree(p));
+	}
+	emit(c, "prefetch_to_host", c.bytes, median(ph), NULL);
+	snprintf(extra, sizeof(extra), "\"requests_per_s\":%.0f",
+		 lines / median(m4));
+	emit(c, "mapped_read_4b", lines * 4, median(m4), extra);
+}
+
+/* First-touch throughput against size (fault_seq at the other sizes). */
+static void sweep(ctx &c, size_t limit, int reps)
+{
+	size_t bytes, keep = c.bytes;
+	int i;
+
+	for (bytes = 16ull << 20; bytes <= (4ull << 30) && bytes <= limit; bytes *= 4) {
+		std::vector<double> t;
+
+		if (bytes == keep)
+			continue;
+		c.bytes = bytes;
+		for (i = 0; i < reps; i++) {
+			void *p = managed(c, bytes, true);
+
+			t.push_back(timed(c, [&] { launch_read(c, p, bytes); }));
+			CHECK(cudaFree(p));
+		}
+		emit(c, "fault_seq", bytes, median(t), NULL);
+	}
+	c.bytes = keep;
+}
+
 int main(int argc, char **argv)
 {
 	size_t want = 2ull << 30, free_b, total_b;
-	int reps = 3, i;
+	int reps = 3, i, do_sweep = 0;
 	cudaDeviceProp prop;
 	ctx c;
 
@@ -164,8 +350,10 @@ int main(int argc, char **argv)
 			want = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
 			reps = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--sweep"))
+			do_sweep = 1;
 		else {
-			fprintf(stderr, "usage: %s [--bytes N] [--reps N]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--bytes N] [--reps N] [--sweep]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -191,7 +379,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < reps + 1; i++)	/* first is warm-up */
 			t.push_back(timed(c, [&] { launch_read(c, d, c.bytes); }));
 		t.erase(t.begin());
-		emit("hbm_read", c.bytes, median(t), NULL);
+		emit(c, "hbm_read", c.bytes, median(t), NULL);
 		CHECK(cudaFree(d));
 	}
 	/* interconnect, pinned copies each way */
@@ -206,8 +394,8 @@ int main(int argc, char **argv)
 			up.push_back(timed(c, [&] { CHECK(cudaMemcpy(d, h, c.bytes, cudaMemcpyHostToDevice)); }));
 			down.push_back(timed(c, [&] { CHECK(cudaMemcpy(h, d, c.bytes, cudaMemcpyDeviceToHost)); }));
 		}
-		emit("h2d_copy", c.bytes, median(up), NULL);
-		emit("d2h_copy", c.bytes, median(down), NULL);
+		emit(c, "h2d_copy", c.bytes, median(up), NULL);
+		emit(c, "d2h_copy", c.bytes, median(down), NULL);
 		CHECK(cudaFree(d));
 		CHECK(cudaFreeHost(h));
 	}
@@ -252,17 +440,22 @@ int main(int argc, char **argv)
 			}));
 			CHECK(cudaFree(p));
 		}
-		emit("prefetch", c.bytes, median(pf), NULL);
-		emit("fault_seq", c.bytes, median(fs), NULL);
+		emit(c, "prefetch", c.bytes, median(pf), NULL);
+		emit(c, "fault_seq", c.bytes, median(fs), NULL);
 		{
 			char extra[64];
 
 			snprintf(extra, sizeof(extra), "\"lines_read\":%zu", items);
-			emit("fault_random", items * 128, median(fr), extra);
+			emit(c, "fault_random", items * 128, median(fr), extra);
 		}
-		emit("mapped_read", c.bytes, median(mr), NULL);
-		emit("static_half", c.bytes, median(sh), NULL);
-		emit("gpu_first_touch", c.bytes, median(gf), NULL);
+		emit(c, "mapped_read", c.bytes, median(mr), NULL);
+		emit(c, "static_half", c.bytes, median(sh), NULL);
+		emit(c, "gpu_first_touch", c.bytes, median(gf), NULL);
 	}
+	isolated(c, reps);
+	fault_parallel(c, reps);
+	host_side(c, reps);
+	if (do_sweep)
+		sweep(c, std::min(free_b / 8, (size_t)4 << 30), reps);
 	return 0;
 }

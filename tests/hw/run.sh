@@ -18,7 +18,13 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used,pcie.link.ge
 make -s -C "$top/cuda/ember-static" O="$build"
 nvcc -O2 -std=c++17 -arch=sm_90 -o "$build/uvm-ubench" "$top/cuda/ubench/uvm_ubench.cu"
 
-"$build/uvm-ubench" --bytes "$bytes" --reps 3 | tee "$out/ubench.jsonl"
+# The full set at BYTES with the first-touch size sweep, then the set again
+# at the sizes make calibrate runs in the testbed (every line names its
+# buffer, which pairs the rows).
+"$build/uvm-ubench" --bytes "$bytes" --reps 3 --sweep | tee "$out/ubench.jsonl"
+for small in $((256 << 20)) $((64 << 20)); do
+	"$build/uvm-ubench" --bytes "$small" --reps 5 | tee -a "$out/ubench.jsonl"
+done
 
 # Ember-static on an unmodified program: plain UVM, then the interposer with
 # the whole card, then with a cap of half the allocation (a smaller card's
