@@ -145,6 +145,14 @@ run: all
 run-clean:
 	rm -rf $(RESULTS)/$$(sed -n 's/^name *= *//p' $(MATRIX))
 
+# The card's microbenchmarks (cuda/ubench, results in cuda/results/) beside
+# the same set in a VM on the h200x16 profile: card, model, error per row.
+CARD_UBENCH ?= cuda/results/h200-calibrate.jsonl
+calibrate: all
+	$(AGENT) calibrate --card $(CARD_UBENCH) --qemu "$$(cat $(QEMU_PATH))" \
+		--kernel $(KERNEL) --initrd $(INITRD) --workdir $(BUILD)/calibrate \
+		--accel $(ACCEL)
+
 # Boot one VM with emgpu and show what the guest driver sees.
 info: all
 	$(AGENT) vm --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) --initrd $(INITRD) \
@@ -153,4 +161,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu bench vm-test run run-clean info clean
+.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu bench vm-test run run-clean calibrate info clean

@@ -9,6 +9,7 @@
  *                                   arm a fault injection ("clear" disarms)
  *   ember-agent run CONFIG [opts]   run an experiment matrix (resumable)
  *   ember-agent report DIR          speedup tables vs the paper, and plots
+ *   ember-agent calibrate --card F  the card's microbenchmarks vs the testbed's
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate.h"
 #include "libvirt_run.h"
 #include "matrix.h"
 #include "qmp.h"
@@ -59,7 +61,17 @@ static void usage(FILE *f)
 		"factors and seeds (syntax in host-agent/matrix.h), in parallel, into\n"
 		"DIR/<name>/ (default results/); finished runs are kept, so a rerun\n"
 		"resumes. `report` prints speedups over UVM beside the paper's Table 4\n"
-		"and draws DIR/speedup-<factor>x.png with gnuplot.\n");
+		"and draws DIR/speedup-<factor>x.png with gnuplot.\n"
+		"\n"
+		"usage: ember-agent calibrate --card JSONL --qemu PATH --kernel PATH --initrd PATH\n"
+		"                   [--profile NAME] [--ubench 'ARGS'] [--workdir DIR]\n"
+		"                   [--memory MIB] [--timeout SEC] [--accel tcg|kvm]\n"
+		"       ember-agent calibrate --card JSONL --model RESULTS.jsonl [--profile NAME]\n"
+		"\n"
+		"`calibrate` runs ember-ubench (the card's microbenchmarks, cuda/ubench) in\n"
+		"a VM (default profile h200x16-512m) and prints each row beside the card's\n"
+		"(cuda/results/), with the error and a closing \"N of M within 25%%\";\n"
+		"--model prints from a VM's results.jsonl without booting one.\n");
 }
 
 static int cmd_run(int argc, char **argv)
@@ -360,6 +372,68 @@ static int cmd_vm(int argc, char **argv)
 	return c;
 }
 
+static int cmd_calibrate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "card", required_argument, NULL, 'c' },
+		{ "model", required_argument, NULL, 'M' },
+		{ "qemu", required_argument, NULL, 'q' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "initrd", required_argument, NULL, 'i' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "ubench", required_argument, NULL, 'u' },
+		{ "workdir", required_argument, NULL, 'w' },
+		{ "memory", required_argument, NULL, 'm' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "accel", required_argument, NULL, 'a' },
+		{ 0 }
+	};
+	struct em_vm_config cfg = {
+		.profile = "h200x16-512m",
+		.scenarios = "",
+		.workdir = "results/calibrate",
+		.seed = 1,
+		.memory_mib = 1024,
+		.timeout_s = 900,
+	};
+	const char *card = NULL, *model = NULL, *ubench = "-b 256m -r 3 -S 16m -S 64m";
+	char path[4200], *args;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': card = optarg; break;
+		case 'M': model = optarg; break;
+		case 'q': cfg.qemu = optarg; break;
+		case 'k': cfg.kernel = optarg; break;
+		case 'i': cfg.initrd = optarg; break;
+		case 'p': cfg.profile = optarg; break;
+		case 'u': ubench = optarg; break;
+		case 'w': cfg.workdir = optarg; break;
+		case 'm': cfg.memory_mib = strtoul(optarg, NULL, 0); break;
+		case 't': cfg.timeout_s = strtoul(optarg, NULL, 0); break;
+		case 'a': cfg.accel = optarg; break;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!card || (!model && (!cfg.qemu || !cfg.kernel || !cfg.initrd))) {
+		usage(stderr);
+		return 2;
+	}
+	if (!model) {
+		args = commas(ubench);
+		cfg.ubench_args = args;
+		rc = em_calibrate_run(&cfg);
+		free(args);
+		if (rc)
+			return rc;
+		snprintf(path, sizeof(path), "%s/results.jsonl", cfg.workdir);
+		model = path;
+	}
+	rc = em_calibrate_print(card, model, cfg.profile, stdout);
+	return rc < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -374,6 +448,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "calibrate"))
+		return cmd_calibrate(argc - 1, argv + 1);
 	fprintf(stderr, "ember-agent: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

@@ -35,6 +35,7 @@ struct em_vm_config {
 	const char *device_opts;	/* extra ",key=value" for -device emgpu */
 	const char *scenarios;		/* comma-separated, for the guest's init */
 	const char *run_args;		/* ember-run arguments, comma-separated */
+	const char *ubench_args;	/* ember-ubench arguments, comma-separated */
 	const char *modparams;		/* ember.ko parameters, comma-separated */
 	const char *fuzz_args;		/* ember-fuzz-ioctl arguments, comma-separated */
 	const char *accel;		/* "tcg" (default) or "kvm" */

@@ -320,7 +320,7 @@ static bool emgpu_check_params(EmgpuState *s, Error **errp)
 
     if (gm_profile_lookup(name, &s->profile)) {
         error_setg(errp, "emgpu: unknown profile '%s'", name);
-        error_append_hint(errp, "Profiles: rtx5080, a40, h200, gh200, "
+        error_append_hint(errp, "Profiles: rtx5080, a40, h200, h200x16, gh200, "
                           "optionally scaled as <name>-<N>m or <name>-<N>g "
                           "(e.g. h200-256m).\n");
         return false;

@@ -20,8 +20,9 @@
  *                   launch + one access over the interconnect
  *   fault_latency   one thread reads one word of a host-filled block: one
  *                   isolated fault's round trip (launch included)
- *   fault_parallel  one warp per 2 MiB block reads one random 128-byte line
- *                   of a host-filled buffer: many faults in flight
+ *   fault_parallel  one warp per 2 MiB block reads 32 random 128-byte lines,
+ *                   one after the other, of a host-filled buffer: as many
+ *                   faults in flight as blocks
  *   fault_granule   after an isolated fault at offset 0 of a 2 MiB block, a
  *                   one-word read at each probe offset: resident (no fault)
  *                   or not, which shows the region one fault migrates
@@ -264,10 +265,14 @@ static void isolated(ctx &c, int reps)
 	}
 }
 
-/* One warp per 2 MiB block reads one random line: faults in flight. */
+/*
+ * One warp per 2 MiB block, each reading 32 random lines one after the
+ * other: as many faults in flight as blocks (the model's gather gives each
+ * warp 32 items the same way).
+ */
 static void fault_parallel(ctx &c, int reps)
 {
-	const size_t lines = c.bytes / 128, items = c.bytes / BLOCK;
+	const size_t lines = c.bytes / 128, warps = c.bytes / BLOCK, items = 32 * warps;
 	std::vector<double> t;
 	char extra[64];
 	int i;
@@ -276,12 +281,12 @@ static void fault_parallel(ctx &c, int reps)
 		void *p = managed(c, c.bytes, true);
 
 		t.push_back(timed(c, [&] {
-			read_random<<<(items + 15) / 16, 512>>>((const unsigned int *)p,
+			read_random<<<(warps + 15) / 16, 512>>>((const unsigned int *)p,
 								lines, items, 7 + i, c.sink);
 		}));
 		CHECK(cudaFree(p));
 	}
-	snprintf(extra, sizeof(extra), "\"lines_read\":%zu", items);
+	snprintf(extra, sizeof(extra), "\"lines_read\":%zu,\"warps\":%zu", items, warps);
 	emit(c, "fault_parallel", items * 128, median(t), extra);
 }
 

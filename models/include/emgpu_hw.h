@@ -132,6 +132,7 @@ enum emgpu_profile_id {
 	EMGPU_PROFILE_A40 = 2,
 	EMGPU_PROFILE_H200 = 3,
 	EMGPU_PROFILE_GH200 = 4,
+	EMGPU_PROFILE_H200X16 = 5,	/* the H200 measured in cuda/results/ */
 };
 
 /* ---------------------------------------------------------------------------

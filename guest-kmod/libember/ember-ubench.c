@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ember-ubench: cuda/ubench/uvm_ubench.cu's microbenchmarks in the testbed,
+ * through libember, printing JSON lines with the same keys ("bench",
+ * "buffer", "bytes", "seconds", "gbps" and each bench's extras), so make
+ * calibrate can pair every row with the card's. Times are modelled: a
+ * launch's modelled duration (as the card's events time a kernel), and for
+ * a prefetch the device clock across the call.
+ *
+ * The card's kernels are matched by the model's built-in ones:
+ *   sequential read   hotset, whole buffer as its window, reuse 32: every
+ *                     line of every page read once, read-only
+ *   first touch       stream (sequential read-modify-write, line order)
+ *   random lines      gather (its 4-byte-per-line output prefetched first)
+ *   one word          hotset over one 4 KiB page, one warp: one access
+ * mapped_read_4b runs the mapped line read: every modelled access is one
+ * 128-byte line, so the model's request rate is its line rate (the card's
+ * row shows what 4-byte requests gain over that).
+ *
+ * usage: ember-ubench [-b BYTES] [-r REPS] [-S SIZE]...
+ *   -b the buffer of the bandwidth benches (default 64 MiB), -r repetitions
+ *   of the isolated-access benches (default 3), -S an extra fault_seq size
+ *   (a size sweep; up to 8).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libember.h"
+
+#define BLOCK		((size_t)2 << 20)
+#define NPROBES		9
+#define MAX_ISOLATED	64
+
+struct ub {
+	size_t bytes;		/* the bandwidth benches' buffer */
+	int reps;
+};
+
+static const size_t probes[NPROBES] = {
+	4096, 16384, 61440, 65536, 131072, 262144, 524288, 1048576,
+	BLOCK - 4096,
+};
+
+static void die(const char *what, int ret)
+{
+	printf("{\"bench\":\"error\",\"call\":\"%s\",\"ret\":%d}\n", what, ret);
+	exit(1);
+}
+
+static void check(const char *what, int ret)
+{
+	if (ret)
+		die(what, ret);
+}
+
+/*
+ * One line; after the card's keys, what the driver did since the previous
+ * line (faults, batches, pages migrated each way and created on the GPU),
+ * which explains a row that misses.
+ */
+static void emit_on(const char *bench, size_t buffer, size_t bytes,
+		    uint64_t ns, const char *extra)
+{
+	static struct ember_stats_counters last;
+	struct ember_stats_counters c;
+	double s = ns / 1e9;
+
+	if (emGetStats(&c, 0))
+		memset(&c, 0, sizeof(c));
+	printf("{\"bench\":\"%s\",\"buffer\":%zu,\"bytes\":%zu,\"seconds\":%.7f,"
+	       "\"gbps\":%.3f%s%s,\"faults\":%llu,\"faults_duplicate\":%llu,\"batches\":%llu,\"pages_h2d\":%llu,"
+	       "\"pages_d2h\":%llu,\"pages_gpu_populated\":%llu}\n", bench, buffer,
+	       bytes, s, s > 0 ? bytes / s / 1e9 : 0.0, extra ? "," : "",
+	       extra ? extra : "", (unsigned long long)(c.faults - last.faults),
+	       (unsigned long long)(c.faults_duplicate - last.faults_duplicate),
+	       (unsigned long long)(c.fault_batches - last.fault_batches),
+	       (unsigned long long)(c.pages_h2d - last.pages_h2d),
+	       (unsigned long long)(c.pages_d2h - last.pages_d2h),
+	       (unsigned long long)(c.pages_gpu_populated - last.pages_gpu_populated));
+	fflush(stdout);
+	last = c;
+}
+
+static uint64_t ptimer(void)
+{
+	struct ember_device_info info;
+
+	check("device_info", emGetDeviceInfo(&info));
+	return info.ptimer_ns;
+}
+
+static void *alloc(size_t bytes, int fill)
+{
+	void *p;
+
+	check("malloc_managed", emMallocManaged(&p, bytes));
+	if (fill)
+		memset(p, 0x5a, bytes);
+	return p;
+}
+
+static void release(void *p)
+{
+	check("free", emFree(p));
+}
+
+static void map_on_host(void *p, size_t bytes)
+{
+	check("advise_preferred",
+	      emMemAdvise(p, bytes, emMemAdviseSetPreferredLocation, emCpuDeviceId));
+	check("advise_accessed_by",
+	      emMemAdvise(p, bytes, emMemAdviseSetAccessedBy, 0));
+}
+
+/* Device time of a prefetch: the clock moves to the copies' completion. */
+static uint64_t prefetch(void *p, size_t bytes, int device)
+{
+	uint64_t t0 = ptimer();
+
+	check("prefetch", emMemPrefetchAsync(p, bytes, device));
+	check("synchronize", emDeviceSynchronize());
+	return ptimer() - t0;
+}
+
+/* Runs one launch to its end; its modelled duration in ns. */
+static uint64_t run(struct ember_launch *l)
+{
+	uint64_t ns, result;
+
+	check("launch", emLaunch(l));
+	check("synchronize", emDeviceSynchronize());
+	check("last_launch", emLastLaunch(&ns, &result));
+	return ns;
+}
+
+/* hotset over [p, p + bytes): reuse 32 reads every line once. */
+static uint64_t read_lines(void *p, size_t bytes, uint32_t reuse, uint32_t warps)
+{
+	struct ember_launch l = { .kernel = EMBER_KERNEL_HOTSET, .warps = warps,
+				  .seed = 1 };
+
+	l.args[0] = (uintptr_t)p;
+	l.args[1] = bytes;
+	l.args[4] = reuse;
+	l.args[5] = 1;
+	return run(&l);
+}
+
+static uint64_t touch(void *p)
+{
+	return read_lines(p, 4096, 1, 1);
+}
+
+static uint64_t first_touch(void *p, size_t bytes)
+{
+	struct ember_launch l = { .kernel = EMBER_KERNEL_STREAM, .seed = 1 };
+
+	l.args[0] = (uintptr_t)p;
+	l.args[1] = bytes;
+	l.args[2] = 1;
+	return run(&l);
+}
+
+/* gather: count random lines of src (count a multiple of 32). */
+static uint64_t random_lines(void *src, size_t bytes, uint64_t count,
+			     uint64_t seed)
+{
+	struct ember_launch l = { .kernel = EMBER_KERNEL_GATHER, .seed = seed };
+	void *dst = alloc(count * 4, 1);
+	uint64_t ns;
+
+	prefetch(dst, count * 4, 0);
+	l.args[0] = (uintptr_t)src;
+	l.args[1] = bytes;
+	l.args[2] = (uintptr_t)dst;
+	l.args[3] = count;
+	ns = run(&l);
+	release(dst);
+	return ns;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[n / 2];
+}
+
+/* The card's bandwidth set at one buffer size. */
+static void bandwidth(const struct ub *u)
+{
+	size_t b = u->bytes, lines = b / 128, items = (lines / 4) & ~31ull;
+	char extra[64];
+	uint64_t ns, pf;
+	void *p;
+
+	p = alloc(b, 1);
+	prefetch(p, b, 0);
+	emit_on("hbm_read", b, b, read_lines(p, b, 32, 0), NULL);
+	release(p);
+
+	p = alloc(b, 1);
+	emit_on("prefetch", b, b, prefetch(p, b, 0), NULL);
+	emit_on("prefetch_to_host", b, b, prefetch(p, b, emCpuDeviceId), NULL);
+	release(p);
+
+	p = alloc(b, 1);
+	emit_on("fault_seq", b, b, first_touch(p, b), NULL);
+	release(p);
+
+	p = alloc(b, 1);
+	snprintf(extra, sizeof(extra), "\"lines_read\":%zu", items);
+	emit_on("fault_random", b, items * 128, random_lines(p, b, items, 1), extra);
+	release(p);
+
+	p = alloc(b, 1);
+	map_on_host(p, b);
+	ns = read_lines(p, b, 32, 0);
+	emit_on("mapped_read", b, b, ns, NULL);
+	snprintf(extra, sizeof(extra), "\"requests_per_s\":%.0f", lines / (ns / 1e9));
+	emit_on("mapped_read_4b", b, lines * 4, ns, extra);
+	release(p);
+
+	p = alloc(b, 1);
+	map_on_host(p, b);
+	pf = prefetch(p, b / 2, 0);
+	emit_on("static_half", b, b, pf + read_lines(p, b, 32, 0), NULL);
+	release(p);
+
+	p = alloc(b, 0);
+	emit_on("gpu_first_touch", b, b, first_touch(p, b), NULL);
+	release(p);
+
+	items = 32 * (b / BLOCK);	/* one warp per block, 32 lines each */
+	p = alloc(b, 1);
+	snprintf(extra, sizeof(extra), "\"lines_read\":%zu,\"warps\":%zu",
+		 (size_t)items, b / BLOCK);
+	emit_on("fault_parallel", b, items * 128, random_lines(p, b, items, 7), extra);
+	release(p);
+}
+
+/*
+ * Isolated accesses as on the card: launch (a resident word), mapped
+ * latency, one fault's round trip, and the probes of what one fault
+ * migrated (each probe in a block only its offset-0 fault touched).
+ */
+static void isolated(const struct ub *u)
+{
+	uint64_t launch[MAX_ISOLATED], fault[MAX_ISOLATED], remote[MAX_ISOLATED];
+	uint64_t probe[NPROBES][MAX_ISOLATED], limit;
+	int n = 3 * u->reps + 8, i, k, b = 0;
+	char extra[96], *p;
+
+	if (n > MAX_ISOLATED || u->reps > MAX_ISOLATED)
+		die("reps", -EINVAL);
+	p = alloc((size_t)(n + NPROBES * u->reps) * BLOCK, 1);
+	prefetch(p, BLOCK, 0);
+	touch(p);	/* warm-up, as on the card */
+	for (i = 0; i < n; i++)
+		launch[i] = touch(p + (i % 8) * 4096);
+	for (b = 1; b < n; b++)
+		fault[b - 1] = touch(p + b * BLOCK);
+	for (k = 0; k < NPROBES; k++)
+		for (i = 0; i < u->reps; i++, b++) {
+			touch(p + b * BLOCK);
+			probe[k][i] = touch(p + b * BLOCK + probes[k]);
+		}
+	release(p);
+	p = alloc(BLOCK, 1);
+	map_on_host(p, BLOCK);
+	for (i = 0; i < n; i++)
+		remote[i] = touch(p + i * 4096);
+	release(p);
+
+	emit_on("launch", BLOCK, 4, median(launch, n), NULL);
+	emit_on("mapped_latency", BLOCK, 4, median(remote, n), NULL);
+	emit_on("fault_latency", BLOCK, 4, median(fault, n - 1), NULL);
+	limit = (median(launch, n) + median(fault, n - 1)) / 2;
+	for (k = 0; k < NPROBES; k++) {
+		uint64_t m = median(probe[k], u->reps);
+
+		snprintf(extra, sizeof(extra), "\"offset\":%zu,\"resident\":%d",
+			 probes[k], m < limit);
+		emit_on("fault_granule", BLOCK, 4, m, extra);
+	}
+}
+
+static size_t parse_size(const char *s)
+{
+	char *end;
+	size_t n = strtoull(s, &end, 0);
+
+	if (*end == 'm' || *end == 'M')
+		n <<= 20;
+	else if (*end == 'g' || *end == 'G')
+		n <<= 30;
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	struct ub u = { .bytes = 64ull << 20, .reps = 3 };
+	struct ember_device_info info;
+	const char *sweep[8];
+	int nsweep = 0, i;
+	size_t total;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "b:r:S:")) != -1) {
+		switch (opt) {
+		case 'b': u.bytes = parse_size(optarg); break;
+		case 'r': u.reps = atoi(optarg); break;
+		case 'S':
+			if (nsweep == 8)
+				die("sweep sizes", -E2BIG);
+			sweep[nsweep++] = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: ember-ubench [-b BYTES] [-r REPS] "
+				"[-S SIZE]...\n");
+			return 2;
+		}
+	}
+	if (!u.bytes || u.bytes % BLOCK || u.reps < 1)
+		die("arguments", -EINVAL);
+	check("device_info", emGetDeviceInfo(&info));
+	check("mem_get_info", emMemGetInfo(NULL, &total));
+	printf("{\"device\":\"emgpu\",\"sms\":%u,\"memory\":%zu,\"bytes\":%zu}\n",
+	       info.num_sms, total, u.bytes);
+	bandwidth(&u);
+	isolated(&u);
+	for (i = 0; i < nsweep; i++) {
+		size_t b = parse_size(sweep[i]);
+		void *p;
+
+		if (!b || b % BLOCK)
+			die("sweep size", -EINVAL);
+		p = alloc(b, 1);
+		emit_on("fault_seq", b, b, first_touch(p, b), NULL);
+		release(p);
+	}
+	emReset();
+	return 0;
+}
