@@ -42,7 +42,7 @@ static double now_s(void)
 
 void em_vm_cmdline(const struct em_vm_config *cfg, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s ember_scenarios=%s ember_run=%s%s%s%s%s%s", GUEST_APPEND,
+	snprintf(buf, len, "%s ember_scenarios=%s ember_run=%s%s%s%s%s%s%s%s", GUEST_APPEND,
 		 cfg->scenarios ? cfg->scenarios : "",
 		 cfg->run_args ? cfg->run_args : "",
 		 cfg->ubench_args ? " ember_ubench=" : "",
