@@ -148,7 +148,7 @@ static const struct gm_profile base_profiles[] = {
 		.link_h2d_mbps = 32000,		/* Table 2: PCIe 5.0 x8 */
 		.link_d2h_mbps = 32000,
 		.link_latency_ns = 1300,	/* as h200x16 */
-		.fault_service_ns = 2000,	/* as h200x16 */
+		.fault_service_ns = 4000,	/* as h200x16 */
 		.num_sms = 132,			/* data sheet (SXM) */
 		.warps_per_sm = 4,
 		.num_gpcs = 8,
@@ -170,9 +170,11 @@ static const struct gm_profile base_profiles[] = {
 		.link_d2h_mbps = 54600,
 		/* mapped_latency less launch, medians: 8.3 - 7.0 us */
 		.link_latency_ns = 1300,
-		/* per fault batch, beyond its pages' costs: the fault_seq
-		 * and gpu_first_touch batches (~2 faulted pages each) */
-		.fault_service_ns = 2000,
+		/* per fault batch, beyond its pages' costs: fault_seq's
+		 * batches (~2 faulted pages each), 16 MiB to 256 MiB; the
+		 * card's gpu_first_touch batches cost less (README,
+		 * "Fidelity to a real card") */
+		.fault_service_ns = 4000,
 		.num_sms = 132,			/* the "sms" the card reports */
 		.warps_per_sm = 4,
 		.num_gpcs = 8,
