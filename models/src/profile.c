@@ -18,32 +18,44 @@
  * Timing-model numbers of rtx5080, a40 and gh200 (TIMING_COMMON below)
  * are modelling assumptions; each says where it comes from. h200x16 is
  * the H200 we measure, its constants fitted to cuda/ microbenchmarks on
- * that card (TIMING_H200_CARD); the paper's h200 is that card on its x8
- * link.
+ * that card where they measure one (TIMING_H200_CARD); the paper's h200
+ * is that card on its x8 link.
  */
-#define TIMING_COMMON							\
+/*
+ * What no card bench measures (the card shows only sums that contain
+ * them): assumptions, each with its source, for every profile.
+ */
+#define TIMING_UNMEASURED						\
 	/* one 128 B warp load per 4 SM cycles at ~2 GHz boost:		\
 	 * assumption from the data-sheet clocks (1.98-2.6 GHz) */	\
 	.access_issue_ps = 2000,					\
 	/* a modelled warp stands for 16 hardware warps (64 resident	\
 	 * per SM / 4 modelled), each with 4 lines in flight: 64;	\
-	 * assumption, calibrate with the cuda/ stream benchmark */	\
+	 * assumption (hbm_read and mapped_read, bandwidth-bound,	\
+	 * agree with it within 10 % on h200x16) */			\
 	.warp_mlp = 64,							\
 	/* ~480 cycles HBM/GDDR load latency, "Dissecting the NVIDIA	\
 	 * Hopper architecture" (Luo et al., 2024) order of magnitude */\
 	.vram_latency_ns = 250,						\
 	/* MSI-X delivery + UVM bottom-half wake-up: assumption	\
-	 * (the 45 us fault service is charged separately at replay) */	\
+	 * (the fault service is charged separately at replay) */	\
 	.fault_batch_window_ns = 5000,					\
 	/* replay MEM_OP to re-issue: assumption, ~one TLB refill */	\
 	.replay_ns = 1000,						\
 	/* targeted TLB invalidate + membar: assumption */		\
 	.tlb_invalidate_ns = 1000,					\
+	/* no card bench evicts or counts accesses (oversubscription	\
+	 * is studied in the testbed, not on a shared card) */		\
+	.drv_chunk_evict_ns = 5000,					\
+	.drv_notify_entry_ns = 1000
+
+/* rtx5080, a40 and gh200: assumptions throughout. */
+#define TIMING_COMMON							\
+	TIMING_UNMEASURED,						\
 	/* CE method decode + launch per descriptor: assumption; paid	\
 	 * only by a copy that finds its engine idle (a CE decodes the	\
 	 * next method of a push while the previous copy moves bytes,	\
-	 * ce.c), so page-by-page copies run at link rate, as		\
-	 * cudaMemPrefetchAsync does within ~25 % (DESIGN.md 7) */	\
+	 * ce.c), so page-by-page copies run at link rate */		\
 	.ce_setup_ns = 2000,						\
 	/* kernel launch latency ~5 us (CUDA launch overhead) */	\
 	.launch_ns = 5000,						\
@@ -51,9 +63,7 @@
 	 * UVMSmart and Batch-Aware UVM (Kim et al., HPCA'20) report */	\
 	.drv_fault_page_ns = 500,					\
 	.drv_pte_update_ns = 100,					\
-	.drv_chunk_alloc_ns = 2000,					\
-	.drv_chunk_evict_ns = 5000,					\
-	.drv_notify_entry_ns = 1000
+	.drv_chunk_alloc_ns = 2000
 
 /*
  * The H200 we measure: every number below names the row of
@@ -69,19 +79,7 @@
  * VA block), fault_seq and gpu_first_touch (~2 faulted pages a batch).
  */
 #define TIMING_H200_CARD						\
-	/* no card bench isolates a warp's issue rate, its lines in	\
-	 * flight or one HBM access: TIMING_COMMON's values, with	\
-	 * which hbm_read and mapped_read (bandwidth-bound) agree	\
-	 * within 10 % */						\
-	.access_issue_ps = 2000,					\
-	.warp_mlp = 64,							\
-	.vram_latency_ns = 250,						\
-	/* batching window, replay and TLB invalidate are inside	\
-	 * fault_latency's round trip and not separable there:		\
-	 * TIMING_COMMON's values */					\
-	.fault_batch_window_ns = 5000,					\
-	.replay_ns = 1000,						\
-	.tlb_invalidate_ns = 1000,					\
+	TIMING_UNMEASURED,						\
 	/* a copy batch on an idle engine (paid per VA block a fault	\
 	 * batch migrates): prefetch's time over h2d_copy's, ~8 us per \
 	 * 2 MiB block at 256 MiB */					\
@@ -99,11 +97,7 @@
 	.drv_pte_update_ns = 30,					\
 	/* per 2 MiB root chunk: fault_latency (first fault in a block, \
 	 * 52-63 us) over the fault_granule misses (second, 41-50 us) */\
-	.drv_chunk_alloc_ns = 15000,					\
-	/* no card bench evicts or counts accesses (oversubscription is \
-	 * studied in the testbed, not on a shared card): TIMING_COMMON */\
-	.drv_chunk_evict_ns = 5000,					\
-	.drv_notify_entry_ns = 1000
+	.drv_chunk_alloc_ns = 15000
 
 static const struct gm_profile base_profiles[] = {
 	{
