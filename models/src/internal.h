@@ -230,13 +230,37 @@ void gm_raise(struct gm_gpu *g, uint32_t cause);
 uint64_t gm_splitmix64(uint64_t *state);
 
 /* mem.c */
-int gm_mem_read(struct gm_gpu *g, unsigned int aperture, uint64_t pa,
-		void *buf, uint64_t len);
 int gm_mem_write(struct gm_gpu *g, unsigned int aperture, uint64_t pa,
 		 const void *buf, uint64_t len);
-int gm_dma_read(struct gm_gpu *g, uint64_t addr, void *buf, uint64_t len);
-int gm_dma_write(struct gm_gpu *g, uint64_t addr, const void *buf,
-		 uint64_t len);
+
+/* Sysmem through the embedder (inline: every mapped access and walk). */
+static inline int gm_dma_read(struct gm_gpu *g, uint64_t addr, void *buf,
+			      uint64_t len)
+{
+	if (addr + len < addr || !g->cb.dma_read ||
+	    g->cb.dma_read(g->cb.opaque, addr, buf, len))
+		return -EMGPU_ERR_DMA;
+	return 0;
+}
+
+static inline int gm_dma_write(struct gm_gpu *g, uint64_t addr,
+			       const void *buf, uint64_t len)
+{
+	if (addr + len < addr || !g->cb.dma_write ||
+	    g->cb.dma_write(g->cb.opaque, addr, buf, len))
+		return -EMGPU_ERR_DMA;
+	return 0;
+}
+
+static inline int gm_mem_read(struct gm_gpu *g, unsigned int aperture,
+			      uint64_t pa, void *buf, uint64_t len)
+{
+	if (aperture == EMGPU_APERTURE_SYSMEM)
+		return gm_dma_read(g, pa, buf, len);
+	if (aperture == EMGPU_APERTURE_VIDMEM)
+		return gm_vram_read(g, pa, buf, len);
+	return -EMGPU_ERR_BAD_VALUE;
+}
 int gm_mem_init(struct gm_gpu *g);
 void gm_mem_fini(struct gm_gpu *g);
 

@@ -263,6 +263,47 @@ static inline void account_vram(struct gm_gpu *g, struct gm_warp *w,
 	       gm_max(g->prof.access_issue_ps, g->vram_lat_ps));
 }
 
+/*
+ * VRAM lines: a warp's line never crosses a chunk (at most 128 bytes within
+ * one 128-byte line), so the common case reads or writes one chunk with a
+ * copy the compiler inlines; anything else (a poisoned chunk, a range
+ * error, a first write) goes through gm_vram_read/write, which give the
+ * same bytes, errors and injection counts.
+ */
+static inline int vram_line_read(struct gm_gpu *g, uint64_t pa, void *buf,
+				 uint32_t len)
+{
+	uint64_t c = pa >> GM_CHUNK_SHIFT, off = pa & (GM_CHUNK_SIZE - 1);
+	const uint8_t *chunk;
+
+	if (c >= g->nchunks || off + len > GM_CHUNK_SIZE || g->chunk_poison[c])
+		return gm_vram_read(g, pa, buf, len);
+	chunk = g->vram[c];
+	if (!chunk)
+		memset(buf, 0, len);
+	else if (len == 128)
+		memcpy(buf, chunk + off, 128);
+	else
+		memcpy(buf, chunk + off, len);
+	return 0;
+}
+
+static inline int vram_line_write(struct gm_gpu *g, uint64_t pa,
+				  const void *buf, uint32_t len)
+{
+	uint64_t c = pa >> GM_CHUNK_SHIFT, off = pa & (GM_CHUNK_SIZE - 1);
+	uint8_t *chunk;
+
+	if (c >= g->nchunks || off + len > GM_CHUNK_SIZE || !g->vram[c])
+		return gm_vram_write(g, pa, buf, len);
+	chunk = g->vram[c];
+	if (len == 128)
+		memcpy(chunk + off, buf, 128);
+	else
+		memcpy(chunk + off, buf, len);
+	return 0;
+}
+
 int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		 void *buf, uint32_t len, unsigned int access)
 {
@@ -282,7 +323,7 @@ int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		account_sysmem(g, w, va, flags, &g->h2d_q, g->h2d_128_ps);
 		return 0;
 	}
-	r = gm_vram_read(g, pa, buf, len);
+	r = vram_line_read(g, pa, buf, len);
 	if (r)
 		return r;
 	account_vram(g, w, pa);
@@ -308,7 +349,7 @@ int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		account_sysmem(g, w, va, flags, &g->d2h_q, g->d2h_128_ps);
 		return 0;
 	}
-	r = gm_vram_write(g, pa, buf, len);
+	r = vram_line_write(g, pa, buf, len);
 	if (r)
 		return r;
 	account_vram(g, w, pa);

@@ -36,7 +36,9 @@ static int gather_step(struct gm_gpu *g, const struct gm_launch *l,
 		return GM_STEP_DONE;
 	if (w->j < 32) {
 		item = w->i * 32 + w->j;
-		line = gm_mix64(l->d.seed + item) % lines;
+		line = gm_mix64(l->d.seed + item);
+		/* the same line; a mask instead of a division when it can */
+		line = lines & (lines - 1) ? line % lines : line & (lines - 1);
 		r = gm_warp_load(g, w, a[0] + line * 128, w->line, 128,
 				 EMGPU_ACCESS_READ);
 		if (r)

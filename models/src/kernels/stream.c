@@ -8,7 +8,9 @@
  * words as read (before the increment); each line is read once at each of
  * its values 0..passes-1 increments, whatever the order, so the result
  * and the bytes do not depend on the dispatch.
- * State: i = item.
+ * State: i = item, j = its line (i % lines, kept by subtraction: a warp's
+ * next item is at most the launch's warp count ahead, so the step needs no
+ * 64-bit division).
  */
 #include "gpumodel/kernel.h"
 
@@ -20,20 +22,20 @@ static int stream_check(const struct gm_launch *l)
 
 static void stream_init(const struct gm_launch *l, struct gm_warp *w)
 {
-	(void)l;
 	w->i = w->id;
+	w->j = w->i % (l->d.args[1] / 128);
 }
 
 static int stream_step(struct gm_gpu *g, const struct gm_launch *l,
 		       struct gm_warp *w)
 {
 	uint64_t lines = l->d.args[1] / 128, passes = l->d.args[2] ? l->d.args[2] : 1;
-	uint64_t va, sum = 0;
+	uint64_t va, item, sum = 0;
 	int r, k;
 
 	if (w->i >= lines * passes)
 		return GM_STEP_DONE;
-	va = l->d.args[0] + (w->i % lines) * 128;
+	va = l->d.args[0] + w->j * 128;
 	r = gm_warp_load(g, w, va, w->line, 128, EMGPU_ACCESS_WRITE);
 	if (r)
 		return r;
@@ -45,7 +47,11 @@ static int stream_step(struct gm_gpu *g, const struct gm_launch *l,
 	if (r)
 		return r;	/* redone from the load: nothing was stored */
 	w->acc += sum;
-	w->i = gm_next_item(g);
+	item = gm_next_item(g);
+	w->j += item - w->i;
+	if (w->j >= lines)
+		w->j = w->j - lines < lines ? w->j - lines : w->j % lines;
+	w->i = item;
 	return GM_STEP_MORE;
 }
 
