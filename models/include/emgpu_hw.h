@@ -107,7 +107,7 @@ static inline emgpu_le64 emgpu_cpu_to_le64(uint64_t v)
 #define EMGPU_REG_TRACE_HASH_LO		0x003c	/* running event hash; LO latches HI */
 #define EMGPU_REG_TRACE_HASH_HI		0x0040
 #define EMGPU_REG_SCRATCH		0x0044	/* read/write, no effect */
-#define EMGPU_REG_FULL_VRAM_SIZE_LO	0x0048	/* bytes of the unscaled card */
+#define EMGPU_REG_FULL_VRAM_SIZE_LO	0x0048	/* bytes of the card it stands for */
 #define EMGPU_REG_FULL_VRAM_SIZE_HI	0x004c
 
 #define EMGPU_CAP_REPLAYABLE_FAULTS	(1u << 0)
@@ -123,8 +123,10 @@ static inline emgpu_le64 emgpu_cpu_to_le64(uint64_t v)
 
 /*
  * Profiles; names and numbers live in models/src/profile.c. A profile may be
- * scaled to less VRAM (VRAM_SIZE); FULL_VRAM_SIZE is then the real card's,
- * the size the paper's ratios and the driver's scaled knobs refer to.
+ * scaled to less VRAM (VRAM_SIZE); FULL_VRAM_SIZE is then the card it stands
+ * for under the scaling rule (models/README.md: the paper's card, capped at
+ * 16 GiB), and k = FULL_VRAM_SIZE / VRAM_SIZE is what the driver divides its
+ * per-card knobs by. With the rule off the two are equal (k = 1).
  */
 enum emgpu_profile_id {
 	EMGPU_PROFILE_NONE = 0,		/* reserved: catches uninitialised ids */

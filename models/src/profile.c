@@ -203,15 +203,40 @@ const struct gm_profile *gm_profile_at(size_t index)
 	return &base_profiles[index];
 }
 
+/*
+ * The scaling rule (models/README.md): a card of vram_bytes stands for the
+ * paper's card, the base capped at GM_PAPER_CARD_BYTES, at 1/k with
+ * k = that card's VRAM / vram_bytes. The model divides by k what it owns
+ * of the per-card quantities, the access counters (rounded, at least one);
+ * the driver reads k as FULL_VRAM_SIZE / VRAM_SIZE and divides its own
+ * (policy periods, promotion span). A card at least as large as the
+ * paper's stands for itself (k = 1). With the rule off only VRAM shrinks:
+ * the counters stay the full card's and FULL_VRAM_SIZE is VRAM_SIZE, so
+ * the driver scales nothing either.
+ */
 int gm_profile_scale(const struct gm_profile *base, uint64_t vram_bytes,
 		     struct gm_profile *out)
 {
+	uint64_t card = gm_profile_full_vram(base);
+	uint32_t counters = gm_profile_full_counters(base);
+
 	if (vram_bytes < 64 * MiB || vram_bytes % (2 * MiB) ||
 	    vram_bytes > base->vram_bytes)
 		return -EINVAL;
+	if (!base->full_vram_bytes && card > GM_PAPER_CARD_BYTES)
+		card = GM_PAPER_CARD_BYTES;	/* first scaling: the paper's card */
 	*out = *base;
-	out->full_vram_bytes = gm_profile_full_vram(base);
 	out->vram_bytes = vram_bytes;
+	out->full_access_counters = counters;
+	if (base->scaling_rule_off || vram_bytes >= card) {
+		out->full_vram_bytes = vram_bytes;
+		out->num_access_counters = counters;
+		return 0;
+	}
+	out->full_vram_bytes = card;
+	out->num_access_counters = (uint32_t)((counters * vram_bytes + card / 2) / card);
+	if (!out->num_access_counters)
+		out->num_access_counters = 1;
 	return 0;
 }
 
@@ -238,8 +263,11 @@ static uint64_t parse_size(const char *s)
 
 int gm_profile_lookup(const char *name, struct gm_profile *out)
 {
+	static const char off[] = "-norule";
 	const struct gm_profile *p;
-	size_t i, len;
+	struct gm_profile base;
+	char size[24];
+	size_t i, len, n;
 
 	for (i = 0; (p = gm_profile_at(i)); i++) {
 		len = strlen(p->name);
@@ -249,8 +277,20 @@ int gm_profile_lookup(const char *name, struct gm_profile *out)
 			*out = *p;
 			return 0;
 		}
-		if (name[len] == '-')
-			return gm_profile_scale(p, parse_size(name + len + 1), out);
+		if (name[len] != '-')
+			continue;
+		/* "<base>-<size>" applies the scaling rule, "-norule" after it not */
+		n = strlen(name + len + 1);
+		base = *p;
+		if (n > sizeof(off) - 1 && !strcmp(name + len + 1 + n - (sizeof(off) - 1), off)) {
+			n -= sizeof(off) - 1;
+			base.scaling_rule_off = 1;
+		}
+		if (n >= sizeof(size))
+			return -EINVAL;
+		memcpy(size, name + len + 1, n);
+		size[n] = '\0';
+		return gm_profile_scale(&base, parse_size(size), out);
 	}
 	return -EINVAL;
 }

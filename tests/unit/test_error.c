@@ -153,8 +153,11 @@ static uint64_t reg64(struct th *t, uint32_t lo, uint32_t hi)
 }
 
 /*
- * PROFILE and FULL_VRAM_SIZE name the real card however far VRAM_SIZE was
- * scaled down, so a driver needs no table of its own.
+ * PROFILE names the card and FULL_VRAM_SIZE the one a scaled profile
+ * stands for under the scaling rule (the paper's card, capped at 16 GiB),
+ * so a driver reads k = FULL_VRAM_SIZE / VRAM_SIZE and needs no table of
+ * its own; the access counters are the paper card's divided by k.
+ * "-norule" shrinks VRAM only (k = 1, 256 counters).
  */
 static void test_profile_registers(void)
 {
@@ -162,12 +165,17 @@ static void test_profile_registers(void)
 		const char *name;
 		uint32_t id;
 		uint64_t vram, full;
+		uint32_t counters;
 	} cases[] = {
-		{ "h200", EMGPU_PROFILE_H200, 141ull << 30, 141ull << 30 },
-		{ "h200-256m", EMGPU_PROFILE_H200, 256ull << 20, 141ull << 30 },
-		{ "rtx5080-1g", EMGPU_PROFILE_RTX5080, 1ull << 30, 16ull << 30 },
-		{ "a40-64m", EMGPU_PROFILE_A40, 64ull << 20, 48ull << 30 },
-		{ "gh200-512m", EMGPU_PROFILE_GH200, 512ull << 20, 96ull << 30 },
+		{ "h200", EMGPU_PROFILE_H200, 141ull << 30, 141ull << 30, 256 },
+		{ "h200-16g", EMGPU_PROFILE_H200, 16ull << 30, 16ull << 30, 256 },
+		{ "h200-512m", EMGPU_PROFILE_H200, 512ull << 20, 16ull << 30, 8 },
+		{ "h200-256m", EMGPU_PROFILE_H200, 256ull << 20, 16ull << 30, 4 },
+		{ "h200-256m-norule", EMGPU_PROFILE_H200, 256ull << 20, 256ull << 20, 256 },
+		{ "rtx5080-1g", EMGPU_PROFILE_RTX5080, 1ull << 30, 16ull << 30, 16 },
+		{ "a40-64m", EMGPU_PROFILE_A40, 64ull << 20, 16ull << 30, 1 },
+		{ "gh200-512m", EMGPU_PROFILE_GH200, 512ull << 20, 16ull << 30, 8 },
+		{ "gh200-32g", EMGPU_PROFILE_GH200, 32ull << 30, 32ull << 30, 256 },
 	};
 	struct gm_profile p;
 	struct th *t;
@@ -180,16 +188,27 @@ static void test_profile_registers(void)
 				cases[i].vram);
 		CU_ASSERT_EQUAL(reg64(t, EMGPU_REG_FULL_VRAM_SIZE_LO,
 				      EMGPU_REG_FULL_VRAM_SIZE_HI), cases[i].full);
+		CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_NUM_ACCESS_COUNTERS),
+				cases[i].counters);
 		CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_ERROR_STATUS), EMGPU_ERR_NONE);
 		th_free(t);
 	}
-	/* scaling a scaled profile again (QEMU's vram-size on "h200-256m") */
+	CU_ASSERT_EQUAL(gm_profile_lookup("h200-norule", &p), -EINVAL);
+	CU_ASSERT_EQUAL(gm_profile_lookup("h200-256x", &p), -EINVAL);
+	/* scaling a scaled profile again (QEMU's vram-size on "h200-256m"):
+	 * the same paper card, k doubles */
 	CU_ASSERT_EQUAL(gm_profile_lookup("h200-256m", &p), 0);
 	CU_ASSERT_EQUAL(gm_profile_scale(&p, 128ull << 20, &p), 0);
 	t = th_new_profile(&p, 1, 0);
 	CU_ASSERT_EQUAL(reg64(t, EMGPU_REG_FULL_VRAM_SIZE_LO, EMGPU_REG_FULL_VRAM_SIZE_HI),
-			141ull << 30);
+			16ull << 30);
+	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_NUM_ACCESS_COUNTERS), 2);
 	th_free(t);
+	/* and with the rule off it stays off */
+	CU_ASSERT_EQUAL(gm_profile_lookup("h200-256m-norule", &p), 0);
+	CU_ASSERT_EQUAL(gm_profile_scale(&p, 128ull << 20, &p), 0);
+	CU_ASSERT_EQUAL(gm_profile_full_vram(&p), 128ull << 20);
+	CU_ASSERT_EQUAL(p.num_access_counters, 256);
 }
 
 /* PTIMER: LO latches HI. */
@@ -216,6 +235,6 @@ void add_error_suite(void)
 	CU_add_test(s, "copy and launch descriptors", test_bad_descriptors);
 	CU_add_test(s, "bad PTE, VRAM range, DMA failure in a launch", test_bad_pte_in_launch);
 	CU_add_test(s, "PTIMER latch", test_ptimer_latch);
-	CU_add_test(s, "PROFILE and FULL_VRAM_SIZE name the real card",
+	CU_add_test(s, "PROFILE, FULL_VRAM_SIZE and counters by the scaling rule",
 		    test_profile_registers);
 }

@@ -36,9 +36,13 @@ struct expected_gpu {
 	json_int_t num_access_counters;
 };
 
-/* Paper Table 2 capacities, vendors' SM counts, 256 counters (paper §2.3). */
+/*
+ * Paper Table 2 capacities, vendors' SM counts, 256 counters (paper §2.3),
+ * divided by k on a scaled card (models/README.md: 256 MiB is the paper's
+ * 16 GiB card at 1/64).
+ */
 static const struct expected_gpu expected_gpus[] = {
-	{ "h200-256m", 3, 256 * MiB, 132, 256 },
+	{ "h200-256m", 3, 256 * MiB, 132, 4 },
 	{ "rtx5080", 1, 16 * GiB, 84, 256 },
 };
 
@@ -743,7 +747,9 @@ int main(int argc, char **argv)
 		{ .name = "probe", .profile = "h200-256m",
 		  .scenarios = "probe,hold,reload,badioctl", .qmp_checks = true },
 		{ .name = "probe-rtx5080", .profile = "rtx5080", .scenarios = "probe" },
-		{ .name = "uvm-driver", .profile = "h200-64m",
+		/* -norule: the full card's 256 counters (at 1/256 the scaling
+		 * rule leaves one, too few for the adaptive scenarios) */
+		{ .name = "uvm-driver", .profile = "h200-64m-norule",
 		  .scenarios = "managed_cpu,managed_badinput,invalid_access,interleave,"
 			       "concurrent,eviction,unload_after_use,adaptive,"
 			       "adaptive_params,external_policy" },

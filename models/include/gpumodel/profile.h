@@ -17,10 +17,15 @@ struct gm_profile {
 	const char *name;
 	enum emgpu_profile_id id;
 	uint64_t vram_bytes;
-	/* derived: the unscaled card's VRAM, set by gm_profile_scale(); 0 in
-	 * an unscaled profile, whose vram_bytes is the card's (read it
-	 * through gm_profile_full_vram()) */
+	/* derived by gm_profile_scale(): the VRAM of the card this one stands
+	 * for under the scaling rule (the paper's card, or vram_bytes itself
+	 * when the rule is off), and that card's access counters; 0 in an
+	 * unscaled profile, which is its own card (read them through
+	 * gm_profile_full_vram() and gm_profile_full_counters()) */
 	uint64_t full_vram_bytes;
+	uint32_t full_access_counters;
+	/* set by the user ("-norule"): scaling shrinks VRAM and nothing else */
+	uint32_t scaling_rule_off;
 	uint64_t vram_bw_mbps;		/* device-memory bandwidth, MB/s */
 	uint64_t link_h2d_mbps;		/* interconnect host->device, MB/s */
 	uint64_t link_d2h_mbps;		/* interconnect device->host, MB/s */
@@ -56,27 +61,42 @@ struct gm_profile {
 const struct gm_profile *gm_profile_at(size_t index);
 
 /*
+ * The paper's cards: it caps every card's memory at 16 GiB, so a scaled
+ * profile stands for its base card at this size (models/README.md).
+ */
+#define GM_PAPER_CARD_BYTES	(16ull << 30)
+
+/*
  * Finds a profile by name: a base name ("h200") or a scaled one
- * ("h200-256m": the base profile scaled to 256 MiB of VRAM). Returns 0 and
- * fills *out, or -EINVAL for an unknown name or a bad size suffix.
+ * ("h200-512m": the paper's 16 GiB H200 at 1/32, the scaling rule applied;
+ * "h200-512m-norule": only VRAM shrinks). Returns 0 and fills *out, or
+ * -EINVAL for an unknown name or a bad size suffix.
  */
 int gm_profile_lookup(const char *name, struct gm_profile *out);
 
 /*
- * Scales a profile to vram_bytes (a multiple of 2 MiB, at least 64 MiB):
- * bandwidths, latencies, per-operation costs, SM/warp counts and counter
- * count are kept, so the device-memory to interconnect gap, the fault cost
- * per 2 MiB block and the reach of the access counters per VA block stay
- * those of the real card; only capacity shrinks (workloads are scaled with
- * it, so oversubscription ratios are preserved). Returns 0 or -EINVAL.
+ * Scales a profile to vram_bytes (a multiple of 2 MiB, at least 64 MiB)
+ * by the scaling rule (models/README.md): the card stands for the paper's
+ * card (the base capped at GM_PAPER_CARD_BYTES) at 1/k, and the access
+ * counters are divided by k; bandwidths, latencies, per-operation costs
+ * and SM/warp counts are kept, so the device-memory to interconnect gap
+ * and the cost of one fault or one 2 MiB copy stay the real card's.
+ * base->scaling_rule_off keeps the counters too. Returns 0 or -EINVAL.
  */
 int gm_profile_scale(const struct gm_profile *base, uint64_t vram_bytes,
 		     struct gm_profile *out);
 
-/* The real card's VRAM, however the profile was scaled (FULL_VRAM_SIZE). */
+/* The VRAM of the card this profile stands for (FULL_VRAM_SIZE). */
 static inline uint64_t gm_profile_full_vram(const struct gm_profile *p)
 {
 	return p->full_vram_bytes ? p->full_vram_bytes : p->vram_bytes;
+}
+
+/* That card's number of access counters. */
+static inline uint32_t gm_profile_full_counters(const struct gm_profile *p)
+{
+	return p->full_access_counters ? p->full_access_counters :
+	       p->num_access_counters;
 }
 
 #endif /* GPUMODEL_PROFILE_H */
