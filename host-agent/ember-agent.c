@@ -69,7 +69,7 @@ static void usage(FILE *f)
 		"       ember-agent calibrate --card JSONL --model RESULTS.jsonl [--profile NAME]\n"
 		"\n"
 		"`calibrate` runs ember-ubench (the card's microbenchmarks, cuda/ubench) in\n"
-		"a VM (default profile h200x16-512m) and prints each row beside the card's\n"
+		"a VM (default profile h200x16-2g) and prints each row beside the card's\n"
 		"(cuda/results/), with the error and a closing \"N of M within 25%%\";\n"
 		"--model prints from a VM's results.jsonl without booting one.\n");
 }
@@ -389,14 +389,14 @@ static int cmd_calibrate(int argc, char **argv)
 		{ 0 }
 	};
 	struct em_vm_config cfg = {
-		.profile = "h200x16-512m",
+		.profile = "h200x16-2g",
 		.scenarios = "",
 		.workdir = "results/calibrate",
 		.seed = 1,
-		.memory_mib = 1024,
+		.memory_mib = 2048,
 		.timeout_s = 900,
 	};
-	const char *card = NULL, *model = NULL, *ubench = "-b 256m -r 3 -S 16m -S 64m";
+	const char *card = NULL, *model = NULL, *ubench = "-b 256m -r 3 -S 16m -S 64m -S 1g";
 	char path[4200], *args;
 	int c, rc;
 
