@@ -928,8 +928,8 @@ static uint64_t dc_tensor_bytes(const struct em_app_data *a, uint64_t t)
 	return (t % 2 ? a->n[3] : d) * d;	/* W_l, then KV_l */
 }
 
-void em_app_decode_tensor(const struct em_app_data *a, uint64_t t, int *pool,
-			  uint64_t *off)
+uint64_t em_app_decode_tensor(const struct em_app_data *a, uint64_t t, int *pool,
+			      uint64_t *off)
 {
 	uint64_t used[EM_DC_POOLS] = { 0 }, i, bytes;
 	int p;
@@ -942,6 +942,7 @@ void em_app_decode_tensor(const struct em_app_data *a, uint64_t t, int *pool,
 		*off = used[p];
 		used[p] += bytes;
 	}
+	return dc_tensor_bytes(a, t);
 }
 
 static void dc_size(struct em_app_data *a)

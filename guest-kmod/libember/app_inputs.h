@@ -78,9 +78,9 @@ extern const struct em_app_ref em_app_gemvrow, em_app_atax, em_app_gemm,
 #define EM_GM_K			1024
 /* decode: managed pools the caching allocator packs the tensors into */
 #define EM_DC_POOLS		3
-/* decode: pool and offset of tensor t (layer t / 2; even W, odd KV) */
-void em_app_decode_tensor(const struct em_app_data *d, uint64_t t, int *pool,
-			  uint64_t *off);
+/* decode: pool and offset of tensor t (layer t / 2; even W, odd KV); its bytes */
+uint64_t em_app_decode_tensor(const struct em_app_data *d, uint64_t t, int *pool,
+			      uint64_t *off);
 /* decode: offset in b3 of token t's layer-l output h, or its scores */
 uint64_t em_app_decode_act(const struct em_app_data *d, uint64_t t, uint64_t l,
 			   int scores);

@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "apps.h"
 #include "app_inputs.h"
+#include "autouvm.h"
 #include "emgpu_hw.h"
 
 #define MiB		(1024ull * 1024)
@@ -22,6 +24,7 @@ struct app_run {
 	const struct em_app *app;
 	struct em_app_data d;		/* sizes, buffers, checks */
 	uint64_t ret_last;		/* result of the last launch */
+	struct em_autouvm *au;		/* variant autouvm, else NULL */
 };
 
 struct em_app {
@@ -61,6 +64,8 @@ static int app_launch_kernel(struct app_run *a, uint32_t kernel,
 	l.seed = a->cfg->seed;
 	l.warps = a->cfg->warps;
 	memcpy(l.args, args, sizeof(args[0]) * (size_t)nargs);
+	if (a->au && (ret = em_autouvm_before(a->au, kernel, args, nargs)))
+		return app_fail(a, "autouvm_prefetch", ret);
 	ret = emLaunch(&l);
 	if (ret)
 		return app_fail(a, "launch", ret);
@@ -68,6 +73,8 @@ static int app_launch_kernel(struct app_run *a, uint32_t kernel,
 	emLastLaunch(&ns, &res);
 	if (ret)
 		return app_fail(a, "synchronize", ret);
+	if (a->au)
+		em_autouvm_after(a->au, ns);
 	a->r->sim_ns += ns;
 	a->d.result += res;
 	a->ret_last = res;
@@ -268,9 +275,14 @@ static int nw_launch(struct app_run *a)
 /* decode: per token, per layer: h = W x, then s = KV h; h feeds the next layer */
 static int dc_launch(struct app_run *a)
 {
-	uint64_t d = a->d.n[0], t, l, x = va(a, 3), woff, kvoff;
+	uint64_t d = a->d.n[0], t, l, x = va(a, 3), woff, kvoff, bytes;
 	int wpool, kvpool;
 
+	/* the caching allocator's tensors, for AutoUVM's profiler */
+	for (t = 0; a->au && t < 2 * a->d.n[1]; t++) {
+		bytes = em_app_decode_tensor(&a->d, t, &wpool, &woff);
+		em_autouvm_tensor(a->au, (char *)a->d.p[wpool] + woff, bytes);
+	}
 	for (t = 0; t < a->d.n[2]; t++)
 		for (l = 0; l < a->d.n[1]; l++) {
 			uint64_t h = va(a, 3) + em_app_decode_act(&a->d, t, l, 0);
@@ -349,9 +361,13 @@ static uint64_t ptimer(void)
 	return emGetDeviceInfo(&info) ? 0 : info.ptimer_ns;
 }
 
-int em_app_run(const struct em_wl_config *cfg, struct em_wl_result *r,
-	       em_app_variant_fn variant)
+enum app_autouvm { AU_NONE, AU_RECORD, AU_APPLY };
+
+/* One run of the application; with AutoUVM recording or applying a profile. */
+static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
+			em_app_variant_fn variant, enum app_autouvm au_mode)
 {
+	struct em_autouvm au;
 	struct app_run a;
 	double tm[6];
 	size_t total;
@@ -360,6 +376,7 @@ int em_app_run(const struct em_wl_config *cfg, struct em_wl_result *r,
 
 	memset(r, 0, sizeof(*r));
 	memset(&a, 0, sizeof(a));
+	memset(&au, 0, sizeof(au));
 	r->result_ok = -1;
 	a.cfg = cfg;
 	a.r = r;
@@ -369,7 +386,8 @@ int em_app_run(const struct em_wl_config *cfg, struct em_wl_result *r,
 	a.d.seed = cfg->seed;
 	a.d.passes = cfg->passes;
 	if (strcmp(cfg->variant, "uvm") && strcmp(cfg->variant, "prefetch") &&
-	    strcmp(cfg->variant, "mapped") && strcmp(cfg->variant, "static"))
+	    strcmp(cfg->variant, "mapped") && strcmp(cfg->variant, "static") &&
+	    strcmp(cfg->variant, "autouvm"))
 		return app_fail(&a, "variant", -EINVAL);
 	ret = emMemGetInfo(NULL, &total);
 	if (ret)
@@ -403,10 +421,32 @@ int em_app_run(const struct em_wl_config *cfg, struct em_wl_result *r,
 		if (a.d.p[i] && variant(cfg->variant, a.d.p[i], a.d.bytes[i], r, phase))
 			goto out;
 	r->setup_ns = ptimer() - t0;
+	if (au_mode != AU_NONE) {
+		ret = em_autouvm_begin(&au, a.app->name, au_mode == AU_RECORD,
+				       cfg->autouvm_profile, a.d.p, a.d.bytes,
+				       EM_APP_BUFS);
+		if (ret) {
+			app_fail(&a, "autouvm", ret);
+			goto out;
+		}
+		a.au = &au;
+		snprintf(r->autouvm_error, sizeof(r->autouvm_error), "%s", au.error);
+	}
 	tm[3] = wall_ms();
 	if (a.app->launch(&a))
 		goto out;
 	tm[4] = wall_ms();
+	if (au_mode == AU_RECORD) {
+		ret = em_autouvm_end(&au, cfg->autouvm_profile);
+		if (ret)
+			app_fail(&a, "autouvm_profile_write", ret);
+		goto out;	/* the profiling run is not verified or timed */
+	}
+	/* the prefetches before each launch are part of the run's time */
+	r->setup_ns += au.prefetch_ns;
+	r->autouvm_matched = au.plan.matched;
+	r->autouvm_unmatched = au.plan.unmatched;
+	r->autouvm_prefetch_bytes = au.prefetch_bytes;
 	ret = a.app->ref->verify(&a.d);
 	if (ret)
 		app_fail(&a, "verify_alloc", ret);
@@ -425,6 +465,35 @@ out:
 	for (i = 0; i < EM_APP_BUFS; i++)
 		if (a.d.p[i])
 			emFree(a.d.p[i]);
+	em_autouvm_free(&au);
+	return r->ret;
+}
+
+int em_app_run(const struct em_wl_config *cfg, struct em_wl_result *r,
+	       em_app_variant_fn variant)
+{
+	struct em_wl_config c = *cfg;
+	FILE *f;
+	int profiled = 0;
+
+	if (strcmp(cfg->variant, "autouvm"))
+		return app_run_once(cfg, r, variant, AU_NONE);
+	if (!c.autouvm_profile) {
+		mkdir("/tmp", 01777);	/* the guest's initramfs has none */
+		c.autouvm_profile = "/tmp/ember-autouvm.profile";
+	}
+	f = fopen(c.autouvm_profile, "r");
+	if (f) {
+		fclose(f);
+	} else {
+		/* the offline profiling run, in a VA space of its own */
+		if (app_run_once(&c, r, variant, AU_RECORD))
+			return r->ret;
+		emReset();
+		profiled = 1;
+	}
+	app_run_once(&c, r, variant, AU_APPLY);
+	r->autouvm_profiled = profiled;
 	return r->ret;
 }
 
@@ -439,7 +508,18 @@ void em_app_json(FILE *f, const struct em_wl_config *cfg,
 	passes = cfg->passes ? cfg->passes : app->ref->def_passes;
 	fprintf(f, ",\"app\":\"%s\",\"passes\":%u,\"launches\":%llu", app->name,
 		passes, (unsigned long long)r->stats.launches);
-	if (app->ref == &em_app_gemv || app->ref == &em_app_decode)
+	if (!strcmp(cfg->variant, "autouvm"))
+		fprintf(f, ",\"autouvm_profiled\":%d,\"autouvm_profile_error\":\"%s\","
+			"\"autouvm_matched\":%llu,\"autouvm_unmatched\":%llu,"
+			"\"autouvm_prefetch_bytes\":%llu", r->autouvm_profiled,
+			r->autouvm_error, (unsigned long long)r->autouvm_matched,
+			(unsigned long long)r->autouvm_unmatched,
+			(unsigned long long)r->autouvm_prefetch_bytes);
+	if (app->ref == &em_app_gemv)
 		fprintf(f, ",\"tokens\":%u,\"tokens_per_s\":%.3f", passes,
 			r->sim_ns ? passes * 1e9 / (double)r->sim_ns : 0.0);
+	/* decode: over all device time, prefetches included */
+	if (app->ref == &em_app_decode)
+		fprintf(f, ",\"tokens\":%u,\"tokens_per_s\":%.3f", passes,
+			r->sim_ns ? passes * 1e9 / (double)(r->sim_ns + r->setup_ns) : 0.0);
 }

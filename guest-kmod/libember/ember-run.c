@@ -6,7 +6,11 @@
  * usage: ember-run [-k stream|gather|hotset|movinghot|APP] [-x FACTOR] [-v uvm|prefetch|
  *                  mapped|static] [-s SEED] [-p PASSES] [-w WARPS] [-P POLICY]
  * APP is one of the paper's applications (apps.h); -p is its size or phase
- * count there (rows, iterations, tokens, ...).
+ * count there (rows, iterations, tokens, ...). -v autouvm (applications
+ * only) runs AutoUVM's executor with the profile -A (default
+ * /tmp/ember-autouvm.profile), recorded by a profiling run first when the
+ * file does not exist; a profile of another program, version or a corrupt
+ * one is reported in the JSON and ignored.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,8 +23,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ember-run [-k stream|gather|hotset|movinghot|%s] [-x FACTOR] "
-		"[-v uvm|prefetch|mapped|static] [-s SEED] [-p PASSES] "
-		"[-w WARPS] [-P POLICY]\n", em_app_names());
+		"[-v uvm|prefetch|mapped|static|autouvm] [-s SEED] [-p PASSES] "
+		"[-w WARPS] [-P POLICY] [-A AUTOUVM-PROFILE]\n", em_app_names());
 }
 
 int main(int argc, char **argv)
@@ -32,7 +36,7 @@ int main(int argc, char **argv)
 	const char *policy = NULL;
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "k:x:v:s:p:w:P:h")) != -1) {
+	while ((opt = getopt(argc, argv, "k:x:v:s:p:w:P:A:h")) != -1) {
 		switch (opt) {
 		case 'k': cfg.kernel = optarg; break;
 		case 'x': cfg.factor = strtod(optarg, NULL); break;
@@ -41,6 +45,7 @@ int main(int argc, char **argv)
 		case 'p': cfg.passes = strtoul(optarg, NULL, 0); break;
 		case 'w': cfg.warps = strtoul(optarg, NULL, 0); break;
 		case 'P': policy = optarg; break;
+		case 'A': cfg.autouvm_profile = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

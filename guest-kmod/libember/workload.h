@@ -34,6 +34,11 @@ struct em_wl_config {
 	uint64_t seed;
 	uint32_t passes;	/* stream, hotset; 0 = 1 */
 	uint32_t warps;		/* 0 = device default */
+	/*
+	 * Variant autouvm (applications): its profile file; a profiling run
+	 * records it first when it does not exist.
+	 */
+	const char *autouvm_profile;
 };
 
 #define EM_WL_MAX_PHASES 32
@@ -65,6 +70,10 @@ struct em_wl_result {
 	uint32_t nphases;
 	uint64_t window;		/* bytes of the hot window */
 	uint64_t phase_ns[EM_WL_MAX_PHASES];
+	/* variant autouvm: profiled in this run, profile refused (why), plan */
+	int autouvm_profiled;
+	char autouvm_error[160];
+	uint64_t autouvm_matched, autouvm_unmatched, autouvm_prefetch_bytes;
 };
 
 int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *res);
