@@ -30,6 +30,12 @@ static const struct {
 	{ "mapped", "-v mapped" },
 	{ "static", "-v static" },
 	{ "adaptive", "-v uvm -P ember" },	/* unchanged program, Ember policy */
+	/* policies from modules of their own, on the unchanged program */
+	{ "ac", "-v uvm -P ac" },
+	{ "ariadne", "-v uvm -P ariadne" },
+	{ "ember", "-v uvm -P ember" },		/* adaptive, by its policy's name */
+	/* AutoUVM's executor: a profiling run, then the profile applied */
+	{ "autouvm", "-v autouvm" },
 };
 
 /*
@@ -206,7 +212,8 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 		for (i = 0; i < m->nvariants; i++)
 			if (!em_variant_args(m->variants[i]))
 				return cfg_error(file, ln, "unknown variant '%s' (uvm, prefetch, "
-						 "mapped, static, adaptive)", m->variants[i]);
+						 "mapped, static, adaptive, ac, ariadne, ember, "
+						 "autouvm)", m->variants[i]);
 	} else if (!strcmp(key, "factors") || !strcmp(key, "seeds")) {
 		bool factors = key[0] == 'f';
 

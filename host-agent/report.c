@@ -24,6 +24,8 @@
 
 static const char *const variant_order[] = {
 	"uvm", "prefetch", "mapped", "static", "adaptive",
+	/* the policies of ariadne.conf and autouvm.conf */
+	"ac", "ariadne", "autouvm", "ember",
 };
 #define NVARIANTS (sizeof(variant_order) / sizeof(variant_order[0]))
 
@@ -41,6 +43,7 @@ static const struct {
 
 struct cell {
 	double sim_ns;		/* modelled setup + kernels; 0: no successful run */
+	double tokens_per_s;	/* decode runs */
 	const char *status;
 };
 
@@ -148,6 +151,8 @@ static int load(const char *dir, struct table *t, json_t **keep)
 			t->cells[a][fi][v].sim_ns =
 				(double)json_integer_value(json_object_get(run, "sim_ns")) +
 				(double)json_integer_value(json_object_get(run, "setup_ns"));
+			t->cells[a][fi][v].tokens_per_s =
+				json_number_value(json_object_get(run, "tokens_per_s"));
 		}
 	}
 	free(line);
@@ -197,6 +202,18 @@ static void base_gpu(const char *profile, char *out, size_t len)
 	out[strcspn(out, "-")] = '\0';
 }
 
+/* Whether any run of variant v is in the table (columns of absent ones are left out). */
+static bool variant_present(const struct table *t, size_t v)
+{
+	size_t a, f;
+
+	for (a = 0; a < t->napps; a++)
+		for (f = 0; f < t->nfactors; f++)
+			if (t->cells[a][f][v].status)
+				return true;
+	return false;
+}
+
 static void print_tables(const struct table *t, const char *paper_csv, FILE *out)
 {
 	char gpu[64];
@@ -211,7 +228,8 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 			t->factors[f], t->profile, gpu);
 		fprintf(out, "%-12s", "app");
 		for (v = 1; v < NVARIANTS; v++)
-			fprintf(out, " %18s", variant_order[v]);
+			if (variant_present(t, v))
+				fprintf(out, " %18s", variant_order[v]);
 		fprintf(out, " %14s\n", "uvm ms");
 		for (a = 0; a < t->napps; a++) {
 			const struct cell *uvm = &t->cells[a][f][0];
@@ -222,6 +240,10 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 			fprintf(out, "%-12s", t->apps[a]);
 			for (v = 1; v < NVARIANTS; v++) {
 				const struct cell *c = &t->cells[a][f][v];
+
+				if (!variant_present(t, v))
+					continue;
+				{
 				double pv = paper_seconds(paper_csv, gpu, t->factors[f],
 							  t->apps[a], variant_order[v],
 							  &capped_v);
@@ -246,6 +268,7 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 					pcnt[v]++;
 				}
 				fprintf(out, " %8s %9s", ours, theirs);
+				}
 			}
 			if (uvm->sim_ns > 0)
 				fprintf(out, " %14.3f\n", uvm->sim_ns / 1e6);
@@ -256,6 +279,9 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 		for (v = 1; v < NVARIANTS; v++) {
 			char ours[24] = "-", theirs[24] = "";
 
+			if (!variant_present(t, v))
+				continue;
+
 			if (cnt[v])
 				snprintf(ours, sizeof(ours), "%.2f", exp(logsum[v] / cnt[v]));
 			if (pcnt[v])
@@ -264,6 +290,96 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 			fprintf(out, " %8s %9s", ours, theirs);
 		}
 		fputc('\n', out);
+	}
+}
+
+/*
+ * Geometric mean over the table's apps of time(num) / time(den) at factor
+ * f: the speedup of den over num. 0 when no app has both.
+ */
+static double geomean_ratio(const struct table *t, size_t f, int num, int den,
+			    unsigned int *n)
+{
+	double logsum = 0;
+	size_t a;
+
+	*n = 0;
+	for (a = 0; a < t->napps; a++) {
+		const struct cell *x = &t->cells[a][f][num], *y = &t->cells[a][f][den];
+
+		if (x->sim_ns > 0 && y->sim_ns > 0) {
+			logsum += log(x->sim_ns / y->sim_ns);
+			(*n)++;
+		}
+	}
+	return *n ? exp(logsum / *n) : 0;
+}
+
+/*
+ * The claims of the papers behind ariadne.conf and autouvm.conf, beside
+ * what this table measured: ARIADNE (HPCA'26) over AC at 130 / 175 /
+ * 300 % oversubscription and AC against UVM without it; AutoUVM over UVM.
+ */
+static void print_claims(const struct table *t, FILE *out)
+{
+	static const struct {
+		double factor, claim;
+	} ariadne_claims[] = { { 1.3, 1.9 }, { 1.75, 2.3 }, { 3.0, 4.0 } };
+	int uvm = index_of_variant("uvm"), ac = index_of_variant("ac");
+	int ar = index_of_variant("ariadne"), au = index_of_variant("autouvm");
+	double r, logsum = 0;
+	unsigned int n, nf = 0;
+	size_t f, i, a;
+
+	if (variant_present(t, (size_t)ar) && variant_present(t, (size_t)ac)) {
+		fprintf(out, "\nARIADNE's claims (geomean over the apps; the paper's in brackets)\n");
+		for (f = 0; f < t->nfactors; f++) {
+			if (t->factors[f] <= 1.0) {
+				r = geomean_ratio(t, f, ac, uvm, &n);
+				fprintf(out, "AC slower than UVM at %gx:      %6.2fx  [1.3x]  (%u apps)\n",
+					t->factors[f], r, n);
+				continue;
+			}
+			for (i = 0; i < sizeof(ariadne_claims) / sizeof(ariadne_claims[0]); i++)
+				if (fabs(ariadne_claims[i].factor - t->factors[f]) < 1e-9)
+					break;
+			r = geomean_ratio(t, f, ac, ar, &n);
+			if (i < sizeof(ariadne_claims) / sizeof(ariadne_claims[0]))
+				fprintf(out, "ARIADNE over AC at %gx:        %6.2fx  [%.1fx]  (%u apps)\n",
+					t->factors[f], r, ariadne_claims[i].claim, n);
+			else
+				fprintf(out, "ARIADNE over AC at %gx:        %6.2fx  (%u apps; no claim)\n",
+					t->factors[f], r, n);
+		}
+	}
+	if (variant_present(t, (size_t)au) && variant_present(t, (size_t)uvm)) {
+		fprintf(out, "\nAutoUVM's claim: 3.1x over UVM on average (ten LLMs, 2.0x oversubscription)\n");
+		for (f = 0; f < t->nfactors; f++) {
+			r = geomean_ratio(t, f, uvm, au, &n);
+			if (!n)
+				continue;
+			fprintf(out, "AutoUVM over UVM at %gx:       %6.2fx  (%u apps)\n",
+				t->factors[f], r, n);
+			logsum += log(r);
+			nf++;
+		}
+		if (nf)
+			fprintf(out, "AutoUVM over UVM, mean of factors: %.2fx  [3.1x]\n",
+				exp(logsum / nf));
+		fprintf(out, "tokens/s (decode; all device time):\n");
+		for (a = 0; a < t->napps; a++)
+			for (f = 0; f < t->nfactors; f++) {
+				size_t v;
+
+				if (t->cells[a][f][uvm].tokens_per_s <= 0)
+					continue;
+				fprintf(out, "  %-10s %5gx", t->apps[a], t->factors[f]);
+				for (v = 0; v < NVARIANTS; v++)
+					if (t->cells[a][f][v].tokens_per_s > 0)
+						fprintf(out, "  %s %.1f", variant_order[v],
+							t->cells[a][f][v].tokens_per_s);
+				fputc('\n', out);
+			}
 	}
 }
 
@@ -522,10 +638,12 @@ int em_report(const char *dir, const char *paper_csv, bool draw)
 		return 0;
 	}
 	print_tables(t, paper_csv, stdout);
+	print_claims(t, stdout);
 	print_errors(all, stdout);
 	out = fopen(path, "we");
 	if (out) {
 		print_tables(t, paper_csv, out);
+		print_claims(t, out);
 		print_errors(all, out);
 		fclose(out);
 	}

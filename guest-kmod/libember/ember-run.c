@@ -13,9 +13,13 @@
  * one is reported in the JSON and ignored.
  */
 #include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 #include "workload.h"
 #include "apps.h"
@@ -25,6 +29,31 @@ static void usage(FILE *f)
 	fprintf(f, "usage: ember-run [-k stream|gather|hotset|movinghot|%s] [-x FACTOR] "
 		"[-v uvm|prefetch|mapped|static|autouvm] [-s SEED] [-p PASSES] "
 		"[-w WARPS] [-P POLICY] [-A AUTOUVM-PROFILE]\n", em_app_names());
+}
+
+/*
+ * Selects the policy; one not registered yet is loaded from its module,
+ * /lib/modules/ember_NAME.ko (the guest image carries them), as the kernel
+ * would request_module() it.
+ */
+static int set_policy(const char *name)
+{
+	char path[64];
+	int ret = emSetPolicy(name), fd;
+
+	if (ret != -ENOENT)
+		return ret;
+	snprintf(path, sizeof(path), "/lib/modules/ember_%s.ko", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ret;
+	if (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST) {
+		fprintf(stderr, "ember-run: loading %s: %s\n", path, strerror(errno));
+		close(fd);
+		return ret;
+	}
+	close(fd);
+	return emSetPolicy(name);
 }
 
 int main(int argc, char **argv)
@@ -58,7 +87,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ember-run: factor must be in (0, 64]\n");
 		return 2;
 	}
-	if (policy && (ret = emSetPolicy(policy))) {
+	if (policy && (ret = set_policy(policy))) {
 		printf("{\"ret\":%d,\"failed\":\"set_policy\"}\n", ret);
 		return 1;
 	}
