@@ -168,7 +168,15 @@ int em_autouvm_before(struct em_autouvm *au, uint32_t kernel,
 				s->l.t[s->l.ntensors++] = t;
 				s->s.tensor_bytes += t.len;
 			}
-		au->before = now;
+		/*
+		 * The profiler moves the launch's tensors in first, so that the
+		 * launch's own time is its time with its data resident (what the
+		 * classes compare the link against), however oversubscribed.
+		 */
+		for (i = 0; i < s->l.ntensors; i++)
+			emMemPrefetchAsync((char *)au->alloc_ptr[s->l.t[i].alloc] +
+					   s->l.t[i].off, s->l.t[i].len, 0);
+		emGetStats(&au->before, 0);
 		return 0;
 	}
 	emMemGetInfo(&free_b, &total);
@@ -202,36 +210,66 @@ void em_autouvm_after(struct em_autouvm *au, uint64_t sim_ns)
 
 int em_autouvm_end(struct em_autouvm *au, const char *path)
 {
-	uint64_t best = 0, us, i, n = au->seq < EM_AU_LAUNCHES_MAX ? au->seq : EM_AU_LAUNCHES_MAX;
+	uint64_t best = 0, rate, i, n = au->seq < EM_AU_LAUNCHES_MAX ? au->seq : EM_AU_LAUNCHES_MAX;
+	uint64_t *resident = calloc(n + 1, sizeof(*resident));
+	uint32_t *kernels = calloc(n + 1, sizeof(*kernels));
+	struct au_sample *s = calloc(n + 1, sizeof(*s));
 	size_t cap = 4096 + n * 256;
-	char *buf;
+	char *buf = NULL;
 	long len;
 	FILE *f;
 	int ret = 0;
 
 	if (!au->recording)
-		return 0;
+		goto out;
+	if (!resident || !kernels || !s) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
-		us = au->samples[i].s.sim_ns / 1000 ? au->samples[i].s.sim_ns / 1000 : 1;
-		if (au->samples[i].s.tensor_bytes / us > best)
-			best = au->samples[i].s.tensor_bytes / us;
+		s[i] = au->samples[i].s;
+		kernels[i] = au->samples[i].l.kernel;
+	}
+	for (i = 0; i < n; i++) {
+		resident[i] = au_resident_ns(s, kernels, (uint32_t)n, (uint32_t)i,
+					     au->link_bytes_per_us);
+		rate = s[i].tensor_bytes / (resident[i] / 1000 ? resident[i] / 1000 : 1);
+		if (rate > best)
+			best = rate;
 	}
 	for (i = 0; i < n; i++) {
 		au->prof.launches[i] = au->samples[i].l;
-		au->prof.launches[i].cls = au_classify(&au->samples[i].s,
+		au->prof.launches[i].cls = au_classify(s[i].tensor_bytes, resident[i],
 						       au->link_bytes_per_us, best);
 	}
 	au->prof.nlaunches = (uint32_t)n;
+	{
+		unsigned int cls[3] = { 0 };
+
+		for (i = 0; i < n; i++)
+			cls[au->prof.launches[i].cls == AU_INTERCONNECT ? 0 :
+			    au->prof.launches[i].cls == AU_MEMORY ? 1 : 2]++;
+		fprintf(stderr, "ember-run: autouvm profile %s: %llu launches (%u "
+			"interconnect-, %u memory-, %u compute-bound), link %llu "
+			"bytes/us\n", path, (unsigned long long)n, cls[0], cls[1],
+			cls[2], (unsigned long long)au->link_bytes_per_us);
+	}
 	buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	len = au_profile_write(&au->prof, buf, cap);
 	f = len < 0 ? NULL : fopen(path, "w");
 	if (!f || fwrite(buf, 1, (size_t)len, f) != (size_t)len)
 		ret = -EIO;
 	if (f && fclose(f))
 		ret = -EIO;
+out:
 	free(buf);
+	free(resident);
+	free(kernels);
+	free(s);
 	return ret;
 }
 

@@ -265,16 +265,33 @@ int au_profile_match(const struct au_profile *p, const char *program,
 
 /* ---- classification ---- */
 
-uint32_t au_classify(const struct au_sample *s, uint64_t link_bytes_per_us,
-		     uint64_t best_bytes_per_us)
+uint64_t au_resident_ns(const struct au_sample *samples, const uint32_t *kernels,
+			uint32_t n, uint32_t i, uint64_t link_bytes_per_us)
 {
-	uint64_t us = s->sim_ns / 1000 ? s->sim_ns / 1000 : 1;
+	uint64_t best = UINT64_MAX, ns, link_ns;
+	uint32_t j;
 
-	/* moving its data over the link took half the launch or more */
-	if (link_bytes_per_us && s->bytes_h2d / link_bytes_per_us * 2 >= us)
+	for (j = 0; j < n; j++) {
+		if (kernels[j] != kernels[i] ||
+		    samples[j].tensor_bytes != samples[i].tensor_bytes)
+			continue;
+		link_ns = link_bytes_per_us ?
+			  samples[j].bytes_h2d * 1000 / link_bytes_per_us : 0;
+		ns = samples[j].sim_ns > link_ns + 1000 ? samples[j].sim_ns - link_ns : 1000;
+		if (ns < best)
+			best = ns;
+	}
+	return best;
+}
+
+uint32_t au_classify(uint64_t tensor_bytes, uint64_t resident_ns,
+		     uint64_t link_bytes_per_us, uint64_t best_bytes_per_us)
+{
+	uint64_t us = resident_ns / 1000 ? resident_ns / 1000 : 1;
+
+	if (link_bytes_per_us && tensor_bytes / link_bytes_per_us * 2 >= us)
 		return AU_INTERCONNECT;
-	/* near the program's best throughput: on the bandwidth roof */
-	if (best_bytes_per_us && s->tensor_bytes / us * 2 >= best_bytes_per_us)
+	if (best_bytes_per_us && tensor_bytes / us * 2 >= best_bytes_per_us)
 		return AU_MEMORY;
 	return AU_COMPUTE;
 }

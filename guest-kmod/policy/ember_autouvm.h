@@ -13,6 +13,11 @@
  * does not match (another kernel, or a tensor outside the allocations the
  * profile recorded) gets no prefetch: the stock behaviour.
  *
+ * The profiling run moves each launch's tensors in before the launch, so
+ * that a launch's time is its time with its data resident; a launch is
+ * interconnect-bound when streaming its tensors over the link would take
+ * half that time or more.
+ *
  * The executor runs in the application's process, as the paper's PyTorch
  * extension does (libember: guest-kmod/libember/autouvm.c); this file is
  * the decisions and the profile format, plain C that also builds into the
@@ -81,15 +86,27 @@ int au_profile_match(const struct au_profile *p, const char *program,
 		     uint32_t nallocs, const uint64_t *alloc_bytes, char *err,
 		     size_t errlen);
 
-/* A launch's class from the profiling run's measurements. */
+/* A launch as the profiling run measured it. */
 struct au_sample {
 	uint64_t sim_ns;	/* the launch's modelled time */
 	uint64_t bytes_h2d;	/* migrated to the GPU during it */
 	uint64_t tensor_bytes;	/* bytes its tensors span */
 };
-/* link_bytes_per_us: measured; best_bytes_per_us: the program's fastest launch */
-uint32_t au_classify(const struct au_sample *s, uint64_t link_bytes_per_us,
-		     uint64_t best_bytes_per_us);
+/*
+ * The time the launch takes with its data in device memory: the fastest
+ * launch of samples[0..n) with the same kernel and tensor bytes, less the
+ * link time of what it migrated (at least 1 us).
+ */
+uint64_t au_resident_ns(const struct au_sample *samples, const uint32_t *kernels,
+			uint32_t n, uint32_t i, uint64_t link_bytes_per_us);
+/*
+ * Roofline-style class: interconnect-bound when streaming its tensors over
+ * the link takes at least half its resident time (it reads data faster
+ * than the link delivers it), memory-bound when its resident throughput is
+ * at least half the program's best (best_bytes_per_us), else compute-bound.
+ */
+uint32_t au_classify(uint64_t tensor_bytes, uint64_t resident_ns,
+		     uint64_t link_bytes_per_us, uint64_t best_bytes_per_us);
 
 /* The online executor's decisions. */
 struct au_plan_state {

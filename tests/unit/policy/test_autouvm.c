@@ -112,17 +112,30 @@ static void test_program_match(void)
 	CU_ASSERT_EQUAL(au_profile_match(&p, "decode", 1, sizes, err, sizeof(err)), -1);
 }
 
-/* Interconnect-bound when migration took half the launch; else the roof. */
+/*
+ * Resident time: the same kernel's fastest launch less its link time;
+ * interconnect-bound when the link needs half that time or more for its
+ * tensors, memory-bound near the program's best throughput.
+ */
 static void test_classify(void)
 {
-	struct au_sample s = { .sim_ns = 1000000, .bytes_h2d = 8 * MiB,
-			       .tensor_bytes = 8 * MiB };
+	/* GEMV over 4 MiB: first launch migrates it, the second is resident */
+	struct au_sample s[3] = {
+		{ .sim_ns = 400000, .bytes_h2d = 4 * MiB, .tensor_bytes = 4 * MiB },
+		{ .sim_ns = 10000, .bytes_h2d = 0, .tensor_bytes = 4 * MiB },
+		{ .sim_ns = 300000, .bytes_h2d = 0, .tensor_bytes = 1 * MiB },
+	};
+	uint32_t kernels[3] = { 10, 10, 13 };
 
-	/* 8 MiB at 16 KiB/us: 512 us of a 1000 us launch */
-	CU_ASSERT_EQUAL(au_classify(&s, 16384, 0), AU_INTERCONNECT);
-	s.bytes_h2d = 1 * MiB;
-	CU_ASSERT_EQUAL(au_classify(&s, 16384, 16000), AU_MEMORY);	/* 8388/us */
-	CU_ASSERT_EQUAL(au_classify(&s, 16384, 20000), AU_COMPUTE);
+	CU_ASSERT_EQUAL(au_resident_ns(s, kernels, 3, 0, 32768), 10000);
+	CU_ASSERT_EQUAL(au_resident_ns(s, kernels, 3, 2, 32768), 300000);
+	/* alone, the first: 400 us less 128 us of link time */
+	CU_ASSERT_EQUAL(au_resident_ns(s, kernels, 1, 0, 32768), 272000);
+	/* 4 MiB over a 32 KiB/us link: 128 us, against 10 us resident */
+	CU_ASSERT_EQUAL(au_classify(4 * MiB, 10000, 32768, 0), AU_INTERCONNECT);
+	/* 1 MiB in 300 us: 3495 B/us against 419430 best: compute */
+	CU_ASSERT_EQUAL(au_classify(1 * MiB, 300000, 32768, 4 * MiB / 10), AU_COMPUTE);
+	CU_ASSERT_EQUAL(au_classify(1 * MiB, 300000, 32768, 6000), AU_MEMORY);
 }
 
 /*
