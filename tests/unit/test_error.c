@@ -172,6 +172,9 @@ static void test_profile_registers(void)
 		{ "h200-512m", EMGPU_PROFILE_H200, 512ull << 20, 16ull << 30, 8 },
 		{ "h200-256m", EMGPU_PROFILE_H200, 256ull << 20, 16ull << 30, 4 },
 		{ "h200-256m-norule", EMGPU_PROFILE_H200, 256ull << 20, 256ull << 20, 256 },
+		/* "h200" is a prefix of "h200x16": the lookup must not stop there */
+		{ "h200x16", EMGPU_PROFILE_H200X16, 141ull << 30, 141ull << 30, 256 },
+		{ "h200x16-2g", EMGPU_PROFILE_H200X16, 2ull << 30, 16ull << 30, 32 },
 		{ "rtx5080-1g", EMGPU_PROFILE_RTX5080, 1ull << 30, 16ull << 30, 16 },
 		{ "a40-64m", EMGPU_PROFILE_A40, 64ull << 20, 16ull << 30, 1 },
 		{ "gh200-512m", EMGPU_PROFILE_GH200, 512ull << 20, 16ull << 30, 8 },
