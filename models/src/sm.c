@@ -263,6 +263,9 @@ static inline void account_vram(struct gm_gpu *g, struct gm_warp *w,
 	       gm_max(g->prof.access_issue_ps, g->vram_lat_ps));
 }
 
+/* Bytes ahead of a VRAM line read that the host cache is asked to fetch. */
+#define GM_PREFETCH_AHEAD	1024
+
 /*
  * VRAM lines: a warp's line never crosses a chunk (at most 128 bytes within
  * one 128-byte line), so the common case reads or writes one chunk with a
@@ -279,12 +282,17 @@ static inline int vram_line_read(struct gm_gpu *g, uint64_t pa, void *buf,
 	if (c >= g->nchunks || off + len > GM_CHUNK_SIZE || g->chunk_poison[c])
 		return gm_vram_read(g, pa, buf, len);
 	chunk = g->vram[c];
-	if (!chunk)
+	if (!chunk) {
 		memset(buf, 0, len);
-	else if (len == 128)
+	} else if (len == 128) {
+		/* a host-cache hint for sweeps (a few lines ahead, same chunk);
+		 * nothing modelled depends on it */
+		if (off + GM_PREFETCH_AHEAD < GM_CHUNK_SIZE)
+			__builtin_prefetch(chunk + off + GM_PREFETCH_AHEAD);
 		memcpy(buf, chunk + off, 128);
-	else
+	} else {
 		memcpy(buf, chunk + off, len);
+	}
 	return 0;
 }
 
