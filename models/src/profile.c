@@ -162,7 +162,9 @@ static const struct gm_profile base_profiles[] = {
 		/* h2d_copy and d2h_copy, medians of their six rows */
 		.link_h2d_mbps = 52900,
 		.link_d2h_mbps = 54600,
-		/* mapped_latency less launch, medians: 8.3 - 7.0 us */
+		/* mapped_latency less launch, medians: 8.3 - 7.0 us (the
+		 * model charges an access latency / warp_mlp, so its own
+		 * mapped_latency row is the launch alone) */
 		.link_latency_ns = 1300,
 		/* per fault batch, beyond its pages' costs: fault_seq's
 		 * batches (~2 faulted pages each), 16 MiB to 256 MiB; the
