@@ -92,8 +92,9 @@
 	 * the copy batch) and the fault_granule misses (~46 us with	\
 	 * launch) */							\
 	.drv_fault_page_ns = 12000,					\
-	/* per PTE written: prefetch runs at ~45 of h2d_copy's ~53 GB/s \
-	 * (with ce_setup_ns) */					\
+	/* per PTE written: small, as prefetch runs at ~45 of		\
+	 * h2d_copy's ~53 GB/s on the card (the page costs overlap the	\
+	 * copies in the model, whose prefetch row is +16 %) */	\
 	.drv_pte_update_ns = 30,					\
 	/* per 2 MiB root chunk: fault_latency (first fault in a block, \
 	 * 52-63 us) over the fault_granule misses (second, 41-50 us) */\
