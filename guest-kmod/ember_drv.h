@@ -47,7 +47,6 @@
 #include <linux/workqueue.h>
 
 #include "emgpu_hw.h"
-#include "ember_adaptive.h"
 #include "ember_policy.h"
 #include "uapi/ember.h"
 
@@ -86,7 +85,8 @@ struct ember_chunk {
 	u64 last_used_ns;		/* when the owner last became resident */
 	bool evicting;			/* an evictor holds a ref on the owner */
 	bool retired;			/* poisoned: never handed out again */
-	struct ember_chunk_demand demand;	/* Ember-adaptive; reset on alloc */
+	/* the owner's policy's chunk state (chunk_priv_size), zeroed on alloc */
+	u64 policy_priv[EMBER_POLICY_CHUNK_PRIV_MAX / sizeof(u64)];
 };
 
 struct ember_pmm {
@@ -97,6 +97,10 @@ struct ember_pmm {
 	struct list_head used;		/* LRU: head made resident least recently */
 	u32 nfree;
 	u32 nretired;			/* poisoned chunks taken out of service */
+	/* scratch for the policy's victim and timer hooks, nchunks each */
+	struct ember_policy_chunk *views;
+	struct ember_chunk **cands;
+	u32 *victims;
 };
 
 /* ---- a GPU ---- */
@@ -118,6 +122,7 @@ struct ember_gpu {
 	u32 caps;
 	u32 profile;
 	u64 vram_size;
+	u64 full_vram_size;		/* the card a scaled profile stands for */
 	u32 flags;			/* EMBER_GPU_* */
 	bool ready;			/* rings set up: launches, copies, faults */
 
@@ -204,6 +209,7 @@ struct ember_va_block {
 
 	struct mutex lock;		/* protects everything below */
 	bool dead;			/* its range is gone */
+	bool evicted;			/* evicted since its pages last arrived */
 	u8 preferred;			/* enum ember_loc */
 	bool accessed_by;		/* the GPU maps host-resident pages */
 	DECLARE_BITMAP(cpu_resident, EMBER_BLOCK_PAGES);
@@ -215,8 +221,8 @@ struct ember_va_block {
 	dma_addr_t dma[EMBER_BLOCK_PAGES];	/* their bus addresses */
 	struct ember_chunk *chunk;	/* VRAM of GPU-resident pages */
 	struct ember_pt *pt;		/* leaf page table, once created */
-	void *policy_priv;
-	struct ember_block_history hist;	/* Ember-adaptive migration history */
+	void *policy_priv;		/* block_priv_size bytes after the block;
+					 * fixed while the VA space has ranges */
 };
 
 struct ember_va_range {
@@ -224,6 +230,8 @@ struct ember_va_range {
 	struct list_head node;		/* in vs->ranges, under vs->lock */
 	struct ember_va_space *vs;
 	u64 start, end;			/* immutable */
+	bool hinted;			/* advised or prefetched by the application
+					 * (READ/WRITE_ONCE) */
 	unsigned long nblocks;
 	struct ember_va_block **blocks;	/* created on demand (cmpxchg) */
 };
@@ -251,10 +259,6 @@ struct ember_va_space {
 	wait_queue_head_t launch_wq;	/* launches_completed advanced */
 
 	struct ember_stat_set stats;
-	/* Ember-adaptive: the highest count of a notification whose promotion
-	 * halted since the worker's last pass (atomic: notifications hold
-	 * vs->lock only for read) */
-	atomic64_t ember_waiting_demand;
 };
 
 /* What a migration is for: picks the driver timeline it is charged to. */
@@ -262,7 +266,7 @@ enum ember_cause {
 	EMBER_CAUSE_FAULT,		/* GPU fault servicing: critical path */
 	EMBER_CAUSE_CPU_FAULT,
 	EMBER_CAUSE_PREFETCH,		/* EMBER_IOCTL_PREFETCH */
-	EMBER_CAUSE_EVICTION,
+	EMBER_CAUSE_EVICTION,		/* reclamation off the critical path */
 	EMBER_CAUSE_NOTIFY,		/* access-counter promotion */
 };
 
@@ -275,6 +279,16 @@ static inline void ember_stat_add(struct ember_va_space *vs, unsigned int idx,
 }
 
 #define ember_stat_inc(vs, field) ember_stat_add(vs, EMBER_STAT(field), 1)
+
+/*
+ * Counts one call of a policy hook (enum ember_policy_hook, uapi), so tests
+ * can see which hooks the driver called.
+ */
+static inline void ember_hook_count(struct ember_va_space *vs,
+				    enum ember_policy_hook hook)
+{
+	ember_stat_add(vs, EMBER_STAT(hook_calls) + hook, 1);
+}
 
 /* ember_gpu.c: probe, interrupts, rings, hardware helpers */
 int ember_gpu_driver_register(void);
@@ -317,6 +331,7 @@ u64 ember_pmm_free_bytes(struct ember_gpu *gpu);
 u64 ember_pmm_total_bytes(struct ember_gpu *gpu);
 void ember_pmm_retire(struct ember_gpu *gpu, struct ember_chunk *chunk);
 void ember_pmm_scrub(struct ember_gpu *gpu);
+void ember_pmm_timer_tick(struct ember_gpu *gpu, struct ember_va_space *vs);
 
 /* ember_mmu.c */
 int ember_mmu_init(struct ember_va_space *vs);
@@ -339,10 +354,12 @@ void ember_block_put(struct ember_va_block *block);
 /* ember_va_block.c (LOCKING: callers hold block->lock unless stated) */
 int ember_block_make_resident_gpu(struct ember_va_block *block,
 				  const unsigned long *mask,
-				  enum ember_cause cause, u64 *bytes);
+				  enum ember_cause cause, u32 counter, u64 *bytes);
 int ember_block_make_resident_cpu(struct ember_va_block *block,
 				  const unsigned long *mask,
 				  enum ember_cause cause, u64 *bytes);
+int ember_block_evict(struct ember_va_block *block, enum ember_cause cause,
+		      bool eager);
 int ember_block_map_remote(struct ember_va_block *block,
 			   const unsigned long *mask, enum ember_cause cause);
 int ember_block_ensure_chunk(struct ember_va_block *block,
@@ -351,10 +368,12 @@ void ember_block_destroy(struct ember_va_block *block);
 void ember_block_lose_chunk(struct ember_va_block *block);
 vm_fault_t ember_block_cpu_fault(struct ember_va_block *block,
 				 struct vm_fault *vmf);
-void ember_block_policy_view(struct ember_va_block *block,
+void ember_block_policy_view(struct ember_va_range *range,
+			     struct ember_va_block *block,
 			     struct ember_policy_block *view);
 int ember_block_apply(struct ember_va_block *block,
-		      struct ember_policy_block *view, enum ember_cause cause);
+		      struct ember_policy_block *view, enum ember_cause cause,
+		      u32 counter);
 
 /* ember_fault.c: the replayable-fault bottom half */
 void ember_fault_service(struct ember_gpu *gpu);
@@ -367,29 +386,26 @@ void ember_notify_service(struct ember_gpu *gpu);
 
 /* ember_ioctl.c */
 long ember_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/* ember_launch.c: the launch lifecycle and its watchdog */
+int ember_launch_submit(struct ember_va_space *vs, struct ember_launch *l);
+int ember_launch_sync(struct ember_va_space *vs, struct ember_synchronize *s,
+		      u32 timeout_ms);
 void ember_launch_poll(struct ember_gpu *gpu);
+void ember_launch_end_policy(struct ember_gpu *gpu, struct ember_va_space *vs,
+			     int status, u64 sim_ns);
 void ember_launch_release_vs(struct ember_va_space *vs);
 
-/* ember_policy.c */
+/* ember_policy.c: the registry, the built-in policies' parameters */
 const struct ember_policy_ops *ember_policy_get(const char *name);
+const struct ember_policy_ops *ember_policy_get_default(void);
 void ember_policy_put(const struct ember_policy_ops *ops);
+int ember_policy_space_init(struct ember_va_space *vs,
+			    const struct ember_policy_ops *ops, void **pdata);
+void ember_policy_space_fini(struct ember_va_space *vs,
+			     const struct ember_policy_ops *ops, void *pdata);
 int ember_policy_init(void);
 void ember_policy_exit(void);
-
-/*
- * ember_adaptive_drv.c: Ember-adaptive's engine for policies with
- * ops->adaptive (module parameters of Table 1, span promotion, demand,
- * the eager reclamation worker). LOCKING: see each function.
- */
-int ember_adaptive_init(void);
-void ember_adaptive_exit(void);
-void ember_adaptive_launch(struct ember_gpu *gpu, struct ember_va_space *vs);
-void ember_adaptive_notify(struct ember_gpu *gpu, struct ember_va_space *vs,
-			   const struct ember_policy_notification *n);
-void ember_adaptive_reclaim(struct ember_gpu *gpu, struct ember_va_space *vs);
-void ember_adaptive_arrived(struct ember_va_block *block, unsigned int pages);
-void ember_adaptive_evicted(struct ember_va_block *block);
-const char *ember_adaptive_default_policy(void);
 
 /* ember_main.c: the GPU list, LOCKING: ember_gpus_lock */
 extern struct mutex ember_gpus_lock;

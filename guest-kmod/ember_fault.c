@@ -71,17 +71,17 @@ static int ember_fault_service_block(struct ember_va_space *vs,
 		mutex_unlock(&block->lock);
 		return -EFAULT;
 	}
-	ember_block_policy_view(block, &view);
+	ember_block_policy_view(range, block, &view);
 	for (i = 0; i < n; i++)
 		ember_mask_set(&view.faulted,
 			       (pages[i] - block->start) >> PAGE_SHIFT);
-	view.now_ns = ember_gpu_now_ns(vs->gpu);
+	ember_hook_count(vs, EMBER_HOOK_FAULT_BLOCK);
 	vs->policy->on_fault_block(vs->policy_data, &view);
 	/* a policy must at least resolve what faulted */
 	ember_mask_or(&view.migrate, &view.migrate, &view.faulted);
 	if (view.dest != EMBER_LOC_CPU)
 		view.dest = EMBER_LOC_GPU;
-	ret = ember_block_apply(block, &view, EMBER_CAUSE_FAULT);
+	ret = ember_block_apply(block, &view, EMBER_CAUSE_FAULT, 0);
 	mutex_unlock(&block->lock);
 	return ret;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The ioctls of /dev/ember (include/uapi/ember.h) and launch bookkeeping.
+ * The ioctls of /dev/ember (include/uapi/ember.h); launches are carried
+ * out by ember_launch.c.
  * Every handler copies its argument in once, validates it (flags, pads,
  * alignment, overflow, ranges), zeroes the out-fields and copies back only
  * on success, as lib/test_hmm.c does.
@@ -154,6 +155,8 @@ static long ember_ioctl_advise(struct ember_va_space *vs, void __user *uarg)
 	range = ember_range_find(vs, a.addr, a.length);
 	if (!range)
 		ret = -EFAULT;
+	else	/* the application places this range itself (paper, section 4) */
+		WRITE_ONCE(range->hinted, true);
 	for (va = round_down(a.addr, EMBER_VA_BLOCK_SIZE);
 	     range && !ret && va < a.addr + a.length; va += EMBER_VA_BLOCK_SIZE) {
 		block = ember_range_block(range, va, true);
@@ -165,7 +168,8 @@ static long ember_ioctl_advise(struct ember_va_space *vs, void __user *uarg)
 
 /* ---- prefetch ---- */
 
-static int ember_prefetch_block(struct ember_va_block *block, u64 addr,
+static int ember_prefetch_block(struct ember_va_range *range,
+				struct ember_va_block *block, u64 addr,
 				u64 end, u32 processor, u64 *bytes)
 {
 	unsigned int first, last;
@@ -184,11 +188,11 @@ static int ember_prefetch_block(struct ember_va_block *block, u64 addr,
 		ret = ember_block_make_resident_cpu(block, mask,
 						    EMBER_CAUSE_PREFETCH, bytes);
 	} else {
-		ember_block_policy_view(block, &view);
+		ember_block_policy_view(range, block, &view);
 		view.dest = EMBER_LOC_GPU;
 		memcpy(&view.migrate, mask, sizeof(view.migrate));
 		view.faulted = view.migrate;
-		ret = ember_block_apply(block, &view, EMBER_CAUSE_PREFETCH);
+		ret = ember_block_apply(block, &view, EMBER_CAUSE_PREFETCH, 0);
 		if (!ret)
 			*bytes += (u64)bitmap_weight(mask, EMBER_BLOCK_PAGES)
 				  << PAGE_SHIFT;
@@ -222,10 +226,12 @@ static long ember_ioctl_prefetch(struct ember_va_space *vs, void __user *uarg)
 	range = ember_range_find(vs, p.addr, p.length);
 	if (!range)
 		ret = -EFAULT;
+	else
+		WRITE_ONCE(range->hinted, true);
 	for (va = round_down(p.addr, EMBER_VA_BLOCK_SIZE);
 	     range && !ret && va < p.addr + p.length; va += EMBER_VA_BLOCK_SIZE) {
 		block = ember_range_block(range, va, true);
-		ret = block ? ember_prefetch_block(block, p.addr,
+		ret = block ? ember_prefetch_block(range, block, p.addr,
 						   p.addr + p.length,
 						   p.processor, &bytes) : -ENOMEM;
 	}
@@ -241,119 +247,7 @@ static long ember_ioctl_prefetch(struct ember_va_space *vs, void __user *uarg)
 	return 0;
 }
 
-/* ---- launch and synchronize ---- */
-
-/*
- * Completes the running launch if the device says it is over. Called from
- * the bottom half (launch interrupt, or polled). LOCKING: takes launch_lock.
- */
-void ember_launch_poll(struct ember_gpu *gpu)
-{
-	struct ember_va_space *vs;
-	u32 status;
-	u64 sim;
-	int err;
-	bool poison;
-
-	mutex_lock(&gpu->launch_lock);
-	vs = gpu->launch_vs;
-	status = vs ? ember_rd(gpu, EMGPU_REG_LAUNCH_STATUS) : 0;
-	if (!vs || status == EMGPU_LAUNCH_RUNNING || status == EMGPU_LAUNCH_IDLE) {
-		mutex_unlock(&gpu->launch_lock);
-		return;
-	}
-	sim = ember_rd64(gpu, EMGPU_REG_LAUNCH_TIME_LO, EMGPU_REG_LAUNCH_TIME_HI);
-	vs->last_sim_ns = sim;
-	vs->last_result = ember_rd64(gpu, EMGPU_REG_LAUNCH_RESULT_LO,
-				     EMGPU_REG_LAUNCH_RESULT_HI);
-	err = status == EMGPU_LAUNCH_DONE ? 0 :
-	      status == EMGPU_LAUNCH_CANCELLED ? -EFAULT : -EIO;
-	if (err && !vs->launch_error)
-		vs->launch_error = err;
-	WRITE_ONCE(vs->launches_completed, vs->launches_completed + 1);
-	poison = status == EMGPU_LAUNCH_ERROR &&
-		 ember_rd(gpu, EMGPU_REG_ERROR_STATUS) == EMGPU_ERR_POISON;
-	if (poison)	/* before anyone else launches onto the same chunk */
-		ember_wr(gpu, EMGPU_REG_ERROR_CLEAR, 1);
-	if (poison)
-		ember_pmm_scrub(gpu);
-	gpu->launch_vs = NULL;
-	gpu->launch_busy = false;
-	mutex_unlock(&gpu->launch_lock);
-
-	ember_stat_add(vs, EMBER_STAT(launch_sim_ns), sim);
-	atomic64_set(&vs->stats.v[EMBER_STAT(last_launch_sim_ns)], sim);
-	atomic64_set(&ember_global_stats.v[EMBER_STAT(last_launch_sim_ns)], sim);
-	if (status != EMGPU_LAUNCH_DONE)
-		ember_stat_inc(vs, launches_failed);
-	wake_up_all(&vs->launch_wq);
-	wake_up_all(&gpu->launch_wq);
-	ember_va_space_put(vs);
-}
-
-static bool ember_vs_idle(struct ember_va_space *vs)
-{
-	return READ_ONCE(vs->launches_completed) ==
-	       READ_ONCE(vs->launches_submitted);
-}
-
-/*
- * Waits until every launch of vs completed, kicking the bottom half now
- * and then so that a lost interrupt only costs time. 0, -ETIMEDOUT or
- * -EINTR/-ERESTARTSYS.
- */
-static int ember_vs_wait_idle(struct ember_va_space *vs, u32 timeout_ms)
-{
-	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
-	unsigned long moved = jiffies;
-	struct ember_gpu *gpu = vs->gpu;
-	u64 clock = ember_gpu_now_ns(gpu), now;
-	long left;
-
-	while (!ember_vs_idle(vs)) {
-		if (time_after(jiffies, deadline))
-			return -ETIMEDOUT;
-		left = wait_event_interruptible_timeout(vs->launch_wq,
-							ember_vs_idle(vs),
-							msecs_to_jiffies(50));
-		if (left < 0)
-			return left;
-		if (left)
-			continue;
-		ember_gpu_kick(gpu);
-		/* watchdog: the device clock must move while a launch runs */
-		now = ember_gpu_now_ns(gpu);
-		if (now != clock) {
-			clock = now;
-			moved = jiffies;
-		} else if (time_after(jiffies, moved +
-				      msecs_to_jiffies(ember_hang_timeout_ms))) {
-			WRITE_ONCE(gpu->reset_pending, true);
-			ember_gpu_kick(gpu);
-			moved = jiffies;
-		}
-	}
-	return 0;
-}
-
-static int ember_sync_result(struct ember_va_space *vs,
-			     struct ember_synchronize *s, u32 timeout_ms)
-{
-	struct ember_gpu *gpu = vs->gpu;
-	int ret;
-
-	ret = ember_vs_wait_idle(vs, timeout_ms ?: ember_launch_timeout_ms);
-	if (ret)
-		return ret;
-	mutex_lock(&gpu->launch_lock);
-	s->launch_id = vs->launches_completed;
-	s->sim_ns = vs->last_sim_ns;
-	s->result = vs->last_result;
-	ret = vs->launch_error;
-	vs->launch_error = 0;
-	mutex_unlock(&gpu->launch_lock);
-	return ret;
-}
+/* ---- launch and synchronize (ember_launch.c) ---- */
 
 static long ember_ioctl_synchronize(struct ember_va_space *vs,
 				    void __user *uarg)
@@ -370,7 +264,7 @@ static long ember_ioctl_synchronize(struct ember_va_space *vs,
 		return -ENODEV;
 	timeout = s.timeout_ms;
 	memset(&s, 0, sizeof(s));
-	ret = ember_sync_result(vs, &s, timeout);
+	ret = ember_launch_sync(vs, &s, timeout);
 	if (ret)
 		return ret;
 	if (copy_to_user(uarg, &s, sizeof(s)))
@@ -378,38 +272,27 @@ static long ember_ioctl_synchronize(struct ember_va_space *vs,
 	return 0;
 }
 
-/* Waits for the GPU to be free and claims it. LOCKING: returns with launch_lock. */
-static int ember_launch_claim(struct ember_gpu *gpu)
-{
-	long left;
-
-	mutex_lock(&gpu->launch_lock);
-	while (gpu->launch_busy) {
-		mutex_unlock(&gpu->launch_lock);
-		left = wait_event_interruptible_timeout(gpu->launch_wq,
-							!READ_ONCE(gpu->launch_busy),
-							msecs_to_jiffies(50));
-		if (left < 0)
-			return left;
-		if (!left)
-			ember_gpu_kick(gpu);
-		mutex_lock(&gpu->launch_lock);
-	}
-	return 0;
-}
-
 static long ember_ioctl_launch(struct ember_va_space *vs, void __user *uarg)
 {
 	struct ember_gpu *gpu = ember_vs_gpu(vs);
-	struct emgpu_launch_desc *desc;
 	struct ember_synchronize s;
 	struct ember_launch l;
 	int ret;
 
 	BUILD_BUG_ON(EMBER_LAUNCH_MAX_ARGS != EMGPU_LAUNCH_MAX_ARGS);
-	BUILD_BUG_ON((int)EMBER_KERNEL_STREAM != (int)EMGPU_KERNEL_STREAM ||
-		     (int)EMBER_KERNEL_GATHER != (int)EMGPU_KERNEL_GATHER ||
-		     (int)EMBER_KERNEL_HOTSET != (int)EMGPU_KERNEL_HOTSET);
+#define EMBER_SAME_KERNEL(k) BUILD_BUG_ON((int)EMBER_KERNEL_##k != (int)EMGPU_KERNEL_##k)
+	EMBER_SAME_KERNEL(STREAM);
+	EMBER_SAME_KERNEL(GATHER);
+	EMBER_SAME_KERNEL(HOTSET);
+	EMBER_SAME_KERNEL(PATHFINDER);
+	EMBER_SAME_KERNEL(KMEANS);
+	EMBER_SAME_KERNEL(CONV);
+	EMBER_SAME_KERNEL(BITONIC);
+	EMBER_SAME_KERNEL(RADIX);
+	EMBER_SAME_KERNEL(BFS);
+	EMBER_SAME_KERNEL(GEMV);
+	EMBER_SAME_KERNEL(COLSCAN);
+#undef EMBER_SAME_KERNEL
 	if (copy_from_user(&l, uarg, sizeof(l)))
 		return -EFAULT;
 	if (!l.kernel || l.kernel > EMBER_KERNEL_MAX ||
@@ -419,38 +302,13 @@ static long ember_ioctl_launch(struct ember_va_space *vs, void __user *uarg)
 		return -ENODEV;
 	l.launch_id = l.sim_ns = l.result = 0;
 
-	ret = ember_launch_claim(gpu);
+	ret = ember_launch_submit(vs, &l);
 	if (ret)
 		return ret;
-	gpu->launch_busy = true;
-	gpu->launch_vs = vs;
-	kref_get(&vs->kref);
-	l.launch_id = ++vs->launches_submitted;
-
-	desc = gpu->launch_desc.cpu;
-	memset(desc, 0, sizeof(*desc));
-	desc->kernel = l.kernel;
-	desc->warps = l.warps;
-	desc->seed = l.seed;
-	memcpy(desc->args, l.args, sizeof(desc->args));
-	ember_gpu_set_pdb(gpu, ember_mmu_root_pde(vs));
-	down_read(&vs->lock);
-	if (!vs->policy->adaptive)
-		ember_gpu_set_timer(gpu, vs->policy->on_timer_tick ?
-				    vs->policy->timer_period_ns : 0);
-	ember_adaptive_launch(gpu, vs);
-	up_read(&vs->lock);
-	wmb();	/* the descriptor before the doorbell */
-	ember_wr64(gpu, EMGPU_REG_LAUNCH_DESC_LO, EMGPU_REG_LAUNCH_DESC_HI,
-		   gpu->launch_desc.dma);
-	ember_wr(gpu, EMGPU_REG_LAUNCH_DOORBELL, 1);
-	mutex_unlock(&gpu->launch_lock);
-	ember_stat_inc(vs, launches);
-	ember_gpu_kick(gpu);	/* a descriptor the device rejects at once */
 
 	if (l.flags & EMBER_LAUNCH_SYNC) {
 		memset(&s, 0, sizeof(s));
-		ret = ember_sync_result(vs, &s, 0);
+		ret = ember_launch_sync(vs, &s, 0);
 		if (ret)
 			return ret;
 		l.sim_ns = s.sim_ns;
@@ -459,25 +317,6 @@ static long ember_ioctl_launch(struct ember_va_space *vs, void __user *uarg)
 	if (copy_to_user(uarg, &l, sizeof(l)))
 		return -EFAULT;
 	return 0;
-}
-
-/*
- * The file is closing: let its launch finish (or cancel it) before the
- * ranges go. The VA space itself lives on while the launch holds a ref.
- */
-void ember_launch_release_vs(struct ember_va_space *vs)
-{
-	struct ember_gpu *gpu = vs->gpu;
-
-	if (!gpu || !gpu->ready || ember_vs_idle(vs))
-		return;
-	if (ember_vs_wait_idle(vs, 1000) == 0)
-		return;
-	mutex_lock(&gpu->launch_lock);
-	if (gpu->launch_vs == vs)
-		ember_wr(gpu, EMGPU_REG_FAULT_REPLAY, EMGPU_REPLAY_CANCEL);
-	mutex_unlock(&gpu->launch_lock);
-	ember_gpu_kick(gpu);
 }
 
 /* ---- memory info, stats, policy ---- */
@@ -547,19 +386,16 @@ static long ember_ioctl_set_policy(struct ember_va_space *vs, void __user *uarg)
 	ops = ember_policy_get(p.name);
 	if (!ops)
 		return -ENOENT;
-	if (ops->init) {
-		ret = ops->init(&data);
-		if (ret) {
-			ember_policy_put(ops);
-			return ret;
-		}
+	ret = ember_policy_space_init(vs, ops, &data);
+	if (ret) {
+		ember_policy_put(ops);
+		return ret;
 	}
 
 	down_write(&vs->lock);
 	if (!list_empty(&vs->ranges)) {	/* blocks may hold its data */
 		up_write(&vs->lock);
-		if (ops->fini)
-			ops->fini(data);
+		ember_policy_space_fini(vs, ops, data);
 		ember_policy_put(ops);
 		return -EBUSY;
 	}
@@ -569,8 +405,7 @@ static long ember_ioctl_set_policy(struct ember_va_space *vs, void __user *uarg)
 	vs->policy_data = data;
 	up_write(&vs->lock);
 
-	if (old->fini)
-		old->fini(old_data);
+	ember_policy_space_fini(vs, old, old_data);
 	ember_policy_put(old);
 	return 0;
 }

@@ -3,8 +3,9 @@
  * Access-counter servicing (nvidia-uvm's uvm_gpu_access_counters.c, the
  * virtual path): the bottom half fetches notifications, hands each to the
  * running launch's policy (on_notification) with a view of the notified VA
- * block, carries out a promotion the policy asks for on the NOTIFY driver
- * timeline (it stalls no warp), and clears the counter so it re-arms.
+ * block, carries out the span promotion the policy asks for on the NOTIFY
+ * driver timeline (it stalls no warp), and clears the counter so it
+ * re-arms.
  * Counters count only sysmem PTEs without ACD, which the driver writes only
  * for policies with wants_access_counters; the uvm policy has none.
  */
@@ -46,46 +47,128 @@ void ember_notify_teardown(struct ember_gpu *gpu)
 	d->cpu = NULL;
 }
 
-/* Gives one notification to the policy; promotes if it asks to. */
+/*
+ * Promotes one block of a span as the policy says. Returns -ENOSPC when the
+ * policy stops the span, else 0 (a block that does not exist yet, or one
+ * the policy skips, is passed over; a failed migration leaves the pages on
+ * the host, where the next notification retries).
+ * LOCKING: vs->lock (read); takes the block's lock.
+ */
+static int ember_promote_block(struct ember_va_space *vs,
+			       struct ember_va_range *range, u64 va,
+			       const struct ember_policy_notification *n)
+{
+	const struct ember_policy_ops *ops = vs->policy;
+	struct ember_policy_block view;
+	struct ember_va_block *block;
+	enum ember_promote verdict;
+	unsigned int pages;
+	int ret = 0;
+
+	block = ember_range_block(range, va, false);
+	if (!block)
+		return 0;	/* never touched: nothing to move */
+	mutex_lock(&block->lock);
+	if (block->dead)
+		goto out;
+	ember_block_policy_view(range, block, &view);
+	ember_hook_count(vs, EMBER_HOOK_PROMOTE_BLOCK);
+	verdict = ops->promote_block(vs->policy_data, n, &view);
+	if (verdict == EMBER_PROMOTE_STOP) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	if (verdict != EMBER_PROMOTE_GO)
+		goto out;
+	if (view.dest != EMBER_LOC_CPU)
+		view.dest = EMBER_LOC_GPU;
+	pages = ember_mask_weight(&view.migrate);
+	view.faulted = view.migrate;	/* all of it is asked for: no prefetch */
+	if (!ember_block_apply(block, &view, EMBER_CAUSE_NOTIFY, n->counter) &&
+	    view.dest == EMBER_LOC_GPU) {
+		ember_stat_inc(vs, promotions);
+		ember_stat_add(vs, EMBER_STAT(promoted_bytes),
+			       (u64)pages << PAGE_SHIFT);
+	}
+out:
+	mutex_unlock(&block->lock);
+	return ret;
+}
+
+/*
+ * Asks the policy about a notification, with a view of the notified block
+ * (none if it holds no pages yet), under pmm.lock: the hook may update the
+ * state of the chunk backing the block. Returns true with *span to promote.
+ * LOCKING: vs->lock (read); takes the block's lock, then pmm.lock.
+ */
+static bool ember_notify_ask(struct ember_gpu *gpu, struct ember_va_space *vs,
+			     struct ember_va_range *range,
+			     const struct ember_policy_notification *n,
+			     struct ember_policy_span *span)
+{
+	struct ember_va_block *block = ember_range_block(range, n->va, false);
+	struct ember_policy_block view, *blk = NULL;
+	bool promote;
+
+	if (block) {
+		mutex_lock(&block->lock);
+		if (!block->dead) {
+			ember_block_policy_view(range, block, &view);
+			blk = &view;
+		}
+	}
+	mutex_lock(&gpu->pmm.lock);
+	if (blk && block->chunk)
+		view.chunk_priv = block->chunk->policy_priv;
+	ember_hook_count(vs, EMBER_HOOK_NOTIFICATION);
+	promote = vs->policy->on_notification(vs->policy_data, n, blk, span);
+	mutex_unlock(&gpu->pmm.lock);
+	if (block)
+		mutex_unlock(&block->lock);
+	return promote;
+}
+
+/*
+ * Gives one notification to the policy and carries out the span promotion
+ * it asks for: block by block, the notified block first, until the policy
+ * stops the span (its watermark). Promotions run on the NOTIFY timeline:
+ * they stall no warp.
+ * LOCKING: none held; takes vs->lock (read), then one block lock at a time.
+ */
 static void ember_notify_one(struct ember_gpu *gpu, struct ember_va_space *vs,
 			     const struct emgpu_notify_entry *e)
 {
+	u64 block_va = e->addr & ~(EMBER_VA_BLOCK_SIZE - 1), va;
 	struct ember_policy_notification n = {
 		.va = e->addr,
 		.sub_mask = e->sub_mask,
 		.counter = e->counter & EMGPU_NOTIFY_COUNTER_MASK,
 	};
-	struct ember_policy_block view;
+	struct ember_policy_span span = { 0 };
 	struct ember_va_range *range;
-	struct ember_va_block *block;
+	int ret;
 
-	if (vs->policy->adaptive) {	/* span promotion: ember_adaptive_drv.c */
-		n.now_ns = ember_gpu_now_ns(gpu);
-		ember_adaptive_notify(gpu, vs, &n);
-		return;
-	}
 	down_read(&vs->lock);
 	if (!vs->policy->on_notification)
 		goto out;
-	range = ember_range_find(vs, e->addr & ~(EMBER_VA_BLOCK_SIZE - 1),
-				 EMBER_VA_BLOCK_SIZE);
-	block = range ? ember_range_block(range, e->addr, false) : NULL;
-	if (!block)
+	range = ember_range_find(vs, block_va, EMBER_VA_BLOCK_SIZE);
+	if (!range)
 		goto out;
-	mutex_lock(&block->lock);
-	if (!block->dead) {
-		ember_block_policy_view(block, &view);
-		view.now_ns = n.now_ns = ember_gpu_now_ns(gpu);
-		if (vs->policy->on_notification(vs->policy_data, &n, &view)) {
-			if (view.dest != EMBER_LOC_CPU)
-				view.dest = EMBER_LOC_GPU;
-			if (!ember_block_apply(block, &view, EMBER_CAUSE_NOTIFY))
-				ember_stat_inc(vs, promotions);
-		} else {
-			block->policy_priv = view.priv;
-		}
-	}
-	mutex_unlock(&block->lock);
+	n.now_ns = ember_gpu_now_ns(gpu);
+	n.range_start = range->start;
+	n.range_end = range->end;
+	if (!ember_notify_ask(gpu, vs, range, &n, &span))
+		goto out;
+	span.start = max(round_down(span.start, EMBER_VA_BLOCK_SIZE), range->start);
+	span.end = min(round_up(span.end, EMBER_VA_BLOCK_SIZE), range->end);
+	ret = 0;
+	if (block_va >= span.start && block_va < span.end)
+		ret = ember_promote_block(vs, range, block_va, &n);
+	for (va = span.start; !ret && va < span.end; va += EMBER_VA_BLOCK_SIZE)
+		if (va != block_va)
+			ret = ember_promote_block(vs, range, va, &n);
+	if (ret == -ENOSPC)
+		ember_stat_inc(vs, promotions_halted);
 out:
 	up_read(&vs->lock);
 }

@@ -26,8 +26,14 @@ int ember_pmm_init(struct ember_gpu *gpu)
 	INIT_LIST_HEAD(&pmm->used);
 	pmm->nchunks = gpu->vram_size / EMBER_CHUNK_SIZE;
 	pmm->chunks = kvcalloc(pmm->nchunks, sizeof(*pmm->chunks), GFP_KERNEL);
-	if (!pmm->chunks && pmm->nchunks)
+	pmm->views = kvcalloc(pmm->nchunks, sizeof(*pmm->views), GFP_KERNEL);
+	pmm->cands = kvcalloc(pmm->nchunks, sizeof(*pmm->cands), GFP_KERNEL);
+	pmm->victims = kvcalloc(pmm->nchunks, sizeof(*pmm->victims), GFP_KERNEL);
+	if (pmm->nchunks &&
+	    (!pmm->chunks || !pmm->views || !pmm->cands || !pmm->victims)) {
+		ember_pmm_fini(gpu);
 		return -ENOMEM;
+	}
 	for (i = 0; i < pmm->nchunks; i++) {
 		pmm->chunks[i].addr = (u64)i * EMBER_CHUNK_SIZE;
 		list_add_tail(&pmm->chunks[i].node, &pmm->free);
@@ -40,11 +46,17 @@ void ember_pmm_fini(struct ember_gpu *gpu)
 {
 	struct ember_pmm *pmm = &gpu->pmm;
 
-	if (pmm->nfree != pmm->nchunks)
+	if (pmm->chunks && pmm->nfree != pmm->nchunks)
 		dev_err(&gpu->pdev->dev, "%u VRAM chunks still in use at removal\n",
 			pmm->nchunks - pmm->nfree);
+	kvfree(pmm->victims);
+	kvfree(pmm->cands);
+	kvfree(pmm->views);
 	kvfree(pmm->chunks);
 	pmm->chunks = NULL;
+	pmm->views = NULL;
+	pmm->cands = NULL;
+	pmm->victims = NULL;
 }
 
 u64 ember_pmm_free_bytes(struct ember_gpu *gpu)
@@ -167,85 +179,104 @@ static struct ember_chunk *pmm_take_free(struct ember_pmm *pmm,
 	pmm->nfree--;
 	chunk->block = block;
 	chunk->evicting = false;
-	memset(&chunk->demand, 0, sizeof(chunk->demand));
+	memset(chunk->policy_priv, 0, sizeof(chunk->policy_priv));
 	return chunk;
 }
 
 /*
- * Picks a victim among the oldest used chunks not already being evicted
- * and takes a reference on its owner. LOCKING: pmm->lock and the
- * allocating VA space's lock (for its policy).
+ * Fills pmm->views and pmm->cands with vs's used chunks, least recently
+ * made resident first; evicting ones are left out if skip_busy, else
+ * marked busy. Returns how many. LOCKING: pmm->lock.
  */
-static struct ember_chunk *pmm_pick_victim(struct ember_pmm *pmm,
-					   struct ember_va_space *vs)
+static u32 pmm_gather(struct ember_pmm *pmm, struct ember_va_space *vs,
+		      bool skip_busy)
 {
-	struct ember_policy_chunk view[EMBER_VICTIM_WINDOW];
-	struct ember_chunk *cand[EMBER_VICTIM_WINDOW];
-	const struct ember_policy_ops *ops = vs->policy;
 	struct ember_chunk *chunk;
-	unsigned int n = 0, pick = 0;
+	u32 n = 0;
 
 	list_for_each_entry(chunk, &pmm->used, node) {
-		if (chunk->evicting || !chunk->block)
+		if (!chunk->block || chunk->block->vs != vs ||
+		    (skip_busy && chunk->evicting))
 			continue;
-		view[n].va = chunk->block->start;
-		view[n].last_used_ns = chunk->last_used_ns;
-		view[n].resident_pages = 0;	/* not read under pmm->lock */
-		view[n].priv = NULL;
-		cand[n++] = chunk;
-		if (n == EMBER_VICTIM_WINDOW)
-			break;
+		pmm->views[n] = (struct ember_policy_chunk) {
+			.va = chunk->block->start,
+			.last_used_ns = chunk->last_used_ns,
+			.priv = chunk->policy_priv,
+			.block_priv = chunk->block->policy_priv,
+			.busy = chunk->evicting,
+		};
+		pmm->cands[n++] = chunk;
 	}
-	if (!n)
-		return NULL;
-	if (ops->pick_victim)
-		pick = ops->pick_victim(vs->policy_data, view, n);
-	if (pick >= n)
-		pick = 0;
-	chunk = cand[pick];
+	return n;
+}
+
+/* Marks chunk for eviction and pins its owner. LOCKING: pmm->lock. */
+static struct ember_chunk *pmm_claim(struct ember_chunk *chunk)
+{
 	chunk->evicting = true;
 	kref_get(&chunk->block->kref);
 	return chunk;
 }
 
-/* Evicts one root chunk on demand; 0, -EBUSY if none is evictable now. */
-static int pmm_evict_one(struct ember_gpu *gpu, struct ember_va_space *vs,
-			 enum ember_cause cause)
+/*
+ * Picks a victim for vs's allocation: its policy chooses among vs's own
+ * chunks (their state is the policy's); a VA space with none there takes
+ * the least recently used chunk of another. Takes a reference on the
+ * owner. LOCKING: pmm->lock and the allocating VA space's lock (for its
+ * policy).
+ */
+static struct ember_chunk *pmm_pick_victim(struct ember_gpu *gpu,
+					   struct ember_va_space *vs)
 {
+	const struct ember_policy_ops *ops = vs->policy;
 	struct ember_pmm *pmm = &gpu->pmm;
-	struct ember_va_block *block;
 	struct ember_chunk *chunk;
-	int ret = 0;
+	u32 n, pick = 0;
 
-	mutex_lock(&pmm->lock);
-	chunk = pmm_pick_victim(pmm, vs);
-	mutex_unlock(&pmm->lock);
-	if (!chunk)
-		return -EBUSY;
-	block = chunk->block;
+	n = pmm_gather(pmm, vs, true);
+	if (!n) {
+		list_for_each_entry(chunk, &pmm->used, node)
+			if (!chunk->evicting && chunk->block)
+				return pmm_claim(chunk);
+		return NULL;
+	}
+	if (ops->pick_victim) {
+		ember_hook_count(vs, EMBER_HOOK_PICK_VICTIM);
+		pick = ops->pick_victim(vs->policy_data, pmm->views, n,
+					ember_gpu_now_ns(gpu));
+	}
+	return pmm_claim(pmm->cands[pick < n ? pick : 0]);
+}
+
+/*
+ * Evicts chunk (claimed: evicting set, its owner pinned) back to host
+ * memory. Returns 0 (also when the chunk changed hands or was poisoned
+ * meanwhile: nothing left to do) or -errno with the chunk released.
+ * LOCKING: vs->lock (read) of the evicting thread, no block lock.
+ */
+static int pmm_evict_chunk(struct ember_gpu *gpu, struct ember_chunk *chunk,
+			   struct ember_va_block *block, enum ember_cause cause,
+			   bool eager)
+{
+	int ret = 0;
 
 	mutex_lock(&block->lock);
 	if (!block->dead && block->chunk == chunk) {
 		unsigned int pages = bitmap_weight(block->gpu_resident,
 						   EMBER_BLOCK_PAGES);
 
-		ret = ember_block_make_resident_cpu(block, block->gpu_resident,
-						    cause, NULL);
+		ret = ember_block_evict(block, cause, eager);
 		if (!ret) {
 			ember_stat_inc(block->vs, evictions);
+			if (eager)
+				ember_stat_inc(block->vs, eager_evictions);
 			ember_stat_add(block->vs, EMBER_STAT(pages_evicted), pages);
 			ember_hw_charge(gpu, ember_cause_thread(cause),
 					EMGPU_DRV_ACTION_CHUNK_EVICT, 1);
-			ember_adaptive_evicted(block);
-			if (block->vs->policy->on_evict)
-				block->vs->policy->on_evict(block->vs->policy_data,
-							    block->start,
-							    block->policy_priv,
-							    ember_gpu_now_ns(gpu));
 		} else if (block->chunk == chunk) {
-			mutex_lock(&pmm->lock);
+			mutex_lock(&gpu->pmm.lock);
 			chunk->evicting = false;
-			mutex_unlock(&pmm->lock);
+			mutex_unlock(&gpu->pmm.lock);
 		} else {
 			ret = 0;	/* the chunk was poisoned and retired: try another */
 		}
@@ -253,6 +284,70 @@ static int pmm_evict_one(struct ember_gpu *gpu, struct ember_va_space *vs,
 	mutex_unlock(&block->lock);
 	ember_block_put(block);
 	return ret;
+}
+
+/* Evicts one root chunk on demand; 0, -EBUSY if none is evictable now. */
+static int pmm_evict_one(struct ember_gpu *gpu, struct ember_va_space *vs,
+			 enum ember_cause cause)
+{
+	struct ember_chunk *chunk;
+
+	mutex_lock(&gpu->pmm.lock);
+	chunk = pmm_pick_victim(gpu, vs);
+	mutex_unlock(&gpu->pmm.lock);
+	if (!chunk)
+		return -EBUSY;
+	return pmm_evict_chunk(gpu, chunk, chunk->block, cause, false);
+}
+
+/*
+ * The policy timer fired during a launch of vs: the policy sees vs's
+ * resident chunks (on_timer_tick), picks the ones to reclaim now
+ * (pick_eager_victims), and they are written back on the WORKER timeline.
+ * Evicted blocks stay mapped (accessed-by), so their counters see them
+ * again. LOCKING: vs->lock (read), no block lock; runs in the bottom half.
+ */
+void ember_pmm_timer_tick(struct ember_gpu *gpu, struct ember_va_space *vs)
+{
+	const struct ember_policy_ops *ops = vs->policy;
+	struct ember_pmm *pmm = &gpu->pmm;
+	struct ember_chunk **victims;
+	struct ember_policy_tick t;
+	u32 k = 0, i;
+
+	if (!ops->on_timer_tick || !pmm->nchunks)
+		return;
+	victims = kmalloc_array(pmm->nchunks, sizeof(*victims), GFP_KERNEL);
+	if (!victims)
+		return;
+	mutex_lock(&pmm->lock);
+	t = (struct ember_policy_tick) {
+		.now_ns = ember_gpu_now_ns(gpu),
+		.chunks = pmm->views,
+		.n = pmm_gather(pmm, vs, false),
+		.chunks_total = pmm->nchunks - pmm->nretired,
+		.victims = pmm->victims,
+	};
+	t.chunks_used = t.chunks_total - pmm->nfree;
+	ember_hook_count(vs, EMBER_HOOK_TIMER_TICK);
+	ops->on_timer_tick(vs->policy_data, &t);
+	if (ops->pick_eager_victims) {
+		ember_hook_count(vs, EMBER_HOOK_PICK_EAGER_VICTIMS);
+		k = min(ops->pick_eager_victims(vs->policy_data, &t), t.n);
+	}
+	for (i = 0; i < k; i++) {
+		struct ember_chunk *chunk = pmm->cands[pmm->victims[i] < t.n ?
+						       pmm->victims[i] : 0];
+
+		victims[i] = chunk->evicting ? NULL : pmm_claim(chunk);
+	}
+	mutex_unlock(&pmm->lock);
+
+	for (i = 0; i < k; i++)
+		if (victims[i])
+			pmm_evict_chunk(gpu, victims[i], victims[i]->block,
+					EMBER_CAUSE_EVICTION, true);
+	kfree(victims);
 }
 
 /*

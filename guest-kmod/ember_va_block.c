@@ -211,6 +211,61 @@ static void block_release_chunk_if_empty(struct ember_va_block *block)
 	}
 }
 
+/* ---- the policy's residency hooks ---- */
+
+static u32 block_policy_cause(enum ember_cause cause)
+{
+	switch (cause) {
+	case EMBER_CAUSE_FAULT:
+		return EMBER_POLICY_CAUSE_FAULT;
+	case EMBER_CAUSE_PREFETCH:
+		return EMBER_POLICY_CAUSE_PREFETCH;
+	case EMBER_CAUSE_NOTIFY:
+		return EMBER_POLICY_CAUSE_PROMOTION;
+	default:
+		return EMBER_POLICY_CAUSE_CPU;
+	}
+}
+
+/*
+ * Pages of block arrived in its chunk (on_return first if the block had
+ * been evicted), or are about to leave it for an eviction (on_evict, the
+ * chunk's state still valid). The policy's hooks only compute; pmm.lock
+ * keeps every chunk's state stable for them. LOCKING: block->lock.
+ */
+static void block_policy_residency(struct ember_va_block *block, bool arrive,
+				   unsigned int pages, u32 policy_cause,
+				   u32 counter)
+{
+	const struct ember_policy_ops *ops = block->vs->policy;
+	struct ember_gpu *gpu = block->vs->gpu;
+	struct ember_policy_residency r = {
+		.va = block->start,
+		.now_ns = ember_gpu_now_ns(gpu),
+		.pages = pages,
+		.cause = policy_cause,
+		.counter = counter,
+		.block_priv = block->policy_priv,
+		.chunk_priv = block->chunk ? block->chunk->policy_priv : NULL,
+	};
+
+	mutex_lock(&gpu->pmm.lock);
+	if (arrive && block->evicted && ops->on_return) {
+		ember_hook_count(block->vs, EMBER_HOOK_RETURN);
+		ops->on_return(block->vs->policy_data, &r);
+	}
+	if (arrive && ops->on_arrive) {
+		ember_hook_count(block->vs, EMBER_HOOK_ARRIVE);
+		ops->on_arrive(block->vs->policy_data, &r);
+	}
+	if (!arrive && ops->on_evict) {
+		ember_hook_count(block->vs, EMBER_HOOK_EVICT);
+		ops->on_evict(block->vs->policy_data, &r);
+	}
+	mutex_unlock(&gpu->pmm.lock);
+	block->evicted = !arrive;
+}
+
 /* ---- make_resident ---- */
 
 /*
@@ -220,7 +275,7 @@ static void block_release_chunk_if_empty(struct ember_va_block *block)
  */
 int ember_block_make_resident_gpu(struct ember_va_block *block,
 				  const unsigned long *mask,
-				  enum ember_cause cause, u64 *bytes)
+				  enum ember_cause cause, u32 counter, u64 *bytes)
 {
 	DECLARE_BITMAP(need, EMBER_BLOCK_PAGES);
 	DECLARE_BITMAP(copy, EMBER_BLOCK_PAGES);
@@ -273,7 +328,8 @@ int ember_block_make_resident_gpu(struct ember_va_block *block,
 		  EMBER_BLOCK_PAGES);
 	block_map_vidmem(block, need, cause);
 	ember_pmm_mark_used(gpu, block->chunk);
-	ember_adaptive_arrived(block, bitmap_weight(need, EMBER_BLOCK_PAGES));
+	block_policy_residency(block, true, bitmap_weight(need, EMBER_BLOCK_PAGES),
+			       block_policy_cause(cause), counter);
 
 	ncopy = bitmap_weight(copy, EMBER_BLOCK_PAGES);
 	nfill = bitmap_weight(fill, EMBER_BLOCK_PAGES);
@@ -298,11 +354,13 @@ static void block_free_cpu_pages(struct ember_va_block *block,
 /*
  * Migrates the GPU-resident pages of mask back to host memory and creates
  * the never-touched ones there (zeroed). Frees the chunk once the block
- * has no GPU-resident page left.
+ * has no GPU-resident page left. evict: 0, or the policy cause of an
+ * eviction (EMBER_POLICY_CAUSE_EVICTION or _EAGER), which the policy hears
+ * of; cause picks the driver timeline.
  */
-int ember_block_make_resident_cpu(struct ember_va_block *block,
-				  const unsigned long *mask,
-				  enum ember_cause cause, u64 *bytes)
+static int block_make_resident_cpu(struct ember_va_block *block,
+				   const unsigned long *mask,
+				   enum ember_cause cause, u32 evict, u64 *bytes)
 {
 	DECLARE_BITMAP(move, EMBER_BLOCK_PAGES);
 	DECLARE_BITMAP(fill, EMBER_BLOCK_PAGES);
@@ -353,13 +411,15 @@ int ember_block_make_resident_cpu(struct ember_va_block *block,
 			goto err_remap;
 	}
 
+	nmove = bitmap_weight(move, EMBER_BLOCK_PAGES);
+	if (nmove && evict)
+		block_policy_residency(block, false, nmove, evict, 0);
 	bitmap_andnot(block->gpu_resident, block->gpu_resident, move,
 		      EMBER_BLOCK_PAGES);
 	bitmap_or(block->cpu_resident, block->cpu_resident, alloc,
 		  EMBER_BLOCK_PAGES);
 	block_release_chunk_if_empty(block);
 
-	nmove = bitmap_weight(move, EMBER_BLOCK_PAGES);
 	ember_stat_add(vs, EMBER_STAT(pages_d2h), nmove);
 	ember_stat_add(vs, EMBER_STAT(bytes_d2h), (u64)nmove << PAGE_SHIFT);
 	ember_stat_add(vs, EMBER_STAT(pages_cpu_populated),
@@ -382,6 +442,26 @@ err_remap:
 err_free:
 	block_free_cpu_pages(block, alloc);
 	return ret;
+}
+
+int ember_block_make_resident_cpu(struct ember_va_block *block,
+				  const unsigned long *mask,
+				  enum ember_cause cause, u64 *bytes)
+{
+	return block_make_resident_cpu(block, mask, cause, 0, bytes);
+}
+
+/*
+ * Evicts the block's GPU-resident pages to host memory, on demand for an
+ * allocation of the given cause (whose timeline pays) or, if eager, for
+ * the policy's reclamation; its policy hears of it (on_evict).
+ */
+int ember_block_evict(struct ember_va_block *block, enum ember_cause cause,
+		      bool eager)
+{
+	return block_make_resident_cpu(block, block->gpu_resident, cause,
+				       eager ? EMBER_POLICY_CAUSE_EAGER :
+				       EMBER_POLICY_CAUSE_EVICTION, NULL);
 }
 
 /* ---- the CPU side ---- */
@@ -439,18 +519,25 @@ out:
 
 /* ---- policy glue ---- */
 
-void ember_block_policy_view(struct ember_va_block *block,
+/* The policy's view of block, a block of range. LOCKING: block->lock. */
+void ember_block_policy_view(struct ember_va_range *range,
+			     struct ember_va_block *block,
 			     struct ember_policy_block *view)
 {
 	BUILD_BUG_ON(sizeof(view->resident_cpu) != sizeof(block->cpu_resident));
 	memset(view, 0, sizeof(*view));
 	view->start = block->start;
+	view->now_ns = block->vs->gpu ? ember_gpu_now_ns(block->vs->gpu) : 0;
+	view->range_start = range->start;
+	view->range_end = range->end;
+	view->hinted = READ_ONCE(range->hinted);
 	view->preferred = block->preferred;
 	view->accessed_by_gpu = block->accessed_by;
 	memcpy(&view->resident_cpu, block->cpu_resident,
 	       sizeof(view->resident_cpu));
 	memcpy(&view->resident_gpu, block->gpu_resident,
 	       sizeof(view->resident_gpu));
+	memcpy(&view->unmovable, block->lost, sizeof(view->unmovable));
 	view->priv = block->policy_priv;
 	if (block->vs->gpu) {
 		struct ember_pmm *pmm = &block->vs->gpu->pmm;
@@ -469,7 +556,8 @@ void ember_block_policy_view(struct ember_va_block *block,
  * LOCKING: block->lock (may be dropped and retaken), vs->lock (read).
  */
 int ember_block_apply(struct ember_va_block *block,
-		      struct ember_policy_block *view, enum ember_cause cause)
+		      struct ember_policy_block *view, enum ember_cause cause,
+		      u32 counter)
 {
 	DECLARE_BITMAP(mask, EMBER_BLOCK_PAGES);
 	DECLARE_BITMAP(need, EMBER_BLOCK_PAGES);
@@ -477,7 +565,6 @@ int ember_block_apply(struct ember_va_block *block,
 	u64 bytes = 0;
 	int ret;
 
-	block->policy_priv = view->priv;
 	memcpy(mask, &view->migrate, sizeof(mask));
 	if (view->dest == EMBER_LOC_CPU) {
 		ret = ember_block_make_resident_cpu(block, mask, cause, NULL);
@@ -496,7 +583,7 @@ int ember_block_apply(struct ember_va_block *block,
 	memcpy(extra, &view->faulted, sizeof(extra));
 	bitmap_andnot(extra, need, extra, EMBER_BLOCK_PAGES);
 	bitmap_and(extra, extra, block->cpu_resident, EMBER_BLOCK_PAGES);
-	ret = ember_block_make_resident_gpu(block, need, cause, &bytes);
+	ret = ember_block_make_resident_gpu(block, need, cause, counter, &bytes);
 	if (ret) {
 		block_release_chunk_if_empty(block);
 		return ret;

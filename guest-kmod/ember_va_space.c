@@ -29,19 +29,23 @@ void ember_block_put(struct ember_va_block *block)
 	kref_put(&block->kref, ember_block_release);
 }
 
+/* LOCKING: the policy is fixed while the VA space has ranges */
 static struct ember_va_block *ember_block_create(struct ember_va_space *vs,
 						 u64 start)
 {
-	struct ember_va_block *block = kvzalloc(sizeof(*block), GFP_KERNEL);
+	u32 priv_size = vs->policy->block_priv_size;
+	struct ember_va_block *block;
 
+	block = kvzalloc(sizeof(*block) + priv_size, GFP_KERNEL);
 	if (!block)
 		return NULL;
+	if (priv_size)
+		block->policy_priv = block + 1;
 	kref_init(&block->kref);
 	mutex_init(&block->lock);
 	block->vs = vs;
 	kref_get(&vs->kref);
 	block->start = start;
-	/* LOCKING: the policy is fixed while the VA space has ranges */
 	if (vs->policy->mapped_by_default) {
 		block->preferred = EMBER_LOC_CPU;
 		block->accessed_by = true;
@@ -220,16 +224,14 @@ struct ember_va_space *ember_va_space_create(struct file *file)
 	mutex_init(&vs->pt_lock);
 	init_waitqueue_head(&vs->launch_wq);
 
-	vs->policy = ember_policy_get(ember_adaptive_default_policy());
+	vs->policy = ember_policy_get_default();
 	if (!vs->policy) {
 		ret = -ENOENT;
 		goto err_free;
 	}
-	if (vs->policy->init) {
-		ret = vs->policy->init(&vs->policy_data);
-		if (ret)
-			goto err_policy;
-	}
+	ret = ember_policy_space_init(vs, vs->policy, &vs->policy_data);
+	if (ret)
+		goto err_policy;
 	if (vs->gpu) {
 		ret = ember_mmu_init(vs);
 		if (ret)
@@ -239,8 +241,7 @@ struct ember_va_space *ember_va_space_create(struct file *file)
 	return vs;
 
 err_policy_fini:
-	if (vs->policy->fini)
-		vs->policy->fini(vs->policy_data);
+	ember_policy_space_fini(vs, vs->policy, vs->policy_data);
 err_policy:
 	ember_policy_put(vs->policy);
 err_free:
@@ -254,8 +255,7 @@ static void ember_va_space_release(struct kref *kref)
 		container_of(kref, struct ember_va_space, kref);
 
 	ember_mmu_fini(vs);
-	if (vs->policy->fini)
-		vs->policy->fini(vs->policy_data);
+	ember_policy_space_fini(vs, vs->policy, vs->policy_data);
 	ember_policy_put(vs->policy);
 	mutex_destroy(&vs->pt_lock);
 	kfree(vs);

@@ -297,6 +297,8 @@ enum emgpu_access_type {
 #define EMGPU_AC_GRAN_64K		0u
 #define EMGPU_AC_GRAN_2M		1u
 #define EMGPU_AC_GRAN_16M		2u
+/* AC_CONFIG after reset: threshold 256, one counter per 2 MiB */
+#define EMGPU_AC_CONFIG_DEFAULT		(256u | EMGPU_AC_GRAN_2M << EMGPU_AC_CONFIG_GRAN_SHIFT)
 #define EMGPU_AC_CLEAR_ALL		1u
 #define EMGPU_AC_CLEAR_TARGETED		2u
 

@@ -196,7 +196,7 @@ void gm_reset(struct gm_gpu *g)
 	memset(&g->ce, 0, sizeof(g->ce));
 	g->fault_pending = 0;
 	g->notify_pending = 0;
-	g->ac_config = 256 | (EMGPU_AC_GRAN_2M << EMGPU_AC_CONFIG_GRAN_SHIFT);
+	g->ac_config = EMGPU_AC_CONFIG_DEFAULT;
 	gm_ac_set_config(g, g->ac_config);
 	gm_ac_reset(g);
 	g->ce_sem = 0;

@@ -625,7 +625,7 @@ static void test_adaptive_params(struct boot *b)
 }
 
 /*
- * A policy module of its own (guest-kmod/policies/ember_policy_ac.ko)
+ * A policy module of its own (guest-kmod/policies/ember_ac.ko)
  * registers, is selected, promotes mapped memory on counter notifications
  * (no fault), and unloads once unused.
  */

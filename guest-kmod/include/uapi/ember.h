@@ -106,12 +106,24 @@ struct ember_prefetch {
 	__u64 bytes_migrated;		/* (out) bytes copied to the processor */
 };
 
-/* Built-in kernels: the values of enum emgpu_kernel_id (emgpu_hw.h). */
+/*
+ * Built-in kernels: the values of enum emgpu_kernel_id (emgpu_hw.h; the
+ * driver checks at build time that both lists agree). Arguments are GPU
+ * VAs of managed ranges and sizes.
+ */
 enum ember_kernel {
 	EMBER_KERNEL_NONE = 0,
-	EMBER_KERNEL_STREAM = 1,	/* args: buf, bytes, passes */
-	EMBER_KERNEL_GATHER = 2,	/* args: src, src bytes, dst, count */
-	EMBER_KERNEL_HOTSET = 3,	/* args: buf, bytes, window, random %, reuse, passes */
+	EMBER_KERNEL_STREAM = 1,	/* buf, bytes, passes */
+	EMBER_KERNEL_GATHER = 2,	/* src, src bytes, dst, count */
+	EMBER_KERNEL_HOTSET = 3,	/* buf, bytes, window, random %, reuse, passes */
+	EMBER_KERNEL_PATHFINDER = 4,	/* wall, rows, cols, row, prev, next */
+	EMBER_KERNEL_KMEANS = 5,	/* points, n, centroids, membership, accum, mode */
+	EMBER_KERNEL_CONV = 6,		/* in, height, width, channels, weights, out */
+	EMBER_KERNEL_BITONIC = 7,	/* buf, bytes, segment lines, k, j */
+	EMBER_KERNEL_RADIX = 8,		/* src, n, dst, hist, shift, mode, chunks */
+	EMBER_KERNEL_BFS = 9,		/* row_ptr, vertices, col, edges, level, cur */
+	EMBER_KERNEL_GEMV = 10,		/* W, rows, cols, x, y, shift */
+	EMBER_KERNEL_COLSCAN = 11,	/* table, rows, columns, out, query, 3 ranges */
 	EMBER_KERNEL_MAX = 255,
 };
 
@@ -157,6 +169,24 @@ struct ember_mem_info {
 	__u64 total;			/* (out) bytes of VRAM */
 };
 
+/* The policy hooks (ember_policy.h's ops table), for hook_calls. */
+enum ember_policy_hook {
+	EMBER_HOOK_INIT,
+	EMBER_HOOK_FINI,
+	EMBER_HOOK_LAUNCH_BEGIN,
+	EMBER_HOOK_LAUNCH_END,
+	EMBER_HOOK_FAULT_BLOCK,
+	EMBER_HOOK_NOTIFICATION,
+	EMBER_HOOK_PROMOTE_BLOCK,
+	EMBER_HOOK_TIMER_TICK,
+	EMBER_HOOK_PICK_EAGER_VICTIMS,
+	EMBER_HOOK_PICK_VICTIM,
+	EMBER_HOOK_ARRIVE,
+	EMBER_HOOK_RETURN,
+	EMBER_HOOK_EVICT,
+	EMBER_POLICY_HOOKS
+};
+
 /* Counters; "pages" are 4 KiB pages. */
 struct ember_stats_counters {
 	__u64 faults;			/* GPU fault entries fetched */
@@ -188,6 +218,7 @@ struct ember_stats_counters {
 	__u64 promoted_bytes;		/* moved host -> device by promotions */
 	__u64 eager_evictions;		/* root chunks reclaimed by the eager worker */
 	__u64 promotions_halted;	/* spans stopped at the high watermark */
+	__u64 hook_calls[EMBER_POLICY_HOOKS];	/* policy hooks called, by enum ember_policy_hook */
 	__u64 reserved[3];		/* (out) zero */
 };
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CUnit tests of Ember-adaptive's decisions (guest-kmod/ember_adaptive.c),
+ * CUnit tests of Ember-adaptive's arithmetic (guest-kmod/policy/ember_adaptive.c),
  * compiled in userspace from the same source ember.ko builds: parameters,
  * score decay and returns, grace, victim order, reclamation passes and
  * promotion spans, each against the paper's sections 5.3 and 6.1.
@@ -11,6 +11,7 @@
 
 #include "ember_adaptive.h"
 #include "ember_policy_ember.h"
+#include "policy_tests.h"
 
 #define MS 1000000ull
 #define MiB (1ull << 20)
@@ -134,14 +135,32 @@ static void test_victim_order(void)
 	struct ember_chunk_demand young_cold = { .arrived_ns = 200, .demand = 1, .resident = true };
 	struct ember_chunk_demand young_hot = { .arrived_ns = 200, .demand = 50, .resident = true };
 
-	CU_ASSERT_TRUE(ember_victim_cmp(&old, &prot_soon, now) < 0);
-	CU_ASSERT_TRUE(ember_victim_cmp(&prot_soon, &prot_late, now) < 0);	/* first to expire */
-	CU_ASSERT_TRUE(ember_victim_cmp(&old, &scored, now) < 0);		/* score before age */
-	CU_ASSERT_TRUE(ember_victim_cmp(&old, &young_cold, now) < 0);	/* age before demand */
-	CU_ASSERT_TRUE(ember_victim_cmp(&young_cold, &young_hot, now) < 0);
-	CU_ASSERT_EQUAL(ember_victim_cmp(&young_hot, &young_hot, now), 0);
+	CU_ASSERT_TRUE(ember_victim_cmp(&defaults, &old, &prot_soon, now) < 0);
+	CU_ASSERT_TRUE(ember_victim_cmp(&defaults, &prot_soon, &prot_late, now) < 0);	/* first to expire */
+	CU_ASSERT_TRUE(ember_victim_cmp(&defaults, &old, &scored, now) < 0);		/* score before age */
+	CU_ASSERT_TRUE(ember_victim_cmp(&defaults, &old, &young_cold, now) < 0);	/* age before demand */
+	CU_ASSERT_TRUE(ember_victim_cmp(&defaults, &young_cold, &young_hot, now) < 0);
+	CU_ASSERT_EQUAL(ember_victim_cmp(&defaults, &young_hot, &young_hot, now), 0);
 	/* protection lapses with time */
-	CU_ASSERT_TRUE(ember_victim_cmp(&prot_late, &scored, now + 901 * MS) < 0);
+	CU_ASSERT_TRUE(ember_victim_cmp(&defaults, &prot_late, &scored, now + 901 * MS) < 0);
+}
+
+/* perf_migration_aware_eviction_enable=0: neither grace nor score orders. */
+static void test_victim_order_unaware(void)
+{
+	struct ember_adaptive_params p = defaults;
+	const uint64_t now = 10000 * MS;
+	struct ember_chunk_demand prot = { .grace_until_ns = now + 900 * MS, .arrived_ns = 50, .resident = true };
+	struct ember_chunk_demand scored = { .score = 4 * EMBER_SCORE_ONE, .arrived_ns = 60, .resident = true };
+	struct ember_chunk_demand plain = { .arrived_ns = 70, .resident = true };
+	struct ember_chunk_demand *all[] = { &plain, &scored, &prot };
+
+	p.perf_migration_aware_eviction_enable = 0;
+	CU_ASSERT_TRUE(ember_victim_cmp(&p, &prot, &plain, now) < 0);	/* oldest first */
+	CU_ASSERT_TRUE(ember_victim_cmp(&p, &scored, &plain, now) < 0);
+	CU_ASSERT_EQUAL(ember_victim_first(&p, all, 3, now), 2);
+	CU_ASSERT_EQUAL(ember_victim_first(&defaults, all, 3, now), 0);	/* aware: plain */
+	CU_ASSERT_EQUAL(ember_grace_ns(&p, 4 * EMBER_SCORE_ONE), 0);
 }
 
 /* Above the high watermark: evict in order down to the low one, in batches. */
@@ -255,7 +274,7 @@ static void test_ember_fault(void)
 {
 	struct ember_policy_block b;
 	struct ember_policy_notification n = { .counter = 256 };
-	struct ember_page_mask lost, out;
+	struct ember_page_mask out;
 
 	memset(&b, 0, sizeof(b));
 	b.chunks_total = 100;
@@ -285,11 +304,10 @@ static void test_ember_fault(void)
 	n.counter = 255;
 	CU_ASSERT(!ember_policy_ember_wants_promotion(&defaults, &n));
 
-	ember_mask_zero(&lost);
-	ember_mask_set(&lost, 40);			/* protected: not moved */
-	CU_ASSERT(!ember_policy_ember_promote_mask(&b, &lost, &out));
+	ember_mask_set(&b.unmovable, 40);		/* lost or pinned: not moved */
+	CU_ASSERT(!ember_policy_ember_promote_mask(&b, &out));
 	ember_mask_set(&b.resident_cpu, 41);
-	CU_ASSERT(ember_policy_ember_promote_mask(&b, &lost, &out));
+	CU_ASSERT(ember_policy_ember_promote_mask(&b, &out));
 	CU_ASSERT_EQUAL(ember_mask_weight(&out), 1);
 }
 
@@ -318,34 +336,27 @@ static void test_promotion_span(void)
 	ember_promotion_span(&p, 6 * MiB, 2 * MiB, 12 * MiB, &s, &e);	/* small allocation */
 	CU_ASSERT_EQUAL(s, 2 * MiB);
 	CU_ASSERT_EQUAL(e, 12 * MiB);
-	p.cpu_preferred_block_promotion_enable = 0;
+	p.cpu_preferred_prefetch_chunk_mb = 2;			/* one block */
 	ember_promotion_span(&p, 512 * MiB + 4096, 0, 1024 * MiB, &s, &e);
 	CU_ASSERT_EQUAL(s, 512 * MiB);
 	CU_ASSERT_EQUAL(e, 514 * MiB);
 }
 
-int main(void)
+void add_adaptive_tests(void)
 {
-	CU_pSuite s;
-	unsigned int failed;
+	CU_pSuite s = CU_add_suite("ember-adaptive arithmetic", NULL, NULL);
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite("ember-adaptive decisions", NULL, NULL);
 	CU_add_test(s, "Table 1 parameters and their checks", test_params);
 	CU_add_test(s, "migration score decay", test_score_decay);
 	CU_add_test(s, "returns raise the score, grace is capped", test_return_and_grace);
 	CU_add_test(s, "demand halves each interval", test_aging);
 	CU_add_test(s, "lexicographic victim order", test_victim_order);
+	CU_add_test(s, "victim order without migration awareness",
+		    test_victim_order_unaware);
 	CU_add_test(s, "reclaim above the high watermark", test_reclaim_above_high);
 	CU_add_test(s, "reclaim below it: cold only", test_reclaim_below_high);
 	CU_add_test(s, "periods in a scaled time unit", test_time_unit);
 	CU_add_test(s, "ember policy: faults and promotion masks", test_ember_fault);
 	CU_add_test(s, "promotion stops at the high watermark", test_promotion_room);
 	CU_add_test(s, "promotion span centred and shifted", test_promotion_span);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
 }

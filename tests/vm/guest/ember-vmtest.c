@@ -676,7 +676,7 @@ static int scenario_unload_after_use(const char *name)
 }
 
 /*
- * A policy from another module: ember_policy_ac.ko registers "ac" with
+ * A policy from another module: ember_ac.ko registers "ac" with
  * ember_register_policy(); a VA space selects it, mapped memory is promoted
  * by access counters; the module unloads once no VA space uses it.
  */
@@ -689,7 +689,7 @@ static int scenario_external_policy(const char *name)
 	int fd, load_ret, ret, unload_ret;
 
 	memset(&res, 0, sizeof(res));
-	fd = open("/lib/modules/ember_policy_ac.ko", O_RDONLY | O_CLOEXEC);
+	fd = open("/lib/modules/ember_ac.ko", O_RDONLY | O_CLOEXEC);
 	load_ret = fd < 0 ? -errno : syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
 	if (fd >= 0)
 		close(fd);
@@ -697,7 +697,7 @@ static int scenario_external_policy(const char *name)
 	if (!ret)
 		em_wl_run(&cfg, &res);
 	emReset();
-	unload_ret = syscall(SYS_delete_module, "ember_policy_ac", O_NONBLOCK) ? -errno : 0;
+	unload_ret = syscall(SYS_delete_module, "ember_ac", O_NONBLOCK) ? -errno : 0;
 	fprintf(out, "{\"scenario\":\"%s\",\"load_ret\":%d,\"set_policy_ret\":%d,"
 		"\"unload_ret\":%d,", name, load_ret, ret, unload_ret);
 	em_wl_json(out, &cfg, &res);

@@ -109,20 +109,54 @@ uint64_t ember_grace_ns(const struct ember_adaptive_params *p, uint32_t score)
 	return ember_adaptive_ms_ns(p, (unsigned int)ms);
 }
 
+void ember_adaptive_scale(struct ember_adaptive_params *p, uint64_t vram,
+			  uint64_t full_vram)
+{
+	if (p->ns_per_ms)
+		return;
+	if (full_vram && vram && vram < full_vram)
+		p->ns_per_ms = NS_PER_MS * vram / full_vram;
+	else
+		p->ns_per_ms = NS_PER_MS;
+	if (!p->ns_per_ms)
+		p->ns_per_ms = 1;
+}
+
+static void block_start_history(const struct ember_adaptive_params *p,
+				struct ember_block_history *b, uint64_t now_ns)
+{
+	if (!b->score_ns)
+		b->score_ns = now_ns;
+	ember_block_decay_score(p, b, now_ns);
+}
+
+void ember_block_returned(const struct ember_adaptive_params *p,
+			  struct ember_block_history *b, unsigned int pages,
+			  uint64_t now_ns)
+{
+	uint64_t window = ember_adaptive_ms_ns(p,
+					       p->perf_migration_eviction_return_window_ms);
+
+	block_start_history(p, b, now_ns);
+	if (b->last_evict_ns && now_ns - b->last_evict_ns <= window)
+		b->score += (uint32_t)((uint64_t)pages * EMBER_SCORE_ONE / PAGES_PER_2M);
+}
+
 void ember_block_arrive(const struct ember_adaptive_params *p,
 			struct ember_block_history *b,
 			struct ember_chunk_demand *c, unsigned int pages,
 			uint64_t demand, uint64_t now_ns)
 {
-	uint64_t window = ember_adaptive_ms_ns(p,
-					       p->perf_migration_eviction_return_window_ms);
+	ember_block_returned(p, b, pages, now_ns);
+	ember_chunk_arrive(p, b, c, demand, now_ns);
+}
 
-	if (!b->score_ns)
-		b->score_ns = now_ns;
-	ember_block_decay_score(p, b, now_ns);
-	if (b->last_evict_ns && now_ns - b->last_evict_ns <= window)
-		b->score += (uint32_t)((uint64_t)pages * EMBER_SCORE_ONE / PAGES_PER_2M);
-
+void ember_chunk_arrive(const struct ember_adaptive_params *p,
+			struct ember_block_history *b,
+			struct ember_chunk_demand *c, uint64_t demand,
+			uint64_t now_ns)
+{
+	block_start_history(p, b, now_ns);
 	c->demand += demand;
 	if (!c->resident) {
 		c->resident = true;
@@ -173,21 +207,42 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
-int ember_victim_cmp(const struct ember_chunk_demand *a,
+int ember_victim_cmp(const struct ember_adaptive_params *p,
+		     const struct ember_chunk_demand *a,
 		     const struct ember_chunk_demand *b, uint64_t now_ns)
 {
-	bool pa = is_protected(a, now_ns), pb = is_protected(b, now_ns);
+	bool pa, pb;
 	int r;
 
-	if (pa != pb)
-		return pa ? 1 : -1;
-	if (pa && (r = cmp_u64(a->grace_until_ns, b->grace_until_ns)))
-		return r;	/* all protected: the first to expire goes */
-	if ((r = cmp_u64(a->score, b->score)))
-		return r;
+	if (p->perf_migration_aware_eviction_enable) {
+		pa = is_protected(a, now_ns);
+		pb = is_protected(b, now_ns);
+		if (pa != pb)
+			return pa ? 1 : -1;
+		if (pa && (r = cmp_u64(a->grace_until_ns, b->grace_until_ns)))
+			return r;	/* all protected: the first to expire goes */
+		if ((r = cmp_u64(a->score, b->score)))
+			return r;
+	}
 	if ((r = cmp_u64(a->arrived_ns, b->arrived_ns)))
 		return r;
 	return cmp_u64(a->demand, b->demand);
+}
+
+size_t ember_victim_first(const struct ember_adaptive_params *p,
+			  struct ember_chunk_demand *const *chunks, size_t n,
+			  uint64_t now_ns)
+{
+	size_t i, best = n;
+
+	for (i = 0; i < n; i++) {
+		if (chunks[i]->inflight)
+			continue;
+		if (best == n || ember_victim_cmp(p, chunks[i], chunks[best],
+						  now_ns) < 0)
+			best = i;
+	}
+	return best;
 }
 
 static void swap_chunks(struct ember_chunk_demand **c, size_t i, size_t j)
@@ -202,7 +257,8 @@ static void swap_chunks(struct ember_chunk_demand **c, size_t i, size_t j)
  * Moves the first `want` chunks in victim order among c[0..n) to the front
  * (selection: want passes, so a pass costs batch x n, not a full sort).
  */
-static size_t select_front(struct ember_chunk_demand **c, size_t n, size_t want,
+static size_t select_front(const struct ember_adaptive_params *p,
+			   struct ember_chunk_demand **c, size_t n, size_t want,
 			   uint64_t now_ns)
 {
 	size_t k, i, best;
@@ -212,7 +268,7 @@ static size_t select_front(struct ember_chunk_demand **c, size_t n, size_t want,
 	for (k = 0; k < want; k++) {
 		best = k;
 		for (i = k + 1; i < n; i++)
-			if (ember_victim_cmp(c[i], c[best], now_ns) < 0)
+			if (ember_victim_cmp(p, c[i], c[best], now_ns) < 0)
 				best = i;
 		swap_chunks(c, k, best);
 	}
@@ -245,7 +301,7 @@ size_t ember_reclaim_select(const struct ember_adaptive_params *p,
 	if (used * 100 > (size_t)p->perf_eager_eviction_high_watermark * total) {
 		low = (size_t)p->perf_eager_eviction_low_watermark * total / 100;
 		k = used - low;
-		return select_front(chunks, m, k < batch ? k : batch, now_ns);
+		return select_front(p, chunks, m, k < batch ? k : batch, now_ns);
 	}
 
 	hottest = waiting_demand;
@@ -256,7 +312,7 @@ size_t ember_reclaim_select(const struct ember_adaptive_params *p,
 	for (i = k = 0; i < m; i++)
 		if (!is_protected(chunks[i], now_ns) && is_cold(p, chunks[i], hottest))
 			swap_chunks(chunks, k++, i);
-	return select_front(chunks, k, batch, now_ns);
+	return select_front(p, chunks, k, batch, now_ns);
 }
 
 bool ember_promotion_has_room(const struct ember_adaptive_params *p,
@@ -275,7 +331,7 @@ void ember_promotion_span(const struct ember_adaptive_params *p,
 	uint64_t block = block_va & ~(SPAN_ALIGN - 1);
 	uint64_t s;
 
-	if (!p->cpu_preferred_block_promotion_enable || span < SPAN_ALIGN)
+	if (span < SPAN_ALIGN)
 		span = SPAN_ALIGN;
 	if (hi - lo <= span) {
 		*start = lo;

@@ -50,18 +50,8 @@ static void uvm_on_fault_block(void *pdata, struct ember_policy_block *b)
 	ember_mask_or(&b->migrate, &b->migrate, &b->faulted);
 }
 
-static unsigned int uvm_pick_victim(void *pdata,
-				    const struct ember_policy_chunk *lru,
-				    unsigned int n)
-{
-	(void)pdata;
-	(void)lru;
-	(void)n;
-	return 0;	/* the least recently made resident */
-}
-
 const struct ember_policy_ops ember_policy_uvm = {
 	.name = "uvm",
 	.on_fault_block = uvm_on_fault_block,
-	.pick_victim = uvm_pick_victim,
+	/* no pick_victim: the least recently made resident chunk goes */
 };

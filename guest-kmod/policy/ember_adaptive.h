@@ -48,9 +48,10 @@ struct ember_adaptive_params {
 	unsigned int perf_migration_eviction_max_grace_ms;	/* 2000 */
 	unsigned int perf_migration_eviction_decay_ms;		/* 1000 */
 	/*
-	 * Not in Table 1: device ns per "ms" of the parameters above; 0 means
-	 * 1000000 (real time). A testbed that scales device memory down by a
-	 * factor scales the policy's periods down by the same factor.
+	 * Not in Table 1: device ns per "ms" of the parameters above. 0 in
+	 * the module parameters means "scale with the card": 1000000 x VRAM
+	 * / the full card's VRAM (ember_adaptive_scale()); ember_adaptive_ms_ns
+	 * reads 0 as 1000000.
 	 */
 	uint64_t ns_per_ms;
 };
@@ -91,12 +92,11 @@ int ember_adaptive_params_check(const struct ember_adaptive_params *p,
 #define EMBER_SCORE_SHIFT	10
 #define EMBER_SCORE_ONE		(1u << EMBER_SCORE_SHIFT)
 
-/* Per VA block: migration history and the in-flight flag (section 5.1). */
+/* Per VA block: migration history (section 5.1). */
 struct ember_block_history {
 	uint64_t last_evict_ns;		/* 0: never evicted */
 	uint64_t score_ns;		/* when score was last decayed */
 	uint32_t score;			/* fixed point, EMBER_SCORE_ONE = 1 */
-	bool promotion_inflight;	/* a promotion of this block is running */
 };
 
 /* Per resident root chunk: decayed demand and protection (section 5.3). */
@@ -115,11 +115,26 @@ void ember_block_decay_score(const struct ember_adaptive_params *p,
 			     struct ember_block_history *b, uint64_t now_ns);
 
 /*
- * A block's pages arrive on the GPU (promotion or fault): returns within the
- * window raise its score by one point per 2 MiB (pages / 512); the chunk
- * backing it starts its residency with the grace the score earns and with
- * demand (the notification's count, or 0 for a GPU first touch).
+ * An evicted block's pages come back to the GPU: a return within the
+ * window of its eviction raises its score by one point per 2 MiB
+ * (pages / 512).
  */
+void ember_block_returned(const struct ember_adaptive_params *p,
+			  struct ember_block_history *b, unsigned int pages,
+			  uint64_t now_ns);
+
+/*
+ * A block's pages arrive on the GPU (promotion or fault): the chunk backing
+ * it starts (or renews) its residency with the grace the block's score
+ * earns and with demand (the notification's count, or 0 for a GPU first
+ * touch).
+ */
+void ember_chunk_arrive(const struct ember_adaptive_params *p,
+			struct ember_block_history *b,
+			struct ember_chunk_demand *c, uint64_t demand,
+			uint64_t now_ns);
+
+/* Both of the above: a return (if it is one) and the arrival. */
 void ember_block_arrive(const struct ember_adaptive_params *p,
 			struct ember_block_history *b,
 			struct ember_chunk_demand *c, unsigned int pages,
@@ -128,6 +143,13 @@ void ember_block_arrive(const struct ember_adaptive_params *p,
 /* The block was evicted at now: remember it to recognise a return. */
 void ember_block_evicted(struct ember_block_history *b,
 			 struct ember_chunk_demand *c, uint64_t now_ns);
+
+/*
+ * Resolves ns_per_ms = 0 for a GPU with vram of a card with full_vram
+ * bytes (a scaled testbed card): 1000000 x vram / full_vram, at least 1.
+ */
+void ember_adaptive_scale(struct ember_adaptive_params *p, uint64_t vram,
+			  uint64_t full_vram);
 
 /* A parameter in ms as device ns, in the params' time unit. */
 uint64_t ember_adaptive_ms_ns(const struct ember_adaptive_params *p,
@@ -143,12 +165,21 @@ void ember_chunk_add_demand(struct ember_chunk_demand *c, uint32_t count);
 void ember_age_chunks(struct ember_chunk_demand *const *chunks, size_t n);
 
 /*
- * Victim order, lexicographic: unprotected before protected (protected ones
- * by earliest expiry), then lowest migration score, oldest residency, lowest
- * decayed demand. Returns <0 when a is evicted before b.
+ * Victim order, lexicographic (section 5.3): unprotected before protected
+ * (protected ones by earliest expiry), then lowest migration score, oldest
+ * residency, lowest decayed demand. Without migration-aware eviction
+ * (perf_migration_aware_eviction_enable=0) neither protection nor score
+ * takes part: oldest residency, then lowest demand. Returns <0 when a is
+ * evicted before b.
  */
-int ember_victim_cmp(const struct ember_chunk_demand *a,
+int ember_victim_cmp(const struct ember_adaptive_params *p,
+		     const struct ember_chunk_demand *a,
 		     const struct ember_chunk_demand *b, uint64_t now_ns);
+
+/* Index of the first victim among chunks[0..n) (not inflight), or n. */
+size_t ember_victim_first(const struct ember_adaptive_params *p,
+			  struct ember_chunk_demand *const *chunks, size_t n,
+			  uint64_t now_ns);
 
 /*
  * One reclamation pass over the chunks (in any order): reorders chunks[] so
@@ -179,7 +210,9 @@ bool ember_promotion_has_room(const struct ember_adaptive_params *p,
 /*
  * The promotion span around a notified block: cpu_preferred_prefetch_chunk_mb
  * of VA, 2 MiB aligned, centred on the block and shifted to stay inside
- * [alloc_start, alloc_end). Returns the span in *start and *end.
+ * [alloc_start, alloc_end). Returns the span in *start and *end. (Whether
+ * to promote at all is cpu_preferred_block_promotion_enable's, asked by the
+ * caller.)
  */
 void ember_promotion_span(const struct ember_adaptive_params *p,
 			  uint64_t block_va, uint64_t alloc_start,

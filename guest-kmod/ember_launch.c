@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The launch lifecycle: a kernel launch claims its GPU (one launch at a
+ * time per GPU), tells its VA space's policy (on_launch_begin, with the
+ * managed ranges its arguments name; the policy sets the access counters
+ * and its timer for the launch), rings the doorbell, and completes in the
+ * bottom half (on_launch_end). Waiting for completion runs the watchdog:
+ * the device's clock must move while a launch runs, or the device is
+ * reset (ember_gpu.c).
+ */
+#include <linux/sched/signal.h>
+
+#include "ember_drv.h"
+
+/* Tells vs's policy its launch ended. LOCKING: none held. */
+void ember_launch_end_policy(struct ember_gpu *gpu, struct ember_va_space *vs,
+			     int status, u64 sim_ns)
+{
+	struct ember_policy_launch pl = {
+		.now_ns = ember_gpu_now_ns(gpu),
+		.status = status,
+		.sim_ns = sim_ns,
+	};
+
+	down_read(&vs->lock);
+	if (vs->policy->on_launch_end) {
+		ember_hook_count(vs, EMBER_HOOK_LAUNCH_END);
+		vs->policy->on_launch_end(vs->policy_data, &pl);
+	}
+	up_read(&vs->lock);
+}
+
+/*
+ * Completes the running launch if the device says it is over. Called from
+ * the bottom half (launch interrupt, or polled). LOCKING: takes launch_lock.
+ */
+void ember_launch_poll(struct ember_gpu *gpu)
+{
+	struct ember_va_space *vs;
+	u32 status;
+	u64 sim;
+	int err;
+	bool poison;
+
+	mutex_lock(&gpu->launch_lock);
+	vs = gpu->launch_vs;
+	status = vs ? ember_rd(gpu, EMGPU_REG_LAUNCH_STATUS) : 0;
+	if (!vs || status == EMGPU_LAUNCH_RUNNING || status == EMGPU_LAUNCH_IDLE) {
+		mutex_unlock(&gpu->launch_lock);
+		return;
+	}
+	sim = ember_rd64(gpu, EMGPU_REG_LAUNCH_TIME_LO, EMGPU_REG_LAUNCH_TIME_HI);
+	vs->last_sim_ns = sim;
+	vs->last_result = ember_rd64(gpu, EMGPU_REG_LAUNCH_RESULT_LO,
+				     EMGPU_REG_LAUNCH_RESULT_HI);
+	err = status == EMGPU_LAUNCH_DONE ? 0 :
+	      status == EMGPU_LAUNCH_CANCELLED ? -EFAULT : -EIO;
+	if (err && !vs->launch_error)
+		vs->launch_error = err;
+	WRITE_ONCE(vs->launches_completed, vs->launches_completed + 1);
+	poison = status == EMGPU_LAUNCH_ERROR &&
+		 ember_rd(gpu, EMGPU_REG_ERROR_STATUS) == EMGPU_ERR_POISON;
+	if (poison)	/* before anyone else launches onto the same chunk */
+		ember_wr(gpu, EMGPU_REG_ERROR_CLEAR, 1);
+	if (poison)
+		ember_pmm_scrub(gpu);
+	gpu->launch_vs = NULL;
+	gpu->launch_busy = false;
+	mutex_unlock(&gpu->launch_lock);
+
+	ember_launch_end_policy(gpu, vs, err, sim);
+	ember_stat_add(vs, EMBER_STAT(launch_sim_ns), sim);
+	atomic64_set(&vs->stats.v[EMBER_STAT(last_launch_sim_ns)], sim);
+	atomic64_set(&ember_global_stats.v[EMBER_STAT(last_launch_sim_ns)], sim);
+	if (status != EMGPU_LAUNCH_DONE)
+		ember_stat_inc(vs, launches_failed);
+	wake_up_all(&vs->launch_wq);
+	wake_up_all(&gpu->launch_wq);
+	ember_va_space_put(vs);
+}
+
+static bool ember_vs_idle(struct ember_va_space *vs)
+{
+	return READ_ONCE(vs->launches_completed) ==
+	       READ_ONCE(vs->launches_submitted);
+}
+
+/*
+ * Waits until every launch of vs completed, kicking the bottom half now
+ * and then so that a lost interrupt only costs time. 0, -ETIMEDOUT or
+ * -EINTR/-ERESTARTSYS.
+ */
+static int ember_vs_wait_idle(struct ember_va_space *vs, u32 timeout_ms)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
+	unsigned long moved = jiffies;
+	struct ember_gpu *gpu = vs->gpu;
+	u64 clock = ember_gpu_now_ns(gpu), now;
+	long left;
+
+	while (!ember_vs_idle(vs)) {
+		if (time_after(jiffies, deadline))
+			return -ETIMEDOUT;
+		left = wait_event_interruptible_timeout(vs->launch_wq,
+							ember_vs_idle(vs),
+							msecs_to_jiffies(50));
+		if (left < 0)
+			return left;
+		if (left)
+			continue;
+		ember_gpu_kick(gpu);
+		/* watchdog: the device clock must move while a launch runs */
+		now = ember_gpu_now_ns(gpu);
+		if (now != clock) {
+			clock = now;
+			moved = jiffies;
+		} else if (time_after(jiffies, moved +
+				      msecs_to_jiffies(ember_hang_timeout_ms))) {
+			WRITE_ONCE(gpu->reset_pending, true);
+			ember_gpu_kick(gpu);
+			moved = jiffies;
+		}
+	}
+	return 0;
+}
+
+int ember_launch_sync(struct ember_va_space *vs,
+			     struct ember_synchronize *s, u32 timeout_ms)
+{
+	struct ember_gpu *gpu = vs->gpu;
+	int ret;
+
+	ret = ember_vs_wait_idle(vs, timeout_ms ?: ember_launch_timeout_ms);
+	if (ret)
+		return ret;
+	mutex_lock(&gpu->launch_lock);
+	s->launch_id = vs->launches_completed;
+	s->sim_ns = vs->last_sim_ns;
+	s->result = vs->last_result;
+	ret = vs->launch_error;
+	vs->launch_error = 0;
+	mutex_unlock(&gpu->launch_lock);
+	return ret;
+}
+
+/* Waits for the GPU to be free and claims it. LOCKING: returns with launch_lock. */
+static int ember_launch_claim(struct ember_gpu *gpu)
+{
+	long left;
+
+	mutex_lock(&gpu->launch_lock);
+	while (gpu->launch_busy) {
+		mutex_unlock(&gpu->launch_lock);
+		left = wait_event_interruptible_timeout(gpu->launch_wq,
+							!READ_ONCE(gpu->launch_busy),
+							msecs_to_jiffies(50));
+		if (left < 0)
+			return left;
+		if (!left)
+			ember_gpu_kick(gpu);
+		mutex_lock(&gpu->launch_lock);
+	}
+	return 0;
+}
+
+/*
+ * The managed ranges the launch's arguments point into, for the policy.
+ * LOCKING: vs->lock (read).
+ */
+static void ember_launch_ranges(struct ember_va_space *vs,
+				const struct ember_launch *l,
+				struct ember_policy_launch *pl)
+{
+	struct ember_va_range *range;
+	unsigned int i, j;
+
+	for (i = 0; i < EMBER_LAUNCH_MAX_ARGS; i++) {
+		range = ember_range_find(vs, l->args[i], 1);
+		if (!range)
+			continue;
+		for (j = 0; j < pl->nranges; j++)
+			if (pl->ranges[j].start == range->start)
+				break;
+		if (j < pl->nranges || pl->nranges == EMBER_POLICY_LAUNCH_RANGES)
+			continue;
+		pl->ranges[pl->nranges].start = range->start;
+		pl->ranges[pl->nranges].end = range->end;
+		pl->nranges++;
+	}
+}
+
+/*
+ * The policy's set-up for a launch: access-counter threshold and
+ * granularity (the device's reset values unless the policy says), and
+ * the policy timer. LOCKING: gpu->launch_lock, vs->lock (read).
+ */
+static void ember_launch_begin_policy(struct ember_gpu *gpu,
+				      struct ember_va_space *vs,
+				      const struct ember_launch *l)
+{
+	struct ember_policy_launch pl = {
+		.now_ns = ember_gpu_now_ns(gpu),
+		.kernel = l->kernel,
+	};
+	u32 config = EMGPU_AC_CONFIG_DEFAULT, gran;
+
+	ember_launch_ranges(vs, l, &pl);
+	if (vs->policy->on_launch_begin) {
+		ember_hook_count(vs, EMBER_HOOK_LAUNCH_BEGIN);
+		vs->policy->on_launch_begin(vs->policy_data, &pl);
+	}
+	if (pl.ac_threshold) {
+		gran = pl.ac_granularity_shift >= 24 ? EMGPU_AC_GRAN_16M :
+		       pl.ac_granularity_shift >= 21 ? EMGPU_AC_GRAN_2M :
+		       EMGPU_AC_GRAN_64K;
+		config = min_t(u32, pl.ac_threshold,
+			       EMGPU_AC_CONFIG_THRESHOLD_MASK) |
+			 gran << EMGPU_AC_CONFIG_GRAN_SHIFT;
+	}
+	ember_wr(gpu, EMGPU_REG_AC_CONFIG, config);
+	ember_gpu_set_timer(gpu, vs->policy->on_timer_tick ?
+			    pl.timer_period_ns : 0);
+}
+
+/*
+ * Starts l on vs's GPU: claims it, sets the policy up and rings the
+ * doorbell. Fills l->launch_id. LOCKING: none held.
+ */
+int ember_launch_submit(struct ember_va_space *vs, struct ember_launch *l)
+{
+	struct ember_gpu *gpu = vs->gpu;
+	struct emgpu_launch_desc *desc;
+	int ret;
+
+	ret = ember_launch_claim(gpu);
+	if (ret)
+		return ret;
+	gpu->launch_busy = true;
+	gpu->launch_vs = vs;
+	kref_get(&vs->kref);
+	l->launch_id = ++vs->launches_submitted;
+
+	desc = gpu->launch_desc.cpu;
+	memset(desc, 0, sizeof(*desc));
+	desc->kernel = l->kernel;
+	desc->warps = l->warps;
+	desc->seed = l->seed;
+	memcpy(desc->args, l->args, sizeof(desc->args));
+	ember_gpu_set_pdb(gpu, ember_mmu_root_pde(vs));
+	down_read(&vs->lock);
+	ember_launch_begin_policy(gpu, vs, l);
+	up_read(&vs->lock);
+	wmb();	/* the descriptor before the doorbell */
+	ember_wr64(gpu, EMGPU_REG_LAUNCH_DESC_LO, EMGPU_REG_LAUNCH_DESC_HI,
+		   gpu->launch_desc.dma);
+	ember_wr(gpu, EMGPU_REG_LAUNCH_DOORBELL, 1);
+	mutex_unlock(&gpu->launch_lock);
+	ember_stat_inc(vs, launches);
+	ember_gpu_kick(gpu);	/* a descriptor the device rejects at once */
+	return 0;
+}
+
+/*
+ * The file is closing: let its launch finish (or cancel it) before the
+ * ranges go. The VA space itself lives on while the launch holds a ref.
+ */
+void ember_launch_release_vs(struct ember_va_space *vs)
+{
+	struct ember_gpu *gpu = vs->gpu;
+
+	if (!gpu || !gpu->ready || ember_vs_idle(vs))
+		return;
+	if (ember_vs_wait_idle(vs, 1000) == 0)
+		return;
+	mutex_lock(&gpu->launch_lock);
+	if (gpu->launch_vs == vs)
+		ember_wr(gpu, EMGPU_REG_FAULT_REPLAY, EMGPU_REPLAY_CANCEL);
+	mutex_unlock(&gpu->launch_lock);
+	ember_gpu_kick(gpu);
+}
+
