@@ -31,6 +31,7 @@ qemu: deps
 # image holding them.
 guest: deps
 	$(MAKE) -C guest-kmod
+	$(MAKE) -C tests/vm/kmod
 	$(MAKE) -C guest-kmod/libember
 	$(MAKE) -C tests/vm $(BUILD)/guest/ember-vmtest
 	$(MAKE) -C tests/fuzz-ioctl

@@ -17,55 +17,58 @@ LIST_HEAD(ember_gpus);
 
 struct ember_stat_set ember_global_stats;
 
-#define EMBER_FAULT_BATCH_COUNT_DEFAULT	256
-#define EMBER_FAULT_BATCH_COUNT_MAX	EMBER_FAULT_BUF_ENTRIES
-unsigned int ember_fault_batch_count = EMBER_FAULT_BATCH_COUNT_DEFAULT;
-module_param_named(uvm_perf_fault_batch_count, ember_fault_batch_count, uint, 0444);
-MODULE_PARM_DESC(uvm_perf_fault_batch_count,
-		 "Fault entries fetched per batch (1..1024, default 256)");
-
-#define EMBER_LAUNCH_TIMEOUT_MS_DEFAULT	600000
-unsigned int ember_launch_timeout_ms = EMBER_LAUNCH_TIMEOUT_MS_DEFAULT;
-module_param_named(launch_timeout_ms, ember_launch_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(launch_timeout_ms,
-		 "Wall-clock limit of a synchronize, ms (>= 100, default 600000)");
-
-#define EMBER_HW_TIMEOUT_MS_DEFAULT	2000
-unsigned int ember_hw_timeout_ms = EMBER_HW_TIMEOUT_MS_DEFAULT;
-module_param_named(hw_timeout_ms, ember_hw_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(hw_timeout_ms,
-		 "Limit for a copy or TLB invalidate to complete, ms (>= 10, default 2000)");
-
-#define EMBER_HANG_TIMEOUT_MS_DEFAULT	10000
-unsigned int ember_hang_timeout_ms = EMBER_HANG_TIMEOUT_MS_DEFAULT;
-module_param_named(hang_timeout_ms, ember_hang_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(hang_timeout_ms,
-		 "Device clock standing still this long during a launch is a hang: reset, launch fails with EIO (>= 100 ms, default 10000)");
-
-static void ember_check_params(void)
+/*
+ * Driver parameters. Each is checked by its setter, at load and on every
+ * write through /sys/module/ember/parameters (those marked 0644): a value
+ * out of range is refused with EINVAL and a message, never replaced by a
+ * default and never taken in silently.
+ */
+static int ember_param_set_range(const char *val, const struct kernel_param *kp,
+				 unsigned int min, unsigned int max)
 {
-	if (!ember_fault_batch_count ||
-	    ember_fault_batch_count > EMBER_FAULT_BATCH_COUNT_MAX) {
-		pr_info("ember: invalid uvm_perf_fault_batch_count %u. Using %u instead\n",
-			ember_fault_batch_count, EMBER_FAULT_BATCH_COUNT_DEFAULT);
-		ember_fault_batch_count = EMBER_FAULT_BATCH_COUNT_DEFAULT;
+	unsigned int v;
+	int ret = kstrtouint(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v < min || v > max) {
+		pr_err("ember: %s=%u is out of range [%u, %u]\n", kp->name, v,
+		       min, max);
+		return -EINVAL;
 	}
-	if (ember_launch_timeout_ms < 100) {
-		pr_info("ember: invalid launch_timeout_ms %u. Using %u instead\n",
-			ember_launch_timeout_ms, EMBER_LAUNCH_TIMEOUT_MS_DEFAULT);
-		ember_launch_timeout_ms = EMBER_LAUNCH_TIMEOUT_MS_DEFAULT;
-	}
-	if (ember_hang_timeout_ms < 100) {
-		pr_info("ember: invalid hang_timeout_ms %u. Using %u instead\n",
-			ember_hang_timeout_ms, EMBER_HANG_TIMEOUT_MS_DEFAULT);
-		ember_hang_timeout_ms = EMBER_HANG_TIMEOUT_MS_DEFAULT;
-	}
-	if (ember_hw_timeout_ms < 10) {
-		pr_info("ember: invalid hw_timeout_ms %u. Using %u instead\n",
-			ember_hw_timeout_ms, EMBER_HW_TIMEOUT_MS_DEFAULT);
-		ember_hw_timeout_ms = EMBER_HW_TIMEOUT_MS_DEFAULT;
-	}
+	*(unsigned int *)kp->arg = v;
+	return 0;
 }
+
+#define EMBER_RANGE_PARAM(name, var, min, max, perm, desc)		\
+	static int ember_set_##name(const char *val,			\
+				    const struct kernel_param *kp)	\
+	{								\
+		return ember_param_set_range(val, kp, min, max);	\
+	}								\
+	static const struct kernel_param_ops ember_param_ops_##name = {	\
+		.set = ember_set_##name,				\
+		.get = param_get_uint,					\
+	};								\
+	module_param_cb(name, &ember_param_ops_##name, &var, perm);	\
+	MODULE_PARM_DESC(name, desc)
+
+unsigned int ember_fault_batch_count = 256;
+EMBER_RANGE_PARAM(uvm_perf_fault_batch_count, ember_fault_batch_count,
+		  1, EMBER_FAULT_BUF_ENTRIES, 0444,
+		  "Fault entries fetched per batch (1..1024, default 256)");
+
+unsigned int ember_launch_timeout_ms = 600000;
+EMBER_RANGE_PARAM(launch_timeout_ms, ember_launch_timeout_ms, 100, UINT_MAX,
+		  0644, "Wall-clock limit of a synchronize, ms (>= 100, default 600000)");
+
+unsigned int ember_hw_timeout_ms = 2000;
+EMBER_RANGE_PARAM(hw_timeout_ms, ember_hw_timeout_ms, 10, UINT_MAX, 0644,
+		  "Limit for a copy or TLB invalidate to complete, ms (>= 10, default 2000)");
+
+unsigned int ember_hang_timeout_ms = 10000;
+EMBER_RANGE_PARAM(hang_timeout_ms, ember_hang_timeout_ms, 100, UINT_MAX, 0644,
+		  "Device clock standing still this long during a launch is a hang: reset, launch fails with EIO (>= 100 ms, default 10000)");
 
 static int ember_open(struct inode *inode, struct file *file)
 {
@@ -112,7 +115,6 @@ static int __init ember_init(void)
 {
 	int ret;
 
-	ember_check_params();
 	ret = ember_policy_init();
 	if (ret)
 		return ret;

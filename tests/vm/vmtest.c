@@ -482,115 +482,137 @@ static void test_managed_badinput(struct boot *b)
 	report(ok, "managed_badinput: %zu bad calls, exact errnos", n);
 }
 
-/* CPU first touch: zeroed pages, one fault each, data intact, freed. */
-static void test_managed_cpu(struct boot *b)
-{
-	json_t *r = find_scenario(b, "managed_cpu", "cpu_faults");
-	json_t *r2 = find_scenario(b, "managed_cpu", "realloc_ret");
-	bool ok = r && r2;
+/*
+ * The expectations of the driver scenarios, one row each: the result line
+ * of `scenario` holding `anchor`, and the checks on its fields. A field
+ * check compares with a number (EQ, GT, LT) or with another field of the
+ * same line (SAME); MISMATCHES_ZERO checks every field named mismatches*.
+ */
+enum check_op { EQ, GT, LT, SAME };
 
-	if (!ok)
-		note("no managed_cpu results");
-	ok &= expect_int(r, "mismatches", 0);
-	ok &= expect_int(r, "zero_mismatches", 0);
-	ok &= expect_int(r, "cpu_faults", 2048);
-	ok &= expect_int(r, "pages_cpu_populated", 2048);
-	ok &= expect_int(r, "free_ret", 0);
-	ok &= expect_int(r2, "realloc_ret", 0);
-	ok &= expect_int(r2, "realloc_zero_mismatches", 0);
-	report(ok, "managed_cpu: first touch, one fault a page, data and zeroing");
-}
-
-/* A kernel outside every allocation fails with EFAULT; the next ones work. */
-static void test_invalid_access(struct boot *b)
-{
-	json_t *r = find_scenario(b, "invalid_access", "first_errno");
-	bool ok = r != NULL;
-
-	ok &= expect_int(r, "first_errno", 14);
-	ok &= expect_int(r, "second_ret", 0);
-	ok &= expect_int(r, "third_ret", 0);
-	ok &= expect_int(r, "mismatches", 0);
-	report(ok, "invalid_access: EFAULT, then healthy");
-}
-
-static void test_simple(struct boot *b, const char *scenario, const char *what)
-{
-	json_t *r = find_scenario(b, scenario, "ret");
-	json_t *v;
+struct field_check {
 	const char *key;
+	enum check_op op;
+	json_int_t value;
+	const char *other;		/* SAME: the field it must equal */
+};
+
+#define MAX_FIELD_CHECKS	16
+
+struct scenario_expect {
+	const char *scenario;
+	const char *anchor;
+	const char *what;
+	bool mismatches_zero;		/* every mismatches* field is 0 */
+	struct field_check f[MAX_FIELD_CHECKS];
+};
+
+static const struct scenario_expect driver_expects[] = {
+	{ "managed_cpu", "cpu_faults",
+	  "managed_cpu: first touch, one fault a page, data and zeroing", true,
+	  { { "cpu_faults", EQ, 2048 }, { "pages_cpu_populated", EQ, 2048 },
+	    { "free_ret", EQ, 0 } } },
+	{ "managed_cpu", "realloc_ret", "managed_cpu: a freed range comes back zeroed",
+	  true, { { "realloc_ret", EQ, 0 } } },
+	{ "invalid_access", "first_errno", "invalid_access: EFAULT, then healthy", true,
+	  { { "first_errno", EQ, 14 }, { "second_ret", EQ, 0 }, { "third_ret", EQ, 0 } } },
+	{ "interleave", "ret", "interleave: CPU and GPU take turns, data intact", true,
+	  { { "ret", EQ, 0 } } },
+	{ "concurrent", "ret", "concurrent: CPU faults during a kernel, data intact", true,
+	  { { "ret", EQ, 0 } } },
+	{ "eviction", "free_after", "eviction: 1.5x evicts, data intact, VRAM freed", true,
+	  { { "ret", EQ, 0 }, { "result_ok", EQ, 1 }, { "evictions", GT, 0 },
+	    { "free_after", SAME, 0, "total" } } },
+	{ "unload_after_use", "reload_ret", "unload_after_use: unload frees everything", true,
+	  { { "warmup_ret", EQ, 0 }, { "reload_ret", EQ, 0 }, { "run_ret", EQ, 0 },
+	    { "sunreclaim_growth_kb", LT, 512 }, { "memfree_drop_kb", LT, 4096 } } },
+	/* ac from its own module: counters promote mapped memory, no fault */
+	{ "external_policy", "load_ret", "external_policy: a policy module registers, runs, unloads",
+	  true, { { "load_ret", EQ, 0 }, { "set_policy_ret", EQ, 0 }, { "ret", EQ, 0 },
+		  { "result_ok", EQ, 1 }, { "faults", EQ, 0 }, { "unload_ret", EQ, 0 },
+		  { "promotions", GT, 0 } } },
+	/* ember per VA space: mapped by default (never faulted), counters promote */
+	{ "adaptive", "mismatches", "adaptive: ember policy, mapped by default, counters promote",
+	  true, { { "set_policy_ret", EQ, 0 }, { "ret", EQ, 0 }, { "result_ok", EQ, 1 },
+		  { "cancels", EQ, 0 }, { "faults", EQ, 0 }, { "promotions", GT, 0 } } },
+	{ "adaptive_params", "reload_ret", "adaptive_params: bad watermarks refused, master switch",
+	  true, { { "unload_ret", EQ, 0 }, { "bad_watermark_errno", EQ, 22 },
+		  { "default_ember_ret", EQ, 0 }, { "run_ret", EQ, 0 }, { "faults", EQ, 0 },
+		  { "reload_ret", EQ, 0 }, { "promotions", GT, 0 } } },
+	/* every hook called (enum ember_policy_hook order), bad tables refused */
+	{ "policy_hooks", "load_ret", "policy_hooks: a module implementing every hook sees each called",
+	  true, { { "nofault_errno", EQ, 22 }, { "longname_errno", EQ, 22 },
+		  { "dupname_errno", EQ, 22 }, { "load_ret", EQ, 0 },
+		  { "set_policy_ret", EQ, 0 }, { "ret", EQ, 0 }, { "result_ok", EQ, 1 },
+		  { "unload_ret", EQ, 0 },
+		  { "hook0", GT, 0 }, { "hook1", GT, 0 }, { "hook2", GT, 0 },
+		  { "hook3", GT, 0 }, { "hook4", GT, 0 }, { "hook5", GT, 0 },
+		  { "hook6", GT, 0 }, { "hook7", GT, 0 } } },
+	{ "policy_hooks", "hook8", "policy_hooks: victims, arrivals, returns and evictions",
+	  false, { { "hook8", GT, 0 }, { "hook9", GT, 0 }, { "hook10", GT, 0 },
+		   { "hook11", GT, 0 }, { "hook12", GT, 0 } } },
+	/* Table 1's switches do what their names say */
+	{ "table1_switches", "reload_ret",
+	  "table1_switches: no promotion, no eager reclamation, parameters checked on write",
+	  true, { { "nopromo_ret", EQ, 0 }, { "nopromo_promotions", EQ, 0 },
+		  { "nopromo_notifications", GT, 0 }, { "noeager_ret", EQ, 0 },
+		  { "noeager_timer_ticks", EQ, 0 }, { "noeager_eager_evictions", EQ, 0 },
+		  { "noeager_promotions", GT, 0 }, { "reload_ret", EQ, 0 },
+		  { "sysfs_bad_errno", EQ, 22 }, { "sysfs_good_ret", EQ, 0 },
+		  { "sysfs_readonly_errno", EQ, 13 } } },
+};
+
+#define NDRIVER_EXPECTS (sizeof(driver_expects) / sizeof(driver_expects[0]))
+
+static bool check_field(json_t *r, const struct field_check *c)
+{
+	json_t *v = json_object_get(r, c->key);
+	json_int_t got = json_integer_value(v), want = c->value;
+	bool ok;
+
+	if (!json_is_integer(v)) {
+		note("%s: missing", c->key);
+		return false;
+	}
+	switch (c->op) {
+	case EQ:
+		ok = got == want;
+		break;
+	case GT:
+		ok = got > want;
+		break;
+	case LT:
+		ok = got < want;
+		break;
+	default:
+		want = json_integer_value(json_object_get(r, c->other));
+		ok = got == want;
+		break;
+	}
+	if (!ok)
+		note("%s = %" JSON_INTEGER_FORMAT ", expected %s %" JSON_INTEGER_FORMAT,
+		     c->key, got, c->op == GT ? ">" : c->op == LT ? "<" : "=", want);
+	return ok;
+}
+
+static void test_expect(struct boot *b, const struct scenario_expect *e)
+{
+	json_t *r = find_scenario(b, e->scenario, e->anchor);
+	const char *key;
+	json_t *v;
 	bool ok = r != NULL;
+	size_t i;
 
 	if (!r)
-		note("no %s result", scenario);
-	ok &= expect_int(r, "ret", 0);
-	json_object_foreach(r, key, v)
-		if (!strncmp(key, "mismatches", 10))
-			ok &= expect_int(r, key, 0);
-	report(ok, "%s: %s", scenario, what);
-}
-
-static void test_eviction(struct boot *b)
-{
-	json_t *r = find_scenario(b, "eviction", "free_after");
-	bool ok = r != NULL;
-
-	ok &= expect_int(r, "ret", 0);
-	ok &= expect_int(r, "mismatches", 0);
-	ok &= expect_int(r, "result_ok", 1);
-	if (r && json_integer_value(json_object_get(r, "evictions")) <= 0) {
-		note("no evictions at 1.5x");
-		ok = false;
-	}
-	if (r && json_integer_value(json_object_get(r, "free_after")) !=
-		 json_integer_value(json_object_get(r, "total"))) {
-		note("VRAM not all free after the run");
-		ok = false;
-	}
-	report(ok, "eviction: 1.5x evicts, data intact, VRAM freed");
-}
-
-static void test_unload_after_use(struct boot *b)
-{
-	json_t *r = find_scenario(b, "unload_after_use", "reload_ret");
-	bool ok = r != NULL;
-
-	ok &= expect_int(r, "warmup_ret", 0);
-	ok &= expect_int(r, "reload_ret", 0);
-	ok &= expect_int(r, "run_ret", 0);
-	ok &= expect_int(r, "mismatches", 0);
-	if (r && (json_integer_value(json_object_get(r, "sunreclaim_growth_kb")) >= 512 ||
-		  json_integer_value(json_object_get(r, "memfree_drop_kb")) >= 4096)) {
-		note("growth %" JSON_INTEGER_FORMAT " kB slab, %" JSON_INTEGER_FORMAT
-		     " kB free (bounds 512, 4096)",
-		     json_integer_value(json_object_get(r, "sunreclaim_growth_kb")),
-		     json_integer_value(json_object_get(r, "memfree_drop_kb")));
-		ok = false;
-	}
-	report(ok, "unload_after_use: unload frees everything");
-}
-
-/*
- * Ember-adaptive (the ember policy, selected per VA space) on gather at
- * 1.5x: data intact, mapped by default (no fault: host pages are mapped,
- * never faulted), access counters drive promotions.
- */
-static void test_adaptive(struct boot *b)
-{
-	json_t *r = find_scenario(b, "adaptive", "mismatches");
-	bool ok = r != NULL;
-
-	ok &= expect_int(r, "set_policy_ret", 0);
-	ok &= expect_int(r, "ret", 0);
-	ok &= expect_int(r, "mismatches", 0);
-	ok &= expect_int(r, "result_ok", 1);
-	ok &= expect_int(r, "cancels", 0);
-	ok &= expect_int(r, "faults", 0);
-	if (r && json_integer_value(json_object_get(r, "promotions")) <= 0) {
-		note("no promotion");
-		ok = false;
-	}
-	if (r)
+		note("no %s result with %s", e->scenario, e->anchor);
+	for (i = 0; r && i < MAX_FIELD_CHECKS && e->f[i].key; i++)
+		ok &= check_field(r, &e->f[i]);
+	if (r && e->mismatches_zero)
+		json_object_foreach(r, key, v)
+			if (!strncmp(key, "mismatches", 10) ||
+			    strstr(key, "_mismatches"))
+				ok &= expect_int(r, key, 0);
+	if (r && !strcmp(e->scenario, "adaptive"))
 		note("sim %.3f ms, %" JSON_INTEGER_FORMAT " notifications, %"
 		     JSON_INTEGER_FORMAT " promotions, %" JSON_INTEGER_FORMAT
 		     " eager evictions",
@@ -598,54 +620,7 @@ static void test_adaptive(struct boot *b)
 		     json_integer_value(json_object_get(r, "notifications")),
 		     json_integer_value(json_object_get(r, "promotions")),
 		     json_integer_value(json_object_get(r, "eager_evictions")));
-	report(ok, "adaptive: ember policy, mapped by default, counters promote");
-}
-
-/*
- * Table 1 at module load: a low watermark above the high one fails the
- * load with EINVAL; cpu_preferred_blocks_enable=1 makes ember the default.
- */
-static void test_adaptive_params(struct boot *b)
-{
-	json_t *r = find_scenario(b, "adaptive_params", "reload_ret");
-	bool ok = r != NULL;
-
-	ok &= expect_int(r, "unload_ret", 0);
-	ok &= expect_int(r, "bad_watermark_errno", 22);
-	ok &= expect_int(r, "default_ember_ret", 0);
-	ok &= expect_int(r, "run_ret", 0);
-	ok &= expect_int(r, "mismatches", 0);
-	ok &= expect_int(r, "faults", 0);
-	ok &= expect_int(r, "reload_ret", 0);
-	if (r && json_integer_value(json_object_get(r, "promotions")) <= 0) {
-		note("cpu_preferred_blocks_enable=1: no promotion by default");
-		ok = false;
-	}
-	report(ok, "adaptive_params: bad watermarks refused, master switch");
-}
-
-/*
- * A policy module of its own (guest-kmod/policies/ember_ac.ko)
- * registers, is selected, promotes mapped memory on counter notifications
- * (no fault), and unloads once unused.
- */
-static void test_external_policy(struct boot *b)
-{
-	json_t *r = find_scenario(b, "external_policy", "load_ret");
-	bool ok = r != NULL;
-
-	ok &= expect_int(r, "load_ret", 0);
-	ok &= expect_int(r, "set_policy_ret", 0);
-	ok &= expect_int(r, "ret", 0);
-	ok &= expect_int(r, "mismatches", 0);
-	ok &= expect_int(r, "result_ok", 1);
-	ok &= expect_int(r, "faults", 0);
-	ok &= expect_int(r, "unload_ret", 0);
-	if (r && json_integer_value(json_object_get(r, "promotions")) <= 0) {
-		note("no promotion by the ac policy");
-		ok = false;
-	}
-	report(ok, "external_policy: a policy module registers, runs, unloads");
+	report(ok, "%s", e->what);
 }
 
 /*
@@ -752,7 +727,8 @@ int main(int argc, char **argv)
 		{ .name = "uvm-driver", .profile = "h200-64m-norule",
 		  .scenarios = "managed_cpu,managed_badinput,invalid_access,interleave,"
 			       "concurrent,eviction,unload_after_use,adaptive,"
-			       "adaptive_params,external_policy" },
+			       "adaptive_params,external_policy,policy_hooks,"
+			       "table1_switches" },
 		{ .name = "workloads", .profile = "h200-64m", .scenarios = WORKLOADS },
 		{ .name = "determinism-1", .profile = "h200-64m", .scenarios = REPEATED },
 		{ .name = "determinism-2", .profile = "h200-64m", .scenarios = REPEATED },
@@ -784,7 +760,8 @@ int main(int argc, char **argv)
 
 	h.planned = 4 + (int)nboots + 2 + 1 + 1 +
 		    (int)(sizeof(expected_bad_ioctls) / sizeof(expected_bad_ioctls[0])) +
-		    8 + 2 + (int)count_words(WORKLOADS) + 1 + (int)count_words(RACING);
+		    1 + (int)NDRIVER_EXPECTS + (int)count_words(WORKLOADS) + 1 +
+		    (int)count_words(RACING);
 	printf("KTAP version 1\n1..%d\n", h.planned);
 	fflush(stdout);
 
@@ -806,16 +783,9 @@ int main(int argc, char **argv)
 	test_reload(&boots[0]);
 	test_bad_ioctls(&boots[0]);
 
-	test_managed_cpu(&boots[2]);
 	test_managed_badinput(&boots[2]);
-	test_invalid_access(&boots[2]);
-	test_simple(&boots[2], "interleave", "CPU and GPU take turns, data intact");
-	test_simple(&boots[2], "concurrent", "CPU faults during a kernel, data intact");
-	test_eviction(&boots[2]);
-	test_unload_after_use(&boots[2]);
-	test_external_policy(&boots[2]);
-	test_adaptive(&boots[2]);
-	test_adaptive_params(&boots[2]);
+	for (i = 0; i < NDRIVER_EXPECTS; i++)
+		test_expect(&boots[2], &driver_expects[i]);
 	{
 		char list[] = WORKLOADS, *save = NULL, *cell;
 

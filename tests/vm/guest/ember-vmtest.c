@@ -107,6 +107,21 @@ static int load_module(void)
 	return load_module_params("");
 }
 
+/* Loads a module of /lib/modules with parameters; 0 or -errno. */
+static int load_other_module(const char *file, const char *params)
+{
+	char path[256];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "/lib/modules/%s", file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
 static int unload_module(void)
 {
 	return syscall(SYS_delete_module, "ember", O_NONBLOCK) ? -errno : 0;
@@ -762,6 +777,127 @@ static int scenario_adaptive_params(const char *name)
 	return 0;
 }
 
+/*
+ * Every hook of the ops table is called: ember_hooktest.ko implements all
+ * of them; a gather at 1.5x under it (mapped by default: notifications
+ * promote, VRAM fills, victims go, evicted blocks come back, the timer
+ * reclaims) runs with verified data, and the global hook_calls counters
+ * (taken after the VA space closed, so fini counts) show each was called.
+ * Malformed tables are refused at registration with EINVAL.
+ */
+static int scenario_policy_hooks(const char *name)
+{
+	static const char *const bad[] = { "nofault", "longname", "dupname" };
+	struct em_wl_config cfg = {
+		.kernel = "gather", .variant = "uvm", .factor = 1.5, .seed = 11,
+	};
+	struct ember_stats_counters before, after;
+	struct em_wl_result res;
+	int bad_errno[3], load_ret, ret, unload_ret;
+	char params[32];
+	unsigned int i;
+
+	memset(&res, 0, sizeof(res));
+	for (i = 0; i < 3; i++) {
+		snprintf(params, sizeof(params), "mode=%s", bad[i]);
+		bad_errno[i] = -load_other_module("ember_hooktest.ko", params);
+	}
+	load_ret = load_other_module("ember_hooktest.ko", "");
+	emGetStats(&before, 1);
+	ret = load_ret ? load_ret : emSetPolicy("hooktest");
+	if (!ret)
+		em_wl_run(&cfg, &res);
+	emReset();
+	emGetStats(&after, 1);
+	emReset();
+	unload_ret = syscall(SYS_delete_module, "ember_hooktest", O_NONBLOCK) ? -errno : 0;
+	fprintf(out, "{\"scenario\":\"%s\",\"nofault_errno\":%d,\"longname_errno\":%d,"
+		"\"dupname_errno\":%d,\"load_ret\":%d,\"set_policy_ret\":%d,"
+		"\"unload_ret\":%d,", name, bad_errno[0], bad_errno[1], bad_errno[2],
+		load_ret, ret, unload_ret);
+	for (i = 0; i < EMBER_POLICY_HOOKS; i++)
+		fprintf(out, "\"hook%u\":%llu,", i,
+			(unsigned long long)(after.hook_calls[i] - before.hook_calls[i]));
+	em_wl_json(out, &cfg, &res);
+	fprintf(out, "}\n");
+	fflush(out);
+	return 0;
+}
+
+/*
+ * Table 1's switches do what their names say, on gather at 1.5x under
+ * ember: cpu_preferred_block_promotion_enable=0 promotes nothing;
+ * perf_eager_eviction_enable=0 never ticks nor reclaims eagerly. Each
+ * run's data is verified; the default load comes back afterwards.
+ */
+static int run_with_params(const char *params, struct em_wl_result *res)
+{
+	struct em_wl_config cfg = {
+		.kernel = "gather", .variant = "uvm", .factor = 1.5, .seed = 7,
+	};
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	emReset();
+	ret = unload_module();
+	if (ret && ret != -ENOENT)
+		return ret;
+	ret = load_module_params(params);
+	if (ret)
+		return ret;
+	ret = emSetPolicy("ember");
+	if (!ret)
+		ret = em_wl_run(&cfg, res);
+	emReset();
+	return ret;
+}
+
+/* Writes a module parameter through sysfs: 0 or -errno. */
+static int write_param(const char *param, const char *val)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/module/ember/parameters/%s", param);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int scenario_table1_switches(const char *name)
+{
+	struct em_wl_result nopromo, noeager;
+	int r1, r2, reload_ret, sysfs_bad, sysfs_good, sysfs_ro;
+
+	r1 = run_with_params("cpu_preferred_block_promotion_enable=0", &nopromo);
+	r2 = run_with_params("perf_eager_eviction_enable=0", &noeager);
+	emReset();
+	unload_module();
+	reload_ret = load_module();
+	/* writable parameters are checked on write; Table 1's are read-only */
+	sysfs_bad = write_param("hang_timeout_ms", "0");
+	sysfs_good = write_param("hang_timeout_ms", "10000");
+	sysfs_ro = write_param("perf_eager_eviction_interval_ms", "1");
+	emit(name, "\"sysfs_bad_errno\":%d,\"sysfs_good_ret\":%d,"
+	     "\"sysfs_readonly_errno\":%d,\"nopromo_ret\":%d,\"nopromo_mismatches\":%" PRIu64
+	     ",\"nopromo_promotions\":%llu,\"nopromo_notifications\":%llu,"
+	     "\"noeager_ret\":%d,\"noeager_mismatches\":%" PRIu64
+	     ",\"noeager_timer_ticks\":%llu,\"noeager_eager_evictions\":%llu,"
+	     "\"noeager_promotions\":%llu,\"reload_ret\":%d",
+	     -sysfs_bad, sysfs_good, -sysfs_ro, r1, nopromo.mismatches,
+	     (unsigned long long)nopromo.stats.promotions,
+	     (unsigned long long)nopromo.stats.notifications,
+	     r2, noeager.mismatches,
+	     (unsigned long long)noeager.stats.timer_ticks,
+	     (unsigned long long)noeager.stats.eager_evictions,
+	     (unsigned long long)noeager.stats.promotions, reload_ret);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(const char *name);
@@ -781,6 +917,8 @@ static const struct {
 	{ "adaptive", scenario_adaptive },
 	{ "external_policy", scenario_external_policy },
 	{ "adaptive_params", scenario_adaptive_params },
+	{ "policy_hooks", scenario_policy_hooks },
+	{ "table1_switches", scenario_table1_switches },
 };
 
 int main(int argc, char **argv)
