@@ -115,8 +115,8 @@ static const struct ember_policy_ops **ember_policy_slot(const char *name)
  * ember_register_policy() - make a policy selectable by name
  * @ops: the policy; must stay valid until ember_unregister_policy()
  *
- * Return: 0, -EINVAL for a malformed table (ember_policy_ops_check(), with
- * a kernel message), -EEXIST for a name in use, -ENOSPC when the table is
+ * Return: 0, -EINVAL for a malformed table (ember_policy_ops_check()) or a
+ * name in use, each with a kernel message, -ENOSPC when the registry is
  * full.
  */
 int ember_register_policy(const struct ember_policy_ops *ops)
@@ -133,7 +133,7 @@ int ember_register_policy(const struct ember_policy_ops *ops)
 	mutex_lock(&ember_policies_lock);
 	if (ember_policy_slot(ops->name)) {
 		pr_err("ember: policy %s refused: name in use\n", ops->name);
-		ret = -EEXIST;
+		ret = -EINVAL;
 		goto out;
 	}
 	for (i = 0; i < EMBER_MAX_POLICIES; i++) {
