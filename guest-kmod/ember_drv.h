@@ -194,7 +194,7 @@ static inline void ember_wr64(struct ember_gpu *gpu, u32 reg_lo, u32 reg_hi,
 
 /* ---- GPU page tables (VER2-like, emgpu_hw.h) ---- */
 struct ember_pt {
-	u64 *cpu;			/* 512 entries, coherent sysmem */
+	emgpu_pte_t *cpu;		/* 512 entries, coherent sysmem */
 	dma_addr_t dma;
 	struct ember_pt **child;	/* directories only */
 };

@@ -32,13 +32,14 @@ static u32 ember_fault_fetch(struct ember_gpu *gpu, struct emgpu_fault_entry *ou
 		struct emgpu_fault_entry *e = &ring[gpu->fault_get];
 
 		/* entries may become visible out of order: wait for VALID */
-		for (spins = 0; !(READ_ONCE(e->info) & EMGPU_FAULT_INFO_VALID) &&
+		for (spins = 0; !(emgpu_le32_to_cpu(READ_ONCE(e->info)) &
+				     EMGPU_FAULT_INFO_VALID) &&
 		     spins < 1000; spins++)
 			cpu_relax();
 		rmb();
-		if (READ_ONCE(e->info) & EMGPU_FAULT_INFO_VALID)
+		if (emgpu_le32_to_cpu(READ_ONCE(e->info)) & EMGPU_FAULT_INFO_VALID)
 			out[n++] = *e;
-		WRITE_ONCE(e->info, 0);
+		WRITE_ONCE(e->info, emgpu_cpu_to_le32(0));
 		gpu->fault_get = (gpu->fault_get + 1) % EMBER_FAULT_BUF_ENTRIES;
 	}
 	if (n || gpu->fault_get == put)
@@ -105,7 +106,7 @@ static int ember_fault_service_batch(struct ember_gpu *gpu,
 	if (!pages)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		pages[i] = batch[i].addr & PAGE_MASK;
+		pages[i] = emgpu_le64_to_cpu(batch[i].addr) & PAGE_MASK;
 	sort(pages, n, sizeof(*pages), cmp_u64, NULL);
 	for (i = 0; i < n; i++)
 		if (!unique || pages[unique - 1] != pages[i])

@@ -83,21 +83,23 @@ static int ember_ce_flush(struct ember_ce_batch *b)
 	struct emgpu_ce_desc *ring = gpu->ce_ring.cpu;
 	u32 last = (gpu->ce_put + EMBER_CE_RING_ENTRIES - 1) %
 		   EMBER_CE_RING_ENTRIES;
-	volatile u32 *sem = gpu->ce_sem.cpu;
+	emgpu_le32 *sem = gpu->ce_sem.cpu;	/* the device writes it, LE */
 	unsigned long deadline;
 	u32 status;
 
 	if (!b->count || b->error)
 		return b->error;
-	ring[last].flags |= EMGPU_CE_SEMAPHORE;
-	ring[last].payload = ++gpu->ce_seq;
+	ring[last].flags = emgpu_cpu_to_le32(emgpu_le32_to_cpu(ring[last].flags) |
+					     EMGPU_CE_SEMAPHORE);
+	ring[last].payload = emgpu_cpu_to_le32(++gpu->ce_seq);
 	b->count = 0;
 	wmb();	/* descriptors before the doorbell */
 	ember_wr(gpu, EMGPU_REG_CE_RING_PUT, gpu->ce_put);
 	ember_wr(gpu, EMGPU_REG_CE_DOORBELL, 1);
 
 	deadline = jiffies + msecs_to_jiffies(ember_hw_timeout_ms);
-	while (!ember_sem_reached(READ_ONCE(*sem), gpu->ce_seq)) {
+	while (!ember_sem_reached(emgpu_le32_to_cpu(READ_ONCE(*sem)),
+				  gpu->ce_seq)) {
 		status = ember_rd(gpu, EMGPU_REG_CE_STATUS);
 		if ((status & EMGPU_CE_STATUS_ERROR) ||
 		    time_after(jiffies, deadline))
@@ -117,7 +119,8 @@ static int ember_ce_flush(struct ember_ce_batch *b)
 		if (poison)
 			ember_wr(gpu, EMGPU_REG_ERROR_CLEAR, 1);
 		b->error = poison ? -EHWPOISON : -EIO;
-	} else if (!ember_sem_reached(READ_ONCE(*sem), gpu->ce_seq)) {
+	} else if (!ember_sem_reached(emgpu_le32_to_cpu(READ_ONCE(*sem)),
+				      gpu->ce_seq)) {
 		dev_err_ratelimited(&gpu->pdev->dev, "copy engine timeout\n");
 		b->error = -ETIMEDOUT;
 	}
@@ -138,12 +141,12 @@ static void ember_ce_push(struct ember_ce_batch *b, u32 op, u32 flags,
 	if (b->count == EMBER_CE_RING_ENTRIES - 1 && ember_ce_flush(b))
 		return;
 	d = (struct emgpu_ce_desc *)gpu->ce_ring.cpu + gpu->ce_put;
-	d->op = op;
-	d->flags = flags;
-	d->src = src;
-	d->dst = dst;
-	d->length = len;
-	d->payload = 0;
+	d->op = emgpu_cpu_to_le32(op);
+	d->flags = emgpu_cpu_to_le32(flags);
+	d->src = emgpu_cpu_to_le64(src);
+	d->dst = emgpu_cpu_to_le64(dst);
+	d->length = emgpu_cpu_to_le32(len);
+	d->payload = emgpu_cpu_to_le32(0);
 	gpu->ce_put = (gpu->ce_put + 1) % EMBER_CE_RING_ENTRIES;
 	b->count++;
 }

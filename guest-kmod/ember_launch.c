@@ -230,6 +230,7 @@ int ember_launch_submit(struct ember_va_space *vs, struct ember_launch *l)
 {
 	struct ember_gpu *gpu = vs->gpu;
 	struct emgpu_launch_desc *desc;
+	unsigned int i;
 	int ret;
 
 	ret = ember_launch_claim(gpu);
@@ -242,10 +243,11 @@ int ember_launch_submit(struct ember_va_space *vs, struct ember_launch *l)
 
 	desc = gpu->launch_desc.cpu;
 	memset(desc, 0, sizeof(*desc));
-	desc->kernel = l->kernel;
-	desc->warps = l->warps;
-	desc->seed = l->seed;
-	memcpy(desc->args, l->args, sizeof(desc->args));
+	desc->kernel = emgpu_cpu_to_le32(l->kernel);
+	desc->warps = emgpu_cpu_to_le32(l->warps);
+	desc->seed = emgpu_cpu_to_le64(l->seed);
+	for (i = 0; i < EMGPU_LAUNCH_MAX_ARGS; i++)
+		desc->args[i] = emgpu_cpu_to_le64(l->args[i]);
 	ember_gpu_set_pdb(gpu, ember_mmu_root_pde(vs));
 	down_read(&vs->lock);
 	ember_launch_begin_policy(gpu, vs, l);

@@ -53,23 +53,19 @@ static void pt_free(struct ember_gpu *gpu, struct ember_pt *pt)
 /* A directory entry or the PDB pointing at a table in sysmem. */
 static u64 ember_pde(dma_addr_t table)
 {
-	return EMGPU_PTE_VALID |
-	       (u64)EMGPU_APERTURE_SYSMEM << EMGPU_PTE_APERTURE_SHIFT |
-	       (table & EMGPU_PTE_ADDR_MASK);
+	return emgpu_pte_encode(EMGPU_APERTURE_SYSMEM, table, 0);
 }
 
+/* VRAM pages never count accesses (ACD): counters watch host memory. */
 u64 ember_pte_vidmem(u64 addr)
 {
-	return EMGPU_PTE_VALID | EMGPU_PTE_ACD |
-	       (u64)EMGPU_APERTURE_VIDMEM << EMGPU_PTE_APERTURE_SHIFT |
-	       (addr & EMGPU_PTE_ADDR_MASK);
+	return emgpu_pte_encode(EMGPU_APERTURE_VIDMEM, addr, EMGPU_PTE_ACD);
 }
 
 u64 ember_pte_sysmem(u64 addr, bool count_accesses)
 {
-	return EMGPU_PTE_VALID | (count_accesses ? 0 : EMGPU_PTE_ACD) |
-	       (u64)EMGPU_APERTURE_SYSMEM << EMGPU_PTE_APERTURE_SHIFT |
-	       (addr & EMGPU_PTE_ADDR_MASK);
+	return emgpu_pte_encode(EMGPU_APERTURE_SYSMEM, addr,
+				count_accesses ? 0 : EMGPU_PTE_ACD);
 }
 
 int ember_mmu_init(struct ember_va_space *vs)
@@ -112,7 +108,8 @@ struct ember_pt *ember_mmu_get_leaf(struct ember_va_space *vs, u64 va)
 			}
 			pt->child[idx] = next;
 			wmb();	/* the zeroed table before the entry to it */
-			WRITE_ONCE(pt->cpu[idx], ember_pde(next->dma));
+			WRITE_ONCE(pt->cpu[idx],
+				   emgpu_cpu_to_le64(ember_pde(next->dma)));
 		}
 		pt = next;
 	}

@@ -138,12 +138,13 @@ static bool ember_notify_ask(struct ember_gpu *gpu, struct ember_va_space *vs,
 static void ember_notify_one(struct ember_gpu *gpu, struct ember_va_space *vs,
 			     const struct emgpu_notify_entry *e)
 {
-	u64 block_va = e->addr & ~(EMBER_VA_BLOCK_SIZE - 1), va;
 	struct ember_policy_notification n = {
-		.va = e->addr,
-		.sub_mask = e->sub_mask,
-		.counter = e->counter & EMGPU_NOTIFY_COUNTER_MASK,
+		.va = emgpu_le64_to_cpu(e->addr),
+		.sub_mask = emgpu_le32_to_cpu(e->sub_mask),
+		.counter = emgpu_le32_to_cpu(e->counter) &
+			   EMGPU_NOTIFY_COUNTER_MASK,
 	};
+	u64 block_va = n.va & ~(EMBER_VA_BLOCK_SIZE - 1), va;
 	struct ember_policy_span span = { 0 };
 	struct ember_va_range *range;
 	int ret;
@@ -197,16 +198,17 @@ void ember_notify_service(struct ember_gpu *gpu)
 
 		rmb();
 		e = *slot;
-		WRITE_ONCE(slot->flags, 0);
+		WRITE_ONCE(slot->flags, emgpu_cpu_to_le32(0));
 		gpu->ac_get = (gpu->ac_get + 1) % EMBER_AC_BUF_ENTRIES;
-		if (!(e.flags & EMGPU_NOTIFY_VALID))
+		if (!(emgpu_le32_to_cpu(e.flags) & EMGPU_NOTIFY_VALID))
 			continue;
 		n++;
 		if (vs)
 			ember_notify_one(gpu, vs, &e);
 		/* re-arm the counter, whatever the policy did */
 		mutex_lock(&gpu->hw_lock);
-		ember_wr(gpu, EMGPU_REG_AC_CLEAR_TAG, e.tag & EMGPU_NOTIFY_TAG_MASK);
+		ember_wr(gpu, EMGPU_REG_AC_CLEAR_TAG,
+			 emgpu_le32_to_cpu(e.tag) & EMGPU_NOTIFY_TAG_MASK);
 		ember_wr(gpu, EMGPU_REG_AC_CLEAR, EMGPU_AC_CLEAR_TARGETED);
 		mutex_unlock(&gpu->hw_lock);
 	}

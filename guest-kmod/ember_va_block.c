@@ -109,7 +109,7 @@ static int block_unmap_gpu(struct ember_va_block *block,
 	    !bitmap_and(unmap, mask, block->gpu_mapped, EMBER_BLOCK_PAGES))
 		return 0;
 	for_each_page_in(i, unmap) {
-		WRITE_ONCE(block->pt->cpu[i], 0);
+		WRITE_ONCE(block->pt->cpu[i], emgpu_cpu_to_le64(0));
 		first = min(first, i);
 		last = i;
 	}
@@ -131,8 +131,8 @@ static void block_map_vidmem(struct ember_va_block *block,
 
 	for_each_page_in(i, mask) {
 		WRITE_ONCE(block->pt->cpu[i],
-			   ember_pte_vidmem(block->chunk->addr +
-					    ((u64)i << PAGE_SHIFT)));
+			   emgpu_cpu_to_le64(ember_pte_vidmem(block->chunk->addr +
+							      ((u64)i << PAGE_SHIFT))));
 		__set_bit(i, block->gpu_mapped);
 	}
 	ember_hw_charge(block->vs->gpu, ember_cause_thread(cause),
@@ -160,9 +160,10 @@ int ember_block_map_remote(struct ember_va_block *block,
 	for_each_page_in(i, map) {
 		u64 pte = ember_pte_sysmem(block->dma[i], count);
 
-		if (test_bit(i, block->gpu_mapped) && block->pt->cpu[i] == pte)
+		if (test_bit(i, block->gpu_mapped) &&
+		    emgpu_le64_to_cpu(block->pt->cpu[i]) == pte)
 			continue;
-		WRITE_ONCE(block->pt->cpu[i], pte);
+		WRITE_ONCE(block->pt->cpu[i], emgpu_cpu_to_le64(pte));
 		__set_bit(i, block->gpu_mapped);
 		n++;
 	}
