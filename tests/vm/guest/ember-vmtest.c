@@ -779,9 +779,9 @@ static int scenario_adaptive_params(const char *name)
 
 /*
  * Every hook of the ops table is called: ember_hooktest.ko implements all
- * of them; a gather at 1.5x under it (mapped by default: notifications
- * promote, VRAM fills, victims go, evicted blocks come back, the timer
- * reclaims) runs with verified data, and the global hook_calls counters
+ * of them; a stream at 1.5x under it (faults, host-mapped blocks whose
+ * notifications promote, VRAM fills, victims go, evicted blocks come back,
+ * the timer reclaims) runs with verified data, and the global hook_calls counters
  * (taken after the VA space closed, so fini counts) show each was called.
  * Malformed tables are refused at registration with EINVAL.
  */
@@ -789,7 +789,8 @@ static int scenario_policy_hooks(const char *name)
 {
 	static const char *const bad[] = { "nofault", "longname", "dupname" };
 	struct em_wl_config cfg = {
-		.kernel = "gather", .variant = "uvm", .factor = 1.5, .seed = 11,
+		.kernel = "stream", .variant = "uvm", .factor = 1.5, .seed = 11,
+		.passes = 2,
 	};
 	struct ember_stats_counters before, after;
 	struct em_wl_result res;

@@ -3,9 +3,11 @@
  * ember_hooktest.ko: a policy module for the VM tests that implements every
  * hook of the ops table, so that a run under it shows, by ember.ko's
  * hook_calls counters, that the driver calls each one. Its decisions are
- * deliberately simple but real (they move data): faults go to the GPU,
- * each notification promotes its own block, every timer tick reclaims the
- * oldest idle chunk, on-demand victims are the least recently arrived.
+ * deliberately simple but real (they move data): faults on even blocks go
+ * to the GPU, on odd ones stay on the host mapped with access counting,
+ * and each notification promotes its own block; a timer tick with device
+ * memory full reclaims the oldest idle chunk; on-demand victims are the
+ * least recently arrived.
  *
  * mode= makes the module register a malformed table instead, to check that
  * ember_register_policy() refuses it: "nofault" (no on_fault_block),
@@ -44,7 +46,7 @@ static void ht_launch_begin(void *pdata, struct ember_policy_launch *l)
 {
 	l->ac_threshold = 64;
 	l->ac_granularity_shift = 21;
-	l->timer_period_ns = 200000;	/* 200 us of device time */
+	l->timer_period_ns = 2000000;	/* 2 ms of device time: faults evict too */
 }
 
 static void ht_launch_end(void *pdata, const struct ember_policy_launch *l)
@@ -54,7 +56,8 @@ static void ht_launch_end(void *pdata, const struct ember_policy_launch *l)
 
 static void ht_fault(void *pdata, struct ember_policy_block *b)
 {
-	b->dest = EMBER_LOC_GPU;
+	b->dest = (b->start >> EMBER_BLOCK_SHIFT) & 1 ? EMBER_LOC_CPU :
+							EMBER_LOC_GPU;
 	b->migrate = b->faulted;
 }
 
@@ -104,7 +107,8 @@ static u32 ht_eager(void *pdata, struct ember_policy_tick *t)
 {
 	u32 i = ht_oldest(t->chunks, t->n);
 
-	if (i == t->n || t->chunks_used * 2 < t->chunks_total)
+	/* only when memory is full: the fault path must meet it too */
+	if (i == t->n || t->chunks_used < t->chunks_total)
 		return 0;
 	t->victims[0] = i;
 	return 1;
@@ -139,7 +143,6 @@ static struct ember_policy_ops hooktest_ops = {
 	.name = "hooktest",
 	.owner = THIS_MODULE,
 	.wants_access_counters = true,
-	.mapped_by_default = true,
 	.block_priv_size = sizeof(struct hooktest_block),
 	.chunk_priv_size = sizeof(struct hooktest_chunk),
 	.init = ht_init,
