@@ -791,7 +791,11 @@ static int ax_verify(struct em_app_data *a)
 	return 0;
 }
 
-/* gemm: b0 A (m x k int8), b1 B (k x n int8), b2 C (m x n int32); -p = m */
+/*
+ * gemm: b0 A (m x k int8), b1 B (k x n int8), b2 C (m x n int32); -p = m.
+ * Tiled over k (EM_GM_TILE rows of B a launch), as a blocked GEMM keeps a
+ * tile of B as its working set.
+ */
 #define GM_K		EM_GM_K
 
 static void gm_size(struct em_app_data *a)
@@ -829,13 +833,16 @@ static int gm_verify(struct em_app_data *a)
 	ar_check_input(a, bp, GM_K * n, 73);
 	for (i = 0; i < m; i++) {
 		memset(row, 0, n * 4);
-		for (p = 0; p < GM_K; p++)
+		for (p = 0; p < GM_K; p++) {
 			for (j = 0; j < n; j++)
 				row[j] += (uint32_t)(ap[i * GM_K + p] * bp[p * n + j]);
-		for (j = 0; j < n; j++) {
-			check(a, w32(a, 2)[i * n + j], row[j]);
-			a->expected_result += row[j];
+			/* each tile's launch sums the C lines it stored */
+			if ((p + 1) % EM_GM_TILE == 0)
+				for (j = 0; j < n; j++)
+					a->expected_result += row[j];
 		}
+		for (j = 0; j < n; j++)
+			check(a, w32(a, 2)[i * n + j], row[j]);
 	}
 	a->result_ok = a->result == a->expected_result;
 	free(row);

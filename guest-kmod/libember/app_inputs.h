@@ -74,8 +74,9 @@ extern const struct em_app_ref em_app_gemvrow, em_app_atax, em_app_gemm,
 
 /* gemvrow and atax: int8 columns of A, so 32 rows fill a 2 MiB VA block */
 #define EM_AR_COLS		(64 * 1024)
-/* gemm: the inner dimension */
+/* gemm: the inner dimension, and the rows of B one launch reads */
 #define EM_GM_K			1024
+#define EM_GM_TILE		128
 /* decode: managed pools the caching allocator packs the tensors into */
 #define EM_DC_POOLS		3
 /* decode: pool and offset of tensor t (layer t / 2; even W, odd KV); its bytes */

@@ -250,12 +250,19 @@ static int ax_launch(struct app_run *a)
 	return 0;
 }
 
+/* gemm: one launch per tile of k, each adding into C */
 static int gm_launch(struct app_run *a)
 {
-	uint64_t args[6] = { va(a, 0), a->d.n[0], EM_GM_K, va(a, 1), a->d.n[1],
-			     va(a, 2) };
+	uint64_t p0;
 
-	return app_launch(a, args, 6);
+	for (p0 = 0; p0 < EM_GM_K; p0 += EM_GM_TILE) {
+		uint64_t args[8] = { va(a, 0), a->d.n[0], EM_GM_K, va(a, 1),
+				     a->d.n[1], va(a, 2), p0, EM_GM_TILE };
+
+		if (app_launch(a, args, 8))
+			return -1;
+	}
+	return 0;
 }
 
 /* nw: one launch per anti-diagonal of 32 x 32 tiles */

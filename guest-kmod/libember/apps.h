@@ -23,7 +23,7 @@
  * ARIADNE's workloads (HPCA'26; sharing degree: sparse, dense, mixed):
  *  gemvrow     GEMV (32 rows per warp)  iterations (2)  1 per iteration
  *  atax        GEMV + GEMVT  iterations (2)       2 per iteration
- *  gemm        GEMM        rows of A (4)          1
+ *  gemm        GEMM        rows of A (4)          k / 128 (tiles of k)
  *  nw          NW          -                      2 n / 32 - 1
  *  decode      GEMV        tokens (4)             2 per layer and token
  * decode is an LLM decode step: L layers' weights and KV caches packed by a

@@ -500,8 +500,10 @@ _Static_assert(sizeof(struct emgpu_launch_desc) == 80, "launch descriptor");
  *          columns walks every row. Result: sum of y (as u32).
  *  GEMM:   args[0] A VA (m x k int8), [1] m, [2] k (multiple of 128), [3] B
  *          VA (k x n int8), [4] n (multiple of 32), [5] C VA (m x n
- *          int32). C = A B (int32); one item per 32-column strip of a row
- *          of C. Result: sum of C (as u32).
+ *          int32), [6] p0, [7] tile (0: all of k). C = A B (int32), or
+ *          with a tile C += A[:, p0 .. p0 + tile) B[p0 .. p0 + tile, :]
+ *          (multiples of 128); one item per 32-column strip of a row of
+ *          C. Result: sum of the C lines stored (as u32).
  *  NW:     args[0] H VA (n + 1 rows of n + 32 int32, cell (i, j) at word
  *          i (n + 32) + 31 + j), [1] n (multiple of 32), [2] ref VA (n x n
  *          int32), [3] gap, [4] tile diagonal d (0 .. 2 n / 32 - 2). One
@@ -524,7 +526,7 @@ enum emgpu_kernel_id {
 	EMGPU_KERNEL_GEMV = 10,		/* args: W VA, rows, cols, x VA, y VA, shift, rows per item */
 	EMGPU_KERNEL_COLSCAN = 11,	/* args: table VA, rows, columns, out VA, query, 3 ranges */
 	EMGPU_KERNEL_GEMVT = 12,	/* args: A VA, rows, cols, t VA, y VA */
-	EMGPU_KERNEL_GEMM = 13,		/* args: A VA, m, k, B VA, n, C VA */
+	EMGPU_KERNEL_GEMM = 13,		/* args: A VA, m, k, B VA, n, C VA, p0, tile */
 	EMGPU_KERNEL_NW = 14,		/* args: H VA, n, ref VA, gap, diagonal */
 };
 

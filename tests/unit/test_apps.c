@@ -533,6 +533,20 @@ static void test_gemm(void)
 		CU_ASSERT_EQUAL(app_run(&a, EMGPU_KERNEL_GEMM, 7, args, 6), sum);
 		CU_ASSERT_EQUAL(memcmp(app_ptr(&a, C), ref, sizeof(ref)), 0);
 	}
+	/* tiles of k accumulate into C: the same product */
+	memset(app_ptr(&a, C), 0, sizeof(ref));
+	for (i = 0; i < K / 128; i++) {
+		uint64_t args[8] = { A, M, K, B, N, C, 128 * (uint64_t)i, 128 };
+
+		app_run(&a, EMGPU_KERNEL_GEMM, 5, args, 8);
+	}
+	CU_ASSERT_EQUAL(memcmp(app_ptr(&a, C), ref, sizeof(ref)), 0);
+	{	/* a tile past k, or one not a multiple of 128, is malformed */
+		uint64_t args[8] = { A, M, K, B, N, C, 128, K };
+
+		CU_ASSERT_EQUAL(th_launch(a.t, EMGPU_KERNEL_GEMM, 5, 0, args, 8),
+				EMGPU_LAUNCH_ERROR);
+	}
 	th_free(a.t);
 }
 
