@@ -5,5 +5,6 @@
 
 void add_adaptive_tests(void);
 void add_policy_tests(void);
+void add_autouvm_tests(void);
 
 #endif

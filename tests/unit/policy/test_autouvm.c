@@ -11,8 +11,7 @@
 #include <CUnit/Basic.h>
 
 #include "ember_autouvm.h"
-
-void add_autouvm_suite(void);
+#include "policy_tests.h"
 
 #define MiB (1ull << 20)
 
@@ -188,7 +187,7 @@ static void test_plan(void)
 	CU_ASSERT_EQUAL(s.done_upto, 1);
 }
 
-void add_autouvm_suite(void)
+void add_autouvm_tests(void)
 {
 	CU_pSuite s = CU_add_suite("autouvm", NULL, NULL);
 

@@ -29,6 +29,7 @@ int main(void)
 		return 2;
 	add_adaptive_tests();
 	add_policy_tests();
+	add_autouvm_tests();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
