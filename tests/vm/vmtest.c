@@ -560,6 +560,17 @@ static const struct scenario_expect driver_expects[] = {
 		  { "noeager_promotions", GT, 0 }, { "reload_ret", EQ, 0 },
 		  { "sysfs_bad_errno", EQ, 22 }, { "sysfs_good_ret", EQ, 0 },
 		  { "sysfs_readonly_errno", EQ, 13 } } },
+	/* AutoUVM: recorded, applied to every launch; bad profiles ignored */
+	{ "autouvm", "matched", "autouvm: profile recorded and applied, data verified",
+	  true, { { "profiled", EQ, 1 }, { "unmatched", EQ, 0 }, { "matched", GT, 0 },
+		  { "prefetch_bytes", GT, 0 }, { "ret", EQ, 0 }, { "result_ok", EQ, 1 },
+		  { "faults", EQ, 0 } } },
+	{ "autouvm", "corrupt_refused",
+	  "autouvm: a corrupt profile and another program's are refused, never applied",
+	  true, { { "corrupt_refused", EQ, 1 }, { "corrupt_prefetch_bytes", EQ, 0 },
+		  { "corrupt_ret", EQ, 0 }, { "corrupt_result_ok", EQ, 1 },
+		  { "other_refused", EQ, 1 }, { "other_prefetch_bytes", EQ, 0 },
+		  { "other_ret", EQ, 0 }, { "other_result_ok", EQ, 1 } } },
 };
 
 #define NDRIVER_EXPECTS (sizeof(driver_expects) / sizeof(driver_expects[0]))
@@ -728,7 +739,7 @@ int main(int argc, char **argv)
 		  .scenarios = "managed_cpu,managed_badinput,invalid_access,interleave,"
 			       "concurrent,eviction,unload_after_use,adaptive,"
 			       "adaptive_params,external_policy,policy_hooks,"
-			       "table1_switches" },
+			       "table1_switches,autouvm" },
 		{ .name = "workloads", .profile = "h200-64m", .scenarios = WORKLOADS },
 		{ .name = "determinism-1", .profile = "h200-64m", .scenarios = REPEATED },
 		{ .name = "determinism-2", .profile = "h200-64m", .scenarios = REPEATED },

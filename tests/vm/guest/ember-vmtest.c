@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -721,6 +722,80 @@ static int scenario_external_policy(const char *name)
 	return 0;
 }
 
+/*
+ * AutoUVM: a profiling run records the decode step's profile, the online
+ * run applies it (every launch matched, data verified); a corrupt copy of
+ * the file and the profile given to another program are each reported and
+ * ignored (no prefetch), the data still verified.
+ */
+static int scenario_autouvm(const char *name)
+{
+	static const char path[] = "/tmp/vmtest-autouvm.profile";
+	static const char bad_path[] = "/tmp/vmtest-autouvm-corrupt.profile";
+	struct em_wl_config cfg = {
+		.kernel = "decode", .variant = "autouvm", .factor = 1.4, .seed = 9,
+		.passes = 2, .autouvm_profile = path,
+	};
+	struct em_wl_result res, bad, other;
+	char buf[65536];
+	size_t n = 0;
+	FILE *f;
+
+	memset(&res, 0, sizeof(res));
+	memset(&bad, 0, sizeof(bad));
+	memset(&other, 0, sizeof(other));
+	mkdir("/tmp", 01777);
+	unlink(path);
+	em_wl_run(&cfg, &res);
+	emReset();
+	/* one digit of a tensor offset changed: the checksum no longer holds */
+	f = fopen(path, "r");
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+	{
+		char *t = strstr(buf, "\nlaunch ");
+		char *colon = t ? strchr(t, ':') : NULL;
+
+		if (colon && colon[1] >= '0' && colon[1] <= '9')
+			colon[1] = colon[1] == '9' ? '8' : colon[1] + 1;
+	}
+	f = fopen(bad_path, "w");
+	if (f) {
+		fwrite(buf, 1, n, f);
+		fclose(f);
+	}
+	cfg.autouvm_profile = bad_path;
+	cfg.factor = 0.5;
+	em_wl_run(&cfg, &bad);
+	emReset();
+	/* decode's profile given to gemvrow */
+	cfg.kernel = "gemvrow";
+	cfg.autouvm_profile = path;
+	em_wl_run(&cfg, &other);
+	emReset();
+	fprintf(out, "{\"scenario\":\"%s\",\"profiled\":%d,\"matched\":%" PRIu64
+		",\"unmatched\":%" PRIu64 ",\"prefetch_bytes\":%" PRIu64
+		",\"corrupt_refused\":%d,\"corrupt_prefetch_bytes\":%" PRIu64
+		",\"corrupt_ret\":%d,\"corrupt_result_ok\":%d,\"corrupt_mismatches\":%" PRIu64
+		",\"other_refused\":%d,\"other_prefetch_bytes\":%" PRIu64
+		",\"other_ret\":%d,\"other_result_ok\":%d,\"other_mismatches\":%" PRIu64 ",",
+		name, res.autouvm_profiled, res.autouvm_matched, res.autouvm_unmatched,
+		res.autouvm_prefetch_bytes,
+		strstr(bad.autouvm_error, "checksum mismatch") != NULL,
+		bad.autouvm_prefetch_bytes, bad.ret, bad.result_ok, bad.mismatches,
+		strstr(other.autouvm_error, "not gemvrow") != NULL,
+		other.autouvm_prefetch_bytes, other.ret, other.result_ok, other.mismatches);
+	cfg.kernel = "decode";
+	cfg.factor = 1.4;
+	em_wl_json(out, &cfg, &res);
+	fprintf(out, "}\n");
+	fflush(out);
+	return 0;
+}
+
 /* Ember-adaptive (the ember policy) on gather at 1.5x: counters promote. */
 static int scenario_adaptive(const char *name)
 {
@@ -920,6 +995,7 @@ static const struct {
 	{ "adaptive_params", scenario_adaptive_params },
 	{ "policy_hooks", scenario_policy_hooks },
 	{ "table1_switches", scenario_table1_switches },
+	{ "autouvm", scenario_autouvm },
 };
 
 int main(int argc, char **argv)
