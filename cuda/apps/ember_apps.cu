@@ -40,17 +40,8 @@
 
 #include <cuda_runtime.h>
 
+#include "../cuda_check.h"
 #include "app_inputs.h"
-
-#define CHECK(call)                                                            \
-	do {                                                                   \
-		cudaError_t e_ = (call);                                       \
-		if (e_ != cudaSuccess) {                                       \
-			fprintf(stderr, "ember-apps: %s: %s\n", #call,         \
-				cudaGetErrorString(e_));                       \
-			return 1;                                              \
-		}                                                              \
-	} while (0)
 
 #define MAX_FOOT	(4ull << 30)
 #define THREADS		256

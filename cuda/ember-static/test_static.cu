@@ -13,24 +13,8 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                          \
-	do {                                                                 \
-		cudaError_t e_ = (call);                                     \
-		if (e_ != cudaSuccess) {                                     \
-			fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_)); \
-			return 1;                                            \
-		}                                                            \
-	} while (0)
-
-__global__ void sum_words(const unsigned int *p, size_t n, unsigned long long *out)
-{
-	unsigned long long acc = 0;
-
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * blockDim.x)
-		acc += p[i];
-	atomicAdd(out, acc);
-}
+#include "../cuda_check.h"
+#include "sum_words.cuh"
 
 static int last_prefetch_location(void *p, size_t bytes)
 {
