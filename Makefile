@@ -154,6 +154,19 @@ calibrate: all
 		--kernel $(KERNEL) --initrd $(INITRD) --workdir $(BUILD)/calibrate \
 		--accel $(ACCEL)
 
+# The applications measured on the H200 (cuda/results/h200-apps.jsonl,
+# tests/hw/apps.sh) beside the same apps, variants and footprints in the
+# testbed on h200x16 scaled by 1/32: per cell card ms, model ms and ratio,
+# speedups over uvm, variant order, closing counts. Resumable like `run`;
+# `make run-clean MATRIX=host-agent/matrices/compare-card.conf` starts over.
+CARD_MATRIX := host-agent/matrices/compare-card.conf
+CARD_SCALE := 32
+compare-card: all
+	$(AGENT) run $(CARD_MATRIX) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) \
+		--initrd $(INITRD) --results $(RESULTS) --accel $(ACCEL); \
+	rc=$$?; $(BUILD)/host-agent/compare-card $(RESULTS)/compare-card \
+		cuda/results/h200-apps.jsonl $(CARD_SCALE); exit $$rc
+
 # Boot one VM with emgpu and show what the guest driver sees.
 info: all
 	$(AGENT) vm --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) --initrd $(INITRD) \
@@ -162,4 +175,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu bench vm-test run run-clean calibrate info clean
+.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu bench vm-test run run-clean calibrate compare-card info clean
