@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Validation on a real NVIDIA card (the device machine): builds cuda/ there,
 # runs the calibration microbenchmarks and Ember-static through its
-# LD_PRELOAD interposer on an unmodified program, and writes JSON lines
-# to OUTDIR. Managed allocations stay far below the card's free memory.
+# LD_PRELOAD interposer on an unmodified program, then (APPS=0 skips it)
+# the applications and Ember-static's hint test (tests/hw/apps.sh, into
+# OUTDIR/apps), and writes JSON lines to OUTDIR. Managed allocations stay
+# far below the card's free memory.
 #
 # usage: tests/hw/run.sh OUTDIR [BYTES]
 set -euo pipefail
@@ -40,3 +42,5 @@ static plain
 static interposed LD_PRELOAD="$build/libember-static.so" EMBER_STATIC_VERBOSE=1
 static half-split LD_PRELOAD="$build/libember-static.so" EMBER_STATIC_VERBOSE=1 \
 	EMBER_STATIC_GPU_BYTES=$((bytes / 2))
+
+[ "${APPS:-1}" = 0 ] || bash "$top/tests/hw/apps.sh" "$out/apps"
