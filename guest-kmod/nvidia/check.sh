@@ -5,7 +5,8 @@
 #   - the policy core in the build tree is byte-identical to the repository's;
 #   - modinfo of nvidia-uvm.ko lists every Table 1 parameter with the
 #     default of the core's EMBER_ADAPTIVE_PARAMS_DEFAULT;
-#   - every global symbol the core's objects define is in nvidia-uvm.ko;
+#   - every global symbol the core's objects and the glue's (uvm_ember.o)
+#     define is in nvidia-uvm.ko;
 #   - both modules carry the guest kernel's vermagic;
 #   - bad input stops build.sh at the step it names (a series that does not
 #     apply, a wrong package checksum, a kernel ABI without headers).
@@ -80,7 +81,8 @@ check_parameters() {
 check_core_linked() {
 	local f sym n=0 bad=0 syms
 	syms=$(nm "$uvm_ko" | awk '$2 ~ /^[TDBR]$/ { print $3 }' | sort -u)
-	for f in $(core_files | grep '\.c$'); do
+	# the core's objects and the glue's
+	for f in $(core_files | grep '\.c$') uvm_ember.c; do
 		for sym in $(nm --defined-only "$tree/nvidia-uvm/${f%.c}.o" | awk '$2 ~ /^[TDBR]$/ { print $3 }'); do
 			n=$((n + 1))
 			grep -qx "$sym" <<<"$syms" || { log "$sym of $f not in nvidia-uvm.ko"; bad=1; }
@@ -89,7 +91,7 @@ check_core_linked() {
 	if [ "$n" = 0 ]; then
 		flunk "no global symbols in the core's objects"
 	elif [ "$bad" = 0 ]; then
-		pass "$n global symbols of the core linked into nvidia-uvm.ko"
+		pass "$n global symbols of the core and uvm_ember.o linked into nvidia-uvm.ko"
 	else
 		flunk "core objects not linked"
 	fi
