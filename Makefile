@@ -53,6 +53,7 @@ test: all
 	$(MAKE) fuzz-ioctl
 	$(MAKE) -C tests/fuzz smoke
 	$(MAKE) vm-test
+	$(MAKE) nvidia-test
 
 # A fault-injection campaign subset: every run recovers or fails cleanly.
 inject-test: all
@@ -113,7 +114,7 @@ fuzz-qemu: deps
 # NVIDIA's open kernel modules (nvidia.ko, nvidia-uvm.ko) with the Ember
 # series and the policy core, one build per driver branch, into
 # build/nvidia/<version>/ (guest-kmod/nvidia/build.sh says how).
-NVIDIA_BRANCHES := guest-kmod/nvidia
+NVIDIA_BRANCHES := guest-kmod/nvidia guest-kmod/nvidia/550
 nvidia: deps
 	for b in $(NVIDIA_BRANCHES); do \
 		bash guest-kmod/nvidia/build.sh --into $(BUILD)/nvidia $$b >/dev/null || exit 1; done
