@@ -3,9 +3,11 @@
  * ember-agent report: turns a matrix's results.jsonl into the paper's
  * comparison: per application and oversubscription factor, each variant's
  * speedup over stock UVM (modelled time of setup — advice, prefetch — plus
- * kernels, as the paper's runtimes include them), beside the paper's Table 4
- * numbers for the same GPU; the geometric means; and a Figure 10-style bar
- * chart (log scale) drawn by gnuplot.
+ * kernels, as the paper's runtimes include them), beside the paper's
+ * numbers for the same GPU from one of its appendix tables in CSV
+ * (host-agent/paper-table*.csv); the geometric means; per cell the order of
+ * the variants beside the paper's, with a summary line per size; and a
+ * Figure 10-style bar chart (log scale) drawn by gnuplot.
  */
 #define _GNU_SOURCE
 #include "report.h"
@@ -29,13 +31,23 @@ static const char *const variant_order[] = {
 };
 #define NVARIANTS (sizeof(variant_order) / sizeof(variant_order[0]))
 
-/* Our names -> the paper's (Table 4 rows). */
+/*
+ * The paper's query runtimes the column scan stands for: the SSB queries
+ * of Tables 7-8 measured on all three PCIe GPUs, summed (one colscan run
+ * is one sequence of queries; see paper_value()).
+ */
+#define SSB_QUERIES "q1.3+q2.1+q2.2+q2.3+q3.1+q3.2+q3.3+q3.4"
+
+/* Our names -> the paper's (rows of host-agent/paper-table*.csv). */
 static const struct {
 	const char *ours, *paper;
 } app_names[] = {
 	{ "pathfinder", "pathfinder" }, { "kmeans", "kmeans" },
 	{ "conv", "cnn" }, { "bitonic", "bitonic_sort" },
 	{ "radix", "radix_sort" }, { "bfs", "bfs" },
+	{ "gemv", "llm" }, { "llm", "llm" },
+	{ "colscan", SSB_QUERIES }, { "ssb", SSB_QUERIES },
+	{ "movinghot", "movinghot" },
 }, variant_names[] = {
 	{ "uvm", "uvm" }, { "prefetch", "prefetch" }, { "mapped", "uvm_mapped" },
 	{ "static", "ember_static" }, { "adaptive", "ember_adaptive" },
@@ -43,6 +55,7 @@ static const struct {
 
 struct cell {
 	double sim_ns;		/* modelled setup + kernels; 0: no successful run */
+	double kernel_ns;	/* the kernels alone */
 	double tokens_per_s;	/* decode runs */
 	const char *status;
 };
@@ -53,6 +66,8 @@ struct table {
 	double factors[MAX_FACTORS];
 	size_t nfactors;
 	char profile[64];
+	/* the moving hot set's drift (ember-run -d), -1: none; see size_label() */
+	int drift;
 	struct cell cells[MAX_APPS][MAX_FACTORS][NVARIANTS];
 };
 
@@ -114,6 +129,7 @@ static int load(const char *dir, struct table *t, json_t **keep)
 	char *line = NULL;
 	size_t cap = 0;
 
+	t->drift = -1;
 	snprintf(path, sizeof(path), "%s/results.jsonl", dir);
 	f = fopen(path, "re");
 	if (!f) {
@@ -144,6 +160,13 @@ static int load(const char *dir, struct table *t, json_t **keep)
 		if (a == MAX_APPS || fi == MAX_FACTORS)
 			continue;
 		t->cells[a][fi][v].status = status;
+		{
+			const char *args = json_string_value(json_object_get(o, "run_args"));
+			const char *d = args ? strstr(args, "-d ") : NULL;
+
+			if (d)
+				t->drift = atoi(d + 3);
+		}
 		/* the whole modelled run: advice and prefetch, then the kernels */
 		if (!strcmp(status, "ok")) {
 			json_t *run = json_object_get(o, "run");
@@ -151,6 +174,8 @@ static int load(const char *dir, struct table *t, json_t **keep)
 			t->cells[a][fi][v].sim_ns =
 				(double)json_integer_value(json_object_get(run, "sim_ns")) +
 				(double)json_integer_value(json_object_get(run, "setup_ns"));
+			t->cells[a][fi][v].kernel_ns =
+				(double)json_integer_value(json_object_get(run, "sim_ns"));
 			t->cells[a][fi][v].tokens_per_s =
 				json_number_value(json_object_get(run, "tokens_per_s"));
 		}
@@ -161,38 +186,108 @@ static int load(const char *dir, struct table *t, json_t **keep)
 	return 0;
 }
 
-/* The paper's seconds for (gpu, size, app, variant); *capped for ">1800". */
-static double paper_seconds(const char *csv, const char *gpu, double factor,
-			    const char *app, const char *variant, int *capped)
+/*
+ * What the paper's CSV measures (the header's last column): "seconds" (a
+ * run's whole time: the testbed's setup + kernels), "kernel_seconds" (the
+ * kernels alone) or "tokens_per_s" (a rate; compared as time per token).
+ */
+enum paper_unit { PAPER_SECONDS, PAPER_KERNEL_SECONDS, PAPER_TOKENS_PER_S };
+
+static enum paper_unit paper_unit_of(const char *csv)
 {
-	char line[256], size[16], want_size[16];
-	const char *papp = map_name(app, 1), *pvar = map_name(variant, 0);
+	char line[256];
+	enum paper_unit u = PAPER_SECONDS;
+	FILE *f = csv ? fopen(csv, "re") : NULL;
+
+	if (!f)
+		return u;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "size,", 5)) {
+			if (strstr(line, ",kernel_seconds"))
+				u = PAPER_KERNEL_SECONDS;
+			else if (strstr(line, ",tokens_per_s"))
+				u = PAPER_TOKENS_PER_S;
+			break;
+		}
+	fclose(f);
+	return u;
+}
+
+/* The testbed's time of a cell in the paper's unit; 0: no successful run. */
+static double cell_time(const struct cell *c, enum paper_unit u)
+{
+	return u == PAPER_KERNEL_SECONDS ? c->kernel_ns : c->sim_ns;
+}
+
+/* The paper's row label of factor f: "1.5x", or "d25" for a drift run. */
+static void size_label(const struct table *t, size_t f, char *out, size_t len)
+{
+	if (t->drift >= 0)
+		snprintf(out, len, "d%d", t->drift);
+	else
+		snprintf(out, len, "%gx", t->factors[f]);
+}
+
+/* One row's value: seconds, or seconds per token for a rate. */
+static double paper_row(const char *csv, const char *gpu, const char *size,
+			const char *app, const char *variant, int *capped)
+{
+	char line[256];
 	double val = 0;
 	FILE *f;
 
 	*capped = 0;
-	if (!csv || !papp || !pvar)
-		return 0;
 	f = fopen(csv, "re");
 	if (!f)
 		return 0;
-	snprintf(want_size, sizeof(want_size), "%gx", factor);
 	while (fgets(line, sizeof(line), f)) {
-		char g[32], ap[32], va[32], sec[32];
+		char sz[16], g[32], ap[32], va[32], v[32];
 
 		if (line[0] == '#' ||
-		    sscanf(line, "%15[^,],%31[^,],%31[^,],%31[^,],%31s", size, g, ap,
-			   va, sec) != 5)
+		    sscanf(line, "%15[^,],%31[^,],%31[^,],%31[^,],%31s", sz, g, ap,
+			   va, v) != 5)
 			continue;
-		if (strcmp(size, want_size) || strcmp(g, gpu) || strcmp(ap, papp) ||
-		    strcmp(va, pvar))
+		if (strcmp(sz, size) || strcmp(g, gpu) || strcmp(ap, app) ||
+		    strcmp(va, variant))
 			continue;
-		*capped = sec[0] == '>';
-		val = strtod(sec + *capped, NULL);
+		*capped = v[0] == '>';
+		val = strtod(v + *capped, NULL);
 		break;
 	}
 	fclose(f);
+	if (val > 0 && paper_unit_of(csv) == PAPER_TOKENS_PER_S)
+		val = 1 / val;
 	return val;
+}
+
+/*
+ * The paper's time for (gpu, size, app, variant); *capped for ">1800". An
+ * app the paper splits ("q1.3+q2.1+...") is the sum of its rows, 0 unless
+ * the paper gives all of them.
+ */
+static double paper_value(const char *csv, const char *gpu, const char *size,
+			  const char *app, const char *variant, int *capped)
+{
+	const char *papp = map_name(app, 1), *pvar = map_name(variant, 0);
+	char one[32];
+	double sum = 0, v;
+	int c;
+
+	*capped = 0;
+	if (!csv || !papp || !pvar)
+		return 0;
+	while (*papp) {
+		size_t n = strcspn(papp, "+");
+
+		snprintf(one, sizeof(one), "%.*s", (int)n, papp);
+		v = paper_row(csv, gpu, size, one, pvar, &c);
+		if (v <= 0)
+			return 0;
+		sum += v;
+		*capped |= c;
+		papp += n + (papp[n] == '+');
+	}
+	return sum;
 }
 
 /* The profile's base GPU name ("h200-128m" -> "h200"). */
@@ -219,13 +314,17 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 	char gpu[64];
 	size_t a, f, v;
 
+	enum paper_unit unit = paper_unit_of(paper_csv);
+
 	base_gpu(t->profile, gpu, sizeof(gpu));
 	for (f = 0; f < t->nfactors; f++) {
 		double logsum[NVARIANTS] = { 0 }, plogsum[NVARIANTS] = { 0 };
 		unsigned int cnt[NVARIANTS] = { 0 }, pcnt[NVARIANTS] = { 0 };
+		char size[16];
 
-		fprintf(out, "\nSpeedup over UVM at %gx (profile %s; paper's %s in brackets)\n",
-			t->factors[f], t->profile, gpu);
+		size_label(t, f, size, sizeof(size));
+		fprintf(out, "\nSpeedup over UVM at %s (profile %s; paper's %s in brackets)\n",
+			size, t->profile, gpu);
 		fprintf(out, "%-12s", "app");
 		for (v = 1; v < NVARIANTS; v++)
 			if (variant_present(t, v))
@@ -234,8 +333,9 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 		for (a = 0; a < t->napps; a++) {
 			const struct cell *uvm = &t->cells[a][f][0];
 			int capped_u, capped_v;
-			double pu = paper_seconds(paper_csv, gpu, t->factors[f], t->apps[a],
-						  "uvm", &capped_u);
+			double pu = paper_value(paper_csv, gpu, size, t->apps[a], "uvm",
+						&capped_u);
+			double tu = cell_time(uvm, unit);
 
 			fprintf(out, "%-12s", t->apps[a]);
 			for (v = 1; v < NVARIANTS; v++) {
@@ -244,13 +344,12 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 				if (!variant_present(t, v))
 					continue;
 				{
-				double pv = paper_seconds(paper_csv, gpu, t->factors[f],
-							  t->apps[a], variant_order[v],
-							  &capped_v);
+				double pv = paper_value(paper_csv, gpu, size, t->apps[a],
+							variant_order[v], &capped_v);
 				char ours[24] = "-", theirs[24] = "";
 
-				if (c->sim_ns > 0 && uvm->sim_ns > 0) {
-					double s = uvm->sim_ns / c->sim_ns;
+				if (cell_time(c, unit) > 0 && tu > 0) {
+					double s = tu / cell_time(c, unit);
 
 					snprintf(ours, sizeof(ours), "%.2f", s);
 					logsum[v] += log(s);
@@ -270,8 +369,8 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 				fprintf(out, " %8s %9s", ours, theirs);
 				}
 			}
-			if (uvm->sim_ns > 0)
-				fprintf(out, " %14.3f\n", uvm->sim_ns / 1e6);
+			if (tu > 0)
+				fprintf(out, " %14.3f\n", tu / 1e6);
 			else
 				fprintf(out, " %14s\n", uvm->status ? uvm->status : "-");
 		}
@@ -289,6 +388,132 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 					 exp(plogsum[v] / pcnt[v]));
 			fprintf(out, " %8s %9s", ours, theirs);
 		}
+		fputc('\n', out);
+	}
+}
+
+/* Variants of cell (a, f) that both the testbed and the paper timed. */
+struct paper_cell {
+	int v[NVARIANTS];
+	double ours[NVARIANTS], theirs[NVARIANTS];
+	int capped[NVARIANTS];
+	size_t n;
+};
+
+static void paper_cell_load(const struct table *t, const char *csv, const char *gpu,
+			    size_t a, size_t f, struct paper_cell *pc)
+{
+	enum paper_unit unit = paper_unit_of(csv);
+	char size[16];
+	size_t v;
+
+	size_label(t, f, size, sizeof(size));
+	pc->n = 0;
+	for (v = 0; v < NVARIANTS; v++) {
+		double ours = cell_time(&t->cells[a][f][v], unit), theirs;
+		int capped;
+
+		theirs = paper_value(csv, gpu, size, t->apps[a], variant_order[v], &capped);
+		if (ours <= 0 || theirs <= 0)
+			continue;
+		pc->v[pc->n] = (int)v;
+		pc->ours[pc->n] = ours;
+		pc->theirs[pc->n] = theirs;
+		pc->capped[pc->n] = capped;
+		pc->n++;
+	}
+}
+
+/* "static < adaptive < uvm": the variants fastest first. */
+static void print_order(const struct paper_cell *pc, const double *time, FILE *out)
+{
+	size_t idx[NVARIANTS], i, j;
+
+	for (i = 0; i < pc->n; i++)
+		idx[i] = i;
+	for (i = 1; i < pc->n; i++)
+		for (j = i; j > 0 && time[idx[j]] < time[idx[j - 1]]; j--) {
+			size_t x = idx[j];
+
+			idx[j] = idx[j - 1];
+			idx[j - 1] = x;
+		}
+	for (i = 0; i < pc->n; i++)
+		fprintf(out, "%s%s", i ? " < " : "", variant_order[pc->v[idx[i]]]);
+}
+
+/*
+ * Per table and size: each cell's order of the variants, the testbed's
+ * beside the paper's, with how many pairs agree (a pair the paper cannot
+ * order, both capped or equal, is not counted); the cells whose every
+ * counted pair agrees; and per variant the geometric mean over the apps of
+ * testbed speedup over UVM / paper speedup over UVM (cells with a capped
+ * paper time left out: their speedup is a bound).
+ */
+static void print_paper_summary(const struct table *t, const char *csv, FILE *out)
+{
+	char gpu[64], size[16];
+	size_t a, f, i, j;
+
+	if (!csv)
+		return;
+	base_gpu(t->profile, gpu, sizeof(gpu));
+	for (f = 0; f < t->nfactors; f++) {
+		double logsum[NVARIANTS] = { 0 };
+		unsigned int cnt[NVARIANTS] = { 0 }, cells = 0, ordered = 0;
+		unsigned int agree_all = 0, pairs_all = 0;
+
+		size_label(t, f, size, sizeof(size));
+		fprintf(out, "\nOrder of the variants at %s, fastest first (testbed %s | paper's %s)\n",
+			size, t->profile, gpu);
+		for (a = 0; a < t->napps; a++) {
+			struct paper_cell pc;
+			unsigned int agree = 0, pairs = 0;
+			size_t u = NVARIANTS;
+
+			paper_cell_load(t, csv, gpu, a, f, &pc);
+			if (pc.n < 2)
+				continue;
+			for (i = 0; i < pc.n; i++) {
+				if (pc.v[i] == 0)
+					u = i;
+				for (j = i + 1; j < pc.n; j++) {
+					double p = pc.theirs[i] - pc.theirs[j];
+					double o = pc.ours[i] - pc.ours[j];
+
+					if ((pc.capped[i] && pc.capped[j]) || p == 0)
+						continue;
+					pairs++;
+					agree += (p < 0) == (o < 0);
+				}
+			}
+			if (u < NVARIANTS && !pc.capped[u])
+				for (i = 0; i < pc.n; i++) {
+					if (i == u || pc.capped[i])
+						continue;
+					logsum[pc.v[i]] += log((pc.ours[u] / pc.ours[i]) /
+							       (pc.theirs[u] / pc.theirs[i]));
+					cnt[pc.v[i]]++;
+				}
+			cells++;
+			ordered += agree == pairs;
+			agree_all += agree;
+			pairs_all += pairs;
+			fprintf(out, "%-12s %s  ", t->apps[a], agree == pairs ? "same " : "DIFF ");
+			print_order(&pc, pc.ours, out);
+			fprintf(out, " | ");
+			print_order(&pc, pc.theirs, out);
+			fprintf(out, "  (%u/%u pairs)\n", agree, pairs);
+		}
+		if (!cells)
+			continue;
+		fprintf(out, "summary %s %s: paper's order in %u of %u cells, %u of %u pairs; "
+			"speedup over UVM testbed/paper, geomean:", gpu, size, ordered, cells,
+			agree_all, pairs_all);
+		for (i = 1; i < NVARIANTS; i++)
+			if (cnt[i])
+				fprintf(out, " %s %.2f (%u)", variant_order[i],
+					exp(logsum[i] / cnt[i]), cnt[i]);
 		fputc('\n', out);
 	}
 }
@@ -638,11 +863,13 @@ int em_report(const char *dir, const char *paper_csv, bool draw)
 		return 0;
 	}
 	print_tables(t, paper_csv, stdout);
+	print_paper_summary(t, paper_csv, stdout);
 	print_claims(t, stdout);
 	print_errors(all, stdout);
 	out = fopen(path, "we");
 	if (out) {
 		print_tables(t, paper_csv, out);
+		print_paper_summary(t, paper_csv, out);
 		print_claims(t, out);
 		print_errors(all, out);
 		fclose(out);
