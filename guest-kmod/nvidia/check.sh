@@ -7,6 +7,7 @@
 #     default of the core's EMBER_ADAPTIVE_PARAMS_DEFAULT;
 #   - every global symbol the core's objects and the glue's (uvm_ember.o)
 #     define is in nvidia-uvm.ko;
+#   - NVIDIA's objects call the glue where the series hooks it in (nm -u);
 #   - both modules carry the guest kernel's vermagic;
 #   - bad input stops build.sh at the step it names (a series that does not
 #     apply, a wrong package checksum, a kernel ABI without headers).
@@ -97,6 +98,35 @@ check_core_linked() {
 	fi
 }
 
+# Where the series must call the glue: object, then the glue functions it
+# calls (its undefined symbols). A port that drops a hook fails here.
+hooks() {
+	cat <<-'EOF'
+	uvm_global.o uvm_ember_init
+	uvm_va_space.o uvm_ember_va_space_create uvm_ember_va_space_destroy uvm_ember_va_space_gpu_registered
+	uvm.o uvm_ember_va_range_created
+	uvm_policy.o uvm_ember_mark_hinted
+	uvm_migrate.o uvm_ember_mark_hinted
+	uvm_gpu_replayable_faults.o uvm_ember_service_fault_block
+	uvm_gpu_access_counters.o uvm_ember_enabled uvm_ember_service_notification uvm_ember_access_counter_threshold
+	uvm_va_block.o uvm_ember_block_state_alloc uvm_ember_block_state_free uvm_ember_block_is_managed uvm_ember_residency_snapshot uvm_ember_residency_changed uvm_ember_va_space_is_ember
+	uvm_pmm_gpu.o uvm_ember_pmm_init uvm_ember_pmm_deinit uvm_ember_pmm_pick_victim uvm_ember_pmm_root_chunk_allocated uvm_ember_pmm_root_chunk_freed
+	uvm_ember.o ember_policy_ember ember_policy_ember_check uvm_pmm_gpu_evict_root_chunk_index uvm_va_block_service_locked
+	EOF
+}
+
+check_hooks() {
+	local obj fn n=0 bad=0 undef
+	while read -r obj fns; do
+		undef=$(nm -u "$tree/nvidia-uvm/$obj" | awk '{ print $2 }')
+		for fn in $fns; do
+			n=$((n + 1))
+			grep -qx "$fn" <<<"$undef" || { log "$obj does not call $fn"; bad=1; }
+		done
+	done < <(hooks)
+	if [ "$bad" = 0 ]; then pass "$n hook calls in place"; else flunk "hooks missing"; fi
+}
+
 check_vermagic() {
 	local m vm
 	for m in "${nvidia_modules[@]}"; do
@@ -148,6 +178,7 @@ check_series_exact
 check_core_identical
 check_parameters
 check_core_linked
+check_hooks
 check_vermagic
 check_bad_input
 
