@@ -292,6 +292,9 @@ static long ember_ioctl_launch(struct ember_va_space *vs, void __user *uarg)
 	EMBER_SAME_KERNEL(BFS);
 	EMBER_SAME_KERNEL(GEMV);
 	EMBER_SAME_KERNEL(COLSCAN);
+	EMBER_SAME_KERNEL(GEMVT);
+	EMBER_SAME_KERNEL(GEMM);
+	EMBER_SAME_KERNEL(NW);
 #undef EMBER_SAME_KERNEL
 	if (copy_from_user(&l, uarg, sizeof(l)))
 		return -EFAULT;

@@ -122,8 +122,11 @@ enum ember_kernel {
 	EMBER_KERNEL_BITONIC = 7,	/* buf, bytes, segment lines, k, j */
 	EMBER_KERNEL_RADIX = 8,		/* src, n, dst, hist, shift, mode, chunks */
 	EMBER_KERNEL_BFS = 9,		/* row_ptr, vertices, col, edges, level, cur */
-	EMBER_KERNEL_GEMV = 10,		/* W, rows, cols, x, y, shift */
+	EMBER_KERNEL_GEMV = 10,		/* W, rows, cols, x, y, shift, rows per item */
 	EMBER_KERNEL_COLSCAN = 11,	/* table, rows, columns, out, query, 3 ranges */
+	EMBER_KERNEL_GEMVT = 12,	/* A, rows, cols, t, y */
+	EMBER_KERNEL_GEMM = 13,		/* A, m, k, B, n, C, p0, tile */
+	EMBER_KERNEL_NW = 14,		/* H, n, ref, gap, diagonal */
 	EMBER_KERNEL_MAX = 255,
 };
 
