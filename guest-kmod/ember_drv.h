@@ -298,6 +298,7 @@ struct ember_gpu *ember_gpu_get_default(void);
 u64 ember_gpu_now_ns(struct ember_gpu *gpu);
 u32 ember_cause_thread(enum ember_cause cause);
 void ember_hw_charge(struct ember_gpu *gpu, u32 thread, u32 action, u32 count);
+void ember_hw_join(struct ember_gpu *gpu, u32 thread, u32 other);
 
 /* copy engine: one batch of descriptors, submitted and waited for */
 struct ember_ce_batch {

@@ -54,10 +54,28 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A fault's source uTLB, for the policy (ARIADNE's sharing degree). */
+struct ember_fault_src {
+	u64 block;		/* VA block of the fault */
+	u32 idx;		/* position in the batch */
+	u16 utlb;		/* device-wide uTLB id */
+};
+
+/* By block, then in fault-buffer order. */
+static int cmp_src(const void *a, const void *b)
+{
+	const struct ember_fault_src *x = a, *y = b;
+
+	if (x->block != y->block)
+		return x->block < y->block ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
 /* Services the faults of one block: pages[0..n) sorted, in one block. */
 static int ember_fault_service_block(struct ember_va_space *vs,
 				     struct ember_va_range *range,
-				     const u64 *pages, u32 n)
+				     const u64 *pages, u32 n,
+				     const u16 *utlb, u32 nutlb)
 {
 	struct ember_policy_block view;
 	struct ember_va_block *block;
@@ -76,6 +94,8 @@ static int ember_fault_service_block(struct ember_va_space *vs,
 	for (i = 0; i < n; i++)
 		ember_mask_set(&view.faulted,
 			       (pages[i] - block->start) >> PAGE_SHIFT);
+	view.fault_utlb = utlb;
+	view.nfault_utlb = nutlb;
 	ember_hook_count(vs, EMBER_HOOK_FAULT_BLOCK);
 	vs->policy->on_fault_block(vs->policy_data, &view);
 	/* a policy must at least resolve what faulted */
@@ -97,17 +117,35 @@ static int ember_fault_service_batch(struct ember_gpu *gpu,
 				     const struct emgpu_fault_entry *batch,
 				     u32 n)
 {
+	u32 utlbs_per_gpc = ember_rd(gpu, EMGPU_REG_UTLBS_PER_GPC), k = 0, s0;
+	struct ember_fault_src *src;
 	struct ember_va_range *range;
+	u16 *utlb;
 	u64 *pages;
 	u32 i, j, unique = 0;
 	int ret = 0, err;
 
 	pages = kmalloc_array(n, sizeof(*pages), GFP_KERNEL);
-	if (!pages)
+	src = kmalloc_array(n, sizeof(*src), GFP_KERNEL);
+	utlb = kmalloc_array(n, sizeof(*utlb), GFP_KERNEL);
+	if (!pages || !src || !utlb) {
+		kfree(pages);
+		kfree(src);
+		kfree(utlb);
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
+	}
+	for (i = 0; i < n; i++) {
+		u32 info = emgpu_le32_to_cpu(batch[i].info);
+
 		pages[i] = emgpu_le64_to_cpu(batch[i].addr) & PAGE_MASK;
+		src[i].block = pages[i] & ~(EMBER_VA_BLOCK_SIZE - 1);
+		src[i].idx = i;
+		src[i].utlb = EMGPU_FAULT_UTLB_ID(info, utlbs_per_gpc);
+	}
 	sort(pages, n, sizeof(*pages), cmp_u64, NULL);
+	sort(src, n, sizeof(*src), cmp_src, NULL);
+	for (i = 0; i < n; i++)
+		utlb[i] = src[i].utlb;
 	for (i = 0; i < n; i++)
 		if (!unique || pages[unique - 1] != pages[i])
 			pages[unique++] = pages[i];
@@ -117,6 +155,9 @@ static int ember_fault_service_batch(struct ember_gpu *gpu,
 	ember_stat_inc(vs, fault_batches);
 	ember_hw_charge(gpu, EMGPU_DRV_THREAD_FAULT,
 			EMGPU_DRV_ACTION_FAULT_PAGE, unique);
+	/* a pipelined batch populates once it has been read and sorted */
+	if (vs->policy->pipelined_faults)
+		ember_hw_join(gpu, EMGPU_DRV_THREAD_POPULATE, EMGPU_DRV_THREAD_FAULT);
 
 	down_read(&vs->lock);
 	for (i = 0; i < unique; i = j) {
@@ -125,18 +166,26 @@ static int ember_fault_service_batch(struct ember_gpu *gpu,
 		for (j = i + 1; j < unique &&
 		     (pages[j] & ~(EMBER_VA_BLOCK_SIZE - 1)) == block_va; j++)
 			;
+		/* this block's sources: src is sorted by block too */
+		while (k < n && src[k].block < block_va)
+			k++;
+		for (s0 = k; k < n && src[k].block == block_va; k++)
+			;
 		range = ember_range_find(vs, pages[i], PAGE_SIZE);
 		if (!range) {
 			ember_stat_add(vs, EMBER_STAT(faults_fatal), j - i);
 			ret = ret ?: -EFAULT;
 			continue;
 		}
-		err = ember_fault_service_block(vs, range, pages + i, j - i);
+		err = ember_fault_service_block(vs, range, pages + i, j - i,
+						utlb + s0, k - s0);
 		if (err)
 			ret = ret ?: err;
 	}
 	up_read(&vs->lock);
 	kfree(pages);
+	kfree(src);
+	kfree(utlb);
 	return ret;
 }
 

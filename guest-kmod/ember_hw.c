@@ -52,6 +52,18 @@ void ember_hw_charge(struct ember_gpu *gpu, u32 thread, u32 action, u32 count)
 	mutex_unlock(&gpu->hw_lock);
 }
 
+/* Timeline `thread` waits until timeline `other` is idle (DRIVER_ACTION JOIN). */
+void ember_hw_join(struct ember_gpu *gpu, u32 thread, u32 other)
+{
+	if (!gpu->ready)
+		return;
+	mutex_lock(&gpu->hw_lock);
+	ember_hw_select_thread(gpu, thread);
+	ember_wr(gpu, EMGPU_REG_DRIVER_ACTION,
+		 EMGPU_DRV_ACTION_JOIN | other << EMGPU_DRV_ACTION_COUNT_SHIFT);
+	mutex_unlock(&gpu->hw_lock);
+}
+
 /* ---- copy engine ---- */
 
 /*

@@ -370,8 +370,20 @@ struct ember_chunk *ember_pmm_alloc(struct ember_gpu *gpu,
 		chunk = pmm_take_free(pmm, block);
 		mutex_unlock(&pmm->lock);
 		if (chunk) {
-			ember_hw_charge(gpu, ember_cause_thread(cause),
-					EMGPU_DRV_ACTION_CHUNK_ALLOC, 1);
+			if (cause == EMBER_CAUSE_FAULT && vs->policy->pipelined_faults) {
+				/*
+				 * Populate on its own timeline: it ran while the
+				 * previous block copied; this block's copy waits
+				 * for it.
+				 */
+				ember_hw_charge(gpu, EMGPU_DRV_THREAD_POPULATE,
+						EMGPU_DRV_ACTION_CHUNK_ALLOC, 1);
+				ember_hw_join(gpu, EMGPU_DRV_THREAD_FAULT,
+					      EMGPU_DRV_THREAD_POPULATE);
+			} else {
+				ember_hw_charge(gpu, ember_cause_thread(cause),
+						EMGPU_DRV_ACTION_CHUNK_ALLOC, 1);
+			}
 			return chunk;
 		}
 		ret = pmm_evict_one(gpu, vs, cause);

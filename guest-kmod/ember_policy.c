@@ -36,6 +36,8 @@ void ember_policy_free(void *p)
 	kvfree(p);
 }
 EXPORT_SYMBOL_GPL(ember_policy_free);
+/* the stock prefetcher, for policies in modules of their own (ariadne) */
+EXPORT_SYMBOL_GPL(ember_prefetch_tbn);
 
 /* ---- `uvm`: nvidia-uvm's names and defaults ---- */
 

@@ -205,6 +205,13 @@ struct ember_policy_block {
 	uint32_t dest;				/* (out) enum ember_loc: CPU or GPU */
 	struct ember_page_mask migrate;		/* (out) pages to make resident at dest */
 	void *priv;				/* (in) block_priv_size bytes, or NULL */
+	/*
+	 * (in) on_fault_block: the source uTLB of each fault of the batch on
+	 * this block, in fault-buffer order (device-wide ids: GPC x uTLBs
+	 * per GPC + the uTLB within it); NULL and 0 elsewhere.
+	 */
+	const uint16_t *fault_utlb;
+	uint32_t nfault_utlb;
 };
 
 /* A device-memory root chunk, as the victim and timer hooks see it. */
@@ -293,6 +300,13 @@ struct ember_policy_ops {
 	bool wants_access_counters;	/* sysmem PTEs count accesses */
 	/* New blocks start with preferred location CPU and accessed-by GPU. */
 	bool mapped_by_default;
+	/*
+	 * Fault servicing pipelined (ARIADNE): a block's populate (its root
+	 * chunk) is charged to the device's POPULATE timeline, which runs
+	 * ahead while the FAULT timeline copies the previous block; each copy
+	 * waits only for its own block's populate.
+	 */
+	bool pipelined_faults;
 	uint32_t block_priv_size;	/* bytes per VA block */
 	uint32_t chunk_priv_size;	/* bytes per root chunk, <= CHUNK_PRIV_MAX */
 
