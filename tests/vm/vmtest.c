@@ -560,6 +560,12 @@ static const struct scenario_expect driver_expects[] = {
 		  { "noeager_promotions", GT, 0 }, { "reload_ret", EQ, 0 },
 		  { "sysfs_bad_errno", EQ, 22 }, { "sysfs_good_ret", EQ, 0 },
 		  { "sysfs_readonly_errno", EQ, 13 } } },
+	/* ARIADNE from its module: refused parameter, selected, verified, unloaded */
+	{ "ariadne", "load_ret", "ariadne: a policy module refuses a bad parameter, runs, unloads",
+	  true, { { "unknown_ret", EQ, -2 }, { "bad_param_ret", EQ, -22 },
+		  { "load_ret", EQ, 0 }, { "set_policy_ret", EQ, 0 }, { "ret", EQ, 0 },
+		  { "result_ok", EQ, 1 }, { "faults", GT, 0 }, { "evictions", GT, 0 },
+		  { "unload_ret", EQ, 0 } } },
 	/* AutoUVM: recorded, applied to every launch; bad profiles ignored */
 	{ "autouvm", "matched", "autouvm: profile recorded and applied, data verified",
 	  true, { { "profiled", EQ, 1 }, { "unmatched", EQ, 0 }, { "matched", GT, 0 },
@@ -739,7 +745,7 @@ int main(int argc, char **argv)
 		  .scenarios = "managed_cpu,managed_badinput,invalid_access,interleave,"
 			       "concurrent,eviction,unload_after_use,adaptive,"
 			       "adaptive_params,external_policy,policy_hooks,"
-			       "table1_switches,autouvm" },
+			       "table1_switches,autouvm,ariadne" },
 		{ .name = "workloads", .profile = "h200-64m", .scenarios = WORKLOADS },
 		{ .name = "determinism-1", .profile = "h200-64m", .scenarios = REPEATED },
 		{ .name = "determinism-2", .profile = "h200-64m", .scenarios = REPEATED },

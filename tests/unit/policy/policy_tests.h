@@ -6,5 +6,6 @@
 void add_adaptive_tests(void);
 void add_policy_tests(void);
 void add_autouvm_tests(void);
+void add_ariadne_tests(void);
 
 #endif

@@ -30,6 +30,7 @@ int main(void)
 	add_adaptive_tests();
 	add_policy_tests();
 	add_autouvm_tests();
+	add_ariadne_tests();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();

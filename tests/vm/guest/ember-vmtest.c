@@ -723,6 +723,42 @@ static int scenario_external_policy(const char *name)
 }
 
 /*
+ * ARIADNE from its own module: unknown (ENOENT) until loaded; a parameter
+ * out of range refuses the load (EINVAL); then gemvrow (a thread per row,
+ * sparse sharing degree) at 1.3x runs under it, every output word
+ * verified, and the module unloads once no VA space uses it.
+ */
+static int scenario_ariadne(const char *name)
+{
+	struct em_wl_config cfg = {
+		.kernel = "gemvrow", .variant = "uvm", .factor = 1.3, .seed = 5,
+	};
+	struct em_wl_result res;
+	int fd, unknown_ret, bad_ret, load_ret, ret, unload_ret;
+
+	memset(&res, 0, sizeof(res));
+	unknown_ret = emSetPolicy("ariadne");
+	emReset();
+	fd = open("/lib/modules/ember_ariadne.ko", O_RDONLY | O_CLOEXEC);
+	bad_ret = fd < 0 ? -errno : syscall(SYS_finit_module, fd, "history=0", 0) ? -errno : 0;
+	load_ret = fd < 0 ? -errno : syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	ret = load_ret ? load_ret : emSetPolicy("ariadne");
+	if (!ret)
+		em_wl_run(&cfg, &res);
+	emReset();
+	unload_ret = syscall(SYS_delete_module, "ember_ariadne", O_NONBLOCK) ? -errno : 0;
+	fprintf(out, "{\"scenario\":\"%s\",\"unknown_ret\":%d,\"bad_param_ret\":%d,"
+		"\"load_ret\":%d,\"set_policy_ret\":%d,\"unload_ret\":%d,", name,
+		unknown_ret, bad_ret, load_ret, ret, unload_ret);
+	em_wl_json(out, &cfg, &res);
+	fprintf(out, "}\n");
+	fflush(out);
+	return 0;
+}
+
+/*
  * AutoUVM: a profiling run records the decode step's profile, the online
  * run applies it (every launch matched, data verified); a corrupt copy of
  * the file and the profile given to another program are each reported and
@@ -996,6 +1032,7 @@ static const struct {
 	{ "policy_hooks", scenario_policy_hooks },
 	{ "table1_switches", scenario_table1_switches },
 	{ "autouvm", scenario_autouvm },
+	{ "ariadne", scenario_ariadne },
 };
 
 int main(int argc, char **argv)
