@@ -30,8 +30,12 @@ static const struct {
 	{ "mapped", "-v mapped" },
 	{ "static", "-v static" },
 	{ "adaptive", "-v uvm -P ember" },	/* unchanged program, Ember policy */
+	/*
+	 * NVIDIA's access-counter migration as ARIADNE compares with it: every
+	 * block starts zero-copy (mapped by advice), counters promote it
+	 */
+	{ "ac", "-v mapped -P ac" },
 	/* policies from modules of their own, on the unchanged program */
-	{ "ac", "-v uvm -P ac" },
 	{ "ariadne", "-v uvm -P ariadne" },
 	{ "ember", "-v uvm -P ember" },		/* adaptive, by its policy's name */
 	/* AutoUVM's executor: a profiling run, then the profile applied */
