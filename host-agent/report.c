@@ -322,9 +322,20 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 		unsigned int cnt[NVARIANTS] = { 0 }, pcnt[NVARIANTS] = { 0 };
 		char size[16];
 
+		bool paper = false;
+		int capped;
+
 		size_label(t, f, size, sizeof(size));
-		fprintf(out, "\nSpeedup over UVM at %s (profile %s; paper's %s in brackets)\n",
-			size, t->profile, gpu);
+		/* brackets only where the paper has the cell (Table 4's apps) */
+		for (a = 0; a < t->napps && !paper; a++)
+			paper = paper_seconds(paper_csv, gpu, t->factors[f], t->apps[a],
+					      "uvm", &capped) > 0;
+		if (paper)
+			fprintf(out, "\nSpeedup over UVM at %s (profile %s; paper's %s in brackets)\n",
+				size, t->profile, gpu);
+		else
+			fprintf(out, "\nSpeedup over UVM at %s (profile %s)\n", size,
+				t->profile);
 		fprintf(out, "%-12s", "app");
 		for (v = 1; v < NVARIANTS; v++)
 			if (variant_present(t, v))
