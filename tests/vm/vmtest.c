@@ -560,6 +560,12 @@ static const struct scenario_expect driver_expects[] = {
 		  { "noeager_promotions", GT, 0 }, { "reload_ret", EQ, 0 },
 		  { "sysfs_bad_errno", EQ, 22 }, { "sysfs_good_ret", EQ, 0 },
 		  { "sysfs_readonly_errno", EQ, 13 } } },
+};
+
+#define NDRIVER_EXPECTS (sizeof(driver_expects) / sizeof(driver_expects[0]))
+
+/* The policies of other papers (boot "policies"). */
+static const struct scenario_expect policy_expects[] = {
 	/* ARIADNE from its module: refused parameter, selected, verified, unloaded */
 	{ "ariadne", "load_ret", "ariadne: a policy module refuses a bad parameter, runs, unloads",
 	  true, { { "unknown_ret", EQ, -2 }, { "bad_param_ret", EQ, -22 },
@@ -579,7 +585,7 @@ static const struct scenario_expect driver_expects[] = {
 		  { "other_ret", EQ, 0 }, { "other_result_ok", EQ, 1 } } },
 };
 
-#define NDRIVER_EXPECTS (sizeof(driver_expects) / sizeof(driver_expects[0]))
+#define NPOLICY_EXPECTS (sizeof(policy_expects) / sizeof(policy_expects[0]))
 
 static bool check_field(json_t *r, const struct field_check *c)
 {
@@ -745,13 +751,16 @@ int main(int argc, char **argv)
 		  .scenarios = "managed_cpu,managed_badinput,invalid_access,interleave,"
 			       "concurrent,eviction,unload_after_use,adaptive,"
 			       "adaptive_params,external_policy,policy_hooks,"
-			       "table1_switches,autouvm,ariadne" },
+			       "table1_switches" },
 		{ .name = "workloads", .profile = "h200-64m", .scenarios = WORKLOADS },
 		{ .name = "determinism-1", .profile = "h200-64m", .scenarios = REPEATED },
 		{ .name = "determinism-2", .profile = "h200-64m", .scenarios = REPEATED },
 		/* lockstep=off: device and driver race; data must stay intact */
 		{ .name = "free-running", .profile = "h200-64m", .scenarios = RACING,
 		  .device_opts = ",lockstep=off" },
+		/* ARIADNE's module and AutoUVM's executor, on the full card's counters */
+		{ .name = "policies", .profile = "h200-64m-norule",
+		  .scenarios = "ariadne,autouvm" },
 	};
 	const size_t nboots = sizeof(boots) / sizeof(boots[0]);
 	size_t i;
@@ -778,7 +787,7 @@ int main(int argc, char **argv)
 	h.planned = 4 + (int)nboots + 2 + 1 + 1 +
 		    (int)(sizeof(expected_bad_ioctls) / sizeof(expected_bad_ioctls[0])) +
 		    1 + (int)NDRIVER_EXPECTS + (int)count_words(WORKLOADS) + 1 +
-		    (int)count_words(RACING);
+		    (int)count_words(RACING) + (int)NPOLICY_EXPECTS;
 	printf("KTAP version 1\n1..%d\n", h.planned);
 	fflush(stdout);
 
@@ -816,6 +825,8 @@ int main(int argc, char **argv)
 		for (cell = strtok_r(list, ",", &save); cell; cell = strtok_r(NULL, ",", &save))
 			test_workload(&boots[6], cell);
 	}
+	for (i = 0; i < NPOLICY_EXPECTS; i++)
+		test_expect(&boots[7], &policy_expects[i]);
 
 	for (i = 0; i < nboots; i++) {
 		json_decref(boots[i].results);
