@@ -328,8 +328,8 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 		size_label(t, f, size, sizeof(size));
 		/* brackets only where the paper has the cell (Table 4's apps) */
 		for (a = 0; a < t->napps && !paper; a++)
-			paper = paper_seconds(paper_csv, gpu, t->factors[f], t->apps[a],
-					      "uvm", &capped) > 0;
+			paper = paper_value(paper_csv, gpu, size, t->apps[a], "uvm",
+					    &capped) > 0;
 		if (paper)
 			fprintf(out, "\nSpeedup over UVM at %s (profile %s; paper's %s in brackets)\n",
 				size, t->profile, gpu);
