@@ -189,7 +189,9 @@ static int load(const char *dir, struct table *t, json_t **keep)
 /*
  * What the paper's CSV measures (the header's last column): "seconds" (a
  * run's whole time: the testbed's setup + kernels), "kernel_seconds" (the
- * kernels alone) or "tokens_per_s" (a rate; compared as time per token).
+ * kernels alone) or "tokens_per_s" (a rate, compared as time per token; of
+ * the kernels alone, as ember-run's tokens_per_s and the paper's generation
+ * rate, which leaves out the prompt and any staging).
  */
 enum paper_unit { PAPER_SECONDS, PAPER_KERNEL_SECONDS, PAPER_TOKENS_PER_S };
 
@@ -216,7 +218,7 @@ static enum paper_unit paper_unit_of(const char *csv)
 /* The testbed's time of a cell in the paper's unit; 0: no successful run. */
 static double cell_time(const struct cell *c, enum paper_unit u)
 {
-	return u == PAPER_KERNEL_SECONDS ? c->kernel_ns : c->sim_ns;
+	return u == PAPER_SECONDS ? c->sim_ns : c->kernel_ns;
 }
 
 /* The paper's row label of factor f: "1.5x", or "d25" for a drift run. */
