@@ -5,12 +5,14 @@
  *
  * usage: ember-run [-k stream|gather|hotset|movinghot|APP] [-x FACTOR] [-v uvm|prefetch|
  *                  mapped|static] [-s SEED] [-p PASSES] [-w WARPS] [-P POLICY]
+ *                  [-d DRIFT]
  * APP is one of the paper's applications (apps.h); -p is its size or phase
  * count there (rows, iterations, tokens, ...). -v autouvm (applications
  * only) runs AutoUVM's executor with the profile -A (default
  * /tmp/ember-autouvm.profile), recorded by a profiling run first when the
  * file does not exist; a profile of another program, version or a corrupt
- * one is reported in the JSON and ignored.
+ * one is reported in the JSON and ignored. -d (movinghot) moves the hot
+ * window by DRIFT % of itself per phase (the paper's Table 10).
  */
 #include <stdint.h>
 #include <errno.h>
@@ -28,7 +30,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: ember-run [-k stream|gather|hotset|movinghot|%s] [-x FACTOR] "
 		"[-v uvm|prefetch|mapped|static|autouvm] [-s SEED] [-p PASSES] "
-		"[-w WARPS] [-P POLICY] [-A AUTOUVM-PROFILE]\n", em_app_names());
+		"[-w WARPS] [-P POLICY] [-A AUTOUVM-PROFILE] [-d DRIFT]\n", em_app_names());
 }
 
 /*
@@ -65,7 +67,7 @@ int main(int argc, char **argv)
 	const char *policy = NULL;
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "k:x:v:s:p:w:P:A:h")) != -1) {
+	while ((opt = getopt(argc, argv, "k:x:v:s:p:w:P:A:d:h")) != -1) {
 		switch (opt) {
 		case 'k': cfg.kernel = optarg; break;
 		case 'x': cfg.factor = strtod(optarg, NULL); break;
@@ -75,6 +77,10 @@ int main(int argc, char **argv)
 		case 'w': cfg.warps = strtoul(optarg, NULL, 0); break;
 		case 'P': policy = optarg; break;
 		case 'A': cfg.autouvm_profile = optarg; break;
+		case 'd':
+			cfg.drift = strtoul(optarg, NULL, 0);
+			cfg.drifting = 1;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -282,6 +282,12 @@ static int run_moving_hot(const struct em_wl_config *cfg, struct em_buf *a,
 		window = a->bytes & ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
 	span = a->bytes - window;
 	step = (span / (phases - 1)) & ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
+	if (cfg->drifting) {
+		step = (window * (uint64_t)cfg->drift / 100) &
+		       ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
+		if (cfg->drift > 100 || step * (phases - 1) > span)
+			return fail(r, "drift", -EINVAL);
+	}
 	r->nphases = phases;
 	r->window = window;
 	for (p = 0; p < phases; p++) {
@@ -445,6 +451,8 @@ void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 	if (r->nphases) {
 		uint32_t p;
 
+		if (cfg->drifting)
+			fprintf(f, ",\"drift\":%u", cfg->drift);
 		fprintf(f, ",\"window\":%" PRIu64 ",\"phase_ns\":[", r->window);
 		for (p = 0; p < r->nphases; p++)
 			fprintf(f, "%s%" PRIu64, p ? "," : "", r->phase_ns[p]);

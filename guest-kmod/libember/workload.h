@@ -12,7 +12,9 @@
  * `passes` steps (default 8) across the whole footprint, one launch per
  * position, so a placement fixed before the run stops matching the hot set
  * while one re-derived online follows it. Each position's modelled time is
- * reported (phase_ns).
+ * reported (phase_ns). With a drift (ember-run -d, the paper's Table 10)
+ * the window moves by that share of itself per phase instead, from the
+ * start of the footprint, which must hold every position.
  *
  * Variants: uvm (M), prefetch (M+P: each allocation prefetched whole),
  * mapped (M+A: preferred location CPU + accessed-by GPU), static (M+A+P:
@@ -34,6 +36,9 @@ struct em_wl_config {
 	uint64_t seed;
 	uint32_t passes;	/* stream, hotset; 0 = 1 */
 	uint32_t warps;		/* 0 = device default */
+	/* movinghot: move by drift % of the window per phase (else spread) */
+	int drifting;
+	uint32_t drift;
 	/*
 	 * Variant autouvm (applications): its profile file; a profiling run
 	 * records it first when it does not exist.
