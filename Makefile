@@ -144,6 +144,14 @@ run: all
 	$(AGENT) report $(RESULTS)/$$name --paper host-agent/paper-table4.csv; \
 	exit $$rc
 
+# Every table of the paper's appendix beside the testbed's (issue 16): the
+# matrices host-agent/matrices/table*.conf, each reported beside its CSV,
+# into one Markdown report whose path it prints (scripts/paper.sh: resumable;
+# CONNECT="qemu+ssh://a/system ..." spreads the runs over libvirt hosts).
+paper: all
+	bash scripts/paper.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
+		$(RESULTS) $(ACCEL)
+
 run-clean:
 	rm -rf $(RESULTS)/$$(sed -n 's/^name *= *//p' $(MATRIX))
 
@@ -176,4 +184,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu bench vm-test run run-clean calibrate compare-card info clean
+.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu bench vm-test run run-clean paper calibrate compare-card info clean

@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# make paper: every table of the paper's appendix beside the testbed's.
+# Runs each matrix (host-agent/matrices/table*.conf, or those in
+# PAPER_MATRICES) with `ember-agent run` (resumable: finished runs are
+# kept), reports each beside the paper's CSV its config names in a
+# "# paper-csv:" line, and writes one Markdown report with every table, its
+# order and summary lines, and every plot. Prints the report's path.
+#
+# usage: paper.sh AGENT QEMU KERNEL INITRD RESULTS ACCEL
+# Environment:
+#   PAPER_MATRICES  matrices to run (default: host-agent/matrices/table*.conf)
+#   CONNECT         libvirt URIs to spread the runs over (added to each matrix
+#                   as its `connect` line; default: QEMU on this machine)
+#   PAPER_SIZE      a card size replacing the matrices' faithful 512m (for a
+#                   quick trial, e.g. 128m; the report says which was used)
+set -u
+agent=$1 qemu=$2 kernel=$3 initrd=$4 results=$5 accel=$6
+matrices=${PAPER_MATRICES:-$(ls host-agent/matrices/table*.conf | sort -V)}
+out=$results/paper-report
+mkdir -p "$out/matrices"
+report=$out/REPORT.md
+rc=0
+
+# The matrix as run: the checked-in one, with CONNECT and PAPER_SIZE applied.
+prepare() {
+	local conf=$1 copy=$out/matrices/$(basename "$1")
+
+	sed "s/^\(profile *= *[a-z0-9]*\)-512m/\1-${PAPER_SIZE:-512m}/" "$conf" >"$copy"
+	if [ -n "${CONNECT:-}" ]; then
+		echo "connect  = $CONNECT" >>"$copy"
+	fi
+	echo "$copy"
+}
+
+field() { sed -n "s/^$1 *= *//p" "$2" | head -n1; }
+
+{
+	echo "Written by \`make paper\` on $(date -u '+%Y-%m-%d %H:%M UTC'), commit" \
+		"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
+	echo "Each section is one matrix (\`host-agent/matrices/\`), reported by"
+	echo "\`ember-agent report\` beside the paper's appendix table in CSV"
+	echo "(\`host-agent/paper-table*.csv\`). Speedups are over UVM in modelled time;"
+	echo "the paper's are in brackets (\`<\`/\`>\`: a capped run bounds them). Under"
+	echo "each table, every cell's order of the variants, fastest first, testbed |"
+	echo "paper, marked \`same\` when every pair the paper orders agrees, \`DIFF\`"
+	echo "otherwise, and a summary line per size."
+	echo
+} >"$report.body"
+summaries=$out/summaries.txt
+: >"$summaries"
+: >"$out/walltime.txt"
+
+for conf in $matrices; do
+	copy=$(prepare "$conf")
+	name=$(field name "$copy")
+	csv=$(sed -n 's/^# paper-csv: *\([^ ]*\).*/\1/p' "$conf")
+	start=$(date +%s)
+	"$agent" run "$copy" --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
+		--results "$results" --accel "$accel" || rc=1
+	echo "$name $(($(date +%s) - start))" >>"$out/walltime.txt"
+	args=$(field run_args "$copy")
+	{
+		echo "## $name"
+		echo
+		echo "Matrix \`$conf\` (profile \`$(field profile "$copy")\`," \
+			"apps \`$(field apps "$copy")\`, factors" \
+			"$(field factors "$copy")${args:+, ember-run \`$args\`})," \
+			"paper: \`host-agent/$csv\`."
+		echo
+		echo '```'
+		"$agent" report "$results/$name" ${csv:+--paper host-agent/$csv} |
+			grep -v '^plot: ' | tee -a "$out/report-$name.txt"
+		echo '```'
+		echo
+		for png in "$results/$name"/*.png; do
+			[ -e "$png" ] || continue
+			echo "![$name $(basename "$png" .png)](../$name/$(basename "$png"))"
+			echo
+		done
+	} >>"$report.body"
+	grep '^summary ' "$out/report-$name.txt" | sed "s/^summary /$name: /" >>"$summaries"
+	rm -f "$out/report-$name.txt"
+done
+
+{
+	echo "# The paper's evaluation beside the testbed's"
+	echo
+	echo "## Summary"
+	echo
+	echo "One line per table and size: cells whose variants the testbed orders as"
+	echo "the paper does, agreeing pairs, and per variant the geometric mean of"
+	echo "testbed speedup over UVM / paper speedup over UVM (1.00: the paper's"
+	echo "speedup; the count of apps in parentheses)."
+	echo
+	echo '```'
+	cat "$summaries"
+	echo '```'
+	echo
+	echo "Wall time per matrix on this run (seconds; runs already finished are"
+	echo "skipped, so a resumed run counts only what it ran):"
+	echo
+	echo '```'
+	cat "$out/walltime.txt"
+	echo '```'
+	echo
+	echo "Figure 16 (randomness x reuse, RTX 5080, 1.3x) has no matrix yet: the"
+	echo "testbed's hotset kernel has the randomness and reuse arguments, but"
+	echo "ember-run does not expose them. What the paper's text gives of the"
+	echo "grid is in \`host-agent/paper-fig16.csv\`."
+	echo
+	cat "$report.body"
+} >"$report"
+rm -f "$report.body"
+echo "report: $report"
+exit $rc
