@@ -570,12 +570,37 @@ static void print_claims(const struct table *t, FILE *out)
 	size_t f, i, a;
 
 	if (variant_present(t, (size_t)ar) && variant_present(t, (size_t)ac)) {
+		fprintf(out, "\nModelled ms (setup + kernels) per app and factor; ARIADNE over AC\n");
+		fprintf(out, "%-10s %6s %10s %10s %10s %10s %8s\n", "app", "factor", "uvm",
+			"ac", "ariadne", "ember", "ar/ac");
+		for (a = 0; a < t->napps; a++)
+			for (f = 0; f < t->nfactors; f++) {
+				int cols[4] = { uvm, ac, ar, index_of_variant("ember") };
+				size_t c;
+
+				fprintf(out, "%-10s %5gx", t->apps[a], t->factors[f]);
+				for (c = 0; c < 4; c++) {
+					const struct cell *x = &t->cells[a][f][cols[c]];
+
+					if (x->sim_ns > 0)
+						fprintf(out, " %10.3f", x->sim_ns / 1e6);
+					else
+						fprintf(out, " %10s", x->status ? x->status : "-");
+				}
+				if (t->cells[a][f][ac].sim_ns > 0 && t->cells[a][f][ar].sim_ns > 0)
+					fprintf(out, " %7.2fx", t->cells[a][f][ac].sim_ns /
+						t->cells[a][f][ar].sim_ns);
+				fputc('\n', out);
+			}
 		fprintf(out, "\nARIADNE's claims (geomean over the apps; the paper's in brackets)\n");
 		for (f = 0; f < t->nfactors; f++) {
+			char x[16];
+
+			snprintf(x, sizeof(x), "%gx", t->factors[f]);
 			if (t->factors[f] <= 1.0) {
 				r = geomean_ratio(t, f, ac, uvm, &n);
-				fprintf(out, "AC slower than UVM at %gx:      %6.2fx  [1.3x]  (%u apps)\n",
-					t->factors[f], r, n);
+				fprintf(out, "AC slower than UVM at %-6s %6.2fx  [1.3x]  (%u apps)\n",
+					x, r, n);
 				continue;
 			}
 			for (i = 0; i < sizeof(ariadne_claims) / sizeof(ariadne_claims[0]); i++)
@@ -583,21 +608,23 @@ static void print_claims(const struct table *t, FILE *out)
 					break;
 			r = geomean_ratio(t, f, ac, ar, &n);
 			if (i < sizeof(ariadne_claims) / sizeof(ariadne_claims[0]))
-				fprintf(out, "ARIADNE over AC at %gx:        %6.2fx  [%.1fx]  (%u apps)\n",
-					t->factors[f], r, ariadne_claims[i].claim, n);
+				fprintf(out, "ARIADNE over AC at %-6s   %6.2fx  [%.1fx]  (%u apps)\n",
+					x, r, ariadne_claims[i].claim, n);
 			else
-				fprintf(out, "ARIADNE over AC at %gx:        %6.2fx  (%u apps; no claim)\n",
-					t->factors[f], r, n);
+				fprintf(out, "ARIADNE over AC at %-6s   %6.2fx  (%u apps; no claim)\n",
+					x, r, n);
 		}
 	}
 	if (variant_present(t, (size_t)au) && variant_present(t, (size_t)uvm)) {
 		fprintf(out, "\nAutoUVM's claim: 3.1x over UVM on average (ten LLMs, 2.0x oversubscription)\n");
 		for (f = 0; f < t->nfactors; f++) {
+			char x[16];
+
 			r = geomean_ratio(t, f, uvm, au, &n);
 			if (!n)
 				continue;
-			fprintf(out, "AutoUVM over UVM at %gx:       %6.2fx  (%u apps)\n",
-				t->factors[f], r, n);
+			snprintf(x, sizeof(x), "%gx", t->factors[f]);
+			fprintf(out, "AutoUVM over UVM at %-6s  %6.2fx  (%u apps)\n", x, r, n);
 			logsum += log(r);
 			nf++;
 		}
