@@ -92,14 +92,16 @@ EMBER_AP_PARAM(perf_migration_eviction_decay_ms,
 	       "Migration score halving period, ms (default 1000)");
 
 /*
- * Not in Table 1. Device ms keep the paper's ratio of period to block copy
- * (a 2 MiB copy costs the same on a scaled card); 0 scales the periods
- * with device memory instead (1000000 x VRAM / the full card's VRAM).
+ * Not in Table 1. 0, the default, follows the scaling rule (models/
+ * README.md): the periods shrink with the card, 1000000 x VRAM_SIZE /
+ * FULL_VRAM_SIZE, as the promotion span and the reclamation batch do
+ * (ember_adaptive_scale()); a profile with the rule off reports the two
+ * sizes equal. A value fixes the unit (1000000: device ms).
  */
-static unsigned long ember_ns_per_ms = NSEC_PER_MSEC;
+static unsigned long ember_ns_per_ms;
 module_param(ember_ns_per_ms, ulong, 0444);
 MODULE_PARM_DESC(ember_ns_per_ms,
-		 "Device ns per ms of the Ember periods (0: 1000000 x VRAM / the full card's VRAM; default 1000000)");
+		 "Device ns per ms of the Ember periods (default 0: 1000000 x VRAM / the full card's VRAM, the scaling rule)");
 
 /* ---- the registry ---- */
 

@@ -112,14 +112,24 @@ uint64_t ember_grace_ns(const struct ember_adaptive_params *p, uint32_t score)
 void ember_adaptive_scale(struct ember_adaptive_params *p, uint64_t vram,
 			  uint64_t full_vram)
 {
-	if (p->ns_per_ms)
+	uint64_t span_mb, batch;
+
+	if (!full_vram || !vram || vram >= full_vram) {	/* k = 1 */
+		if (!p->ns_per_ms)
+			p->ns_per_ms = NS_PER_MS;
 		return;
-	if (full_vram && vram && vram < full_vram)
+	}
+	if (!p->ns_per_ms)
 		p->ns_per_ms = NS_PER_MS * vram / full_vram;
-	else
-		p->ns_per_ms = NS_PER_MS;
 	if (!p->ns_per_ms)
 		p->ns_per_ms = 1;
+	/* the span stays whole 2 MiB blocks, at least one */
+	span_mb = (uint64_t)p->cpu_preferred_prefetch_chunk_mb * vram / full_vram;
+	span_mb &= ~1ull;
+	p->cpu_preferred_prefetch_chunk_mb = span_mb < 2 ? 2 : (unsigned int)span_mb;
+	batch = ((uint64_t)p->perf_eager_eviction_batch_count * vram + full_vram / 2) /
+		full_vram;
+	p->perf_eager_eviction_batch_count = batch ? (unsigned int)batch : 1;
 }
 
 static void block_start_history(const struct ember_adaptive_params *p,

@@ -49,9 +49,9 @@ struct ember_adaptive_params {
 	unsigned int perf_migration_eviction_decay_ms;		/* 1000 */
 	/*
 	 * Not in Table 1: device ns per "ms" of the parameters above. 0 in
-	 * the module parameters means "scale with the card": 1000000 x VRAM
-	 * / the full card's VRAM (ember_adaptive_scale()); ember_adaptive_ms_ns
-	 * reads 0 as 1000000.
+	 * the module parameters (the default) means "scale with the card":
+	 * 1000000 x VRAM / the full card's VRAM (ember_adaptive_scale());
+	 * ember_adaptive_ms_ns reads 0 as 1000000.
 	 */
 	uint64_t ns_per_ms;
 };
@@ -145,8 +145,14 @@ void ember_block_evicted(struct ember_block_history *b,
 			 struct ember_chunk_demand *c, uint64_t now_ns);
 
 /*
- * Resolves ns_per_ms = 0 for a GPU with vram of a card with full_vram
- * bytes (a scaled testbed card): 1000000 x vram / full_vram, at least 1.
+ * The scaling rule (models/README.md) for a GPU with vram bytes standing
+ * for a card of full_vram (the device's VRAM_SIZE and FULL_VRAM_SIZE):
+ * with k = full_vram / vram, Table 1's values, which are the full card's,
+ * shrink by k where they are a share of the card: the periods (ns_per_ms
+ * = 0 resolves to 1000000 / k, at least 1; a given ns_per_ms is kept),
+ * the promotion span (even MiB, at least one 2 MiB block) and the
+ * reclamation batch (rounded, at least one chunk). k = 1 (an unscaled
+ * card, or a profile with the rule off) changes nothing.
  */
 void ember_adaptive_scale(struct ember_adaptive_params *p, uint64_t vram,
 			  uint64_t full_vram);

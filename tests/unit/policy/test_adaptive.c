@@ -269,6 +269,52 @@ static void test_time_unit(void)
 	CU_ASSERT_EQUAL(b.score, EMBER_SCORE_ONE / 2);
 }
 
+/*
+ * The scaling rule: a 1/k card divides the periods, the promotion span and
+ * the reclamation batch by k, keeping whole blocks and chunks; k = 1 and a
+ * fixed time unit leave what they should.
+ */
+static void test_scaling_rule(void)
+{
+	static const struct {
+		uint64_t vram, full, ns_per_ms;
+		unsigned int span_mb, batch;
+	} cases[] = {
+		{ 16384 * MiB, 16384 * MiB, 1000000, 64, 16 },	/* k = 1 */
+		{ 512 * MiB, 512 * MiB, 1000000, 64, 16 },	/* rule off */
+		{ 1024 * MiB, 16384 * MiB, 62500, 4, 1 },	/* k = 16 */
+		{ 512 * MiB, 16384 * MiB, 31250, 2, 1 },	/* k = 32: 0.5 rounds up */
+		{ 256 * MiB, 16384 * MiB, 15625, 2, 1 },	/* k = 64: one block */
+		{ 128 * MiB, 16384 * MiB, 7812, 2, 1 },		/* k = 128 */
+		{ 8192 * MiB, 16384 * MiB, 500000, 32, 8 },	/* k = 2 */
+	};
+	struct ember_adaptive_params p;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		p = defaults;
+		p.ns_per_ms = 0;
+		ember_adaptive_scale(&p, cases[i].vram, cases[i].full);
+		CU_ASSERT_EQUAL(p.ns_per_ms, cases[i].ns_per_ms);
+		CU_ASSERT_EQUAL(p.cpu_preferred_prefetch_chunk_mb, cases[i].span_mb);
+		CU_ASSERT_EQUAL(p.perf_eager_eviction_batch_count, cases[i].batch);
+		CU_ASSERT_EQUAL(ember_adaptive_ms_ns(&p, 25),
+				25 * cases[i].ns_per_ms);
+	}
+	/* a given time unit is kept; the span and batch still follow k */
+	p = defaults;
+	p.ns_per_ms = MS;
+	ember_adaptive_scale(&p, 512 * MiB, 16384 * MiB);
+	CU_ASSERT_EQUAL(p.ns_per_ms, MS);
+	CU_ASSERT_EQUAL(p.cpu_preferred_prefetch_chunk_mb, 2);
+	/* the result passes the parameter checks */
+	{
+		char msg[128];
+
+		CU_ASSERT_EQUAL(ember_adaptive_params_check(&p, msg, sizeof(msg)), 0);
+	}
+}
+
 /* Mapped by default: faults create in VRAM, map host pages, never evict. */
 static void test_ember_fault(void)
 {
@@ -356,6 +402,8 @@ void add_adaptive_tests(void)
 	CU_add_test(s, "reclaim above the high watermark", test_reclaim_above_high);
 	CU_add_test(s, "reclaim below it: cold only", test_reclaim_below_high);
 	CU_add_test(s, "periods in a scaled time unit", test_time_unit);
+	CU_add_test(s, "the scaling rule: periods, span and batch over k",
+		    test_scaling_rule);
 	CU_add_test(s, "ember policy: faults and promotion masks", test_ember_fault);
 	CU_add_test(s, "promotion stops at the high watermark", test_promotion_room);
 	CU_add_test(s, "promotion span centred and shifted", test_promotion_span);
