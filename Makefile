@@ -124,7 +124,8 @@ nvidia-test: nvidia
 
 .PHONY: nvidia nvidia-test
 
-# Model speed: modelled 128-byte accesses per second, three access mixes.
+# Model speed: modelled 128-byte accesses per second of one core's CPU time,
+# four access mixes (models/README.md has the table and what bounds each).
 bench: deps
 	$(MAKE) -C models bench
 
