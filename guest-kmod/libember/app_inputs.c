@@ -700,16 +700,23 @@ static void ar_check_input(struct em_app_data *a, const int8_t *p, uint64_t n,
 		check(a, (uint8_t)p[i], (uint8_t)ar_a(a, salt, i));
 }
 
-/* gemvrow: b0 A (rows x 64 KiB int8), b1 x, b2 y (rows); -p iterations */
-static void gr_size(struct em_app_data *a)
+/* b0 A (rows x 64 KiB int8, rows a multiple of align), b1 x, b2 A x (rows) */
+static void ar_size(struct em_app_data *a, uint64_t align)
 {
-	uint64_t rows = ((a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB) / AR_COLS) & ~31ull;
+	uint64_t rows = ((a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB) / AR_COLS) &
+			~(align - 1);
 
-	a->n[0] = rows < 32 ? 32 : rows;
+	a->n[0] = rows < align ? align : rows;
 	a->n[1] = a->passes;
 	set_bytes(a, 0, a->n[0] * AR_COLS);
 	set_bytes(a, 1, AR_COLS);
 	set_bytes(a, 2, a->n[0]);
+}
+
+/* gemvrow: as ar_size(), 32 rows a warp; -p iterations */
+static void gr_size(struct em_app_data *a)
+{
+	ar_size(a, 32);
 }
 
 static void gr_fill(struct em_app_data *a)
@@ -741,16 +748,10 @@ static int gr_verify(struct em_app_data *a)
 	return 0;
 }
 
-/* atax: b0 A (rows x 64 KiB int8), b1 x, b2 tmp = A x (rows int8), b3 y = A^T tmp (int32) */
+/* atax: as ar_size() (rows a multiple of GEMVT's 128), b3 y = A^T tmp (int32) */
 static void ax_size(struct em_app_data *a)
 {
-	uint64_t rows = ((a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB) / AR_COLS) & ~127ull;
-
-	a->n[0] = rows < 128 ? 128 : rows;
-	a->n[1] = a->passes;
-	set_bytes(a, 0, a->n[0] * AR_COLS);
-	set_bytes(a, 1, AR_COLS);
-	set_bytes(a, 2, a->n[0]);
+	ar_size(a, 128);
 	set_bytes(a, 3, AR_COLS * 4);
 }
 
