@@ -50,6 +50,7 @@ test: all
 	bash tests/vfio/check-dry-run.sh
 	$(MAKE) inject-test
 	$(MAKE) sizes-test
+	$(MAKE) report-test
 	$(MAKE) fuzz-ioctl
 	$(MAKE) -C tests/fuzz smoke
 	$(MAKE) vm-test
@@ -59,6 +60,11 @@ test: all
 inject-test: all
 	bash tests/inject/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
 		$(BUILD)/inject-test
+
+# ember-agent report beside the paper's CSVs, on results made from the
+# paper's own numbers (no VM): exact order counts and geometric means.
+report-test: host
+	bash tests/report/run-test.sh $(AGENT) $(BUILD)/report-test
 
 # One app at two card sizes and two seeds: every result reads back.
 sizes-test: all
@@ -185,4 +191,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu bench vm-test run run-clean paper calibrate compare-card info clean
+.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu bench vm-test run run-clean paper report-test calibrate compare-card info clean
