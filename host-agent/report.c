@@ -532,6 +532,46 @@ static void print_paper_summary(const struct table *t, const char *csv, FILE *ou
 }
 
 /*
+ * One-time placement costs, where the paper's CSV gives them (Table 10:
+ * rows <variant>_cost): each variant's setup (advise + prefetch, modelled)
+ * beside the paper's cost of the same calls.
+ */
+static void print_placement_costs(const struct table *t, const char *csv, FILE *out)
+{
+	static const struct {
+		const char *variant, *paper;
+	} costs[] = {
+		{ "prefetch", "prefetch_cost" }, { "mapped", "advise_cost" },
+		{ "static", "ember_static_cost" },
+	};
+	char gpu[64], size[16];
+	size_t a, f, i;
+	bool header = false;
+
+	if (!csv)
+		return;
+	base_gpu(t->profile, gpu, sizeof(gpu));
+	for (f = 0; f < t->nfactors; f++) {
+		size_label(t, f, size, sizeof(size));
+		for (a = 0; a < t->napps; a++)
+			for (i = 0; i < sizeof(costs) / sizeof(costs[0]); i++) {
+				int v = index_of_variant(costs[i].variant), capped;
+				const struct cell *c = &t->cells[a][f][v];
+				double theirs = paper_row(csv, gpu, size, t->apps[a],
+							  costs[i].paper, &capped);
+
+				if (theirs <= 0 || c->sim_ns <= 0)
+					continue;
+				if (!header)
+					fprintf(out, "\nOne-time placement cost (testbed setup ms | paper's s)\n");
+				header = true;
+				fprintf(out, "%-12s %-5s %-9s %10.3f | %.2f\n", t->apps[a], size,
+					costs[i].variant, (c->sim_ns - c->kernel_ns) / 1e6, theirs);
+			}
+	}
+}
+
+/*
  * Geometric mean over the table's apps of time(num) / time(den) at factor
  * f: the speedup of den over num. 0 when no app has both.
  */
@@ -904,12 +944,14 @@ int em_report(const char *dir, const char *paper_csv, bool draw)
 	}
 	print_tables(t, paper_csv, stdout);
 	print_paper_summary(t, paper_csv, stdout);
+	print_placement_costs(t, paper_csv, stdout);
 	print_claims(t, stdout);
 	print_errors(all, stdout);
 	out = fopen(path, "we");
 	if (out) {
 		print_tables(t, paper_csv, out);
 		print_paper_summary(t, paper_csv, out);
+		print_placement_costs(t, paper_csv, out);
 		print_claims(t, out);
 		print_errors(all, out);
 		fclose(out);

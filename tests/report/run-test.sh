@@ -71,7 +71,8 @@ else
 fi
 
 # Table 10 at 25 % drift (ember-run -d 25): the rows are d25, compared on
-# kernel time alone, so static's placement cost (setup) must not count.
+# kernel time alone (static's placement cost, its setup, must not count),
+# and the placement costs beside the paper's *_cost rows.
 {
 	for v in "uvm 8.84 0" "prefetch 4.94 200000000" "mapped 1.33 0" "static 0.84 1340000000"; do
 		set -- $v
@@ -80,6 +81,9 @@ fi
 } >"$work/t10/results.jsonl"
 "$agent" report "$work/t10" --paper host-agent/paper-table10.csv --no-plot >"$work/t10/out"
 expect "$work/t10/out" "summary gh200 d25: paper's order in 1 of 1 cells, 6 of 6 pairs; speedup over UVM testbed/paper, geomean: prefetch 1.00 (1) mapped 1.00 (1) static 1.00 (1)"
+
+expect "$work/t10/out" "movinghot    d25   static      1340.000 | 1.34"
+expect "$work/t10/out" "movinghot    d25   prefetch     200.000 | 0.24"
 
 echo "report-test: $fails failed"
 [ "$fails" -eq 0 ]
