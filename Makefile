@@ -110,12 +110,19 @@ fuzz: deps
 
 # QEMU's own generic-fuzz target on emgpu's BARs and DMA, in a clang build
 # of QEMU with libFuzzer, ASan and UBSan (cached like the normal build).
+# The corpus is kept in the repository (FUZZ_QEMU_CORPUS) so that runs
+# accumulate: a run starts from it, writes new inputs under build/, and
+# merges back those that add coverage (-merge=1).
+FUZZ_QEMU_CORPUS := tests/fuzz/corpus/emgpu-generic
 fuzz-qemu: deps
-	fuzzer=$$(bash scripts/build-qemu.sh --fuzz) && mkdir -p $(BUILD)/fuzz-qemu && \
-	QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share/seabios \
-		-device emgpu,profile=h200-64m" QEMU_FUZZ_OBJECTS="emgpu*" \
+	fuzzer=$$(bash scripts/build-qemu.sh --fuzz) && \
+	mkdir -p $(BUILD)/fuzz-qemu/new $(FUZZ_QEMU_CORPUS) && \
+	export QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share/seabios \
+		-device emgpu,profile=h200-64m" QEMU_FUZZ_OBJECTS="emgpu*" && \
 	"$$fuzzer" --fuzz-target=generic-fuzz -max_total_time=$(FUZZ_SECONDS) \
-		-print_final_stats=1 $(BUILD)/fuzz-qemu
+		-print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz-qemu/ \
+		$(BUILD)/fuzz-qemu/new $(FUZZ_QEMU_CORPUS) && \
+	"$$fuzzer" --fuzz-target=generic-fuzz -merge=1 $(FUZZ_QEMU_CORPUS) $(BUILD)/fuzz-qemu/new
 
 # NVIDIA's open kernel modules (nvidia.ko, nvidia-uvm.ko) with the Ember
 # series and the policy core, one build per driver branch, into
