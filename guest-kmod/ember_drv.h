@@ -62,6 +62,7 @@ extern unsigned int ember_fault_batch_count;
 extern unsigned int ember_launch_timeout_ms;
 extern unsigned int ember_hw_timeout_ms;
 extern unsigned int ember_hang_timeout_ms;
+extern unsigned int ember_ce_retries;
 
 /* ---- statistics: struct ember_stats_counters, as atomics ---- */
 #define EMBER_NR_STATS	(sizeof(struct ember_stats_counters) / sizeof(__u64))
@@ -303,7 +304,9 @@ void ember_hw_join(struct ember_gpu *gpu, u32 thread, u32 other);
 /* copy engine: one batch of descriptors, submitted and waited for */
 struct ember_ce_batch {
 	struct ember_gpu *gpu;
+	struct ember_va_space *vs;	/* counts its retries; may be NULL */
 	u32 thread;
+	u32 first;			/* ring index of the first unflushed descriptor */
 	u32 count;			/* descriptors queued since the last kick */
 	int error;			/* -EHWPOISON: a VRAM source was poisoned */
 	bool quiet;			/* no message on error (probing) */

@@ -75,6 +75,7 @@ void ember_hw_join(struct ember_gpu *gpu, u32 thread, u32 other)
 void ember_ce_begin(struct ember_ce_batch *b, struct ember_gpu *gpu, u32 thread)
 {
 	b->gpu = gpu;
+	b->vs = NULL;
 	b->thread = thread;
 	b->count = 0;
 	b->quiet = false;
@@ -82,6 +83,7 @@ void ember_ce_begin(struct ember_ce_batch *b, struct ember_gpu *gpu, u32 thread)
 	mutex_lock(&gpu->hw_lock);
 	if (!b->error)
 		ember_hw_select_thread(gpu, thread);
+	b->first = gpu->ce_put;
 }
 
 static bool ember_sem_reached(u32 sem, u32 seq)
@@ -89,22 +91,53 @@ static bool ember_sem_reached(u32 sem, u32 seq)
 	return (s32)(sem - seq) >= 0;
 }
 
+/*
+ * Queues the batch's descriptors [b->first, b->first + count) again after
+ * themselves. The device runs every descriptor of a kick and does not say
+ * which one failed, so the whole batch goes again; that is safe because a
+ * batch's copies read no bytes another copy of it writes (migrations
+ * copy between distinct pages). In ring order, since the copy never
+ * overtakes its source (count < EMBER_CE_RING_ENTRIES).
+ * LOCKING: gpu->hw_lock
+ */
+static void ember_ce_requeue(struct ember_ce_batch *b, u32 count)
+{
+	struct ember_gpu *gpu = b->gpu;
+	struct emgpu_ce_desc *ring = gpu->ce_ring.cpu;
+	u32 i;
+
+	for (i = 0; i < count; i++) {
+		ring[gpu->ce_put] = ring[(b->first + i) % EMBER_CE_RING_ENTRIES];
+		gpu->ce_put = (gpu->ce_put + 1) % EMBER_CE_RING_ENTRIES;
+	}
+	b->first = (gpu->ce_put + EMBER_CE_RING_ENTRIES - count) %
+		   EMBER_CE_RING_ENTRIES;
+}
+
+/*
+ * Kicks the queued descriptors and waits for the batch's semaphore. A
+ * copy-engine error is retried: the batch is resubmitted up to ce_retries
+ * times (ce_retries in the stats), then its copies fail with EIO. Poisoned
+ * VRAM (EHWPOISON) and a timeout are not retried: the same bytes would
+ * fail again, and a device that does not answer is the hang watchdog's.
+ */
 static int ember_ce_flush(struct ember_ce_batch *b)
 {
 	struct ember_gpu *gpu = b->gpu;
 	struct emgpu_ce_desc *ring = gpu->ce_ring.cpu;
-	u32 last = (gpu->ce_put + EMBER_CE_RING_ENTRIES - 1) %
-		   EMBER_CE_RING_ENTRIES;
 	emgpu_le32 *sem = gpu->ce_sem.cpu;	/* the device writes it, LE */
+	u32 count = b->count, tries = 0, last;
 	unsigned long deadline;
 	u32 status;
 
 	if (!b->count || b->error)
 		return b->error;
+	b->count = 0;
+again:
+	last = (gpu->ce_put + EMBER_CE_RING_ENTRIES - 1) % EMBER_CE_RING_ENTRIES;
 	ring[last].flags = emgpu_cpu_to_le32(emgpu_le32_to_cpu(ring[last].flags) |
 					     EMGPU_CE_SEMAPHORE);
 	ring[last].payload = emgpu_cpu_to_le32(++gpu->ce_seq);
-	b->count = 0;
 	wmb();	/* descriptors before the doorbell */
 	ember_wr(gpu, EMGPU_REG_CE_RING_PUT, gpu->ce_put);
 	ember_wr(gpu, EMGPU_REG_CE_DOORBELL, 1);
@@ -124,12 +157,22 @@ static int ember_ce_flush(struct ember_ce_batch *b)
 		bool poison = ember_rd(gpu, EMGPU_REG_ERROR_STATUS) ==
 			      EMGPU_ERR_POISON;
 
-		if (!b->quiet)
-			dev_err_ratelimited(&gpu->pdev->dev, "copy engine error%s\n",
-					    poison ? " (poisoned VRAM)" : "");
 		ember_wr(gpu, EMGPU_REG_CE_STATUS, EMGPU_CE_STATUS_ERROR);
 		if (poison)
 			ember_wr(gpu, EMGPU_REG_ERROR_CLEAR, 1);
+		/* every descriptor ran: GET == PUT, the ring has room */
+		if (!poison && tries < ember_ce_retries &&
+		    ember_rd(gpu, EMGPU_REG_CE_RING_GET) % EMBER_CE_RING_ENTRIES ==
+		    gpu->ce_put) {
+			tries++;
+			ember_stat_inc(b->vs, ce_retries);
+			ember_ce_requeue(b, count);
+			goto again;
+		}
+		if (!b->quiet)
+			dev_err_ratelimited(&gpu->pdev->dev, "copy engine error%s%s\n",
+					    poison ? " (poisoned VRAM)" : "",
+					    tries ? " after retries" : "");
 		b->error = poison ? -EHWPOISON : -EIO;
 	} else if (!ember_sem_reached(emgpu_le32_to_cpu(READ_ONCE(*sem)),
 				      gpu->ce_seq)) {
@@ -139,6 +182,7 @@ static int ember_ce_flush(struct ember_ce_batch *b)
 	if (b->error)	/* resynchronise our PUT with the device's GET */
 		gpu->ce_put = ember_rd(gpu, EMGPU_REG_CE_RING_GET) %
 			      EMBER_CE_RING_ENTRIES;
+	b->first = gpu->ce_put;
 	return b->error;
 }
 

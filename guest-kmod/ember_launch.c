@@ -85,25 +85,47 @@ static bool ember_vs_idle(struct ember_va_space *vs)
 	       READ_ONCE(vs->launches_submitted);
 }
 
+#define EMBER_WATCHDOG_POLL_MS	50
+
+/*
+ * Whether the device is waiting for the driver rather than hung: in
+ * lockstep it stops at every hand-off until the driver's SYNC, and
+ * faulting warps wait for the replay of their batch. A slow driver (a
+ * loaded host starving the guest) is not a hung device.
+ */
+static bool ember_gpu_waits_for_driver(struct ember_gpu *gpu)
+{
+	return (ember_rd(gpu, EMGPU_REG_SYNC_STATUS) & EMGPU_SYNC_WAITING) ||
+	       ember_rd(gpu, EMGPU_REG_FAULT_BUF_GET) !=
+	       ember_rd(gpu, EMGPU_REG_FAULT_BUF_PUT) ||
+	       work_pending(&gpu->isr_work);
+}
+
 /*
  * Waits until every launch of vs completed, kicking the bottom half now
  * and then so that a lost interrupt only costs time. 0, -ETIMEDOUT or
  * -EINTR/-ERESTARTSYS.
+ *
+ * The hang watchdog counts polls, not wall time: a poll counts only when
+ * the device clock has not moved since the last one and the device is not
+ * waiting for the driver; hang_timeout_ms / 50 such polls in a row reset
+ * the device. A guest starved by its host polls less often instead of
+ * seeing its device hang.
  */
 static int ember_vs_wait_idle(struct ember_va_space *vs, u32 timeout_ms)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
-	unsigned long moved = jiffies;
 	struct ember_gpu *gpu = vs->gpu;
 	u64 clock = ember_gpu_now_ns(gpu), now;
+	unsigned int stuck = 0;
 	long left;
 
 	while (!ember_vs_idle(vs)) {
 		if (time_after(jiffies, deadline))
 			return -ETIMEDOUT;
 		left = wait_event_interruptible_timeout(vs->launch_wq,
-							ember_vs_idle(vs),
-							msecs_to_jiffies(50));
+				ember_vs_idle(vs),
+				msecs_to_jiffies(EMBER_WATCHDOG_POLL_MS));
 		if (left < 0)
 			return left;
 		if (left)
@@ -111,14 +133,13 @@ static int ember_vs_wait_idle(struct ember_va_space *vs, u32 timeout_ms)
 		ember_gpu_kick(gpu);
 		/* watchdog: the device clock must move while a launch runs */
 		now = ember_gpu_now_ns(gpu);
-		if (now != clock) {
+		if (now != clock || ember_gpu_waits_for_driver(gpu)) {
 			clock = now;
-			moved = jiffies;
-		} else if (time_after(jiffies, moved +
-				      msecs_to_jiffies(ember_hang_timeout_ms))) {
+			stuck = 0;
+		} else if (++stuck * EMBER_WATCHDOG_POLL_MS >= ember_hang_timeout_ms) {
 			WRITE_ONCE(gpu->reset_pending, true);
 			ember_gpu_kick(gpu);
-			moved = jiffies;
+			stuck = 0;
 		}
 	}
 	return 0;

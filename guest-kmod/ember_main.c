@@ -68,7 +68,11 @@ EMBER_RANGE_PARAM(hw_timeout_ms, ember_hw_timeout_ms, 10, UINT_MAX, 0644,
 
 unsigned int ember_hang_timeout_ms = 10000;
 EMBER_RANGE_PARAM(hang_timeout_ms, ember_hang_timeout_ms, 100, UINT_MAX, 0644,
-		  "Device clock standing still this long during a launch is a hang: reset, launch fails with EIO (>= 100 ms, default 10000)");
+		  "Device clock standing still during a launch, the device not waiting for the driver, for this long in 50 ms watchdog polls is a hang: reset, launch fails with EIO (>= 100 ms, default 10000)");
+
+unsigned int ember_ce_retries = 3;
+EMBER_RANGE_PARAM(ce_retries, ember_ce_retries, 0, 16, 0644,
+		  "Times a copy-engine batch that reported an error is resubmitted before its copies fail with EIO (0..16, default 3)");
 
 static int ember_open(struct inode *inode, struct file *file)
 {

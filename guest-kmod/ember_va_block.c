@@ -310,6 +310,7 @@ int ember_block_make_resident_gpu(struct ember_va_block *block,
 
 	base = block->chunk->addr;
 	ember_ce_begin(&ce, gpu, ember_cause_thread(cause));
+	ce.vs = block->vs;
 	for_each_page_in(i, copy)
 		ember_ce_copy(&ce, EMGPU_APERTURE_VIDMEM,
 			      base + ((u64)i << PAGE_SHIFT),
@@ -397,6 +398,7 @@ static int block_make_resident_cpu(struct ember_va_block *block,
 		if (ret)
 			goto err_remap;
 		ember_ce_begin(&ce, vs->gpu, ember_cause_thread(cause));
+		ce.vs = vs;
 		for_each_page_in(i, move)
 			ember_ce_copy(&ce, EMGPU_APERTURE_SYSMEM, block->dma[i],
 				      EMGPU_APERTURE_VIDMEM,

@@ -25,6 +25,8 @@
  * A fault-injection campaign is a matrix with injections:
  *   injects   = ce-error poison ...          # kinds, each run with one armed
  *   spec.KIND = kind=KIND,trigger=...         # override a kind's default spec
+ *   expect.KIND = recovered | EIO             # override its expected outcome
+ *                                             # (when modparams change it)
  * Each run then starts paused, the injection is armed over QMP, the guest
  * runs, and at its end the host reads how often the injection fired and
  * how often it hit a running launch (the device counts both); the run is
@@ -62,6 +64,7 @@ struct em_matrix {
 	unsigned int nconnect;
 	char injects[EM_MAX_LIST][32];		/* kinds */
 	char inject_specs[EM_MAX_LIST][256];	/* spec of each kind */
+	char inject_expects[EM_MAX_LIST][32];	/* "": the kind's own */
 	unsigned int ninjects;
 };
 
@@ -112,6 +115,8 @@ const char *em_variant_args(const char *variant);
 
 /* What a kind must lead to once it hit a launch: "recovered", "EIO", ... */
 const char *em_inject_expected(const char *kind);
+/* The same for a run of matrix m (its expect.KIND, or the kind's own). */
+const char *em_run_expected(const struct em_matrix *m, const char *kind);
 
 /* The default injection spec of a kind (DESIGN.md section 3), or NULL. */
 const char *em_inject_default_spec(const char *kind);

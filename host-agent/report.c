@@ -802,7 +802,7 @@ static const char *const outcomes[] = {
 
 static bool print_campaign(json_t *all, FILE *out)
 {
-	char kinds[32][32];
+	char kinds[32][32], expected[32][32] = { { 0 } };
 	unsigned int counts[33][NOUTCOMES + 4] = { { 0 } };
 	size_t nkinds = 0, i, k, o;
 	json_t *r;
@@ -818,6 +818,9 @@ static bool print_campaign(json_t *all, FILE *out)
 		k = slot(kinds, &nkinds, 32, kind);
 		if (k == 32)
 			continue;
+		snprintf(expected[k], sizeof(expected[k]), "%s",
+			 json_string_value(json_object_get(r, "expected")) ?:
+			 em_inject_expected(kind));
 		for (o = 0; o < NOUTCOMES && strcmp(status, outcomes[o]); o++)
 			;
 		col = !json_is_integer(hit) || json_integer_value(hit) < 0 ? C_UNREAD :
@@ -844,7 +847,7 @@ static bool print_campaign(json_t *all, FILE *out)
 		unsigned int *c = counts[k == nkinds ? 32 : k];
 
 		fprintf(out, "%-15s %-17s %4u %9u %9u", k == nkinds ? "total" : kinds[k],
-			k == nkinds ? "" : em_inject_expected(kinds[k]), c[C_RUNS],
+			k == nkinds ? "" : expected[k], c[C_RUNS],
 			c[C_IN_LAUNCH], c[C_NOT_FIRED]);
 		for (o = 0; o < NOUTCOMES; o++)
 			fprintf(out, " %*u", (int)strlen(outcomes[o]) > 5 ?

@@ -424,7 +424,7 @@ void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 		"\"pages_mapped_remote\":%llu,\"cpu_faults\":%llu,"
 		"\"notifications\":%llu,\"promotions\":%llu,"
 		"\"promoted_bytes\":%llu,\"promotions_halted\":%llu,"
-		"\"eager_evictions\":%llu,\"timer_ticks\":%llu,"
+		"\"eager_evictions\":%llu,\"timer_ticks\":%llu,\"ce_retries\":%llu,"
 		"\"lost_pages\":%" PRIu64 ",\"health_ret\":%d,"
 		"\"health_words\":%" PRIu64 ",\"health_mismatches\":%" PRIu64,
 		cfg->kernel, cfg->variant, cfg->factor, cfg->seed, r->vram,
@@ -446,7 +446,8 @@ void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 		(unsigned long long)s->promoted_bytes,
 		(unsigned long long)s->promotions_halted,
 		(unsigned long long)s->eager_evictions,
-		(unsigned long long)s->timer_ticks, r->lost_pages, r->health_ret,
+		(unsigned long long)s->timer_ticks, (unsigned long long)s->ce_retries,
+		r->lost_pages, r->health_ret,
 		r->health_words, r->health_mismatches);
 	if (r->nphases) {
 		uint32_t p;

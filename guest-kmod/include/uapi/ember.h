@@ -222,7 +222,8 @@ struct ember_stats_counters {
 	__u64 eager_evictions;		/* root chunks reclaimed by the eager worker */
 	__u64 promotions_halted;	/* spans stopped at the high watermark */
 	__u64 hook_calls[EMBER_POLICY_HOOKS];	/* policy hooks called, by enum ember_policy_hook */
-	__u64 reserved[3];		/* (out) zero */
+	__u64 ce_retries;		/* copy-engine batches resubmitted after an error */
+	__u64 reserved[2];		/* (out) zero */
 };
 
 #define EMBER_STATS_VA_SPACE	0	/* this open file */
