@@ -276,25 +276,26 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 			if (!m->inject_specs[i][0])
 				snprintf(m->inject_specs[i], sizeof(m->inject_specs[i]), "%s", spec);
 		}
-	} else if (!strncmp(key, "expect.", 7)) {
+	} else if (!strncmp(key, "expect.", 7) || !strncmp(key, "spec.", 5)) {
+		/* per-kind keys: the kind must be listed in injects already */
+		const char *kind = strchr(key, '.') + 1;
+
 		for (i = 0; i < m->ninjects; i++)
-			if (!strcmp(key + 7, m->injects[i]))
+			if (!strcmp(kind, m->injects[i]))
 				break;
 		if (i == m->ninjects)
 			return cfg_error(file, ln, "%s: list the kind in injects first", key);
+		if (key[0] == 's') {
+			if (strlen(val) >= sizeof(m->inject_specs[i]) ||
+			    strpbrk(val, " \t'\""))
+				return cfg_error(file, ln, "bad injection spec '%s'", val);
+			strcpy(m->inject_specs[i], val);
+			return 0;
+		}
 		if (strcmp(val, "recovered") && strcmp(val, "EIO"))
 			return cfg_error(file, ln, "bad expectation '%s' (recovered or EIO)",
 					 val);
 		strcpy(m->inject_expects[i], val);
-	} else if (!strncmp(key, "spec.", 5)) {
-		for (i = 0; i < m->ninjects; i++)
-			if (!strcmp(key + 5, m->injects[i]))
-				break;
-		if (i == m->ninjects)
-			return cfg_error(file, ln, "%s: list the kind in injects first", key);
-		if (strlen(val) >= sizeof(m->inject_specs[i]) || strpbrk(val, " \t'\""))
-			return cfg_error(file, ln, "bad injection spec '%s'", val);
-		strcpy(m->inject_specs[i], val);
 	} else if (!strcmp(key, "modparams")) {
 		char *w;
 
