@@ -92,7 +92,7 @@ struct au_in {
 	const char *s, *end;
 };
 
-static void skip_spaces(struct au_in *in)
+static void au_skip_spaces(struct au_in *in)
 {
 	while (in->s < in->end && *in->s == ' ')
 		in->s++;
@@ -102,7 +102,7 @@ static bool take_word(struct au_in *in, const char *w)
 {
 	size_t n = strlen(w);
 
-	skip_spaces(in);
+	au_skip_spaces(in);
 	if ((size_t)(in->end - in->s) < n || memcmp(in->s, w, n) ||
 	    (in->s + n < in->end && in->s[n] != ' ' && in->s[n] != '\n'))
 		return false;
@@ -115,7 +115,7 @@ static bool take_u64(struct au_in *in, uint64_t *v, int base)
 	uint64_t x = 0, d;
 	const char *start;
 
-	skip_spaces(in);
+	au_skip_spaces(in);
 	start = in->s;
 	while (in->s < in->end) {
 		char c = *in->s;
@@ -155,7 +155,7 @@ static bool take_char(struct au_in *in, char c)
 
 static bool end_of_line(struct au_in *in)
 {
-	skip_spaces(in);
+	au_skip_spaces(in);
 	return take_char(in, '\n');
 }
 
@@ -182,7 +182,7 @@ int au_profile_parse(const char *text, size_t len, struct au_profile *p,
 			(unsigned long long)v, AU_PROFILE_VERSION);
 	if (!take_word(&in, "program"))
 		AU_FAIL("line 2: no program line");
-	skip_spaces(&in);
+	au_skip_spaces(&in);
 	for (name = in.s; in.s < in.end && *in.s != ' ' && *in.s != '\n'; in.s++)
 		;
 	if (in.s == name || (size_t)(in.s - name) >= AU_PROGRAM_MAX)
@@ -211,7 +211,7 @@ int au_profile_parse(const char *text, size_t len, struct au_profile *p,
 		l = &p->launches[p->nlaunches];
 		if (!take_u32(&in, &l->kernel))
 			AU_FAIL("line %u: bad kernel", line);
-		skip_spaces(&in);
+		au_skip_spaces(&in);
 		cls = in.s < in.end ? *in.s++ : 0;
 		if (cls != AU_INTERCONNECT && cls != AU_MEMORY && cls != AU_COMPUTE)
 			AU_FAIL("line %u: bad class", line);
