@@ -14,7 +14,6 @@
 #include "apps.h"
 #include "app_inputs.h"
 #include "autouvm.h"
-#include "emgpu_hw.h"
 
 #define MiB		(1024ull * 1024)
 
@@ -243,8 +242,8 @@ static int ax_launch(struct app_run *a)
 		uint64_t gemvt[5] = { va(a, 0), a->d.n[0], EM_AR_COLS, va(a, 2),
 				      va(a, 3) };
 
-		if (app_launch_kernel(a, EMGPU_KERNEL_GEMV, gemv, 7) ||
-		    app_launch_kernel(a, EMGPU_KERNEL_GEMVT, gemvt, 5))
+		if (app_launch_kernel(a, EMBER_KERNEL_GEMV, gemv, 7) ||
+		    app_launch_kernel(a, EMBER_KERNEL_GEMVT, gemvt, 5))
 			return -1;
 	}
 	return 0;
@@ -313,24 +312,24 @@ static int dc_launch(struct app_run *a)
 /* ---- the table ---- */
 
 static const struct em_app apps[] = {
-	{ "pathfinder", EMGPU_KERNEL_PATHFINDER, &em_app_pathfinder, pf_launch },
-	{ "kmeans", EMGPU_KERNEL_KMEANS, &em_app_kmeans, km_launch },
-	{ "cnn", EMGPU_KERNEL_CONV, &em_app_conv, cv_launch },
-	{ "conv", EMGPU_KERNEL_CONV, &em_app_conv, cv_launch },
-	{ "bitonic", EMGPU_KERNEL_BITONIC, &em_app_bitonic, bt_launch },
-	{ "bitonic_sort", EMGPU_KERNEL_BITONIC, &em_app_bitonic, bt_launch },
-	{ "radix", EMGPU_KERNEL_RADIX, &em_app_radix, rx_launch },
-	{ "radix_sort", EMGPU_KERNEL_RADIX, &em_app_radix, rx_launch },
-	{ "bfs", EMGPU_KERNEL_BFS, &em_app_bfs, bfs_launch },
-	{ "gemv", EMGPU_KERNEL_GEMV, &em_app_gemv, gv_launch },
-	{ "llm", EMGPU_KERNEL_GEMV, &em_app_gemv, gv_launch },
-	{ "colscan", EMGPU_KERNEL_COLSCAN, &em_app_colscan, cs_launch },
-	{ "ssb", EMGPU_KERNEL_COLSCAN, &em_app_colscan, cs_launch },
-	{ "gemvrow", EMGPU_KERNEL_GEMV, &em_app_gemvrow, gr_launch },
-	{ "atax", EMGPU_KERNEL_GEMV, &em_app_atax, ax_launch },
-	{ "gemm", EMGPU_KERNEL_GEMM, &em_app_gemm, gm_launch },
-	{ "nw", EMGPU_KERNEL_NW, &em_app_nw, nw_launch },
-	{ "decode", EMGPU_KERNEL_GEMV, &em_app_decode, dc_launch },
+	{ "pathfinder", EMBER_KERNEL_PATHFINDER, &em_app_pathfinder, pf_launch },
+	{ "kmeans", EMBER_KERNEL_KMEANS, &em_app_kmeans, km_launch },
+	{ "cnn", EMBER_KERNEL_CONV, &em_app_conv, cv_launch },
+	{ "conv", EMBER_KERNEL_CONV, &em_app_conv, cv_launch },
+	{ "bitonic", EMBER_KERNEL_BITONIC, &em_app_bitonic, bt_launch },
+	{ "bitonic_sort", EMBER_KERNEL_BITONIC, &em_app_bitonic, bt_launch },
+	{ "radix", EMBER_KERNEL_RADIX, &em_app_radix, rx_launch },
+	{ "radix_sort", EMBER_KERNEL_RADIX, &em_app_radix, rx_launch },
+	{ "bfs", EMBER_KERNEL_BFS, &em_app_bfs, bfs_launch },
+	{ "gemv", EMBER_KERNEL_GEMV, &em_app_gemv, gv_launch },
+	{ "llm", EMBER_KERNEL_GEMV, &em_app_gemv, gv_launch },
+	{ "colscan", EMBER_KERNEL_COLSCAN, &em_app_colscan, cs_launch },
+	{ "ssb", EMBER_KERNEL_COLSCAN, &em_app_colscan, cs_launch },
+	{ "gemvrow", EMBER_KERNEL_GEMV, &em_app_gemvrow, gr_launch },
+	{ "atax", EMBER_KERNEL_GEMV, &em_app_atax, ax_launch },
+	{ "gemm", EMBER_KERNEL_GEMM, &em_app_gemm, gm_launch },
+	{ "nw", EMBER_KERNEL_NW, &em_app_nw, nw_launch },
+	{ "decode", EMBER_KERNEL_GEMV, &em_app_decode, dc_launch },
 };
 
 static const struct em_app *app_find(const char *name)
