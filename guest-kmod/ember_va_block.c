@@ -240,7 +240,15 @@ static void block_policy_residency(struct ember_va_block *block, bool arrive,
 {
 	const struct ember_policy_ops *ops = block->vs->policy;
 	struct ember_gpu *gpu = block->vs->gpu;
-	struct ember_policy_residency r = {
+	bool returned = arrive && block->evicted;
+	struct ember_policy_residency r;
+
+	block->evicted = !arrive;
+	/* a policy without residency hooks costs no clock read, no pmm.lock */
+	if (!(returned && ops->on_return) && !(arrive && ops->on_arrive) &&
+	    !(!arrive && ops->on_evict))
+		return;
+	r = (struct ember_policy_residency) {
 		.va = block->start,
 		.now_ns = ember_gpu_now_ns(gpu),
 		.pages = pages,
@@ -249,9 +257,8 @@ static void block_policy_residency(struct ember_va_block *block, bool arrive,
 		.block_priv = block->policy_priv,
 		.chunk_priv = block->chunk ? block->chunk->policy_priv : NULL,
 	};
-
 	mutex_lock(&gpu->pmm.lock);
-	if (arrive && block->evicted && ops->on_return) {
+	if (returned && ops->on_return) {
 		ember_hook_count(block->vs, EMBER_HOOK_RETURN);
 		ops->on_return(block->vs->policy_data, &r);
 	}
@@ -264,7 +271,6 @@ static void block_policy_residency(struct ember_va_block *block, bool arrive,
 		ops->on_evict(block->vs->policy_data, &r);
 	}
 	mutex_unlock(&gpu->pmm.lock);
-	block->evicted = !arrive;
 }
 
 /* ---- make_resident ---- */
