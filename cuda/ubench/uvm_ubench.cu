@@ -50,15 +50,8 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                          \
-	do {                                                                 \
-		cudaError_t e_ = (call);                                     \
-		if (e_ != cudaSuccess) {                                     \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, \
-				#call, cudaGetErrorString(e_));              \
-			exit(1);                                             \
-		}                                                            \
-	} while (0)
+#include "../cuda_check.h"
+
 
 /* Grid-stride read of 16-byte words; the sum keeps the loads alive. */
 __global__ void read_seq(const uint4 *p, size_t n, unsigned long long *sink)
@@ -158,12 +151,12 @@ template <typename F> static double timed(ctx &c, F launch)
 {
 	float ms;
 
-	CHECK(cudaEventRecord(c.a));
+	CHECK_EXIT(cudaEventRecord(c.a));
 	launch();
-	CHECK(cudaEventRecord(c.b));
-	CHECK(cudaEventSynchronize(c.b));
-	CHECK(cudaGetLastError());
-	CHECK(cudaEventElapsedTime(&ms, c.a, c.b));
+	CHECK_EXIT(cudaEventRecord(c.b));
+	CHECK_EXIT(cudaEventSynchronize(c.b));
+	CHECK_EXIT(cudaGetLastError());
+	CHECK_EXIT(cudaEventElapsedTime(&ms, c.a, c.b));
 	return ms / 1e3;
 }
 
@@ -176,7 +169,7 @@ static void *managed(ctx &c, size_t bytes, bool fill)
 {
 	void *p;
 
-	CHECK(cudaMallocManaged(&p, bytes));
+	CHECK_EXIT(cudaMallocManaged(&p, bytes));
 	if (fill)
 		host_fill(p, bytes);
 	return p;
@@ -187,15 +180,15 @@ static void map_on_host(ctx &c, void *p, size_t bytes)
 	cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 };
 	cudaMemLocation gpu = { cudaMemLocationTypeDevice, c.dev };
 
-	CHECK(cudaMemAdvise(p, bytes, cudaMemAdviseSetPreferredLocation, cpu));
-	CHECK(cudaMemAdvise(p, bytes, cudaMemAdviseSetAccessedBy, gpu));
+	CHECK_EXIT(cudaMemAdvise(p, bytes, cudaMemAdviseSetPreferredLocation, cpu));
+	CHECK_EXIT(cudaMemAdvise(p, bytes, cudaMemAdviseSetAccessedBy, gpu));
 }
 
 static void prefetch_to_gpu(ctx &c, void *p, size_t bytes)
 {
 	cudaMemLocation gpu = { cudaMemLocationTypeDevice, c.dev };
 
-	CHECK(cudaMemPrefetchAsync(p, bytes, gpu, 0, 0));
+	CHECK_EXIT(cudaMemPrefetchAsync(p, bytes, gpu, 0, 0));
 }
 
 static void launch_read(ctx &c, void *p, size_t bytes)
@@ -207,7 +200,7 @@ static void prefetch_to_cpu(ctx &c, void *p, size_t bytes)
 {
 	cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 };
 
-	CHECK(cudaMemPrefetchAsync(p, bytes, cpu, 0, 0));
+	CHECK_EXIT(cudaMemPrefetchAsync(p, bytes, cpu, 0, 0));
 }
 
 static double touch(ctx &c, const void *p)
@@ -237,7 +230,7 @@ static void isolated(ctx &c, int reps)
 	int i, k, b = 0;
 
 	prefetch_to_gpu(c, p, BLOCK);
-	CHECK(cudaDeviceSynchronize());
+	CHECK_EXIT(cudaDeviceSynchronize());
 	for (i = 0; i < nfault + 1; i++)	/* the first is a warm-up */
 		launch.push_back(touch(c, p + (i % 8) * 4096));
 	launch.erase(launch.begin());
@@ -248,12 +241,12 @@ static void isolated(ctx &c, int reps)
 			touch(c, p + b * BLOCK);
 			probe[k].push_back(touch(c, p + b * BLOCK + probes[k]));
 		}
-	CHECK(cudaFree(p));
+	CHECK_EXIT(cudaFree(p));
 	p = (char *)managed(c, BLOCK, true);
 	map_on_host(c, p, BLOCK);
 	for (i = 0; i < nfault; i++)
 		remote.push_back(touch(c, p + i * 4096));
-	CHECK(cudaFree(p));
+	CHECK_EXIT(cudaFree(p));
 	emit_on("launch", BLOCK, 4, median(launch), NULL);
 	emit_on("mapped_latency", BLOCK, 4, median(remote), NULL);
 	emit_on("fault_latency", BLOCK, 4, median(fault), NULL);
@@ -284,7 +277,7 @@ static void fault_parallel(ctx &c, int reps)
 			read_random<<<(warps + 15) / 16, 512>>>((const unsigned int *)p,
 								lines, items, 7 + i, c.sink);
 		}));
-		CHECK(cudaFree(p));
+		CHECK_EXIT(cudaFree(p));
 	}
 	snprintf(extra, sizeof(extra), "\"lines_read\":%zu,\"warps\":%zu", items, warps);
 	emit(c, "fault_parallel", items * 128, median(t), extra);
@@ -302,9 +295,9 @@ static void host_side(ctx &c, int reps)
 		void *p = managed(c, c.bytes, true);
 
 		prefetch_to_gpu(c, p, c.bytes);
-		CHECK(cudaDeviceSynchronize());
+		CHECK_EXIT(cudaDeviceSynchronize());
 		ph.push_back(timed(c, [&] { prefetch_to_cpu(c, p, c.bytes); }));
-		CHECK(cudaFree(p));
+		CHECK_EXIT(cudaFree(p));
 
 		p = managed(c, c.bytes, true);
 		map_on_host(c, p, c.bytes);
@@ -312,7 +305,7 @@ static void host_side(ctx &c, int reps)
 			read_line_words<<<c.sms * 8, 512>>>((const unsigned int *)p,
 							   lines, c.sink);
 		}));
-		CHECK(cudaFree(p));
+		CHECK_EXIT(cudaFree(p));
 	}
 	emit(c, "prefetch_to_host", c.bytes, median(ph), NULL);
 	snprintf(extra, sizeof(extra), "\"requests_per_s\":%.0f",
@@ -336,7 +329,7 @@ static void sweep(ctx &c, size_t limit, int reps)
 			void *p = managed(c, bytes, true);
 
 			t.push_back(timed(c, [&] { launch_read(c, p, bytes); }));
-			CHECK(cudaFree(p));
+			CHECK_EXIT(cudaFree(p));
 		}
 		emit(c, "fault_seq", bytes, median(t), NULL);
 	}
@@ -362,14 +355,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	CHECK(cudaGetDevice(&c.dev));
-	CHECK(cudaGetDeviceProperties(&prop, c.dev));
-	CHECK(cudaMemGetInfo(&free_b, &total_b));
+	CHECK_EXIT(cudaGetDevice(&c.dev));
+	CHECK_EXIT(cudaGetDeviceProperties(&prop, c.dev));
+	CHECK_EXIT(cudaMemGetInfo(&free_b, &total_b));
 	c.sms = prop.multiProcessorCount;
 	c.bytes = std::min(want, free_b / 8) & ~((2ull << 20) - 1);
-	CHECK(cudaMalloc(&c.sink, sizeof(*c.sink)));
-	CHECK(cudaEventCreate(&c.a));
-	CHECK(cudaEventCreate(&c.b));
+	CHECK_EXIT(cudaMalloc(&c.sink, sizeof(*c.sink)));
+	CHECK_EXIT(cudaEventCreate(&c.a));
+	CHECK_EXIT(cudaEventCreate(&c.b));
 	printf("{\"device\":\"%s\",\"sms\":%d,\"memory\":%zu,\"free\":%zu,"
 	       "\"bytes\":%zu,\"cc\":\"%d.%d\"}\n", prop.name, c.sms, total_b,
 	       free_b, c.bytes, prop.major, prop.minor);
@@ -379,30 +372,30 @@ int main(int argc, char **argv)
 		void *d;
 		std::vector<double> t;
 
-		CHECK(cudaMalloc(&d, c.bytes));
-		CHECK(cudaMemset(d, 1, c.bytes));
+		CHECK_EXIT(cudaMalloc(&d, c.bytes));
+		CHECK_EXIT(cudaMemset(d, 1, c.bytes));
 		for (i = 0; i < reps + 1; i++)	/* first is warm-up */
 			t.push_back(timed(c, [&] { launch_read(c, d, c.bytes); }));
 		t.erase(t.begin());
 		emit(c, "hbm_read", c.bytes, median(t), NULL);
-		CHECK(cudaFree(d));
+		CHECK_EXIT(cudaFree(d));
 	}
 	/* interconnect, pinned copies each way */
 	{
 		void *d, *h;
 		std::vector<double> up, down;
 
-		CHECK(cudaMalloc(&d, c.bytes));
-		CHECK(cudaMallocHost(&h, c.bytes));
+		CHECK_EXIT(cudaMalloc(&d, c.bytes));
+		CHECK_EXIT(cudaMallocHost(&h, c.bytes));
 		host_fill(h, c.bytes);
 		for (i = 0; i < reps; i++) {
-			up.push_back(timed(c, [&] { CHECK(cudaMemcpy(d, h, c.bytes, cudaMemcpyHostToDevice)); }));
-			down.push_back(timed(c, [&] { CHECK(cudaMemcpy(h, d, c.bytes, cudaMemcpyDeviceToHost)); }));
+			up.push_back(timed(c, [&] { CHECK_EXIT(cudaMemcpy(d, h, c.bytes, cudaMemcpyHostToDevice)); }));
+			down.push_back(timed(c, [&] { CHECK_EXIT(cudaMemcpy(h, d, c.bytes, cudaMemcpyDeviceToHost)); }));
 		}
 		emit(c, "h2d_copy", c.bytes, median(up), NULL);
 		emit(c, "d2h_copy", c.bytes, median(down), NULL);
-		CHECK(cudaFree(d));
-		CHECK(cudaFreeHost(h));
+		CHECK_EXIT(cudaFree(d));
+		CHECK_EXIT(cudaFreeHost(h));
 	}
 	/* managed memory: each repetition on a fresh allocation */
 	{
@@ -413,23 +406,23 @@ int main(int argc, char **argv)
 			void *p = managed(c, c.bytes, true);
 
 			pf.push_back(timed(c, [&] { prefetch_to_gpu(c, p, c.bytes); }));
-			CHECK(cudaFree(p));
+			CHECK_EXIT(cudaFree(p));
 
 			p = managed(c, c.bytes, true);
 			fs.push_back(timed(c, [&] { launch_read(c, p, c.bytes); }));
-			CHECK(cudaFree(p));
+			CHECK_EXIT(cudaFree(p));
 
 			p = managed(c, c.bytes, true);
 			fr.push_back(timed(c, [&] {
 				read_random<<<c.sms * 8, 512>>>((const unsigned int *)p, lines,
 								items, 1 + i, c.sink);
 			}));
-			CHECK(cudaFree(p));
+			CHECK_EXIT(cudaFree(p));
 
 			p = managed(c, c.bytes, true);
 			map_on_host(c, p, c.bytes);
 			mr.push_back(timed(c, [&] { launch_read(c, p, c.bytes); }));
-			CHECK(cudaFree(p));
+			CHECK_EXIT(cudaFree(p));
 
 			p = managed(c, c.bytes, true);
 			map_on_host(c, p, c.bytes);
@@ -437,13 +430,13 @@ int main(int argc, char **argv)
 				prefetch_to_gpu(c, p, c.bytes / 2);
 				launch_read(c, p, c.bytes);
 			}));
-			CHECK(cudaFree(p));
+			CHECK_EXIT(cudaFree(p));
 
 			p = managed(c, c.bytes, false);
 			gf.push_back(timed(c, [&] {
 				write_seq<<<c.sms * 8, 512>>>((uint4 *)p, c.bytes / 16);
 			}));
-			CHECK(cudaFree(p));
+			CHECK_EXIT(cudaFree(p));
 		}
 		emit(c, "prefetch", c.bytes, median(pf), NULL);
 		emit(c, "fault_seq", c.bytes, median(fs), NULL);
