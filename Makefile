@@ -166,6 +166,15 @@ paper: all
 	bash scripts/paper.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
 		$(RESULTS) $(ACCEL)
 
+# The paper matrix at 1.5x on three card sizes with the scaling rule
+# (host-agent/matrices/scale-*.conf), one VM at a time, then per application
+# the speedups over UVM at each size, their deviation across sizes and the
+# adaptive runs' timer ticks and eager evictions (scripts/scale.sh).
+# Resumable; SCALE_SIZES, SCALE_APPS narrow it, SCALE_REPORT=1 only reports.
+scale: all
+	bash scripts/scale.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
+		$(RESULTS) $(ACCEL)
+
 run-clean:
 	rm -rf $(RESULTS)/$$(sed -n 's/^name *= *//p' $(MATRIX))
 
@@ -198,4 +207,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu bench vm-test run run-clean paper report-test calibrate compare-card info clean
+.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu bench vm-test run run-clean scale paper report-test calibrate compare-card info clean

@@ -28,6 +28,8 @@ packages=(
 	busybox-static cpio kmod
 	# host tools and tests
 	libcunit1-dev libjansson-dev valgrind gnuplot-nox
+	# make scale's report (scripts/scale.sh)
+	jq
 	# libFuzzer (tests/fuzz)
 	clang libclang-rt-14-dev
 	# ember-agent's libvirt back end and its test's private daemon
