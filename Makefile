@@ -64,7 +64,8 @@ inject-test: all
 # ember-agent report beside the paper's CSVs, on results made from the
 # paper's own numbers (no VM): exact order counts and geometric means.
 report-test: host
-	bash tests/report/run-test.sh $(AGENT) $(BUILD)/report-test
+	$(MAKE) -C guest-kmod/libember $(BUILD)/guest/ember-run
+	bash tests/report/run-test.sh $(AGENT) $(BUILD)/report-test $(BUILD)/guest/ember-run
 
 # One app at two card sizes and two seeds: every result reads back.
 sizes-test: all

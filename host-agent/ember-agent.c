@@ -55,12 +55,14 @@ static void usage(FILE *f)
 		"\n"
 		"usage: ember-agent run CONFIG --qemu PATH --kernel PATH --initrd PATH\n"
 		"                   [--results DIR] [--accel tcg|kvm]\n"
+		"       ember-agent run CONFIG --list\n"
 		"       ember-agent report DIR [--paper CSV] [--no-plot]\n"
 		"\n"
 		"`run` boots one VM per combination of the config's apps, variants,\n"
 		"factors and seeds (syntax in host-agent/matrix.h), in parallel, into\n"
 		"DIR/<name>/ (default results/); finished runs are kept, so a rerun\n"
-		"resumes. `report` prints speedups over UVM beside the paper's table in\n"
+		"resumes; --list prints each run's id and ember-run arguments instead.\n"
+		"`report` prints speedups over UVM beside the paper's table in\n"
 		"CSV (host-agent/paper-table*.csv), each cell's order of the variants and\n"
 		"a summary line per size, and draws DIR/speedup-<factor>x.png with gnuplot.\n"
 		"\n"
@@ -83,10 +85,12 @@ static int cmd_run(int argc, char **argv)
 		{ "initrd", required_argument, NULL, 'i' },
 		{ "results", required_argument, NULL, 'o' },
 		{ "accel", required_argument, NULL, 'a' },
+		{ "list", no_argument, NULL, 'l' },
 		{ 0 }
 	};
 	struct em_paths p = { .results = "results" };
 	struct em_matrix m;
+	bool list = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -96,15 +100,18 @@ static int cmd_run(int argc, char **argv)
 		case 'i': p.initrd = optarg; break;
 		case 'o': p.results = optarg; break;
 		case 'a': p.accel = optarg; break;
+		case 'l': list = true; break;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind != argc - 1 || !p.qemu || !p.kernel || !p.initrd) {
+	if (optind != argc - 1 || (!list && (!p.qemu || !p.kernel || !p.initrd))) {
 		usage(stderr);
 		return 2;
 	}
 	if (em_matrix_load(argv[optind], &m))
 		return 2;
+	if (list)
+		return em_matrix_list(&m, &p) ? 1 : 0;
 	c = em_matrix_run(&m, &p);
 	if (c == -2)
 		return 2;

@@ -305,6 +305,32 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 		for (w = m->modparams; *w; w++)
 			if (*w == ' ' || *w == '\t')
 				*w = ',';
+	} else if (!strcmp(key, "sweep")) {
+		struct em_sweep *sw = &m->sweeps[m->nsweeps];
+		char flagw[EM_MAX_LIST + 1][16];
+
+		if (m->nsweeps == EM_MAX_SWEEPS)
+			return cfg_error(file, ln, "more than 3 sweep lines%s", "");
+		if (split_words(val, &flagw[0][0], 16, EM_MAX_LIST + 1, &n) || n < 2 ||
+		    flagw[0][0] != '-' || !isalpha((unsigned char)flagw[0][1]) ||
+		    flagw[0][2])
+			return cfg_error(file, ln, "bad sweep '%s' (an option such as -r, "
+					 "then 1 to 16 values)", val);
+		for (i = 0; i < m->nsweeps; i++)
+			if (m->sweeps[i].flag == flagw[0][1])
+				return cfg_error(file, ln, "option %s swept twice", flagw[0]);
+		for (i = 1; i < n; i++) {
+			const char *c;
+
+			for (c = flagw[i]; *c; c++)
+				if (!isalnum((unsigned char)*c) && *c != '.')
+					return cfg_error(file, ln, "bad sweep value '%s' "
+							 "(letters, digits, '.')", flagw[i]);
+			strcpy(sw->values[i - 1], flagw[i]);
+		}
+		sw->flag = flagw[0][1];
+		sw->nvalues = n - 1;
+		m->nsweeps++;
 	} else if (!strcmp(key, "connect")) {
 		if (split_words(val, &m->connect[0][0], 256, EM_MAX_LIST, &m->nconnect))
 			return cfg_error(file, ln, "bad connect list%s", "");
@@ -709,6 +735,7 @@ const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 	json_object_set_new(obj, "modparams", json_string(m->modparams));
 	json_object_set_new(obj, "run_args", json_string(m->run_args));
 	json_object_set_new(obj, "ember_run", json_string(r->args));
+	json_object_set_new(obj, "sweep", json_string(r->sweep));
 	if (why[0])
 		json_object_set_new(obj, "why", json_string(why));
 	if (r->inject_kind) {
@@ -811,14 +838,45 @@ static void read_injection_stats(struct em_vm *vm, json_t *obj, void *arg)
 	em_vm_send(vm, "go\n");
 }
 
+/*
+ * Point w of the matrix's sweeps (the last sweep line varies fastest): its
+ * ember-run options ("-r 0 -u 32") and its id suffix ("-r0-u32").
+ */
+static void sweep_point(const struct em_matrix *m, unsigned int w, char *args,
+			size_t alen, char *id, size_t ilen)
+{
+	size_t ao = 0, io = 0;
+	unsigned int i;
+
+	args[0] = id[0] = '\0';
+	for (i = 0; i < m->nsweeps; i++) {
+		const struct em_sweep *sw = &m->sweeps[i];
+		unsigned int stride = 1, j;
+		const char *val;
+
+		for (j = i + 1; j < m->nsweeps; j++)
+			stride *= m->sweeps[j].nvalues;
+		val = sw->values[w / stride % sw->nvalues];
+		ao += (size_t)snprintf(args + ao, alen - ao, "%s-%c %s", ao ? " " : "",
+				       sw->flag, val);
+		io += (size_t)snprintf(id + io, ilen - io, "-%c%s", sw->flag, val);
+		if (ao >= alen || io >= ilen)
+			break;
+	}
+}
+
 static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 			   size_t *n)
 {
-	unsigned int ninj = m->ninjects ? m->ninjects : 1;
-	struct em_run *runs = calloc((size_t)m->napps * m->nvariants * m->nfactors *
-				     m->nseeds * ninj, sizeof(*runs));
+	unsigned int ninj = m->ninjects ? m->ninjects : 1, nsweep = 1, w, i;
+	struct em_run *runs;
 	unsigned int a, v, f, s, j;
 	size_t k = 0;
+
+	for (i = 0; i < m->nsweeps; i++)
+		nsweep *= m->sweeps[i].nvalues;
+	runs = calloc((size_t)m->napps * m->nvariants * m->nfactors * m->nseeds *
+		      ninj * nsweep, sizeof(*runs));
 
 	if (!runs)
 		return NULL;
@@ -826,7 +884,8 @@ static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 	for (a = 0; a < m->napps; a++)
 		for (f = 0; f < m->nfactors; f++)
 			for (v = 0; v < m->nvariants; v++)
-				for (s = 0; s < m->nseeds; s++) {
+				for (s = 0; s < m->nseeds; s++)
+				for (w = 0; w < nsweep; w++) {
 					struct em_run *r = &runs[k++];
 					int len;
 
@@ -843,13 +902,17 @@ static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 					len = snprintf(r->id, sizeof(r->id), "%s-%s-x%g-s%" PRIu64,
 						       r->app, r->variant, r->factor, r->seed);
 					if (r->inject_kind)
-						snprintf(r->id + len, sizeof(r->id) - len, "-%s",
-							 r->inject_kind);
+						len += snprintf(r->id + len, sizeof(r->id) - len,
+								"-%s", r->inject_kind);
+					sweep_point(m, w, r->sweep, sizeof(r->sweep),
+						    r->id + len, sizeof(r->id) - len);
 					snprintf(r->dir, sizeof(r->dir), "%s/%s/runs/%s",
 						 p->results, m->name, r->id);
-					snprintf(r->args, sizeof(r->args), "-k %s -x %g -s %" PRIu64 " %s %s",
+					snprintf(r->args, sizeof(r->args),
+						 "-k %s -x %g -s %" PRIu64 " %s %s %s",
 						 r->app, r->factor, r->seed,
-						 em_variant_args(r->variant), m->run_args);
+						 em_variant_args(r->variant), m->run_args,
+						 r->sweep);
 				}
 	*n = k;
 	return runs;
@@ -938,6 +1001,19 @@ static void write_summary(const struct em_matrix *m, const struct em_paths *p,
 	}
 	fclose(jl);
 	fclose(csv);
+}
+
+int em_matrix_list(const struct em_matrix *m, const struct em_paths *p)
+{
+	size_t n = 0, i;
+	struct em_run *runs = plan(m, p, &n);
+
+	if (!runs)
+		return -1;
+	for (i = 0; i < n; i++)
+		printf("%s %s\n", runs[i].id, runs[i].args);
+	free(runs);
+	return 0;
 }
 
 int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)

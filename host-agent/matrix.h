@@ -21,6 +21,9 @@
  *   modparams = perf_eager_eviction_batch_count=1 ...  # ember.ko parameters,
  *               checked against the booted ember.ko's before any VM starts
  *   connect   = qemu+ssh://host/system ... # libvirt URIs (default: QEMU directly)
+ *   sweep     = -r 0 10 25 50 75 100       # an ember-run option over values;
+ *               up to 3 sweep lines, every combination crossed with the
+ *               rest (the run's id gains "-r0", its args "-r 0")
  *
  * A fault-injection campaign is a matrix with injections:
  *   injects   = ce-error poison ...          # kinds, each run with one armed
@@ -43,6 +46,7 @@
 #include <jansson.h>
 
 #define EM_MAX_LIST	16
+#define EM_MAX_SWEEPS	3
 
 struct em_matrix {
 	char name[64];
@@ -66,6 +70,13 @@ struct em_matrix {
 	char inject_specs[EM_MAX_LIST][256];	/* spec of each kind */
 	char inject_expects[EM_MAX_LIST][32];	/* "": the kind's own */
 	unsigned int ninjects;
+	/* sweep lines: an ember-run option and its values, crossed with the rest */
+	struct em_sweep {
+		char flag;			/* the option's letter */
+		char values[EM_MAX_LIST][16];
+		unsigned int nvalues;
+	} sweeps[EM_MAX_SWEEPS];
+	unsigned int nsweeps;
 };
 
 /* Where the built pieces are (the Makefile passes them). */
@@ -83,6 +94,7 @@ struct em_run {
 	uint64_t seed;
 	char dir[4096];		/* logs and result.json */
 	char args[512];		/* ember-run arguments, comma-separated */
+	char sweep[96];		/* this run's sweep options ("-r 0 -u 32"), or "" */
 	const char *inject_kind;	/* NULL: no injection */
 	const char *inject_spec;
 	/* filled while it runs */
@@ -109,6 +121,9 @@ int em_matrix_check_modparams(const struct em_matrix *m, const char *initrd);
  * -1 when interrupted, -2 when the matrix is refused before any VM boots.
  */
 int em_matrix_run(const struct em_matrix *m, const struct em_paths *p);
+
+/* Prints every run of the matrix, "<id> <ember-run arguments>", one a line. */
+int em_matrix_list(const struct em_matrix *m, const struct em_paths *p);
 
 /* The variants the paper compares, and the ember-run arguments of each. */
 const char *em_variant_args(const char *variant);

@@ -920,6 +920,261 @@ static int plot_moving_hot(json_t *all, const char *dir)
 	return 0;
 }
 
+/* ---- Figure 16: Ember-static against Ember-adaptive over randomness x reuse ---- */
+
+#define GRID_MAX	16
+
+struct grid_cell {
+	double ns[2];		/* static, adaptive: modelled setup + kernels; 0: none */
+	double moved[2];	/* bytes host to device */
+	double vram;
+};
+
+struct grid {
+	int randomness[GRID_MAX], reuse[GRID_MAX];
+	size_t nrand, nreuse;
+	struct grid_cell cells[2][GRID_MAX][GRID_MAX];	/* pass, passes */
+	bool any[2];
+};
+
+static const char *const grid_patterns[] = { "pass", "passes" };
+
+static size_t int_slot(int *vals, size_t *n, int v)
+{
+	size_t i, j;
+
+	for (i = 0; i < *n; i++)
+		if (vals[i] == v)
+			return i;
+	if (*n == GRID_MAX)
+		return GRID_MAX;
+	for (i = 0; i < *n && vals[i] < v; i++)
+		;
+	for (j = *n; j > i; j--)
+		vals[j] = vals[j - 1];
+	vals[i] = v;
+	(*n)++;
+	return i;
+}
+
+static size_t int_index(const int *vals, size_t n, int v)
+{
+	size_t i;
+
+	for (i = 0; i < n && vals[i] != v; i++)
+		;
+	return i;
+}
+
+/* Collects the hotset grid runs (run.pattern set); false when there are none. */
+static bool grid_load(json_t *all, struct grid *g)
+{
+	bool found = false;
+	size_t i, pass;
+	json_t *o;
+
+	/* the axes first, so the cells are indexed in sorted order */
+	for (pass = 0; pass < 2; pass++)
+		json_array_foreach(all, i, o) {
+			json_t *run = json_object_get(o, "run");
+			const char *pat = json_string_value(json_object_get(run, "pattern"));
+			const char *variant = json_string_value(json_object_get(o, "variant"));
+			const char *status = json_string_value(json_object_get(o, "status"));
+			int rnd = (int)json_integer_value(json_object_get(run, "randomness"));
+			int reuse = (int)json_integer_value(json_object_get(run, "reuse"));
+			size_t p, r, u;
+			int v;
+
+			if (!pat || !variant)
+				continue;
+			found = true;
+			if (!pass) {
+				int_slot(g->randomness, &g->nrand, rnd);
+				int_slot(g->reuse, &g->nreuse, reuse);
+				continue;
+			}
+			p = !strcmp(pat, "passes");
+			v = !strcmp(variant, "static") ? 0 : !strcmp(variant, "adaptive") ? 1 : -1;
+			r = int_index(g->randomness, g->nrand, rnd);
+			u = int_index(g->reuse, g->nreuse, reuse);
+			if (v < 0 || r >= g->nrand || u >= g->nreuse || !status ||
+			    strcmp(status, "ok"))
+				continue;
+			g->any[p] = true;
+			g->cells[p][r][u].ns[v] =
+				(double)json_integer_value(json_object_get(run, "sim_ns")) +
+				(double)json_integer_value(json_object_get(run, "setup_ns"));
+			g->cells[p][r][u].moved[v] =
+				(double)json_integer_value(json_object_get(run, "bytes_h2d"));
+			g->cells[p][r][u].vram =
+				(double)json_integer_value(json_object_get(run, "vram"));
+		}
+	return found;
+}
+
+/* Whether x lies in spec: "any", "a-b" (inclusive) or "a". */
+static bool in_spec(const char *spec, double x)
+{
+	double lo, hi;
+
+	if (!strcmp(spec, "any"))
+		return true;
+	if (sscanf(spec, "%lf-%lf", &lo, &hi) == 2)
+		return x >= lo && x <= hi;
+	return sscanf(spec, "%lf", &lo) == 1 && x == lo;
+}
+
+/*
+ * The paper's row of paper-fig16.csv for quantity q at a cell (pattern,
+ * randomness, reuse): its value field into val, or false where the text
+ * gives none. Pass reuse -1 to match any reuse range.
+ */
+static bool fig16_row(const char *csv, const char *q, const char *pattern, int rnd,
+		      int reuse, char *val, size_t len)
+{
+	char line[256], qq[48], pat[16], r[16], u[16], v[48];
+	bool found = false;
+	FILE *f = csv ? fopen(csv, "re") : NULL;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' ||
+		    sscanf(line, "%47[^,],%15[^,],%15[^,],%15[^,],%47[^\n]", qq, pat, r, u,
+			   v) != 5 || strcmp(qq, q))
+			continue;
+		if ((strcmp(pat, "both") && strcmp(pat, pattern)) || !in_spec(r, rnd) ||
+		    (reuse >= 0 && !in_spec(u, reuse)))
+			continue;
+		snprintf(val, len, "%s", v);
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Per pattern, a randomness x reuse table of which Ember variant is faster
+ * (S: static, A: adaptive) and by how much, beside the paper's winner
+ * where its text gives one; the data moved at 0 % randomness in multiples
+ * of Ember-static's (the paper: static moves its 16 GB prefix once); and a
+ * summary line counting the cells whose winner is the paper's.
+ */
+static bool print_fig16(json_t *all, const char *csv, FILE *out)
+{
+	struct grid *g = calloc(1, sizeof(*g));
+	unsigned int agree[2] = { 0 }, given[2] = { 0 }, unknown = 0;
+	double lo32 = 0, hi32 = 0, hi_static = 0;
+	size_t p, r, u;
+
+	if (!g)
+		return false;
+	if (!grid_load(all, g)) {
+		free(g);
+		return false;
+	}
+	for (p = 0; p < 2; p++) {
+		if (!g->any[p])
+			continue;
+		fprintf(out, "\nFigure 16, pattern %s: faster Ember variant and by how much "
+			"(S static, A adaptive; paper's winner in brackets, ? not given)\n",
+			grid_patterns[p]);
+		fprintf(out, "%-10s", "random %");
+		for (u = 0; u < g->nreuse; u++)
+			fprintf(out, " %12d", g->reuse[u]);
+		fprintf(out, "   (reuse: accesses per page)\n");
+		for (r = 0; r < g->nrand; r++) {
+			fprintf(out, "%-10d", g->randomness[r]);
+			for (u = 0; u < g->nreuse; u++) {
+				const struct grid_cell *c = &g->cells[p][r][u];
+				char paper[48], cell[32];
+				char pw = '?', ow = '-';
+
+				if (fig16_row(csv, "winner", grid_patterns[p], g->randomness[r],
+					      g->reuse[u], paper, sizeof(paper)))
+					pw = !strcmp(paper, "ember_static") ? 'S' : 'A';
+				if (c->ns[0] > 0 && c->ns[1] > 0) {
+					double ratio = c->ns[0] < c->ns[1] ? c->ns[1] / c->ns[0] :
+						       c->ns[0] / c->ns[1];
+
+					ow = c->ns[0] < c->ns[1] ? 'S' : 'A';
+					snprintf(cell, sizeof(cell), "%c%5.2f [%c]", ow, ratio, pw);
+					if (pw == '?') {
+						unknown++;
+					} else {
+						given[p]++;
+						agree[p] += ow == pw;
+					}
+					if (g->reuse[u] == 32 && ow == 'A') {
+						lo32 = lo32 == 0 || ratio < lo32 ? ratio : lo32;
+						hi32 = ratio > hi32 ? ratio : hi32;
+					}
+					if (ow == 'S' && ratio > hi_static)
+						hi_static = ratio;
+				} else {
+					snprintf(cell, sizeof(cell), "%6s [%c]", "-", pw);
+				}
+				fprintf(out, " %12s", cell);
+			}
+			fputc('\n', out);
+		}
+	}
+
+	fprintf(out, "\nData moved host to device at 0 %% randomness, MiB (adaptive / static; "
+		"paper's range over reuse in brackets, as multiples of static's 16 GB)\n");
+	for (p = 0; p < 2; p++) {
+		char paper[48] = "", q[48];
+		double plo = 0, phi = 0, olo = 0, ohi = 0;
+
+		r = int_index(g->randomness, g->nrand, 0);
+		if (!g->any[p] || r >= g->nrand)
+			continue;
+		snprintf(q, sizeof(q), "moved_gb_adaptive");
+		if (fig16_row(csv, q, grid_patterns[p], 0, -1, paper, sizeof(paper)) &&
+		    sscanf(paper, "%lf-%lf", &plo, &phi) == 2) {
+			plo /= 16;
+			phi /= 16;
+		}
+		fprintf(out, "%-7s", grid_patterns[p]);
+		for (u = 0; u < g->nreuse; u++) {
+			const struct grid_cell *c = &g->cells[p][r][u];
+
+			if (c->moved[0] > 0 && c->ns[1] > 0) {
+				double x = c->moved[1] / c->moved[0];
+
+				fprintf(out, "  u%d %.0f/%.0f=%.2f", g->reuse[u],
+					c->moved[1] / (1 << 20), c->moved[0] / (1 << 20), x);
+				olo = olo == 0 || x < olo ? x : olo;
+				ohi = x > ohi ? x : ohi;
+			}
+		}
+		if (ohi > 0)
+			fprintf(out, "  range %.2f-%.2f", olo, ohi);
+		else
+			fprintf(out, "  range -");
+		if (phi > 0)
+			fprintf(out, " [%.2f-%.2f]", plo, phi);
+		fputc('\n', out);
+	}
+
+	fprintf(out, "\nsummary fig16 rtx5080 1.3x: paper's winner in %u of %u cells "
+		"(pass %u of %u, passes %u of %u; %u cells the paper does not give); "
+		"adaptive over static at reuse 32: ", agree[0] + agree[1], given[0] + given[1],
+		agree[0], given[0], agree[1], given[1], unknown);
+	if (hi32 > 0)
+		fprintf(out, "%.2f-%.2fx", lo32, hi32);
+	else
+		fprintf(out, "never faster");
+	fprintf(out, " [1.3-4x]; static over adaptive at most: ");
+	if (hi_static > 0)
+		fprintf(out, "%.2fx", hi_static);
+	else
+		fprintf(out, "never faster");
+	fprintf(out, " [3.2x]\n");
+	free(g);
+	return true;
+}
+
 int em_report(const char *dir, const char *paper_csv, bool draw)
 {
 	struct table *t = calloc(1, sizeof(*t));
@@ -941,6 +1196,18 @@ int em_report(const char *dir, const char *paper_csv, bool draw)
 			print_errors(all, out);
 			fclose(out);
 		}
+		json_decref(all);
+		free(t);
+		return 0;
+	}
+	if (print_fig16(all, paper_csv, stdout)) {
+		out = fopen(path, "we");
+		if (out) {
+			print_fig16(all, paper_csv, out);
+			print_errors(all, out);
+			fclose(out);
+		}
+		print_errors(all, stdout);
 		json_decref(all);
 		free(t);
 		return 0;

@@ -5,7 +5,7 @@
  *
  * usage: ember-run [-k stream|gather|hotset|movinghot|APP] [-x FACTOR] [-v uvm|prefetch|
  *                  mapped|static] [-s SEED] [-p PASSES] [-w WARPS] [-P POLICY]
- *                  [-d DRIFT]
+ *                  [-d DRIFT] [-r RANDOM -u REUSE -m pass|passes]
  * APP is one of the paper's applications (apps.h); -p is its size or phase
  * count there (rows, iterations, tokens, ...). -v autouvm (applications
  * only) runs AutoUVM's executor with the profile -A (default
@@ -13,6 +13,10 @@
  * file does not exist; a profile of another program, version or a corrupt
  * one is reported in the JSON and ignored. -d (movinghot) moves the hot
  * window by DRIFT % of itself per phase (the paper's Table 10).
+ * -r, -u, -m (hotset; any one sets the other two's defaults 0, 1, pass) are
+ * a cell of the paper's Figure 16: RANDOM % of the accesses go to random
+ * lines, each page is read REUSE times, within one pass or one per pass
+ * (workload.h). A value out of range is refused before anything runs.
  */
 #include <stdint.h>
 #include <errno.h>
@@ -30,7 +34,25 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: ember-run [-k stream|gather|hotset|movinghot|%s] [-x FACTOR] "
 		"[-v uvm|prefetch|mapped|static|autouvm] [-s SEED] [-p PASSES] "
-		"[-w WARPS] [-P POLICY] [-A AUTOUVM-PROFILE] [-d DRIFT]\n", em_app_names());
+		"[-w WARPS] [-P POLICY] [-A AUTOUVM-PROFILE] [-d DRIFT] "
+		"[-r RANDOM%% -u REUSE -m pass|passes]\n", em_app_names());
+}
+
+/* A whole decimal number in [min, max], or -1 after saying why. */
+static long parse_bounded(char opt, const char *what, const char *s, long min,
+			  long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		fprintf(stderr, "ember-run: -%c: %s must be a whole number from %ld to %ld, "
+			"not '%s'\n", opt, what, min, max, s);
+		return -1;
+	}
+	return v;
 }
 
 /*
@@ -65,9 +87,12 @@ int main(int argc, char **argv)
 	};
 	struct em_wl_result res;
 	const char *policy = NULL;
+	long v;
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "k:x:v:s:p:w:P:A:d:h")) != -1) {
+	cfg.reuse = 1;
+	cfg.pattern = "pass";
+	while ((opt = getopt(argc, argv, "k:x:v:s:p:w:P:A:d:r:u:m:h")) != -1) {
 		switch (opt) {
 		case 'k': cfg.kernel = optarg; break;
 		case 'x': cfg.factor = strtod(optarg, NULL); break;
@@ -81,6 +106,26 @@ int main(int argc, char **argv)
 			cfg.drift = strtoul(optarg, NULL, 0);
 			cfg.drifting = 1;
 			break;
+		case 'r':
+		case 'u':
+			v = parse_bounded((char)opt, opt == 'r' ? "randomness (%)" :
+					  "reuse (accesses per page)", optarg,
+					  opt == 'r' ? 0 : 1,
+					  opt == 'r' ? 100 : EM_WL_MAX_REUSE);
+			if (v < 0)
+				return 2;
+			*(opt == 'r' ? &cfg.randomness : &cfg.reuse) = (uint32_t)v;
+			cfg.grid = 1;
+			break;
+		case 'm':
+			if (strcmp(optarg, "pass") && strcmp(optarg, "passes")) {
+				fprintf(stderr, "ember-run: -m: pattern must be pass or "
+					"passes, not '%s'\n", optarg);
+				return 2;
+			}
+			cfg.pattern = optarg;
+			cfg.grid = 1;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -91,6 +136,14 @@ int main(int argc, char **argv)
 	}
 	if (cfg.factor <= 0 || cfg.factor > 64) {
 		fprintf(stderr, "ember-run: factor must be in (0, 64]\n");
+		return 2;
+	}
+	if (cfg.grid && strcmp(cfg.kernel, "hotset")) {
+		fprintf(stderr, "ember-run: -r, -u and -m apply to -k hotset only\n");
+		return 2;
+	}
+	if (cfg.grid && cfg.passes > 1) {
+		fprintf(stderr, "ember-run: -p with -r/-u/-m: the pattern sets the passes\n");
 		return 2;
 	}
 	if (policy && (ret = set_policy(policy))) {

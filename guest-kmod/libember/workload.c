@@ -267,6 +267,23 @@ static int app_variant(const char *v, void *p, size_t bytes,
 	return apply_variant(v, &b, r, phase);
 }
 
+/* The Figure 16 grid's parameters (workload.h): hotset only, in range. */
+static int hotset_grid_check(const struct em_wl_config *cfg, struct em_wl_result *r)
+{
+	if (strcmp(cfg->kernel, "hotset"))
+		return fail(r, "grid", -EINVAL);
+	if (cfg->randomness > 100)
+		return fail(r, "randomness", -EINVAL);
+	if (cfg->reuse < 1 || cfg->reuse > EM_WL_MAX_REUSE)
+		return fail(r, "reuse", -EINVAL);
+	if (!cfg->pattern ||
+	    (strcmp(cfg->pattern, "pass") && strcmp(cfg->pattern, "passes")))
+		return fail(r, "pattern", -EINVAL);
+	if (cfg->passes > 1)
+		return fail(r, "passes", -EINVAL);	/* the pattern sets them */
+	return 0;
+}
+
 /* The moving hot set: see workload.h. Runs on an allocated, filled buffer. */
 static int run_moving_hot(const struct em_wl_config *cfg, struct em_buf *a,
 			  struct em_wl_result *r)
@@ -330,6 +347,8 @@ int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *r)
 	if (strcmp(cfg->variant, "uvm") && strcmp(cfg->variant, "prefetch") &&
 	    strcmp(cfg->variant, "mapped") && strcmp(cfg->variant, "static"))
 		return fail(r, "variant", -EINVAL);
+	if (cfg->grid && (ret = hotset_grid_check(cfg, r)))
+		return ret;
 	ret = emMemGetInfo(NULL, &total);
 	if (ret)
 		return fail(r, "mem_get_info", ret);
@@ -337,6 +356,8 @@ int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *r)
 	foot = (size_t)(cfg->factor * (double)total) & ~(size_t)(LINE_BYTES - 1);
 	if (foot < 2 * EMBER_VA_BLOCK_SIZE)
 		foot = 2 * EMBER_VA_BLOCK_SIZE;
+	if (!strcmp(cfg->kernel, "hotset"))
+		foot &= ~(size_t)4095;	/* the kernel reads whole pages */
 
 	if (gather) {
 		/* src takes the footprint less dst; a quarter of its lines read */
@@ -375,6 +396,14 @@ int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *r)
 		l.args[3] = count;
 	} else if (l.kernel == EMBER_KERNEL_STREAM) {
 		l.args[2] = passes;
+	} else if (cfg->grid) {
+		int one_pass = !strcmp(cfg->pattern, "pass");
+
+		r->window = one_pass ? EMBER_VA_BLOCK_SIZE : a.bytes;
+		l.args[2] = one_pass ? EMBER_VA_BLOCK_SIZE : 0;
+		l.args[3] = cfg->randomness;
+		l.args[4] = one_pass ? cfg->reuse : 1;
+		l.args[5] = one_pass ? 1 : cfg->reuse;
 	} else {
 		l.args[2] = 0;		/* window: whole buffer */
 		l.args[3] = 10;		/* random percent */
@@ -449,6 +478,10 @@ void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 		(unsigned long long)s->timer_ticks, (unsigned long long)s->ce_retries,
 		r->lost_pages, r->health_ret,
 		r->health_words, r->health_mismatches);
+	if (cfg->grid)
+		fprintf(f, ",\"randomness\":%u,\"reuse\":%u,\"pattern\":\"%s\","
+			"\"window\":%" PRIu64, cfg->randomness, cfg->reuse,
+			cfg->pattern ? cfg->pattern : "", r->window);
 	if (r->nphases) {
 		uint32_t p;
 

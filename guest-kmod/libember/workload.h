@@ -40,6 +40,17 @@ struct em_wl_config {
 	int drifting;
 	uint32_t drift;
 	/*
+	 * hotset (the paper's Figure 16): with grid set, randomness (% of
+	 * accesses to a random line of the whole buffer) and reuse (accesses
+	 * per page) as given, in pattern "pass" (a window of one VA block
+	 * slides once over the buffer, each page read `reuse` times while the
+	 * window is on it) or "passes" (every page once per pass, `reuse`
+	 * passes). Without grid: 10 % random, reuse 4, -p passes.
+	 */
+	int grid;
+	uint32_t randomness, reuse;
+	const char *pattern;
+	/*
 	 * Variant autouvm (applications): its profile file; a profiling run
 	 * records it first when it does not exist.
 	 */
@@ -47,6 +58,8 @@ struct em_wl_config {
 };
 
 #define EM_WL_MAX_PHASES 32
+/* hotset grid: at most this many accesses per page (the kernel's limit) */
+#define EM_WL_MAX_REUSE 65536
 
 struct em_wl_result {
 	int ret;			/* 0 or the first failing call's -errno */
@@ -73,7 +86,7 @@ struct em_wl_result {
 	uint64_t health_words, health_mismatches;
 	/* "movinghot": one launch per position of the hot window */
 	uint32_t nphases;
-	uint64_t window;		/* bytes of the hot window */
+	uint64_t window;		/* bytes of the hot window (movinghot, hotset grid) */
 	uint64_t phase_ns[EM_WL_MAX_PHASES];
 	/* variant autouvm: profiled in this run, profile refused (why), plan */
 	int autouvm_profiled;

@@ -4,9 +4,9 @@
 # times are made from the paper's own numbers (no VM): each summary line
 # must read back the exact order counts and geometric means.
 #
-# usage: run-test.sh AGENT WORKDIR
+# usage: run-test.sh AGENT WORKDIR [EMBER-RUN]
 set -eu
-agent=$1 work=$2
+agent=$1 work=$2 ember_run=${3:-}
 rm -rf "$work"
 mkdir -p "$work/t4" "$work/t6" "$work/t78" "$work/t10"
 fails=0
@@ -84,6 +84,81 @@ expect "$work/t10/out" "summary gh200 d25: paper's order in 1 of 1 cells, 6 of 6
 
 expect "$work/t10/out" "movinghot    d25   static      1340.000 | 1.34"
 expect "$work/t10/out" "movinghot    d25   prefetch     200.000 | 0.24"
+
+# Figure 16: hotset grid runs (run.pattern/randomness/reuse, as ember-run
+# -m/-r/-u records them); each cell's winner against the paper's text.
+# gline VARIANT PATTERN RANDOM REUSE SIM_NS SETUP_NS BYTES_H2D
+gline() {
+	printf '{"app":"hotset","variant":"%s","profile":"rtx5080-512m","factor":1.3,"status":"ok","run":{"pattern":"%s","randomness":%s,"reuse":%s,"sim_ns":%s,"setup_ns":%s,"bytes_h2d":%s,"vram":536870912}}\n' "$@"
+}
+mkdir -p "$work/f16"
+{
+	# pass, 0 %, reuse 32: adaptive 2x faster (paper: adaptive), moved 256 of 512 MiB
+	gline static pass 0 32 1500000000 500000000 536870912
+	gline adaptive pass 0 32 1000000000 0 268435456
+	# pass, 50 %, reuse 256: static 3x faster (paper: static); setup counts
+	gline static pass 50 256 500000000 500000000 536870912
+	gline adaptive pass 50 256 3000000000 0 1073741824
+	# pass, 50 %, reuse 64: the paper does not say
+	gline static pass 50 64 1000000000 0 536870912
+	gline adaptive pass 50 64 2000000000 0 536870912
+	# passes, 100 %, reuse 128: static faster, the paper says adaptive
+	gline static passes 100 128 1000000000 0 536870912
+	gline adaptive passes 100 128 2000000000 0 536870912
+} >"$work/f16/results.jsonl"
+"$agent" report "$work/f16" --paper host-agent/paper-fig16.csv --no-plot >"$work/f16/out"
+expect "$work/f16/out" "summary fig16 rtx5080 1.3x: paper's winner in 2 of 3 cells (pass 2 of 2, passes 0 of 1; 1 cells the paper does not give); adaptive over static at reuse 32: 2.00-2.00x [1.3-4x]; static over adaptive at most: 3.00x [3.2x]"
+expect "$work/f16/out" "pass     u32 256/512=0.50  range 0.50-0.50 [0.42-1.52]"
+if grep -q '^50 .* S 3.00 \[S\]' "$work/f16/out" && grep -q '^0  .* A 2.00 \[A\]' "$work/f16/out"; then
+	echo "ok: fig16 cells S 3.00 [S] and A 2.00 [A]"
+else
+	echo "FAIL: fig16 cells missing in:"
+	cat "$work/f16/out"
+	fails=$((fails + 1))
+fi
+
+# Matrix sweep lines: every combination, the last line fastest, in the id
+# and the ember-run arguments; bad lines refused with their line number.
+printf 'name = s\napps = hotset\nvariants = static\nfactors = 1.3\nsweep = -m pass passes\nsweep = -r 0 100\n' \
+	>"$work/sweep.conf"
+"$agent" run "$work/sweep.conf" --list >"$work/sweep.out"
+expect "$work/sweep.out" "hotset-static-x1.3-s1-mpass-r100 -k hotset -x 1.3 -s 1 -v static  -m pass -r 100"
+expect "$work/sweep.out" "hotset-static-x1.3-s1-mpasses-r0 -k hotset -x 1.3 -s 1 -v static  -m passes -r 0"
+if [ "$(wc -l <"$work/sweep.out")" -eq 4 ]; then
+	echo "ok: 4 sweep runs"
+else
+	echo "FAIL: $(wc -l <"$work/sweep.out") sweep runs, expected 4"
+	fails=$((fails + 1))
+fi
+for bad in "sweep = r 0" "sweep = -r" "sweep = -r 1,2" $'sweep = -r 0\nsweep = -r 1' \
+	   $'sweep = -a 1\nsweep = -b 1\nsweep = -c 1\nsweep = -d 1'; do
+	printf 'apps = hotset\nvariants = static\nfactors = 1\n%s\n' "$bad" >"$work/bad.conf"
+	if "$agent" run "$work/bad.conf" --list >/dev/null 2>"$work/bad.err" ||
+	   ! grep -q 'bad.conf:[0-9]*: ' "$work/bad.err"; then
+		echo "FAIL: matrix line '$bad' not refused with a line number"
+		fails=$((fails + 1))
+	else
+		echo "ok: refused: $(head -n1 "$work/bad.err" | sed 's/.*bad.conf://')"
+	fi
+done
+
+# ember-run's grid options: out-of-range values refused before any device
+# call (exit 2, a message naming the option), so this runs on the host.
+if [ -n "${ember_run:-}" ]; then
+	for bad in "-k hotset -r 101" "-k hotset -r 5x" "-k hotset -u 0" "-k hotset -u 65537" \
+		   "-k hotset -m sweep" "-k stream -r 10" "-k hotset -u 32 -p 4"; do
+		set +e
+		"$ember_run" $bad 2>"$work/er.err"
+		rc=$?
+		set -e
+		if [ "$rc" -eq 2 ] && grep -q '^ember-run: -' "$work/er.err"; then
+			echo "ok: ember-run $bad: $(cat "$work/er.err")"
+		else
+			echo "FAIL: ember-run $bad: exit $rc, $(cat "$work/er.err")"
+			fails=$((fails + 1))
+		fi
+	done
+fi
 
 echo "report-test: $fails failed"
 [ "$fails" -eq 0 ]
