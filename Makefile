@@ -110,20 +110,16 @@ fuzz: deps
 	$(MAKE) -C tests/fuzz run SECONDS=$(FUZZ_SECONDS)
 
 # QEMU's own generic-fuzz target on emgpu's BARs and DMA, in a clang build
-# of QEMU with libFuzzer, ASan and UBSan (cached like the normal build).
-# The corpus is kept in the repository (FUZZ_QEMU_CORPUS) so that runs
-# accumulate: a run starts from it, writes new inputs under build/, and
-# merges back those that add coverage (-merge=1).
-FUZZ_QEMU_CORPUS := tests/fuzz/corpus/emgpu-generic
+# of QEMU with libFuzzer, ASan and UBSan (cached like the normal build),
+# resetting the device between inputs instead of forking (tests/fuzz/qemu/).
+# Runs accumulate: each starts from the corpus in tests/fuzz/corpus/, merges
+# back a minimal one and appends its figures to tests/fuzz/qemu/runs.tsv;
+# fuzz-qemu-report sums them.
 fuzz-qemu: deps
-	fuzzer=$$(bash scripts/build-qemu.sh --fuzz) && \
-	mkdir -p $(BUILD)/fuzz-qemu/new $(FUZZ_QEMU_CORPUS) && \
-	export QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share/seabios \
-		-device emgpu,profile=h200-64m" QEMU_FUZZ_OBJECTS="emgpu*" && \
-	"$$fuzzer" --fuzz-target=generic-fuzz -max_total_time=$(FUZZ_SECONDS) \
-		-print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz-qemu/ \
-		$(BUILD)/fuzz-qemu/new $(FUZZ_QEMU_CORPUS) && \
-	"$$fuzzer" --fuzz-target=generic-fuzz -merge=1 $(FUZZ_QEMU_CORPUS) $(BUILD)/fuzz-qemu/new
+	bash tests/fuzz/qemu/run.sh $(BUILD) $(FUZZ_SECONDS)
+
+fuzz-qemu-report:
+	bash tests/fuzz/qemu/report.sh
 
 # NVIDIA's open kernel modules (nvidia.ko, nvidia-uvm.ko) with the Ember
 # series and the policy core, one build per driver branch, into
@@ -208,4 +204,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu bench vm-test run run-clean scale paper report-test calibrate compare-card info clean
+.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale paper report-test calibrate compare-card info clean

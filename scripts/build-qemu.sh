@@ -11,6 +11,8 @@
 # build-qemu.sh --fuzz builds instead QEMU's libFuzzer binary
 # (qemu-fuzz-x86_64, clang, ASan + UBSan), whose generic-fuzz target drives
 # emgpu's BAR and DMA (make fuzz-qemu), in a tree and cache entry of its own.
+# Its tree also gets our patches to Debian's source (tests/fuzz/qemu/*.patch),
+# applied afresh to pristine copies of the files they change at every build.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +29,7 @@ configure_flags=(
 )
 targets=(qemu-system-x86_64 tests/qtest/emgpu-test)
 cache=qemu
+patches=()
 if [ "${1:-}" = --fuzz ]; then
 	configure_flags=(
 		--target-list=x86_64-softmmu
@@ -40,6 +43,7 @@ if [ "${1:-}" = --fuzz ]; then
 	)
 	targets=(qemu-fuzz-x86_64)
 	cache=qemu-fuzz
+	patches=($(cd "$top" && ls tests/fuzz/qemu/*.patch))
 fi
 
 # Everything of ours that ends up inside the QEMU tree.
@@ -75,6 +79,22 @@ sync_device() {
 	rsync -c "$top/tests/qtest/emgpu-test.c" "$tree/tests/qtest/"
 }
 
+# Patches the files our patches touch, from the pristine source $src, and
+# copies the results into the tree (only those that changed).
+patch_tree() {
+	local src=$1 tree=$2 tmp p f
+	[ ${#patches[@]} -gt 0 ] || return 0
+	tmp=$(mktemp -d)
+	for p in "${patches[@]}"; do
+		for f in $(sed -n 's|^+++ b/||p' "$top/$p"); do
+			[ -f "$tmp/$f" ] || install -D -m 644 "$src/$f" "$tmp/$f"
+		done
+		patch -s -p1 -d "$tmp" <"$top/$p" || die "patch $p does not apply to $src"
+	done
+	rsync -rc "$tmp/" "$tree/"
+	rm -rf "$tmp"
+}
+
 main() {
 	local ver key tree out src
 	mkdir -p "$EMBER_CACHE"
@@ -86,6 +106,7 @@ main() {
 		printf '%s\n' "${configure_flags[@]}"
 		cat "$0" "$here/qemu-hook.sh"
 		device_inputs | while read -r f; do echo "$f"; cat "$top/$f"; done
+		for p in "${patches[@]}"; do echo "$p"; cat "$top/$p"; done
 	} | sha256sum | cut -c1-16)
 	out="$EMBER_CACHE/$cache/$key"
 	if [ -x "$out/${targets[0]}" ]; then
@@ -127,6 +148,7 @@ main() {
 		touch "$tree/.ember-configured"
 	fi
 	sync_device "$tree"
+	patch_tree "$src" "$tree"
 
 	log "building QEMU in $tree/build"
 	ninja -C "$tree/build" "${targets[@]}" >"$tree/build/ninja.log" 2>&1 ||

@@ -30,8 +30,8 @@ packages=(
 	libcunit1-dev libjansson-dev valgrind gnuplot-nox
 	# make scale's report (scripts/scale.sh)
 	jq
-	# libFuzzer (tests/fuzz)
-	clang libclang-rt-14-dev
+	# libFuzzer (tests/fuzz); patch applies tests/fuzz/qemu/*.patch
+	clang libclang-rt-14-dev patch
 	# ember-agent's libvirt back end and its test's private daemon
 	libvirt-dev libvirt-daemon-system libvirt-clients
 )
