@@ -122,7 +122,7 @@ static int ember_fault_service_batch(struct ember_gpu *gpu,
 	struct ember_va_range *range;
 	u16 *utlb;
 	u64 *pages;
-	u32 i, j, unique = 0;
+	u32 i, j, unique = 0, blocks = 0;
 	int ret = 0, err;
 
 	pages = kmalloc_array(n, sizeof(*pages), GFP_KERNEL);
@@ -149,10 +149,18 @@ static int ember_fault_service_batch(struct ember_gpu *gpu,
 	for (i = 0; i < n; i++)
 		if (!unique || pages[unique - 1] != pages[i])
 			pages[unique++] = pages[i];
+	for (i = 0; i < unique; i++)
+		if (!i || (pages[i] ^ pages[i - 1]) >= EMBER_VA_BLOCK_SIZE)
+			blocks++;
 
 	ember_stat_add(vs, EMBER_STAT(faults), n);
 	ember_stat_add(vs, EMBER_STAT(faults_duplicate), n - unique);
 	ember_stat_inc(vs, fault_batches);
+	/* nvidia-uvm services a batch block by block: a cost per VA block
+	 * (its lookup, locking, a copy and map per block) and a smaller one
+	 * per faulted page in it */
+	ember_hw_charge(gpu, EMGPU_DRV_THREAD_FAULT,
+			EMGPU_DRV_ACTION_FAULT_BLOCK, blocks);
 	ember_hw_charge(gpu, EMGPU_DRV_THREAD_FAULT,
 			EMGPU_DRV_ACTION_FAULT_PAGE, unique);
 	/* a pipelined batch populates once it has been read and sorted */

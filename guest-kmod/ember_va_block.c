@@ -98,26 +98,31 @@ static int block_get_pt(struct ember_va_block *block)
 	return block->pt ? 0 : -ENOMEM;
 }
 
-/* Invalidates the GPU PTEs of the pages in mask, then the TLBs. */
+/*
+ * Invalidates the GPU PTEs of the pages in mask, then the TLBs. A run of
+ * contiguous PTEs is cleared as one write (nvidia-uvm clears a PTE range
+ * with one copy-engine memset), so it costs one PTE_UPDATE.
+ */
 static int block_unmap_gpu(struct ember_va_block *block,
 			   const unsigned long *mask, enum ember_cause cause)
 {
 	DECLARE_BITMAP(unmap, EMBER_BLOCK_PAGES);
-	unsigned int i, first = EMBER_BLOCK_PAGES, last = 0;
+	unsigned int i, first = EMBER_BLOCK_PAGES, last = 0, runs = 0;
 
 	if (!block->pt ||
 	    !bitmap_and(unmap, mask, block->gpu_mapped, EMBER_BLOCK_PAGES))
 		return 0;
 	for_each_page_in(i, unmap) {
 		WRITE_ONCE(block->pt->cpu[i], emgpu_cpu_to_le64(0));
+		if (first == EMBER_BLOCK_PAGES || i != last + 1)
+			runs++;
 		first = min(first, i);
 		last = i;
 	}
 	bitmap_andnot(block->gpu_mapped, block->gpu_mapped, unmap,
 		      EMBER_BLOCK_PAGES);
 	ember_hw_charge(block->vs->gpu, ember_cause_thread(cause),
-			EMGPU_DRV_ACTION_PTE_UPDATE,
-			bitmap_weight(unmap, EMBER_BLOCK_PAGES));
+			EMGPU_DRV_ACTION_PTE_UPDATE, runs);
 	ember_stat_inc(block->vs, tlb_invalidates);
 	return ember_tlb_invalidate(block->vs->gpu, ember_cause_thread(cause),
 				    block_page_va(block, first),
@@ -403,6 +408,9 @@ static int block_make_resident_cpu(struct ember_va_block *block,
 		ret = block_unmap_gpu(block, move, cause);
 		if (ret)
 			goto err_remap;
+		ember_hw_charge(vs->gpu, ember_cause_thread(cause),
+				EMGPU_DRV_ACTION_HOST_PAGE,
+				bitmap_weight(move, EMBER_BLOCK_PAGES));
 		ember_ce_begin(&ce, vs->gpu, ember_cause_thread(cause));
 		ce.vs = vs;
 		for_each_page_in(i, move)

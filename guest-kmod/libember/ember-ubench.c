@@ -13,9 +13,8 @@
  *   first touch       stream (sequential read-modify-write, line order)
  *   random lines      gather (its 4-byte-per-line output prefetched first)
  *   one word          hotset over one 4 KiB page, one warp: one access
- * mapped_read_4b runs the mapped line read: every modelled access is one
- * 128-byte line, so the model's request rate is its line rate (the card's
- * row shows what 4-byte requests gain over that).
+ * mapped_read_4b reads one 4-byte word of every line (hotset's args[6]), as
+ * the card's row does.
  *
  * usage: ember-ubench [-b BYTES] [-r REPS] [-S SIZE]...
  *   -b the buffer of the bandwidth benches (default 64 MiB), -r repetitions
@@ -138,7 +137,9 @@ static uint64_t run(struct ember_launch *l)
 }
 
 /* hotset over [p, p + bytes): reuse 32 reads every line once. */
-static uint64_t read_lines(void *p, size_t bytes, uint32_t reuse, uint32_t warps)
+/* reads each line of p reuse / 32 times, `word` bytes of it (0: all 128) */
+static uint64_t read_lines(void *p, size_t bytes, uint32_t reuse, uint32_t warps,
+			   uint32_t word)
 {
 	struct ember_launch l = { .kernel = EMBER_KERNEL_HOTSET, .warps = warps,
 				  .seed = 1 };
@@ -147,12 +148,13 @@ static uint64_t read_lines(void *p, size_t bytes, uint32_t reuse, uint32_t warps
 	l.args[1] = bytes;
 	l.args[4] = reuse;
 	l.args[5] = 1;
+	l.args[6] = word;
 	return run(&l);
 }
 
 static uint64_t touch(void *p)
 {
-	return read_lines(p, 4096, 1, 1);
+	return read_lines(p, 4096, 1, 1, 0);
 }
 
 static uint64_t first_touch(void *p, size_t bytes)
@@ -206,7 +208,7 @@ static void bandwidth(const struct ub *u)
 
 	p = alloc(b, 1);
 	prefetch(p, b, 0);
-	emit_on("hbm_read", b, b, read_lines(p, b, 32, 0), NULL);
+	emit_on("hbm_read", b, b, read_lines(p, b, 32, 0, 0), NULL);
 	release(p);
 
 	p = alloc(b, 1);
@@ -225,8 +227,8 @@ static void bandwidth(const struct ub *u)
 
 	p = alloc(b, 1);
 	map_on_host(p, b);
-	ns = read_lines(p, b, 32, 0);
-	emit_on("mapped_read", b, b, ns, NULL);
+	emit_on("mapped_read", b, b, read_lines(p, b, 32, 0, 0), NULL);
+	ns = read_lines(p, b, 32, 0, 4);
 	snprintf(extra, sizeof(extra), "\"requests_per_s\":%.0f", lines / (ns / 1e9));
 	emit_on("mapped_read_4b", b, lines * 4, ns, extra);
 	release(p);
@@ -234,7 +236,7 @@ static void bandwidth(const struct ub *u)
 	p = alloc(b, 1);
 	map_on_host(p, b);
 	pf = prefetch(p, b / 2, 0);
-	emit_on("static_half", b, b, pf + read_lines(p, b, 32, 0), NULL);
+	emit_on("static_half", b, b, pf + read_lines(p, b, 32, 0, 0), NULL);
 	release(p);
 
 	p = alloc(b, 0);

@@ -575,7 +575,10 @@ enum emgpu_driver_action {
 	EMGPU_DRV_ACTION_JOIN = 6,		/* no cost: the selected thread
 						 * waits until thread `count` is
 						 * idle (enum emgpu_driver_thread) */
-	EMGPU_DRV_ACTIONS = 7,
+	EMGPU_DRV_ACTION_FAULT_BLOCK = 7,	/* one VA block of a fault batch */
+	EMGPU_DRV_ACTION_HOST_PAGE = 8,		/* one host page a migration to
+						 * the host allocates and maps */
+	EMGPU_DRV_ACTIONS = 9,
 };
 #define EMGPU_DRV_ACTION_CODE_MASK	0x000000ffu
 #define EMGPU_DRV_ACTION_COUNT_SHIFT	8

@@ -95,6 +95,16 @@ struct gm_gpu {
 	/* derived timing (ps) */
 	gm_time_t vram_128_ps, h2d_128_ps, d2h_128_ps;
 	gm_time_t vram_lat_ps, link_lat_ps;
+	gm_time_t link_req_ps;	/* one sysmem request at least (0: a line) */
+
+	/*
+	 * Sysmem lines read in this launch (sm.c): direct-mapped tags (line
+	 * number + 1, 0 = empty) and the 32-byte sectors each holds. Timing
+	 * only: the bytes always come from host memory. Emptied at launch.
+	 */
+	uint64_t *sys_tag;
+	uint8_t *sys_sect;
+	uint32_t sys_lines;	/* a power of two, or 0: no sysmem cache */
 
 	/* memory */
 	uint8_t **vram;		/* lazily allocated 2 MiB chunks */

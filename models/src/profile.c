@@ -63,7 +63,15 @@
 	 * UVMSmart and Batch-Aware UVM (Kim et al., HPCA'20) report */	\
 	.drv_fault_page_ns = 500,					\
 	.drv_pte_update_ns = 100,					\
-	.drv_chunk_alloc_ns = 2000
+	.drv_chunk_alloc_ns = 2000,					\
+	/* folded into drv_fault_page_ns; no host-page cost: the	\
+	 * assumptions above predate the split */			\
+	.drv_fault_block_ns = 0,					\
+	.drv_host_page_ns = 0,						\
+	/* every sysmem request a 128 B line, no sysmem cache: the	\
+	 * model before sub-line requests */				\
+	.link_request_ps = 0,						\
+	.sysmem_cache_lines = 0
 
 /*
  * The H200 we measure: every number below names the row of
@@ -87,11 +95,28 @@
 	/* launch: one thread reads one resident word, median of the	\
 	 * six rows 6.4-8.8 us */					\
 	.launch_ns = 7000,						\
-	/* per faulted page of a batch: with fault_service_ns, what	\
-	 * fault_random and fault_parallel cost a fault (~20 us with	\
-	 * the copy batch) and the fault_granule misses (~46 us with	\
-	 * launch) */							\
-	.drv_fault_page_ns = 12000,					\
+	/* per VA block of a fault batch: with drv_fault_page_ns and	\
+	 * fault_service_ns, what fault_random and fault_parallel cost	\
+	 * a fault alone in its block (~20 us with the copy batch) and	\
+	 * the fault_granule misses (~46 us with launch) */		\
+	.drv_fault_block_ns = 11000,					\
+	/* per distinct faulted page of a batch: fault_seq's batches	\
+	 * (~2 faulted pages of one block each) allow ~1 us */		\
+	.drv_fault_page_ns = 1000,					\
+	/* per host page a migration to the host allocates and maps:	\
+	 * prefetch_to_host's 4 KiB page time, ~380 ns at 10.8 GB/s	\
+	 * (the model overlaps a block's copy with the next block's	\
+	 * page costs, so the page cost is the whole page time) */	\
+	.drv_host_page_ns = 380,					\
+	/* one remote request: mapped_read_4b, 570 M 4-byte requests	\
+	 * a second (a 128 B line at 52.9 GB/s takes 2.4 ns, more) */	\
+	.link_request_ps = 1756,					\
+	/* sysmem lines a launch keeps (512 KiB): assumption, enough	\
+	 * for the reuse between work items in flight (a stencil's	\
+	 * edge words: make compare-card's mapped pathfinder and conv);	\
+	 * far below the card's 50 MiB L2, which no card bench		\
+	 * measures for sysmem lines */					\
+	.sysmem_cache_lines = 4096,					\
 	/* per PTE written: small, as prefetch runs at ~45 of		\
 	 * h2d_copy's ~53 GB/s on the card (the page costs overlap the	\
 	 * copies in the model, whose prefetch row is +16 %) */	\
@@ -143,7 +168,7 @@ static const struct gm_profile base_profiles[] = {
 		.link_h2d_mbps = 32000,		/* Table 2: PCIe 5.0 x8 */
 		.link_d2h_mbps = 32000,
 		.link_latency_ns = 1300,	/* as h200x16 */
-		.fault_service_ns = 4000,	/* as h200x16 */
+		.fault_service_ns = 16000,	/* as h200x16 */
 		.num_sms = 132,			/* data sheet (SXM) */
 		.warps_per_sm = 4,
 		.num_gpcs = 8,
@@ -167,11 +192,10 @@ static const struct gm_profile base_profiles[] = {
 		 * model charges an access latency / warp_mlp, so its own
 		 * mapped_latency row is the launch alone) */
 		.link_latency_ns = 1300,
-		/* per fault batch, beyond its pages' costs: fault_seq's
-		 * batches (~2 faulted pages each), 16 MiB to 256 MiB; the
-		 * card's gpu_first_touch batches cost less (README,
-		 * "Fidelity to a real card") */
-		.fault_service_ns = 4000,
+		/* per fault batch, beyond its blocks' and pages' costs:
+		 * fault_seq's batches (~2 faulted pages of one block),
+		 * 16 MiB to 1 GiB */
+		.fault_service_ns = 16000,
 		.num_sms = 132,			/* the "sms" the card reports */
 		.warps_per_sm = 4,
 		.num_gpcs = 8,

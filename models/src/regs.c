@@ -92,6 +92,8 @@ void gm_driver_action(struct gm_gpu *g, uint32_t v)
 	case EMGPU_DRV_ACTION_CHUNK_ALLOC: unit = g->prof.drv_chunk_alloc_ns; break;
 	case EMGPU_DRV_ACTION_CHUNK_EVICT: unit = g->prof.drv_chunk_evict_ns; break;
 	case EMGPU_DRV_ACTION_NOTIFY_ENTRY: unit = g->prof.drv_notify_entry_ns; break;
+	case EMGPU_DRV_ACTION_FAULT_BLOCK: unit = g->prof.drv_fault_block_ns; break;
+	case EMGPU_DRV_ACTION_HOST_PAGE: unit = g->prof.drv_host_page_ns; break;
 	case EMGPU_DRV_ACTION_JOIN:
 		if (count >= EMGPU_DRV_THREADS) {
 			gm_error(g, EMGPU_ERR_BAD_VALUE, EMGPU_REG_DRIVER_ACTION);

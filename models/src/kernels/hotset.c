@@ -3,7 +3,9 @@
  * hotset: the Ember paper's hot-set microbenchmark (Figures 11 and 16).
  * args[0] buf VA, [1] bytes, [2] window bytes (multiple of 4 KiB, 0 = the
  * whole buffer), [3] random percent (0..100), [4] reuse (accesses per
- * page, 0 = 1), [5] passes (0 = 1).
+ * page, 0 = 1), [5] passes (0 = 1), [6] bytes read of each line (a power
+ * of two from 4 to 128; 0 = 128: a 4 is one word a line, a request the
+ * size of a warp's single-lane load).
  *
  * The window slides over the buffer in steps of its size. At each window
  * position the kernel makes pages * reuse accesses ("slots"): slot s goes,
@@ -36,7 +38,8 @@ static int hotset_check(const struct gm_launch *l)
 
 	return gm_kernel_buf_ok(a[0], a[1]) && !(a[0] & 4095) && !(a[1] & 4095) &&
 	       !(a[2] & 4095) && a[2] <= a[1] && a[3] <= 100 &&
-	       a[4] <= 65536 && a[5] <= 1000000 && hotset_items(a) ? 0 : -1;
+	       a[4] <= 65536 && a[5] <= 1000000 && hotset_items(a) &&
+	       (!a[6] || (a[6] >= 4 && a[6] <= 128 && !(a[6] & (a[6] - 1)))) ? 0 : -1;
 }
 
 static void hotset_init(const struct gm_launch *l, struct gm_warp *w)
@@ -75,8 +78,8 @@ static int hotset_step(struct gm_gpu *g, const struct gm_launch *l,
 		}
 		break;
 	}
-	r = gm_warp_load(g, w, a[0] + page * 4096 + line * 128, w->line, 128,
-			 EMGPU_ACCESS_READ);
+	r = gm_warp_load(g, w, a[0] + page * 4096 + line * 128, w->line,
+			 a[6] ? (uint32_t)a[6] : 128, EMGPU_ACCESS_READ);
 	if (r)
 		return r;
 	w->acc += w->line[0];
