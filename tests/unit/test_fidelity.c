@@ -273,6 +273,73 @@ static void test_gather_collapse(void)
 			map_ratio_x100 / 100.0);
 }
 
+/*
+ * Reads every line of 64 KiB of sysmem `reads` times in one launch, `word`
+ * bytes of each (hotset args[6]), on a profile whose link is the
+ * bottleneck (100 MB/s: 1.28 us a line, 320 ns a 32-byte sector) and whose
+ * request floor is 500 ns. Returns the launch's ns.
+ */
+static uint64_t sysmem_read_ns(uint32_t cache_lines, uint32_t reads,
+			       uint32_t word)
+{
+	uint64_t args[7] = { VA_BASE, 16 * 4096, 0, 0, 32 * reads, 1, word }, off, ns;
+	struct gm_profile p;
+	struct th *t;
+
+	CU_ASSERT_EQUAL(gm_profile_lookup("h200x16-256m", &p), 0);
+	p.link_h2d_mbps = p.link_d2h_mbps = 100;
+	p.link_request_ps = 500000;
+	p.sysmem_cache_lines = cache_lines;
+	t = th_new_profile(&p, 1, 0);
+	for (off = 0; off < 16 * 4096; off += 4096)
+		th_map(t, VA_BASE + off, EMGPU_APERTURE_SYSMEM, TH_DATA + off, 12, 0);
+	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_HOTSET, 4, 0, args, 7),
+			EMGPU_LAUNCH_RUNNING);
+	CU_ASSERT_EQUAL(th_run_to_end(t, NULL, NULL, NULL), EMGPU_LAUNCH_DONE);
+	ns = gm_launch_time_ns(t->g);
+	th_free(t);
+	return ns;
+}
+
+/*
+ * Sub-line sysmem requests: a word costs the request floor, not a line; a
+ * line read again in the same launch is served on chip when the profile
+ * keeps sysmem lines, and pays the link again when it does not.
+ */
+static void test_sysmem_requests(void)
+{
+	uint64_t lines = 16 * 32;
+	uint64_t line = sysmem_read_ns(4096, 1, 0), word = sysmem_read_ns(4096, 1, 4);
+	uint64_t twice = sysmem_read_ns(4096, 2, 0), uncached = sysmem_read_ns(0, 2, 0);
+
+	CU_ASSERT(line >= lines * 1280 && line <= lines * 1280 * 11 / 10);
+	CU_ASSERT(word >= lines * 500 && word <= lines * 500 * 11 / 10);
+	CU_ASSERT(twice >= line && twice <= line * 11 / 10);
+	CU_ASSERT(uncached >= 2 * lines * 1280 && uncached <= 2 * line * 11 / 10);
+}
+
+/* FAULT_BLOCK and HOST_PAGE cost the profile's time per count. */
+static void test_driver_actions(void)
+{
+	struct th *t = th_new("h200x16-256m", 1, 0);
+	const struct gm_profile *p = gm_get_profile(t->g);
+	uint64_t t0 = ptimer(t);
+
+	CU_ASSERT(p->drv_fault_block_ns > p->drv_fault_page_ns);
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_FAULT);
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_ACTION, EMGPU_DRV_ACTION_FAULT_BLOCK |
+		     3 << EMGPU_DRV_ACTION_COUNT_SHIFT);
+	CU_ASSERT_EQUAL(ptimer(t), t0 + 3 * p->drv_fault_block_ns);
+	t0 = ptimer(t);
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_ACTION, EMGPU_DRV_ACTION_HOST_PAGE |
+		     512 << EMGPU_DRV_ACTION_COUNT_SHIFT);
+	CU_ASSERT_EQUAL(ptimer(t), t0 + 512 * p->drv_host_page_ns);
+	CU_ASSERT_EQUAL(t->errors, 0);
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_ACTION, EMGPU_DRV_ACTIONS);
+	CU_ASSERT_EQUAL(t->errors, 1);
+	th_free(t);
+}
+
 void add_fidelity_suite(void)
 {
 	CU_pSuite s = CU_add_suite("timing fidelity", NULL, NULL);
@@ -282,4 +349,7 @@ void add_fidelity_suite(void)
 	CU_add_test(s, "a background copy delays the warps that read its chunk",
 		    test_background_copy_hazard);
 	CU_add_test(s, "gather: uvm collapses >= 10x per byte at 1.5x, mapped flat", test_gather_collapse);
+	CU_add_test(s, "sysmem: a word costs a request, a line read twice the link once",
+		    test_sysmem_requests);
+	CU_add_test(s, "driver actions FAULT_BLOCK and HOST_PAGE", test_driver_actions);
 }
