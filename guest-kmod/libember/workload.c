@@ -292,6 +292,7 @@ static int run_moving_hot(const struct em_wl_config *cfg, struct em_buf *a,
 	uint64_t window = (r->vram / 2) & ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
 	uint64_t span, step, total_ns = 0, sum = 0;
 	struct ember_launch l = { 0 };
+	struct ember_stats_counters before, after;
 
 	if (phases < 2 || phases > EM_WL_MAX_PHASES)
 		return fail(r, "phases", -EINVAL);
@@ -316,9 +317,19 @@ static int run_moving_hot(const struct em_wl_config *cfg, struct em_buf *a,
 		l.args[3] = 0;		/* no random share: a pure hot set */
 		l.args[4] = 8;		/* reuse: accesses per page */
 		l.args[5] = 16;		/* passes: a phase many aging intervals long */
+		if (emGetStats(&before, 0))
+			memset(&before, 0, sizeof(before));
 		if (launch(cfg, &l, r))
 			return r->ret;
 		r->phase_ns[p] = r->sim_ns;
+		if (!emGetStats(&after, 0)) {
+			r->phase_promotions[p] = after.promotions - before.promotions;
+			r->phase_promotions_halted[p] =
+				after.promotions_halted - before.promotions_halted;
+			r->phase_eager_evictions[p] =
+				after.eager_evictions - before.eager_evictions;
+			r->phase_timer_ticks[p] = after.timer_ticks - before.timer_ticks;
+		}
 		total_ns += r->sim_ns;
 		sum += r->result;
 	}
@@ -434,6 +445,17 @@ out:
 	return r->ret;
 }
 
+/* ,"name":[v0,v1,...] */
+static void phase_json(FILE *f, const char *name, const uint64_t *v, uint32_t n)
+{
+	uint32_t p;
+
+	fprintf(f, ",\"%s\":[", name);
+	for (p = 0; p < n; p++)
+		fprintf(f, "%s%" PRIu64, p ? "," : "", v[p]);
+	fputc(']', f);
+}
+
 void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 		const struct em_wl_result *r)
 {
@@ -483,13 +505,15 @@ void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 			"\"window\":%" PRIu64, cfg->randomness, cfg->reuse,
 			cfg->pattern ? cfg->pattern : "", r->window);
 	if (r->nphases) {
-		uint32_t p;
-
 		if (cfg->drifting)
 			fprintf(f, ",\"drift\":%u", cfg->drift);
-		fprintf(f, ",\"window\":%" PRIu64 ",\"phase_ns\":[", r->window);
-		for (p = 0; p < r->nphases; p++)
-			fprintf(f, "%s%" PRIu64, p ? "," : "", r->phase_ns[p]);
-		fputc(']', f);
+		fprintf(f, ",\"window\":%" PRIu64, r->window);
+		phase_json(f, "phase_ns", r->phase_ns, r->nphases);
+		phase_json(f, "phase_promotions", r->phase_promotions, r->nphases);
+		phase_json(f, "phase_promotions_halted", r->phase_promotions_halted,
+			   r->nphases);
+		phase_json(f, "phase_eager_evictions", r->phase_eager_evictions,
+			   r->nphases);
+		phase_json(f, "phase_timer_ticks", r->phase_timer_ticks, r->nphases);
 	}
 }

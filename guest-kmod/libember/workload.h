@@ -88,6 +88,11 @@ struct em_wl_result {
 	uint32_t nphases;
 	uint64_t window;		/* bytes of the hot window (movinghot, hotset grid) */
 	uint64_t phase_ns[EM_WL_MAX_PHASES];
+	/* what the policy did during each position's launch (counter deltas) */
+	uint64_t phase_promotions[EM_WL_MAX_PHASES];
+	uint64_t phase_promotions_halted[EM_WL_MAX_PHASES];
+	uint64_t phase_eager_evictions[EM_WL_MAX_PHASES];
+	uint64_t phase_timer_ticks[EM_WL_MAX_PHASES];
 	/* variant autouvm: profiled in this run, profile refused (why), plan */
 	int autouvm_profiled;
 	char autouvm_error[160];
