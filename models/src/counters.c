@@ -33,6 +33,7 @@ void gm_ac_reset(struct gm_gpu *g)
 		g->ac_hash[i] = -1;
 	g->ac_hand = 0;
 	g->ac_used = 0;
+	g->ac_last = -1;
 }
 
 void gm_ac_set_config(struct gm_gpu *g, uint32_t config)
@@ -51,9 +52,13 @@ void gm_ac_set_config(struct gm_gpu *g, uint32_t config)
 	g->ac_gran_shift = shifts[gran];
 }
 
+/*
+ * Which chain a region's counter hangs on. Only the lookup's speed depends
+ * on it: a counter is found by its region, and allocation goes by index.
+ */
 static uint32_t hash_region(uint64_t region)
 {
-	return (uint32_t)(gm_mix64(region) & (GM_AC_HASH - 1));
+	return (uint32_t)((region * 0x9e3779b97f4a7c15ull) >> (64 - GM_AC_HASH_BITS));
 }
 
 static void unlink_counter(struct gm_gpu *g, int32_t idx)
@@ -167,15 +172,20 @@ static void notify(struct gm_gpu *g, int32_t idx)
 void gm_ac_count(struct gm_gpu *g, uint64_t va)
 {
 	uint64_t region = va >> g->ac_gran_shift;
-	int32_t idx = g->ac_hash[hash_region(region)];
+	int32_t idx = g->ac_last;
 	struct gm_counter *c;
 
-	while (idx >= 0 && g->ctr[idx].region != region)
-		idx = g->ctr[idx].next;
-	if (idx < 0) {
-		idx = alloc_counter(g, region);
-		if (idx < 0)
-			return;
+	/* a sweep counts one region many times in a row */
+	if (idx < 0 || !g->ctr[idx].used || g->ctr[idx].region != region) {
+		idx = g->ac_hash[hash_region(region)];
+		while (idx >= 0 && g->ctr[idx].region != region)
+			idx = g->ctr[idx].next;
+		if (idx < 0) {
+			idx = alloc_counter(g, region);
+			if (idx < 0)
+				return;
+		}
+		g->ac_last = idx;
 	}
 	c = &g->ctr[idx];
 	if (c->count < 0xffff)

@@ -75,7 +75,8 @@ struct gm_counter {
 	uint8_t notified;	/* waiting for a clear */
 };
 
-#define GM_AC_HASH		1024	/* power of two */
+#define GM_AC_HASH_BITS		10
+#define GM_AC_HASH		(1u << GM_AC_HASH_BITS)
 
 struct gm_ring {
 	uint64_t base;
@@ -164,6 +165,7 @@ struct gm_gpu {
 	int32_t ac_hash[GM_AC_HASH];
 	uint32_t ac_hand;
 	uint32_t ac_used;	/* counters in use */
+	int32_t ac_last;	/* the counter found last, or -1 */
 	int notify_pending;
 
 	/* copy engine */
