@@ -82,12 +82,14 @@ inject-campaign: all
 	exit $$rc
 
 # Random abuse of /dev/ember in a guest (tests/fuzz-ioctl): seeded, under
-# panic_on_warn; FUZZ_IOCTL_SECONDS (default 60) and FUZZ_IOCTL_SEED.
+# panic_on_warn; FUZZ_IOCTL_SECONDS (default 60), FUZZ_IOCTL_SEED and
+# FUZZ_IOCTL_CALLS (stop after that many calls if sooner; default 0: no limit).
 FUZZ_IOCTL_SECONDS ?= 60
 FUZZ_IOCTL_SEED ?= 1
+FUZZ_IOCTL_CALLS ?= 0
 fuzz-ioctl: all
 	bash tests/fuzz-ioctl/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
-		$(BUILD)/fuzz-ioctl $(FUZZ_IOCTL_SECONDS) $(FUZZ_IOCTL_SEED)
+		$(BUILD)/fuzz-ioctl $(FUZZ_IOCTL_SECONDS) $(FUZZ_IOCTL_SEED) $(FUZZ_IOCTL_CALLS)
 
 # ember-agent through libvirt's C API, against a private libvirtd.
 libvirt-test: all

@@ -26,9 +26,11 @@
  * At the end everything is unmapped and closed and ember.ko is unloaded and
  * loaded again (a leaked reference fails the unload), then answers once
  * more. One JSON line goes to the output: seed, steps, calls, per-operation
- * counts, mismatches, accepted_bad, the first problem and its step.
+ * counts and wall time (op_s; check_s: the checks after the steps),
+ * mismatches, accepted_bad, the first problem and its step.
  *
- * usage: ember-fuzz-ioctl [-s SEED] [-n STEPS] [-t SECONDS] [-o FILE]
+ * usage: ember-fuzz-ioctl [-s SEED] [-n STEPS] [-t SECONDS] [-c CALLS] [-o FILE]
+ * (it stops at whichever limit comes first)
  * (tests/fuzz-ioctl/run-test.sh boots it; `make fuzz-ioctl`)
  */
 #define _GNU_SOURCE
@@ -100,6 +102,8 @@ struct fuzz {
 	uint64_t rng;
 	uint64_t step, calls, touches;
 	uint64_t per_op[OP_COUNT];
+	double op_s[OP_COUNT];	/* wall time in each operation */
+	double check_s;		/* in the checks after the steps */
 	uint64_t mismatches, accepted_bad, launches_failed;
 	char problem[256];	/* the first one */
 	uint64_t problem_step;
@@ -972,7 +976,10 @@ static void report(FILE *out, struct fuzz *f, uint64_t seed, double wall, bool f
 		f->mismatches, f->accepted_bad, f->launches_failed, reloaded);
 	for (i = 0; i < OP_COUNT; i++)
 		fprintf(out, "%s\"%s\":%" PRIu64, i ? "," : "", ops[i].name, f->per_op[i]);
-	fprintf(out, "},\"problem\":\"%s\",\"problem_step\":%" PRIu64
+	fprintf(out, "},\"op_s\":{");
+	for (i = 0; i < OP_COUNT; i++)
+		fprintf(out, "%s\"%s\":%.2f", i ? "," : "", ops[i].name, f->op_s[i]);
+	fprintf(out, "},\"check_s\":%.2f,\"problem\":\"%s\",\"problem_step\":%" PRIu64
 		",\"first_accepted_bad\":\"%s\"}\n", f->problem, f->problem_step,
 		f->bad_first);
 	fflush(out);
@@ -983,17 +990,18 @@ int main(int argc, char **argv)
 	static struct fuzz fz;
 	struct fuzz *f = &fz;
 	struct sigaction sa = { .sa_handler = on_touch_fault };
-	uint64_t seed = 1, steps = 0, total_weight = 0, w;
-	double limit = 0, start, last;
+	uint64_t seed = 1, steps = 0, max_calls = 0, total_weight = 0, w;
+	double limit = 0, start, last, t0, t1;
 	FILE *out = stdout;
 	unsigned int i;
 	int opt, reloaded = 0;
 
-	while ((opt = getopt(argc, argv, "s:n:t:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:t:c:o:")) != -1) {
 		switch (opt) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'n': steps = strtoull(optarg, NULL, 0); break;
 		case 't': limit = strtod(optarg, NULL); break;
+		case 'c': max_calls = strtoull(optarg, NULL, 0); break;
 		case 'o':
 			out = fopen(optarg, "w");
 			if (!out) {
@@ -1003,11 +1011,11 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: ember-fuzz-ioctl [-s SEED] [-n STEPS] "
-				"[-t SECONDS] [-o FILE]\n");
+				"[-t SECONDS] [-c CALLS] [-o FILE]\n");
 			return 2;
 		}
 	}
-	if (!steps && !limit)
+	if (!steps && !limit && !max_calls)
 		steps = 10000;
 	f->rng = seed;
 	for (i = 0; i < MAX_VS; i++)
@@ -1020,18 +1028,23 @@ int main(int argc, char **argv)
 	start = last = now_s();
 
 	while (!f->problem[0] && (!steps || f->step < steps) &&
+	       (!max_calls || f->calls < max_calls) &&
 	       (!limit || now_s() - start < limit)) {
 		w = below(f, total_weight);
 		for (i = 0; w >= ops[i].weight; i++)
 			w -= ops[i].weight;
 		f->per_op[i]++;
+		t0 = now_s();
 		op_fns[i](f);
+		t1 = now_s();
+		f->op_s[i] += t1 - t0;
 		f->step++;
 		if (!driver_answers(f))
 			problem(f, "the driver stopped answering after %s", ops[i].name);
 		check_sample(f);
 		if (f->step % FULL_CHECK_EVERY == 0)
 			check_all(f, "periodic check");
+		f->check_s += now_s() - t1;
 		if (now_s() - last >= 10) {
 			report(out, f, seed, now_s() - start, false, 0);
 			last = now_s();

@@ -5,19 +5,25 @@
 # program's final line says the driver answered after every step, every
 # word written through CPU pointers read back, no malformed call was
 # accepted, and ember.ko unloaded and loaded again at the end. KTAP, then
-# the figure (steps, calls, oopses) and "N passed, M failed".
+# the figure (steps, calls, oopses), where the time went (the VM's boot and
+# shutdown, each operation, the checks after the steps) and "N passed, M
+# failed".
 #
-# usage: run-test.sh AGENT QEMU KERNEL INITRD WORKDIR SECONDS [SEED]
+# usage: run-test.sh AGENT QEMU KERNEL INITRD WORKDIR SECONDS [SEED [CALLS]]
+# (SECONDS and CALLS: the program stops at whichever comes first; CALLS 0:
+# no limit)
 set -uo pipefail
 
-agent=$1 qemu=$2 kernel=$3 initrd=$4 workdir=$5 seconds=$6 seed=${7:-1}
+agent=$1 qemu=$2 kernel=$3 initrd=$4 workdir=$5 seconds=$6 seed=${7:-1} calls=${8:-0}
 rm -rf "$workdir"
 mkdir -p "$workdir"
+start=$(date +%s)
 "$agent" vm --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
 	--profile h200-64m --memory 512 --scenarios "" --workdir "$workdir" \
-	--fuzz-ioctl "-s $seed -t $seconds" --timeout $((seconds + 240)) --json \
+	--fuzz-ioctl "-s $seed -t $seconds -c $calls" --timeout $((seconds + 240)) --json \
 	>"$workdir/agent.jsonl" 2>"$workdir/agent.err"
 vm_rc=$?
+vm_s=$(($(date +%s) - start))
 final=$(grep '"scenario":"fuzz-ioctl"' "$workdir/agent.jsonl" | grep '"final":true')
 field() { grep -o "\"$1\":[^,}]*" <<<"$final" | head -n1 | cut -d: -f2- | tr -d '"'; }
 
@@ -46,5 +52,11 @@ oops=$(grep -c -E 'Oops|BUG:|WARNING:|Kernel panic' "$workdir/console.log" 2>/de
 echo "# fuzz-ioctl: seed $seed, $(field steps) steps, $(field calls) calls," \
 	"$(field touches) CPU word reads/writes in $(printf %.0f "$(field wall_s)") s;" \
 	"oopses ${oops:-?}"
+[ -n "$final" ] && jq -r --argjson vm "$vm_s" '
+	"# time: VM \($vm) s, of which boot and shutdown \($vm - .wall_s | floor) s; "
+	+ "program \(.wall_s | round) s: "
+	+ ([.op_s | to_entries[] | select(.value > 0)] | sort_by(-.value) | .[0:6]
+	   | map("\(.key) \(.value * 100 | round / 100) s") | join(", "))
+	+ ", ..., checks after the steps \(.check_s * 100 | round / 100) s"' <<<"$final"
 echo "$((n - failed)) passed, $failed failed"
 [ "$failed" = 0 ]
