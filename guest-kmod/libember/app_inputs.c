@@ -615,47 +615,211 @@ static void cs_fill(struct em_app_data *a)
 	memset(a->p[1], 0, a->bytes[1]);
 }
 
+/*
+ * The CPU reference of one colscan query d (f1 lo hi, f2 lo hi, f3 lo hi,
+ * a, b) over the n-row table t: checks out[i], the sum of line i.
+ */
+static void scan_check(struct em_app_data *a, const uint32_t *t, uint64_t n,
+		       const uint32_t *d, const uint64_t *out)
+{
+	uint64_t i, x, sum;
+	unsigned int f;
+
+	for (i = 0; i < n / 32; i++) {
+		for (sum = 0, x = i * 32; x < i * 32 + 32; x++) {
+			int ok = 1;
+
+			for (f = 0; f < 3; f++)
+				if (d[3 * f] != EM_CS_NONE &&
+				    (t[d[3 * f] * n + x] < d[3 * f + 1] ||
+				     t[d[3 * f] * n + x] > d[3 * f + 2]))
+					ok = 0;
+			if (ok)
+				sum += (uint64_t)t[d[9] * n + x] *
+				       (d[10] != EM_CS_NONE ? t[d[10] * n + x] : 1);
+		}
+		check(a, out[i], sum);
+	}
+}
+
 static int cs_verify(struct em_app_data *a)
 {
-	uint64_t n = a->n[0], q, i, x, sum;
+	uint64_t n = a->n[0], q, i;
 	const uint32_t *t = w32(a, 0);
 	const uint64_t *out = a->p[1];
-	unsigned int c, f;
+	unsigned int c;
 
 	for (c = 0; c < EM_CS_COLS; c++)	/* the table intact: then use it */
 		for (i = 0; i < n; i++)
 			check(a, t[c * n + i], cs_val(a, c, i));
-	for (q = 0; q < a->n[1]; q++) {
-		const uint32_t *d = cs_q[q % EM_CS_QUERIES];
-
-		for (i = 0; i < n / 32; i++) {
-			for (sum = 0, x = i * 32; x < i * 32 + 32; x++) {
-				int ok = 1;
-
-				for (f = 0; f < 3; f++)
-					if (d[3 * f] != EM_CS_NONE &&
-					    (t[d[3 * f] * n + x] < d[3 * f + 1] ||
-					     t[d[3 * f] * n + x] > d[3 * f + 2]))
-						ok = 0;
-				if (ok)
-					sum += (uint64_t)t[d[9] * n + x] *
-					       (d[10] != EM_CS_NONE ? t[d[10] * n + x] : 1);
-			}
-			check(a, out[q * (n / 32) + i], sum);
-		}
-	}
+	for (q = 0; q < a->n[1]; q++)
+		scan_check(a, t, n, cs_q[q % EM_CS_QUERIES], out + q * (n / 32));
 	return 0;
 }
 
-void em_app_colscan_query(uint64_t q, uint64_t args[4])
+/* The kernel's args[4..7] of query d (colscan.c). */
+static void scan_args(const uint32_t *d, uint64_t args[4])
 {
-	const uint32_t *d = cs_q[q % EM_CS_QUERIES];
-
 	args[0] = d[0] | (uint64_t)d[3] << 8 | (uint64_t)d[6] << 16 |
 		  (uint64_t)d[9] << 24 | (uint64_t)d[10] << 32;
 	args[1] = d[1] | (uint64_t)d[2] << 32;
 	args[2] = d[4] | (uint64_t)d[5] << 32;
 	args[3] = d[7] | (uint64_t)d[8] << 32;
+}
+
+void em_app_colscan_query(uint64_t q, uint64_t args[4])
+{
+	scan_args(cs_q[q % EM_CS_QUERIES], args);
+}
+
+/*
+ * ---- ssb: the 13 SSB queries (O'Neil et al.; the paper's Tables 7-8 run
+ * them on Crystal), one per run, over lineorder's columns ----
+ *
+ * Crystal keeps the dimension tables in small GPU hash tables and streams
+ * the fact table's columns; what moves is lineorder. So the table here is
+ * lineorder alone (b0, 9 columns of u32), and a join with a filtered
+ * dimension is a range filter on the foreign key with the dimension
+ * filter's selectivity: keys are uniform over SF 1's cardinalities
+ * (customer 30,000, supplier 2,000, part 200,000), the filtered keys are
+ * the range's low end. Dates are day numbers 0..2554 (7 x 365 days,
+ * 1992..1998, no leap days): year y is [365 y, 365 y + 364]. The colscan
+ * kernel reads f1, then f2 and f3 only for lines where a row still passes
+ * (Crystal's predicated loads), then a and b. Where Crystal reads a
+ * column only as a group-by key (flight 2's lo_orderdate), it is a filter
+ * that passes every row, so it is read as Crystal reads it.
+ * Flight 4 needs 6 columns and 4 filters; the kernel has 3 filters and
+ * sums a x b (SSB: revenue - supplycost): q4.1 leaves out lo_orderdate
+ * (its group-by key), q4.2-q4.3 leave out lo_partkey and fold the part
+ * filter's selectivity into the customer range (same product, same rows
+ * surviving when keys are independent). Output: b1, one u64 per line.
+ */
+enum {
+	LO_DATE, LO_DISC, LO_QTY, LO_PRICE, LO_REV, LO_COST, LO_CUST, LO_SUPP,
+	LO_PART, LO_COLS
+};
+_Static_assert(LO_COLS == EM_SSB_COLS, "lineorder's columns");
+
+#define SSB_DAYS	2555u
+#define SSB_CUST	30000u
+#define SSB_SUPP	2000u
+#define SSB_PART	200000u
+#define SSB_YEAR(y)	(365u * ((y) - 1992))
+
+static const char *const ssb_names[EM_SSB_QUERIES] = {
+	"q1.1", "q1.2", "q1.3", "q2.1", "q2.2", "q2.3", "q3.1",
+	"q3.2", "q3.3", "q3.4", "q4.1", "q4.2", "q4.3",
+};
+
+/* f1 lo hi, f2 lo hi, f3 lo hi, a, b; the SSB predicate beside each */
+static const uint32_t ssb_q[EM_SSB_QUERIES][11] = {
+	/* d_year = 1993, lo_discount 1..3, lo_quantity < 25 */
+	{ LO_DATE, SSB_YEAR(1993), SSB_YEAR(1993) + 364, LO_DISC, 1, 3, LO_QTY, 1, 24,
+	  LO_PRICE, LO_DISC },
+	/* d_yearmonthnum = 199401, lo_discount 4..6, lo_quantity 26..35 */
+	{ LO_DATE, SSB_YEAR(1994), SSB_YEAR(1994) + 30, LO_DISC, 4, 6, LO_QTY, 26, 35,
+	  LO_PRICE, LO_DISC },
+	/* d_weeknuminyear = 6 and d_year = 1994, lo_discount 5..7, lo_quantity 26..35 */
+	{ LO_DATE, SSB_YEAR(1994) + 35, SSB_YEAR(1994) + 41, LO_DISC, 5, 7, LO_QTY, 26,
+	  35, LO_PRICE, LO_DISC },
+	/* s_region = 'AMERICA' (1/5), p_category = 'MFGR#12' (1/25); by d_year */
+	{ LO_SUPP, 0, SSB_SUPP / 5 - 1, LO_PART, 0, SSB_PART / 25 - 1, LO_DATE, 0,
+	  SSB_DAYS - 1, LO_REV, EM_CS_NONE },
+	/* s_region = 'ASIA', p_brand1 'MFGR#2221'..'MFGR#2228' (8 of 1000) */
+	{ LO_SUPP, 0, SSB_SUPP / 5 - 1, LO_PART, 0, SSB_PART / 125 - 1, LO_DATE, 0,
+	  SSB_DAYS - 1, LO_REV, EM_CS_NONE },
+	/* s_region = 'EUROPE', p_brand1 = 'MFGR#2239' (1 of 1000) */
+	{ LO_SUPP, 0, SSB_SUPP / 5 - 1, LO_PART, 0, SSB_PART / 1000 - 1, LO_DATE, 0,
+	  SSB_DAYS - 1, LO_REV, EM_CS_NONE },
+	/* c_region = s_region = 'ASIA' (1/5 each), d_year 1992..1997 */
+	{ LO_CUST, 0, SSB_CUST / 5 - 1, LO_SUPP, 0, SSB_SUPP / 5 - 1, LO_DATE, 0,
+	  SSB_YEAR(1997) + 364, LO_REV, EM_CS_NONE },
+	/* c_nation = s_nation = 'UNITED STATES' (1/25 each), d_year 1992..1997 */
+	{ LO_CUST, 0, SSB_CUST / 25 - 1, LO_SUPP, 0, SSB_SUPP / 25 - 1, LO_DATE, 0,
+	  SSB_YEAR(1997) + 364, LO_REV, EM_CS_NONE },
+	/* c_city, s_city in two cities (2 of 250 each), d_year 1992..1997 */
+	{ LO_CUST, 0, SSB_CUST / 125 - 1, LO_SUPP, 0, SSB_SUPP / 125 - 1, LO_DATE, 0,
+	  SSB_YEAR(1997) + 364, LO_REV, EM_CS_NONE },
+	/* the same cities, d_yearmonth = 'Dec1997' */
+	{ LO_CUST, 0, SSB_CUST / 125 - 1, LO_SUPP, 0, SSB_SUPP / 125 - 1, LO_DATE,
+	  SSB_YEAR(1997) + 334, SSB_YEAR(1997) + 364, LO_REV, EM_CS_NONE },
+	/* c_region = s_region = 'AMERICA', p_mfgr in 2 of 5 */
+	{ LO_CUST, 0, SSB_CUST / 5 - 1, LO_SUPP, 0, SSB_SUPP / 5 - 1, LO_PART, 0,
+	  SSB_PART * 2 / 5 - 1, LO_REV, LO_COST },
+	/* as q4.1 and d_year 1997..1998 (2/7); p_mfgr's 2/5 on the customer key */
+	{ LO_CUST, 0, SSB_CUST / 5 * 2 / 5 - 1, LO_SUPP, 0, SSB_SUPP / 5 - 1, LO_DATE,
+	  SSB_YEAR(1997), SSB_DAYS - 1, LO_REV, LO_COST },
+	/* c_region 'AMERICA', s_nation 'UNITED STATES' (1/25), d_year 1997..1998,
+	 * p_category 'MFGR#14' (1/25, on the customer key) */
+	{ LO_CUST, 0, SSB_CUST / 5 / 25 - 1, LO_SUPP, 0, SSB_SUPP / 25 - 1, LO_DATE,
+	  SSB_YEAR(1997), SSB_DAYS - 1, LO_REV, LO_COST },
+};
+
+int em_app_ssb_query(const char *name)
+{
+	int q;
+
+	if (!name || strncmp(name, "ssb-", 4))
+		return -1;
+	for (q = 0; q < EM_SSB_QUERIES; q++)
+		if (!strcmp(name + 4, ssb_names[q]))
+			return q;
+	return -1;
+}
+
+void em_app_ssb_args(int q, uint64_t args[4])
+{
+	scan_args(ssb_q[q], args);
+}
+
+static uint32_t ssb_val(const struct em_app_data *a, unsigned int col, uint64_t i)
+{
+	uint32_t h = gen(a->seed, 80 + col, i);
+
+	switch (col) {
+	case LO_DATE:	return h % SSB_DAYS;
+	case LO_CUST:	return h % SSB_CUST;
+	case LO_SUPP:	return h % SSB_SUPP;
+	case LO_PART:	return h % SSB_PART;
+	default:	return cs_val(a, col, i);	/* as colscan's columns */
+	}
+}
+
+static void ssb_size(struct em_app_data *a)
+{
+	uint64_t n = ((a->foot > 4 * MiB ? a->foot - 2 * MiB : 2 * MiB) /
+		      (4 * LO_COLS)) & ~511ull;
+
+	a->n[0] = n < 512 ? 512 : n;
+	set_bytes(a, 0, LO_COLS * a->n[0] * 4);
+	set_bytes(a, 1, a->n[0] / 4);
+}
+
+static void ssb_fill(struct em_app_data *a)
+{
+	uint64_t i, n = a->n[0];
+	uint32_t *t = w32(a, 0);
+	unsigned int c;
+
+	for (c = 0; c < LO_COLS; c++)
+		for (i = 0; i < n; i++)
+			t[c * n + i] = ssb_val(a, c, i);
+	memset(a->p[1], 0, a->bytes[1]);
+}
+
+static int ssb_verify(struct em_app_data *a)
+{
+	uint64_t n = a->n[0], i;
+	const uint32_t *t = w32(a, 0);
+	unsigned int c;
+
+	if (a->query < 0 || a->query >= EM_SSB_QUERIES)
+		return -EINVAL;
+	for (c = 0; c < LO_COLS; c++)
+		for (i = 0; i < n; i++)
+			check(a, t[c * n + i], ssb_val(a, c, i));
+	scan_check(a, t, n, ssb_q[a->query], a->p[1]);
+	return 0;
 }
 
 /* ---- ARIADNE's workloads (HPCA'26): sparse, dense and mixed sharing degrees ---- */
@@ -1056,6 +1220,7 @@ const struct em_app_ref em_app_radix = { "radix", 4, rx_size, rx_fill, rx_verify
 const struct em_app_ref em_app_bfs = { "bfs", 1, bfs_size, bfs_fill, bfs_verify };
 const struct em_app_ref em_app_gemv = { "gemv", 8, gv_size, gv_fill, gv_verify };
 const struct em_app_ref em_app_colscan = { "colscan", 4, cs_size, cs_fill, cs_verify };
+const struct em_app_ref em_app_ssb = { "ssb", 1, ssb_size, ssb_fill, ssb_verify };
 const struct em_app_ref em_app_gemvrow = { "gemvrow", 2, gr_size, gr_fill, gr_verify };
 const struct em_app_ref em_app_atax = { "atax", 2, ax_size, ax_fill, ax_verify };
 const struct em_app_ref em_app_gemm = { "gemm", 4, gm_size, gm_fill, gm_verify };

@@ -37,12 +37,16 @@ extern "C" {
 #define EM_CS_COLS		6
 #define EM_CS_QUERIES		4
 #define EM_CS_NONE		0xffu
+/* ssb: the SSB queries q1.1 .. q4.3, one per run */
+#define EM_SSB_QUERIES		13
+#define EM_SSB_COLS		9	/* lineorder's columns (app_inputs.c) */
 
 struct em_app_data {
 	/* set by the caller */
 	uint64_t foot;			/* target footprint, bytes */
 	uint64_t seed;
 	uint32_t passes;		/* 0: the app's default */
+	int query;			/* ssb: em_app_ssb_query() of the app */
 	/* set by em_app_size() */
 	uint64_t n[4];			/* the app's sizes (see app_inputs.c) */
 	size_t bytes[EM_APP_BUFS];	/* multiples of 128; 0: buffer unused */
@@ -67,7 +71,8 @@ struct em_app_ref {
 };
 
 extern const struct em_app_ref em_app_pathfinder, em_app_kmeans, em_app_conv,
-	em_app_bitonic, em_app_radix, em_app_bfs, em_app_gemv, em_app_colscan;
+	em_app_bitonic, em_app_radix, em_app_bfs, em_app_gemv, em_app_colscan,
+	em_app_ssb;
 /* ARIADNE's workloads (app_inputs.c says which sharing degree each has) */
 extern const struct em_app_ref em_app_gemvrow, em_app_atax, em_app_gemm,
 	em_app_nw, em_app_decode;
@@ -91,6 +96,10 @@ void em_app_size(const struct em_app_ref *ref, struct em_app_data *d);
 
 /* colscan query q (cycled): the kernel's args[4..7] (see colscan.c). */
 void em_app_colscan_query(uint64_t q, uint64_t args[4]);
+/* The SSB query of app name "ssb-q1.1" .. "ssb-q4.3" (0..12), or -1. */
+int em_app_ssb_query(const char *name);
+/* ssb query q (0..12): the colscan kernel's args[4..7]. */
+void em_app_ssb_args(int q, uint64_t args[4]);
 
 #ifdef __cplusplus
 }

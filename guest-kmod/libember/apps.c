@@ -216,6 +216,16 @@ static int cs_launch(struct app_run *a)
 	return 0;
 }
 
+/* ssb: its one query over lineorder */
+static int ssb_launch(struct app_run *a)
+{
+	uint64_t n = a->d.n[0];
+	uint64_t args[8] = { va(a, 0), n, EM_SSB_COLS, va(a, 1) };
+
+	em_app_ssb_args(a->d.query, args + 4);
+	return app_launch(a, args, 8);
+}
+
 /* gemvrow: y = A x, 32 rows per warp (Polybench's thread per row), per iteration */
 static int gr_launch(struct app_run *a)
 {
@@ -325,6 +335,11 @@ static const struct em_app apps[] = {
 	{ "llm", EMBER_KERNEL_GEMV, &em_app_gemv, gv_launch },
 	{ "colscan", EMBER_KERNEL_COLSCAN, &em_app_colscan, cs_launch },
 	{ "ssb", EMBER_KERNEL_COLSCAN, &em_app_colscan, cs_launch },
+#define SSB(q) { "ssb-" q, EMBER_KERNEL_COLSCAN, &em_app_ssb, ssb_launch }
+	SSB("q1.1"), SSB("q1.2"), SSB("q1.3"), SSB("q2.1"), SSB("q2.2"), SSB("q2.3"),
+	SSB("q3.1"), SSB("q3.2"), SSB("q3.3"), SSB("q3.4"), SSB("q4.1"), SSB("q4.2"),
+	SSB("q4.3"),
+#undef SSB
 	{ "gemvrow", EMBER_KERNEL_GEMV, &em_app_gemvrow, gr_launch },
 	{ "atax", EMBER_KERNEL_GEMV, &em_app_atax, ax_launch },
 	{ "gemm", EMBER_KERNEL_GEMM, &em_app_gemm, gm_launch },
@@ -349,7 +364,8 @@ int em_app_is_app(const char *name)
 
 const char *em_app_names(void)
 {
-	return "pathfinder|kmeans|cnn|bitonic|radix|bfs|gemv|colscan|gemvrow|atax|gemm|nw|decode";
+	return "pathfinder|kmeans|cnn|bitonic|radix|bfs|gemv|colscan|ssb-q1.1..ssb-q4.3|"
+	       "gemvrow|atax|gemm|nw|decode";
 }
 
 static double wall_ms(void)
@@ -391,6 +407,7 @@ static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 		return app_fail(&a, "kernel", -EINVAL);
 	a.d.seed = cfg->seed;
 	a.d.passes = cfg->passes;
+	a.d.query = em_app_ssb_query(a.app->name);
 	if (strcmp(cfg->variant, "uvm") && strcmp(cfg->variant, "prefetch") &&
 	    strcmp(cfg->variant, "mapped") && strcmp(cfg->variant, "static") &&
 	    strcmp(cfg->variant, "autouvm"))

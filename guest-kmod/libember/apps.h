@@ -2,8 +2,8 @@
 /*
  * The Ember paper's applications over libember (section 7.3: pathfinder,
  * kmeans, cnn, bitonic sort, radix sort, BFS; plus GEMV as the LLM
- * token-generation proxy and a column scan as the SSB-query proxy). Each
- * app sizes its inputs from a footprint (factor x VRAM), allocates them as
+ * token-generation proxy, a column scan as the SSB-query proxy, and the 13
+ * SSB queries one by one). Each app sizes its inputs from a footprint (factor x VRAM), allocates them as
  * managed memory, fills them through the CPU pointers, runs the built-in
  * device kernel once per phase (the launch is the barrier between phases),
  * and verifies every output word through the CPU pointers against a CPU
@@ -20,6 +20,7 @@
  *  bfs         BFS         -                      levels + 1
  *  gemv, llm   GEMV        tokens (8)             1 per token
  *  colscan,ssb COLSCAN     queries (4, up to 8)   1 per query
+ *  ssb-q1.1 .. ssb-q4.3  COLSCAN  -              1 (that SSB query)
  * ARIADNE's workloads (HPCA'26; sharing degree: sparse, dense, mixed):
  *  gemvrow     GEMV (32 rows per warp)  iterations (2)  1 per iteration
  *  atax        GEMV + GEMVT  iterations (2)       2 per iteration

@@ -8,7 +8,7 @@
 set -eu
 agent=$1 work=$2 ember_run=${3:-}
 rm -rf "$work"
-mkdir -p "$work/t4" "$work/t6" "$work/t78" "$work/t10"
+mkdir -p "$work/t4" "$work/t6" "$work/t78" "$work/t78q" "$work/t10"
 fails=0
 
 # line APP VARIANT PROFILE FACTOR SIM_NS SETUP_NS [RUN_ARGS]
@@ -69,6 +69,22 @@ else
 	echo "FAIL: colscan bracket [1.59] missing"
 	fails=$((fails + 1))
 fi
+
+# Tables 7-8 per query (ember-run -k ssb-q1.3): each run beside the
+# paper's own row; h200 0.5x q1.3 at the paper's seconds, q2.1 with
+# adaptive (paper 0.38 s) slower than static (0.50 s).
+{
+	for v in "uvm 1.05" "mapped 0.54" "static 0.50" "adaptive 0.38"; do
+		set -- $v
+		line ssb-q1.3 "$1" h200-512m 0.5 "$(awk "BEGIN{printf \"%.0f\", $2 * 1e9}")" 0
+	done
+	for v in "uvm 0.79" "mapped 0.55" "static 0.50" "adaptive 0.60"; do
+		set -- $v
+		line ssb-q2.1 "$1" h200-512m 0.5 "$(awk "BEGIN{printf \"%.0f\", $2 * 1e9}")" 0
+	done
+} >"$work/t78q/results.jsonl"
+"$agent" report "$work/t78q" --paper host-agent/paper-table7-8.csv --no-plot >"$work/t78q/out"
+expect "$work/t78q/out" "summary h200 0.5x: paper's order in 1 of 2 cells, 10 of 12 pairs; speedup over UVM testbed/paper, geomean: mapped 1.00 (2) static 1.00 (2) adaptive 0.80 (2)"
 
 # Table 10 at 25 % drift (ember-run -d 25): the rows are d25, compared on
 # kernel time alone (static's placement cost, its setup, must not count),

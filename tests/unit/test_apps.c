@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The application kernels (pathfinder, kmeans, conv, bitonic, radix, bfs,
- * gemv, colscan) run through the model on small inputs, one launch per
- * phase as the guest does, with pages mapped on first touch (faults
+ * gemv, colscan; the SSB queries with app_inputs.c's inputs and reference)
+ * run through the model on small inputs, one launch per phase as the guest does, with pages mapped on first touch (faults
  * replayed) or up front, and every output word compared with a CPU
  * reference computed here.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpumodel/kernel.h"
 #include "tests.h"
+#include "app_inputs.h"
 
 struct app {
 	struct th *t;
@@ -754,6 +756,88 @@ static void test_colscan(void)
 	th_free(a.t);
 }
 
+/* ---- ssb: the 13 SSB queries of app_inputs.c ---- */
+
+/* Rows of the table em_app_ssb filled that query q passes (CPU). */
+static uint64_t ssb_rows(const struct em_app_data *d, int q)
+{
+	uint64_t args[4], n = d->n[0], x, rows = 0;
+	const uint32_t *t = d->p[0];
+	int f;
+
+	em_app_ssb_args(q, args);
+	for (x = 0; x < n; x++) {
+		int ok = 1;
+
+		for (f = 0; f < 3; f++) {
+			unsigned int c = (unsigned int)(args[0] >> (8 * f)) & 0xff;
+
+			if (c != EM_CS_NONE && (t[c * n + x] < (uint32_t)args[1 + f] ||
+						t[c * n + x] > (uint32_t)(args[1 + f] >> 32)))
+				ok = 0;
+		}
+		rows += ok;
+	}
+	return rows;
+}
+
+/*
+ * Every query run by the colscan kernel over the table em_app_ssb sizes and
+ * fills, checked word by word by its own verify(); the rows each passes
+ * ordered as SSB's selectivities are (each flight's queries narrow).
+ */
+static void test_ssb(void)
+{
+	static const char *const names[EM_SSB_QUERIES] = {
+		"ssb-q1.1", "ssb-q1.2", "ssb-q1.3", "ssb-q2.1", "ssb-q2.2", "ssb-q2.3",
+		"ssb-q3.1", "ssb-q3.2", "ssb-q3.3", "ssb-q3.4", "ssb-q4.1", "ssb-q4.2",
+		"ssb-q4.3",
+	};
+	uint64_t rows[EM_SSB_QUERIES], n = 0;
+	struct app a;
+	int q, i;
+
+	CU_ASSERT_EQUAL(em_app_ssb_query("ssb-q5.1"), -1);
+	CU_ASSERT_EQUAL(em_app_ssb_query("q1.1"), -1);
+	CU_ASSERT_EQUAL(em_app_ssb_query(NULL), -1);
+	for (q = 0; q < EM_SSB_QUERIES; q++) {
+		struct em_app_data d = { .foot = 16ull << 20, .seed = 5 };
+		uint64_t args[8], total = 0;
+
+		d.query = em_app_ssb_query(names[q]);
+		CU_ASSERT_EQUAL_FATAL(d.query, q);
+		app_init(&a, 0);
+		em_app_size(&em_app_ssb, &d);
+		CU_ASSERT_EQUAL(d.bytes[2], 0);
+		args[0] = app_alloc(&a, d.bytes[0]);	/* lineorder */
+		args[3] = app_alloc(&a, d.bytes[1]);	/* a u64 per line of 32 rows */
+		d.p[0] = app_ptr(&a, args[0]);
+		d.p[1] = app_ptr(&a, args[3]);
+		em_app_ssb.fill(&d);
+		args[1] = d.n[0];
+		args[2] = EM_SSB_COLS;
+		em_app_ssb_args(q, args + 4);
+		d.result = app_run(&a, EMGPU_KERNEL_COLSCAN, 8, args, 8);
+		CU_ASSERT_EQUAL(em_app_ssb.verify(&d), 0);
+		CU_ASSERT_EQUAL(d.mismatches, 0);
+		CU_ASSERT_EQUAL(d.words_checked, EM_SSB_COLS * d.n[0] + d.n[0] / 32);
+		for (i = 0; i < (int)(d.n[0] / 32); i++)
+			total += ((const uint64_t *)d.p[1])[i];
+		CU_ASSERT_EQUAL(d.result, total);
+		rows[q] = ssb_rows(&d, q);
+		CU_ASSERT(rows[q] > 0);
+		n = d.n[0];
+		th_free(a.t);
+	}
+	/* q1.1 > q1.2 > q1.3, q2.1 > q2.2 > q2.3, q3.1 > ... > q3.4, q4.1 > q4.2 > q4.3 */
+	for (q = 1; q < EM_SSB_QUERIES; q++)
+		if (q != 3 && q != 6 && q != 10)
+			CU_ASSERT(rows[q] < rows[q - 1]);
+	/* SSB's selectivities, within 5 %: q1.1 1/7 x 3/11 x 24/50, q3.1 1/5 x 1/5 x 6/7 */
+	CU_ASSERT(fabs(rows[0] - n / 7.0 * 3 / 11 * 24 / 50) < 0.05 * n / 7.0 * 3 / 11 * 24 / 50);
+	CU_ASSERT(fabs(rows[6] - n / 25.0 * 6 / 7) < 0.05 * n / 25.0 * 6 / 7);
+}
+
 /* Malformed arguments fail the launch, never run. */
 static void test_app_bad_args(void)
 {
@@ -782,6 +866,7 @@ void add_apps_suite(void)
 	CU_add_test(s, "bfs levels vs CPU BFS", test_bfs);
 	CU_add_test(s, "gemv tokens vs CPU GEMV", test_gemv);
 	CU_add_test(s, "colscan queries vs CPU filter-aggregate", test_colscan);
+	CU_add_test(s, "ssb: 13 queries vs app_inputs' reference, selectivities", test_ssb);
 	CU_add_test(s, "banded gemv and atax vs CPU", test_atax);
 	CU_add_test(s, "gemm vs CPU", test_gemm);
 	CU_add_test(s, "nw wavefront vs CPU Needleman-Wunsch", test_nw);
