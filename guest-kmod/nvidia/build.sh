@@ -9,7 +9,8 @@
 # each failing with a message naming it:
 #   fetch   apt-get download through a private apt configuration whose
 #           URIs come from this machine's /etc/apt/sources.list.d/*.sources
-#           (suite and contrib from branch.conf); sha256 checked
+#           (scripts/apt-private.sh; suite from branch.conf, contrib);
+#           sha256 checked
 #   unpack  the .deb's usr/src/nvidia-open-kernel.tar.xz
 #   patch   the series, `patch -p1 --fuzz=0`, in series order
 #   core    guest-kmod/policy/*.[ch] copied byte for byte into nvidia-uvm/
@@ -34,55 +35,22 @@ if [ "${1:-}" = --into ]; then
 fi
 branch_dir=$(cd "${1:-$here}" && pwd)
 . "$here/common.sh"
+. "$top/scripts/apt-private.sh"
 
 step() { step_name=$1; log "$*"; }
 fail() { die "step '$step_name': $*"; }
 
-# Private apt configuration for one suite's contrib component: the URIs and
-# keyring of this machine's own Debian stanza (the one carrying its release
-# codename), so the repository names no mirror and the system's apt state
-# is left alone.
-private_apt_sources() {
-	local codename f
-	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
-	for f in /etc/apt/sources.list.d/*.sources; do
-		awk -v codename="$codename" -v suite="$suite" '
-		function flush() {
-			if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " codename " ") && uris != "")
-				printf "Types: deb\nURIs: %s\nSuites: %s\nComponents: contrib\n%s\n\n", uris, suite, signed
-			uris = suites = types = signed = ""
-		}
-		/^[ \t]*$/ { flush(); next }
-		/^#/ { next }
-		/^Types:/ { sub(/^Types:[ \t]*/, ""); types = $0 }
-		/^URIs:/ { sub(/^URIs:[ \t]*/, ""); uris = $0 }
-		/^Suites:/ { sub(/^Suites:[ \t]*/, ""); suites = $0 }
-		/^Signed-By:/ { signed = $0 }
-		END { flush() }
-		' "$f"
-	done | awk 'BEGIN { RS = ""; ORS = "\n\n" } !seen[$0]++'
-}
-
 fetch() {
-	local debs="$EMBER_CACHE/nvidia/debs" apt="$EMBER_CACHE/nvidia/apt/$suite" tmp got
-	local -a opts
+	local debs="$EMBER_CACHE/nvidia/debs" tmp got
 	step fetch "$package $version ($suite contrib)"
 	mkdir -p "$debs"
 	deb="$debs/$deb_name"
 	if [ -f "$deb" ] && [ "$(sha256sum <"$deb" | cut -d' ' -f1)" = "$sha256" ]; then
 		return
 	fi
-	mkdir -p "$apt/sources.list.d" "$apt/lists/partial" "$apt/cache/archives/partial"
-	private_apt_sources >"$apt/sources.list.d/ember-nvidia.sources"
-	grep -q '^URIs:' "$apt/sources.list.d/ember-nvidia.sources" ||
-		fail "no Debian stanza for this release in /etc/apt/sources.list.d/*.sources"
-	opts=(-o "Dir::Etc::SourceParts=$apt/sources.list.d" -o Dir::Etc::SourceList=/dev/null
-	      -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
-	      -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-	apt-get "${opts[@]}" -qq update || fail "apt-get update of $suite contrib failed"
 	tmp=$(mktemp -d "$debs/dl.XXXXXX")
-	(cd "$tmp" && apt-get "${opts[@]}" -qq download "$package=$version") ||
-		{ rm -rf "$tmp"; fail "apt-get download $package=$version failed"; }
+	private_apt_download "$EMBER_CACHE/nvidia/apt/$suite" "$suite" contrib "$tmp" \
+		"$package=$version" || { rm -rf "$tmp"; fail "apt-get download $package=$version ($suite contrib) failed"; }
 	got=$(sha256sum <"$tmp/$deb_name" | cut -d' ' -f1)
 	if [ "$got" != "$sha256" ]; then
 		rm -rf "$tmp"

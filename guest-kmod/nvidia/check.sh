@@ -56,12 +56,6 @@ check_core_identical() {
 	if [ "$bad" = 0 ]; then pass "$n core files identical to $core_dir"; else flunk "core files differ"; fi
 }
 
-# Table 1 as the core defines it: "name default" lines.
-table1() {
-	sed -n '/^#define EMBER_ADAPTIVE_PARAMS_DEFAULT/,/^}/s/^[[:space:]]*\.\([a-z_]*\) = \([0-9]*\),.*/\1 \2/p' \
-		"$core_dir/ember_adaptive.h"
-}
-
 check_parameters() {
 	local name def n=0 bad=0 parms
 	parms=$(modinfo -p "$uvm_ko")

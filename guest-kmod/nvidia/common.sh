@@ -26,3 +26,9 @@ core_files() {
 
 # The series' patch names, in order.
 series_patches() { grep -v '^[[:space:]]*\(#\|$\)' "$branch_dir/patches/series"; }
+
+# Table 1 as the core defines it: "name default" lines.
+table1() {
+	sed -n '/^#define EMBER_ADAPTIVE_PARAMS_DEFAULT/,/^}/s/^[[:space:]]*\.\([a-z_]*\) = \([0-9]*\),.*/\1 \2/p' \
+		"$core_dir/ember_adaptive.h"
+}
