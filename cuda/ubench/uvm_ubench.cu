@@ -51,6 +51,7 @@
 #include <cuda_runtime.h>
 
 #include "../cuda_check.h"
+#include "../cuda_mem_location.h"
 
 
 /* Grid-stride read of 16-byte words; the sum keeps the loads alive. */
@@ -177,8 +178,8 @@ static void *managed(ctx &c, size_t bytes, bool fill)
 
 static void map_on_host(ctx &c, void *p, size_t bytes)
 {
-	cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 };
-	cudaMemLocation gpu = { cudaMemLocationTypeDevice, c.dev };
+	mem_location cpu = mem_location_host();
+	mem_location gpu = mem_location_device(c.dev);
 
 	CHECK_EXIT(cudaMemAdvise(p, bytes, cudaMemAdviseSetPreferredLocation, cpu));
 	CHECK_EXIT(cudaMemAdvise(p, bytes, cudaMemAdviseSetAccessedBy, gpu));
@@ -186,9 +187,9 @@ static void map_on_host(ctx &c, void *p, size_t bytes)
 
 static void prefetch_to_gpu(ctx &c, void *p, size_t bytes)
 {
-	cudaMemLocation gpu = { cudaMemLocationTypeDevice, c.dev };
+	mem_location gpu = mem_location_device(c.dev);
 
-	CHECK_EXIT(cudaMemPrefetchAsync(p, bytes, gpu, 0, 0));
+	CHECK_EXIT(mem_prefetch(p, bytes, gpu, 0));
 }
 
 static void launch_read(ctx &c, void *p, size_t bytes)
@@ -198,9 +199,9 @@ static void launch_read(ctx &c, void *p, size_t bytes)
 
 static void prefetch_to_cpu(ctx &c, void *p, size_t bytes)
 {
-	cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 };
+	mem_location cpu = mem_location_host();
 
-	CHECK_EXIT(cudaMemPrefetchAsync(p, bytes, cpu, 0, 0));
+	CHECK_EXIT(mem_prefetch(p, bytes, cpu, 0));
 }
 
 static double touch(ctx &c, const void *p)
