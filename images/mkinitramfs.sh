@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the guest initramfs reproducibly: the same inputs give the same
-# bytes (entries sorted, owners root, every mtime SOURCE_DATE_EPOCH).
+# bytes (write_cpio in common.sh).
 #
 # usage: mkinitramfs.sh OUTPUT.cpio ember.ko ember-vmtest ember-run [policy.ko | program]...
 set -euo pipefail
@@ -8,14 +8,9 @@ set -euo pipefail
 out=$1 kmod=$2 vmtest=$3 run=$4
 shift 4
 here=$(cd "$(dirname "$0")" && pwd)
-: "${SOURCE_DATE_EPOCH:=0}"
 
-busybox=/bin/busybox
-# the guest has no libc: busybox must be Debian's busybox-static
-if [ ! -x "$busybox" ] || readelf -d "$busybox" | grep -q NEEDED; then
-	echo "mkinitramfs.sh: $busybox is not busybox-static" >&2
-	exit 1
-fi
+. "$here/common.sh"
+check_busybox
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
@@ -33,7 +28,4 @@ for m in "$@"; do	# policy modules (loaded on demand) and more guest programs
 	esac
 done
 
-find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
-(cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
-	cpio --quiet -o -H newc -R 0:0 --reproducible) >"$out.tmp"
-mv "$out.tmp" "$out"
+write_cpio "$root" "$out"

@@ -1,0 +1,23 @@
+# Shared by the image builders (mkinitramfs.sh, nvidia/mkimage.sh); sourced.
+
+busybox=/bin/busybox
+
+# The guest has no libc of its own for busybox: it must be Debian's
+# busybox-static.
+check_busybox() {
+	if [ ! -x "$busybox" ] || readelf -d "$busybox" | grep -q NEEDED; then
+		echo "$(basename "$0"): $busybox is not busybox-static" >&2
+		exit 1
+	fi
+}
+
+# write_cpio ROOT OUT: ROOT as a newc cpio, reproducibly: the same tree
+# gives the same bytes (entries sorted, owners root, every mtime
+# SOURCE_DATE_EPOCH, default 0).
+write_cpio() {
+	local root=$1 out=$2
+	find "$root" -exec touch -h -d "@${SOURCE_DATE_EPOCH:-0}" {} +
+	(cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
+		cpio --quiet -o -H newc -R 0:0 --reproducible) >"$out.tmp"
+	mv "$out.tmp" "$out"
+}
