@@ -55,6 +55,7 @@ test: all
 	$(MAKE) -C tests/fuzz smoke
 	$(MAKE) vm-test
 	$(MAKE) nvidia-test
+	$(MAKE) image-nvidia-test
 
 # A fault-injection campaign subset: every run recovers or fails cleanly.
 inject-test: all
@@ -135,6 +136,22 @@ nvidia-test: nvidia
 	for b in $(NVIDIA_BRANCHES); do bash guest-kmod/nvidia/check.sh $$b || exit 1; done
 
 .PHONY: nvidia nvidia-test
+
+# The guest image for a real card (images/nvidia): the cloud kernel
+# (build/images/vmlinuz) and build/images/initramfs-nvidia.cpio with the
+# 535 branch's modules, the GSP firmware and CUDA user-space libraries of the
+# same version, and the applications built with Debian's CUDA toolkit 11.8
+# (fetched once into $(EMBER_CACHE)). scripts/vfio-passthrough.sh --image
+# nvidia boots it with a card.
+image-nvidia: deps
+	$(MAKE) -C images $(KERNEL)
+	$(MAKE) -C images/nvidia
+
+# Its contents listed and checked (images/nvidia/check.sh).
+image-nvidia-test: image-nvidia
+	$(MAKE) -C images/nvidia check
+
+.PHONY: image-nvidia image-nvidia-test
 
 # Model speed: modelled 128-byte accesses per second of one core's CPU time,
 # four access mixes (models/README.md has the table and what bounds each).
