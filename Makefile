@@ -147,9 +147,12 @@ image-nvidia: deps
 	$(MAKE) -C images $(KERNEL)
 	$(MAKE) -C images/nvidia
 
-# Its contents listed and checked (images/nvidia/check.sh).
-image-nvidia-test: image-nvidia
+# Its contents listed and checked (images/nvidia/check.sh), then booted
+# under TCG with no card (images/nvidia/boot-test.sh).
+image-nvidia-test: image-nvidia qemu host
 	$(MAKE) -C images/nvidia check
+	bash images/nvidia/boot-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
+		$(BUILD)/images/initramfs-nvidia.cpio $(BUILD)/image-nvidia-boot
 
 .PHONY: image-nvidia image-nvidia-test
 

@@ -57,7 +57,7 @@ modules_as_built() {
 	out=$(bash "$branch_dir/build.sh" "$branch_dir" 2>/dev/null) || { echo "build.sh failed"; return 1; }
 	for m in nvidia nvidia-uvm; do
 		cmp "$out/$m.ko" "$root/lib/modules/$m.ko" || return 1
-		modinfo -F vermagic "$root/lib/modules/$m.ko" | grep -q "^$uname " ||
+		[[ "$(modinfo -F vermagic "$root/lib/modules/$m.ko")" == "$uname "* ]] ||
 			{ echo "$m.ko: vermagic is not $uname"; return 1; }
 	done
 }
@@ -75,16 +75,16 @@ uvm_ember() {
 }
 
 program_ok() {
-	local p=$1 name needed list
+	local p=$1 name needed list cubins sm
 	name=$(basename "$p")
 	cmp "$p" "$root/bin/$name" || return 1
 	needed=$(readelf -d "$root/bin/$name" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p')
 	grep -qx 'libcudart.so.11.0' <<<"$needed" || { echo "$name: not linked against libcudart.so.11.0"; return 1; }
 	[ "$(readlink "$root/usr/lib/x86_64-linux-gnu/libcudart.so.11.0")" = libcudart.so.11.8.89 ] ||
 		{ echo "libcudart.so.11.0 in the image is not 11.8.89"; return 1; }
+	cubins=$("$toolkit/usr/bin/cuobjdump" --list-elf "$root/bin/$name")
 	for sm in sm_75 sm_80 sm_86 sm_89 sm_90; do
-		"$toolkit/usr/bin/cuobjdump" --list-elf "$root/bin/$name" | grep -q "\.$sm\.cubin" ||
-			{ echo "$name: no $sm code"; return 1; }
+		grep -q "\.$sm\.cubin" <<<"$cubins" || { echo "$name: no $sm code"; return 1; }
 	done
 	# the image's loader, the image's library directories only
 	list=$("$root/lib64/ld-linux-x86-64.so.2" --inhibit-cache --library-path \
