@@ -43,6 +43,9 @@ static void usage(FILE *f)
 		"  --accel tcg|kvm    accelerator (default tcg)\n"
 		"  --json             print the raw JSON lines\n"
 		"  --vfio DDDD:BB:SS.F  pass a real card through (vfio-pci; needs --accel kvm)\n"
+		"  --modparams 'LIST' module parameters for the guest's init (ember_modparams=)\n"
+		"  --append 'WORDS'   more kernel command line words (the real-card image's\n"
+		"                     ember_apps=... ember_variants=...; images/nvidia/init)\n"
 		"  --dry-run          print the QEMU command line instead of running it\n"
 		"  --libvirt-xml      print the equivalent libvirt domain XML instead\n"
 		"\n"
@@ -290,6 +293,8 @@ static int cmd_vm(int argc, char **argv)
 		{ "accel", required_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "vfio", required_argument, NULL, 'V' },
+		{ "modparams", required_argument, NULL, 'M' },
+		{ "append", required_argument, NULL, 'A' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "libvirt-xml", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
@@ -305,7 +310,7 @@ static int cmd_vm(int argc, char **argv)
 	struct em_vm vm;
 	json_t *results, *obj;
 	unsigned int bad;
-	char *run_args = NULL, *fuzz_args = NULL;
+	char *run_args = NULL, *fuzz_args = NULL, *modparams = NULL;
 	const char *problem;
 	bool raw = false, dry_run = false, xml = false;
 	size_t i;
@@ -327,6 +332,8 @@ static int cmd_vm(int argc, char **argv)
 		case 'a': cfg.accel = optarg; break;
 		case 'j': raw = true; break;
 		case 'V': cfg.vfio = optarg; break;
+		case 'M': modparams = commas(optarg); cfg.modparams = modparams; break;
+		case 'A': cfg.append = optarg; break;
 		case 'n': dry_run = true; break;
 		case 'x': xml = true; break;
 		case 'h': usage(stdout); return 0;
@@ -377,6 +384,7 @@ static int cmd_vm(int argc, char **argv)
 	json_decref(results);
 	free(run_args);
 	free(fuzz_args);
+	free(modparams);
 	return c;
 }
 

@@ -47,7 +47,7 @@ static double now_s(void)
 
 void em_vm_cmdline(const struct em_vm_config *cfg, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s ember_scenarios=%s ember_run=%s%s%s%s%s%s%s%s", GUEST_APPEND,
+	snprintf(buf, len, "%s ember_scenarios=%s ember_run=%s%s%s%s%s%s%s%s%s%s", GUEST_APPEND,
 		 cfg->scenarios ? cfg->scenarios : "",
 		 cfg->run_args ? cfg->run_args : "",
 		 cfg->ubench_args ? " ember_ubench=" : "",
@@ -56,7 +56,8 @@ void em_vm_cmdline(const struct em_vm_config *cfg, char *buf, size_t len)
 		 cfg->modparams ? " ember_modparams=" : "",
 		 cfg->modparams ? cfg->modparams : "",
 		 cfg->fuzz_args ? " ember_fuzz=" : "",
-		 cfg->fuzz_args ? cfg->fuzz_args : "");
+		 cfg->fuzz_args ? cfg->fuzz_args : "",
+		 cfg->append ? " " : "", cfg->append ? cfg->append : "");
 }
 
 void em_vm_device(const struct em_vm_config *cfg, char *buf, size_t len)

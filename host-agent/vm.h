@@ -45,6 +45,7 @@ struct em_vm_config {
 	bool paused;			/* start with -S: QMP "cont" runs it */
 	bool hold_at_end;		/* the guest waits for the host before poweroff */
 	const char *vfio;		/* a real card passed through, "DDDD:BB:SS.F" */
+	const char *append;		/* more kernel command line words, or NULL */
 	em_vm_line_fn on_line;		/* may be NULL */
 	void *on_line_arg;
 };
