@@ -1,37 +1,63 @@
 #!/usr/bin/env bash
 # Passes a real NVIDIA card through to the testbed's guest (DESIGN.md
-# section 6): binds it to vfio-pci and boots the guest image with it beside
-# the emgpu, under KVM (QEMU directly; --libvirt-xml prints the equivalent
-# libvirt domain with a <hostdev> instead). --dry-run touches nothing and
-# prints the sysfs writes and the QEMU command line it would use.
+# section 6): binds it to vfio-pci and boots a guest image with it, under
+# KVM (QEMU directly; --libvirt-xml prints the equivalent libvirt domain
+# with a <hostdev> instead). --dry-run touches nothing and prints the sysfs
+# writes and the QEMU command line it would use.
 #
-# usage: vfio-passthrough.sh [--dry-run] [--libvirt-xml] DDDD:BB:SS.F
-# Needs `make all` first (QEMU, kernel and image under build/).
+# usage: vfio-passthrough.sh [--dry-run] [--libvirt-xml] [--image emgpu|nvidia]
+#                            [--append 'WORDS'] [--memory MIB] [--timeout SEC]
+#                            DDDD:BB:SS.F
+#   --image emgpu   (default) the emgpu image, `--scenarios info` beside the
+#                   card, which nothing in that guest drives (make all)
+#   --image nvidia  the real-card image (make image-nvidia): NVIDIA's
+#                   modules with Ember in nvidia-uvm drive the card and the
+#                   applications run as --append says (images/nvidia/init:
+#                   ember_apps=, ember_variants=, ember_footprints=, ...);
+#                   results in build/vfio-nvidia/results.jsonl, which
+#                   `ember-agent report build/vfio-nvidia` tabulates
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 . "$here/common.sh"
 
-dry=0 xml=0
+dry=0 xml=0 image=emgpu append= memory= timeout=
 while [ $# -gt 1 ]; do
 	case $1 in
 	--dry-run) dry=1 ;;
 	--libvirt-xml) xml=1 ;;
+	--image) image=$2; shift ;;
+	--append) append=$2; shift ;;
+	--memory) memory=$2; shift ;;
+	--timeout) timeout=$2; shift ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift
 done
 addr=${1:-}
 [[ "$addr" =~ ^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-1][0-9a-fA-F]\.[0-7]$ ]] ||
-	die "usage: vfio-passthrough.sh [--dry-run] [--libvirt-xml] DDDD:BB:SS.F (got '$addr')"
+	die "usage: vfio-passthrough.sh [--dry-run] [--libvirt-xml] [--image emgpu|nvidia] DDDD:BB:SS.F (got '$addr')"
 
 dev=/sys/bus/pci/devices/$addr
 agent=$top/build/host-agent/ember-agent
 qemu=$(cat "$top/build/qemu-path" 2>/dev/null || echo "$top/build/qemu-system-x86_64")
-args=(vm --qemu "$qemu" --kernel "$top/build/images/vmlinuz"
-      --initrd "$top/build/images/initramfs.cpio" --accel kvm
-      --vfio "$addr" --scenarios info --workdir "$top/build/vfio")
+args=(vm --qemu "$qemu" --kernel "$top/build/images/vmlinuz" --accel kvm --vfio "$addr")
+case $image in
+emgpu)
+	initrd=$top/build/images/initramfs.cpio
+	args+=(--initrd "$initrd" --scenarios info --workdir "$top/build/vfio")
+	[ -z "$memory" ] || args+=(--memory "$memory")
+	[ -z "$timeout" ] || args+=(--timeout "$timeout") ;;
+nvidia)
+	# the card's applications need guest memory beyond their footprints
+	# (the host-side copies and references): 16 GiB and an hour by default
+	initrd=$top/build/images/initramfs-nvidia.cpio
+	args+=(--initrd "$initrd" --scenarios none --workdir "$top/build/vfio-nvidia"
+	       --memory "${memory:-16384}" --timeout "${timeout:-3600}") ;;
+*) die "--image $image: expected emgpu or nvidia" ;;
+esac
+[ -z "$append" ] || args+=(--append "$append")
 
 run() {	# a sysfs write, or its description in a dry run
 	if [ "$dry" = 1 ]; then
@@ -42,6 +68,8 @@ run() {	# a sysfs write, or its description in a dry run
 }
 
 [ -x "$agent" ] || die "build the testbed first (make all)"
+[ -f "$initrd" ] || [ "$dry" = 1 ] ||
+	die "no $initrd: make $([ "$image" = nvidia ] && echo image-nvidia || echo all) first"
 if [ "$dry" = 0 ]; then
 	[ "$(id -u)" = 0 ] || die "binding a device to vfio-pci needs root"
 	[ -e "$dev" ] || die "no PCI device $addr"

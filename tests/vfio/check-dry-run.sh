@@ -2,7 +2,8 @@
 # Checks the vfio passthrough helper without a card: its dry run plans the
 # sysfs writes and a QEMU command line with the card, its libvirt domain
 # validates against libvirt's schema (virt-xml-validate), and a malformed
-# address is refused. KTAP, then "N passed, M failed".
+# address is refused; the same for the real-card image (--image nvidia),
+# whose command line carries init's words. KTAP, then "N passed, M failed".
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,7 +25,7 @@ check() {	# name, command...: ok when the command succeeds
 }
 
 echo "KTAP version 1"
-echo "1..4"
+echo "1..8"
 plan=$(bash "$script" --dry-run "$addr" 2>&1)
 check "dry run plans the vfio-pci binding" \
 	grep -q "would run: echo vfio-pci > /sys/bus/pci/devices/$addr/driver_override" <<<"$plan"
@@ -37,5 +38,20 @@ check "libvirt domain with <hostdev> validates" \
 rm -f "$xml"
 check "a malformed address is refused" \
 	sh -c "! bash '$script' --dry-run 65:00.0"
+
+words='ember_apps=pathfinder ember_variants=uvm,adaptive'
+plan=$(bash "$script" --dry-run --image nvidia --append "$words" "$addr" 2>&1)
+check "nvidia image: dry run plans the vfio-pci binding" \
+	grep -q "would run: echo vfio-pci > /sys/bus/pci/devices/$addr/driver_override" <<<"$plan"
+check "nvidia image: QEMU boots initramfs-nvidia.cpio with the card, init's words, 16 GiB" \
+	grep -q "'-accel' 'kvm' '-m' '16384'.*'-initrd' '[^']*/build/images/initramfs-nvidia.cpio' '-append' '[^']* $words'.*'vfio-pci,host=$addr'" <<<"$plan"
+xml=$(mktemp)
+bash "$script" --dry-run --libvirt-xml --image nvidia --append "$words" "$addr" 2>/dev/null |
+	sed -n '/^<domain/,$p' >"$xml"
+check "nvidia image: libvirt domain with <hostdev> and that initrd validates" \
+	sh -c "grep -q '<initrd>.*/initramfs-nvidia.cpio</initrd>' '$xml' && grep -q \"<address domain='0x0000' bus='0x65' slot='0x00' function='0x0'/>\" '$xml' && virt-xml-validate '$xml' domain"
+rm -f "$xml"
+check "an unknown image is refused" \
+	sh -c "! bash '$script' --dry-run --image foo '$addr'"
 echo "$((n - failed)) passed, $failed failed"
 [ "$failed" = 0 ]
