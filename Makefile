@@ -185,6 +185,15 @@ paper: all
 	bash scripts/paper.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
 		$(RESULTS) $(ACCEL)
 
+# Where one VM run's host CPU goes (model, guest under TCG, QEMU, host page
+# zeroing): one ember-run under perf (scripts/profile-run.sh).
+PROFILE_RUN ?= -k pathfinder -x 1.5 -v uvm
+PROFILE_RUN_CARD ?= h200-512m
+profile-run: all
+	bash scripts/profile-run.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
+		$(BUILD)/profile-run $(PROFILE_RUN_CARD) 1536 "$(PROFILE_RUN)" \
+		$(BUILD)/models/libgpumodel.a
+
 # The paper matrix at 1.5x on three card sizes with the scaling rule
 # (host-agent/matrices/scale-*.conf), one VM at a time, then per application
 # the speedups over UVM at each size, their deviation across sizes and the
@@ -226,4 +235,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale paper report-test calibrate compare-card info clean
+.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card info clean

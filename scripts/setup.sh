@@ -28,8 +28,8 @@ packages=(
 	busybox-static cpio kmod
 	# host tools and tests
 	libcunit1-dev libjansson-dev valgrind gnuplot-nox
-	# make scale's report (scripts/scale.sh)
-	jq
+	# make scale's report (scripts/scale.sh), make profile-run
+	jq linux-perf
 	# libFuzzer (tests/fuzz); patch applies tests/fuzz/qemu/*.patch
 	clang libclang-rt-14-dev patch
 	# ember-agent's libvirt back end and its test's private daemon
