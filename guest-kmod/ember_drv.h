@@ -159,6 +159,7 @@ struct ember_gpu {
 	struct workqueue_struct *wq;	/* ordered: the interrupt bottom half */
 	struct work_struct isr_work;
 	bool reset_pending;		/* the watchdog saw a hang (READ/WRITE_ONCE) */
+	bool isr_running;		/* isr_work is servicing (READ/WRITE_ONCE) */
 
 	struct mutex launch_lock;	/* protects the fields below */
 	struct ember_dma launch_desc;

@@ -215,6 +215,8 @@ static void ember_gpu_isr_work(struct work_struct *work)
 		WRITE_ONCE(gpu->reset_pending, false);
 		ember_gpu_recover(gpu);
 	}
+	/* the device waits for us meanwhile: not a hang (the launch watchdog) */
+	WRITE_ONCE(gpu->isr_running, true);
 	for (rounds = 0; rounds < 1000; rounds++) {
 		pending = ember_gpu_take_pending(gpu);
 		/* the rings are polled every time: a lost interrupt costs latency */
@@ -224,9 +226,11 @@ static void ember_gpu_isr_work(struct work_struct *work)
 			ember_gpu_timer_tick(gpu);
 		ember_launch_poll(gpu);
 		if (ember_gpu_try_sync(gpu))
-			return;
+			goto out;
 	}
 	ember_gpu_kick(gpu);	/* still busy: yield the worker, come back */
+out:
+	WRITE_ONCE(gpu->isr_running, false);
 }
 
 /* Runs the bottom half even without an interrupt (lost-interrupt watchdog). */

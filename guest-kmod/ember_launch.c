@@ -89,16 +89,17 @@ static bool ember_vs_idle(struct ember_va_space *vs)
 
 /*
  * Whether the device is waiting for the driver rather than hung: in
- * lockstep it stops at every hand-off until the driver's SYNC, and
- * faulting warps wait for the replay of their batch. A slow driver (a
- * loaded host starving the guest) is not a hung device.
+ * lockstep it stops at every hand-off until the driver's SYNC, faulting
+ * warps wait for the replay of their batch, and while the bottom half
+ * services (queued or running) nothing the device waits for is late. A
+ * slow driver (a loaded host starving the guest) is not a hung device.
  */
 static bool ember_gpu_waits_for_driver(struct ember_gpu *gpu)
 {
 	return (ember_rd(gpu, EMGPU_REG_SYNC_STATUS) & EMGPU_SYNC_WAITING) ||
 	       ember_rd(gpu, EMGPU_REG_FAULT_BUF_GET) !=
 	       ember_rd(gpu, EMGPU_REG_FAULT_BUF_PUT) ||
-	       work_pending(&gpu->isr_work);
+	       work_pending(&gpu->isr_work) || READ_ONCE(gpu->isr_running);
 }
 
 /*
@@ -106,23 +107,28 @@ static bool ember_gpu_waits_for_driver(struct ember_gpu *gpu)
  * and then so that a lost interrupt only costs time. 0, -ETIMEDOUT or
  * -EINTR/-ERESTARTSYS.
  *
- * The hang watchdog counts polls, not wall time: a poll counts only when
- * the device clock has not moved since the last one and the device is not
- * waiting for the driver; hang_timeout_ms / 50 such polls in a row reset
- * the device. A guest starved by its host polls less often instead of
- * seeing its device hang.
+ * Both limits are in the device's terms, not the guest's wall clock, so
+ * that a lockstep run ends the same however loaded its host is:
+ *  - timeout_ms is device time: -ETIMEDOUT once the device clock has
+ *    advanced that much since the wait began (a reset, which restarts the
+ *    clock, adds nothing);
+ *  - the hang watchdog counts polls in which the device made no progress:
+ *    its clock stood still and it was not waiting for the driver.
+ *    hang_timeout_ms / 50 such polls in a row reset the device. A hung
+ *    device's clock stops, so this count is the one limit that cannot be
+ *    device time; a guest starved by its host polls less often instead of
+ *    seeing its device hang, and any progress or wait for the driver
+ *    starts the count again.
  */
 static int ember_vs_wait_idle(struct ember_va_space *vs, u32 timeout_ms)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
 	struct ember_gpu *gpu = vs->gpu;
-	u64 clock = ember_gpu_now_ns(gpu), now;
+	u64 clock = ember_gpu_now_ns(gpu), now, waited_ns = 0;
+	u64 limit_ns = (u64)timeout_ms * NSEC_PER_MSEC;
 	unsigned int stuck = 0;
 	long left;
 
 	while (!ember_vs_idle(vs)) {
-		if (time_after(jiffies, deadline))
-			return -ETIMEDOUT;
 		left = wait_event_interruptible_timeout(vs->launch_wq,
 				ember_vs_idle(vs),
 				msecs_to_jiffies(EMBER_WATCHDOG_POLL_MS));
@@ -131,16 +137,20 @@ static int ember_vs_wait_idle(struct ember_va_space *vs, u32 timeout_ms)
 		if (left)
 			continue;
 		ember_gpu_kick(gpu);
-		/* watchdog: the device clock must move while a launch runs */
 		now = ember_gpu_now_ns(gpu);
+		if (now > clock)
+			waited_ns += now - clock;
+		if (waited_ns >= limit_ns)
+			return -ETIMEDOUT;
+		/* watchdog: the device clock must move while a launch runs */
 		if (now != clock || ember_gpu_waits_for_driver(gpu)) {
-			clock = now;
 			stuck = 0;
 		} else if (++stuck * EMBER_WATCHDOG_POLL_MS >= ember_hang_timeout_ms) {
 			WRITE_ONCE(gpu->reset_pending, true);
 			ember_gpu_kick(gpu);
 			stuck = 0;
 		}
+		clock = now;
 	}
 	return 0;
 }

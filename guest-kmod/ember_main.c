@@ -60,7 +60,7 @@ EMBER_RANGE_PARAM(uvm_perf_fault_batch_count, ember_fault_batch_count,
 
 unsigned int ember_launch_timeout_ms = 600000;
 EMBER_RANGE_PARAM(launch_timeout_ms, ember_launch_timeout_ms, 100, UINT_MAX,
-		  0644, "Wall-clock limit of a synchronize, ms (>= 100, default 600000)");
+		  0644, "Limit of a synchronize in device time (the device clock advanced this much), ms (>= 100, default 600000)");
 
 unsigned int ember_hw_timeout_ms = 2000;
 EMBER_RANGE_PARAM(hw_timeout_ms, ember_hw_timeout_ms, 10, UINT_MAX, 0644,

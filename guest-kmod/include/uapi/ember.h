@@ -159,7 +159,7 @@ struct ember_launch {
  */
 struct ember_synchronize {
 	__u32 flags;			/* (in) must be zero */
-	__u32 timeout_ms;		/* (in) 0 = the launch_timeout_ms parameter */
+	__u32 timeout_ms;		/* (in) device time; 0 = launch_timeout_ms */
 	__u64 launch_id;		/* (out) last completed launch */
 	__u64 sim_ns;			/* (out) its modelled duration */
 	__u64 result;			/* (out) its checksum */
