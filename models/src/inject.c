@@ -10,7 +10,9 @@
  * stream (seeded from seed= and the model seed), "always" fires at every
  * check point; range= restricts firing to check points whose address
  * range overlaps (for poison, it is the VRAM range to poison). count=
- * limits the firings (default 1; 0 = unlimited).
+ * limits the firings (default 1; 0 = unlimited). during=launch skips
+ * every check point outside a running launch (no firing, no draw), so
+ * the injection hits the workload rather than its set-up or teardown.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -148,6 +150,11 @@ int gm_inject_parse(const char *spec, struct gm_inject *out, char *err,
 			if (parse_u64(v, vlen, &n) || n < 10 || n > 1000)
 				return fail(err, errlen, "factor must be 10..1000", v);
 			out->factor = (uint32_t)n;
+		} else if (klen == 6 && !strncmp(p, "during", 6)) {
+			if (vlen == 6 && !strncmp(v, "launch", 6))
+				out->launch_only = 1;
+			else if (vlen != 3 || strncmp(v, "any", 3))
+				return fail(err, errlen, "during must be launch or any", v);
 		} else {
 			return fail(err, errlen, "unknown key", p);
 		}
@@ -225,6 +232,8 @@ uint32_t gm_inject_check(struct gm_gpu *g, enum gm_inject_kind kind,
 		struct gm_inject *in = &g->inj[i];
 
 		if (in->kind != kind || (in->count && in->fired >= in->count))
+			continue;
+		if (in->launch_only && g->launch_status != EMGPU_LAUNCH_RUNNING)
 			continue;
 		if (in->range_len && kind != GM_INJ_POISON &&
 		    (addr >= in->range_start + in->range_len ||

@@ -42,6 +42,35 @@ static void test_parse(void)
 	CU_ASSERT_EQUAL(gm_inject_parse("kind=hang,colour=red", &in, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_EQUAL(gm_inject_parse("kind=hang,count=-1", &in, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_EQUAL(gm_inject_parse("kind", &in, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(gm_inject_parse("kind=hang,during=launch", &in, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(in.launch_only, 1);
+	CU_ASSERT_EQUAL(gm_inject_parse("kind=hang,during=any", &in, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(in.launch_only, 0);
+	CU_ASSERT_EQUAL(gm_inject_parse("kind=hang,during=soon", &in, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "during must be launch or any: soon");
+}
+
+/* during=launch: copies outside a launch pass untouched, one inside fails. */
+static void test_during_launch(void)
+{
+	struct th *t = th_new("h200-256m", 1, 0);
+	uint64_t args[3] = { VA_BASE, 1 << 20, 4 }, off;
+	int slot;
+
+	for (off = 0; off < (1 << 20); off += 4096)
+		th_map(t, VA_BASE + off, EMGPU_APERTURE_VIDMEM, off, 12, 0);
+	th_ce_setup(t);
+	slot = gm_inject_add(t->g, "kind=ce-error,trigger=always,during=launch", NULL, 0);
+	CU_ASSERT_EQUAL(slot, 0);
+	th_ce_push(t, EMGPU_CE_OP_COPY, SYS2VID, TH_DATA, 0x200000, 4096, 0);
+	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_CE_STATUS), 0);
+	CU_ASSERT_EQUAL(gm_inject_fired(t->g, slot), 0);
+	th_launch(t, EMGPU_KERNEL_STREAM, 8, 0, args, 3);
+	th_ce_push(t, EMGPU_CE_OP_COPY, SYS2VID, TH_DATA, 0x201000, 4096, 0);
+	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_CE_STATUS), EMGPU_CE_STATUS_ERROR);
+	CU_ASSERT_EQUAL(gm_inject_fired(t->g, slot), 1);
+	CU_ASSERT_EQUAL(gm_inject_fired_in_launch(t->g, slot), 1);
+	th_free(t);
 }
 
 /* ce-error at event N: copies before it succeed, the first after fails. */
@@ -282,4 +311,5 @@ void add_inject_suite(void)
 	CU_add_test(s, "tlb-timeout", test_tlb_timeout);
 	CU_add_test(s, "hang", test_hang);
 	CU_add_test(s, "prob trigger is deterministic", test_prob_deterministic);
+	CU_add_test(s, "during=launch", test_during_launch);
 }

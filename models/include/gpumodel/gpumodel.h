@@ -222,6 +222,8 @@ struct gm_inject {
 	uint64_t range_len;
 	uint32_t count;		/* firings left; 0 = unlimited */
 	uint32_t factor;	/* ce-stall slowdown, 10..1000 (default 100) */
+	int launch_only;	/* during=launch: check points outside a
+				 * running launch neither fire nor count */
 	/* run-time state */
 	uint64_t rng;
 	uint64_t fired;
@@ -237,7 +239,8 @@ struct gm_inject {
 
 /*
  * Parses "kind=K[,trigger=event:N|prob:P|always][,range=ADDR+LEN]
- * [,count=N][,seed=N][,factor=N]". Returns 0, or -EINVAL with a message
+ * [,count=N][,seed=N][,factor=N][,during=launch|any]". Returns 0, or
+ * -EINVAL with a message
  * in err (when errlen > 0).
  */
 int gm_inject_parse(const char *spec, struct gm_inject *out, char *err,
