@@ -738,6 +738,8 @@ const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 	json_object_set_new(obj, "sweep", json_string(r->sweep));
 	if (why[0])
 		json_object_set_new(obj, "why", json_string(why));
+	if (r->device)
+		json_object_set(obj, "device", r->device);
 	if (r->inject_kind) {
 		json_object_set_new(obj, "inject", json_string(r->inject_kind));
 		json_object_set_new(obj, "inject_spec", json_string(r->inject_spec));
@@ -799,8 +801,11 @@ static void arm_injection(struct em_vm *vm, struct em_run *r)
 	em_qmp_close(&q);
 }
 
-/* At the guest's final hold: how often did the injection fire? */
-static void read_injection_stats(struct em_vm *vm, json_t *obj, void *arg)
+/*
+ * At the guest's final hold: the device's stats (kept in result.json) and,
+ * for an injected run, how often the injection fired.
+ */
+static void read_device_stats(struct em_vm *vm, json_t *obj, void *arg)
 {
 	struct em_run *r = arg;
 	const char *scenario = json_string_value(json_object_get(obj, "scenario"));
@@ -817,7 +822,11 @@ static void read_injection_stats(struct em_vm *vm, json_t *obj, void *arg)
 		if (json_is_integer(json_object_get(stats, "injections_fired")))
 			r->injections_fired = json_integer_value(
 				json_object_get(stats, "injections_fired"));
+		json_decref(r->device);
+		r->device = json_is_object(stats) ? json_incref(stats) : NULL;
 		json_decref(stats);
+		if (!r->inject_kind)
+			goto out;
 		/* a device reset clears the stats, not the armed injection's count */
 		stats = em_qmp_execute(&q, "qom-get", json_pack("{s:s,s:s}", "path",
 				       EM_VM_GPU_QOM_PATH, "property", "inject"),
@@ -833,6 +842,7 @@ static void read_injection_stats(struct em_vm *vm, json_t *obj, void *arg)
 			r->injections_in_launch = l ? strtoll(l + 11, NULL, 10) : -1;
 		}
 		json_decref(stats);
+out:
 		em_qmp_close(&q);
 	}
 	em_vm_send(vm, "go\n");
@@ -1085,8 +1095,8 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 				.timeout_s = m->timeout_s, .run_args = r->args,
 				.modparams = m->modparams[0] ? m->modparams : NULL,
 				.paused = r->inject_kind != NULL,
-				.hold_at_end = r->inject_kind != NULL,
-				.on_line = read_injection_stats, .on_line_arg = r,
+				.hold_at_end = true,
+				.on_line = read_device_stats, .on_line_arg = r,
 			};
 
 			if (run_finished(r))
@@ -1141,6 +1151,8 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 	}
 out:
 	write_summary(m, p, runs, n);
+	for (i = 0; i < n; i++)
+		json_decref(runs[i].device);
 	free(runs);
 	free(commit);
 	return failed;

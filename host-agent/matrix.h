@@ -35,6 +35,10 @@
  * how often it hit a running launch (the device counts both); the run is
  * classified recovered / clean-error / not-fired / corrupted / oops /
  * hang / unexpected / error (judge_injected in matrix.c).
+ *
+ * Every run booted with QEMU directly holds at its end while the host
+ * reads the device's stats over QMP; result.json keeps them as "device"
+ * (counters, sim_ns, trace_hash), so two runs can be compared exactly.
  */
 #ifndef EMBER_AGENT_MATRIX_H
 #define EMBER_AGENT_MATRIX_H
@@ -101,6 +105,7 @@ struct em_run {
 	json_int_t injections_fired;	/* -1: unknown */
 	json_int_t injections_in_launch;	/* of those, hitting a launch */
 	char inject_error[256];
+	json_t *device;		/* emgpu's stats at the guest's end, or NULL */
 };
 
 /*
