@@ -43,24 +43,26 @@ static const struct {
 };
 
 /*
- * Default triggers of each injection kind: early enough to hit the first
- * launch of every workload, deterministic, and bounded by a count.
+ * Default triggers of each injection kind: deterministic, bounded by a
+ * count, and during=launch: a check point outside a running launch (set-up
+ * copies, the post-run read-back) neither fires nor draws, so the firing
+ * hits the workload wherever the kind's hardware path runs in a launch.
  */
 static const struct {
 	const char *kind;
 	const char *spec;
 } inject_defaults[] = {
-	{ "ce-error", "kind=ce-error,trigger=event:40,count=2" },
-	{ "ce-stall", "kind=ce-stall,trigger=event:40,count=8,factor=100" },
-	{ "fault-overflow", "kind=fault-overflow,trigger=event:40,count=16" },
-	{ "fault-dup", "kind=fault-dup,trigger=prob:0.25,count=64" },
-	{ "notify-drop", "kind=notify-drop,trigger=prob:0.5,count=32" },
-	{ "notify-dup", "kind=notify-dup,trigger=prob:0.5,count=32" },
-	{ "notify-corrupt", "kind=notify-corrupt,trigger=prob:0.5,count=32" },
-	{ "lost-irq", "kind=lost-irq,trigger=event:60,count=1" },
-	{ "poison", "kind=poison,range=0x0+0x400000" },
-	{ "tlb-timeout", "kind=tlb-timeout,trigger=event:40,count=1" },
-	{ "hang", "kind=hang,trigger=event:200,count=1" },
+	{ "ce-error", "kind=ce-error,trigger=event:40,count=2,during=launch" },
+	{ "ce-stall", "kind=ce-stall,trigger=event:40,count=8,factor=100,during=launch" },
+	{ "fault-overflow", "kind=fault-overflow,trigger=event:40,count=16,during=launch" },
+	{ "fault-dup", "kind=fault-dup,trigger=prob:0.25,count=64,during=launch" },
+	{ "notify-drop", "kind=notify-drop,trigger=prob:0.5,count=32,during=launch" },
+	{ "notify-dup", "kind=notify-dup,trigger=prob:0.5,count=32,during=launch" },
+	{ "notify-corrupt", "kind=notify-corrupt,trigger=prob:0.5,count=32,during=launch" },
+	{ "lost-irq", "kind=lost-irq,trigger=event:60,count=1,during=launch" },
+	{ "poison", "kind=poison,range=0x0+0x400000,during=launch" },
+	{ "tlb-timeout", "kind=tlb-timeout,trigger=event:40,count=1,during=launch" },
+	{ "hang", "kind=hang,trigger=event:200,count=1,during=launch" },
 };
 
 /*
@@ -890,12 +892,13 @@ static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 
 	if (!runs)
 		return NULL;
-	for (j = 0; j < ninj; j++)
+	/* injection kinds innermost: a campaign cut short covered every kind */
 	for (a = 0; a < m->napps; a++)
 		for (f = 0; f < m->nfactors; f++)
 			for (v = 0; v < m->nvariants; v++)
 				for (s = 0; s < m->nseeds; s++)
-				for (w = 0; w < nsweep; w++) {
+				for (w = 0; w < nsweep; w++)
+				for (j = 0; j < ninj; j++) {
 					struct em_run *r = &runs[k++];
 					int len;
 
