@@ -203,15 +203,15 @@ static int word_possible(const struct em_wl_config *cfg, int dst, uint32_t passe
 	return v == g;
 }
 
-/* Reads every page of b through the CPU after a failed launch. */
-static void check_after_error(const struct em_wl_config *cfg, struct em_buf *b,
-			      int dst, uint32_t passes, struct em_buf *src,
-			      struct em_wl_result *r)
+void em_wl_read_back(const void *p, size_t bytes, em_wl_word_ok ok,
+		     const void *ctx, struct em_wl_result *r)
 {
 	struct sigaction sa = { .sa_handler = on_lost_page }, old;
-	size_t n = b->bytes / 4, per_page = 4096 / 4;
+	size_t n = bytes / 4, per_page = 4096 / 4;
+	const volatile uint32_t *w = p;
 	volatile size_t page;
 	size_t i, end;
+	uint32_t v;
 
 	sa.sa_flags = SA_NODEFER;
 	sigaction(SIGBUS, &sa, &old);
@@ -221,13 +221,39 @@ static void check_after_error(const struct em_wl_config *cfg, struct em_buf *b,
 			continue;
 		}
 		end = (page + 1) * per_page < n ? (page + 1) * per_page : n;
-		for (i = page * per_page; i < end; i++)
-			if (!word_possible(cfg, dst, passes, src, i,
-					   ((volatile uint32_t *)b->p)[i]))
+		for (i = page * per_page; i < end; i++) {
+			v = w[i];
+			if (ok && !ok(ctx, i, v))
 				r->mismatches++;
-		r->words_checked += end - page * per_page;
+		}
+		if (ok)
+			r->words_checked += end - page * per_page;
 	}
 	sigaction(SIGBUS, &old, NULL);
+}
+
+struct after_error {
+	const struct em_wl_config *cfg;
+	int dst;
+	uint32_t passes;
+	struct em_buf *src;
+};
+
+static int after_error_ok(const void *ctx, size_t i, uint32_t v)
+{
+	const struct after_error *e = ctx;
+
+	return word_possible(e->cfg, e->dst, e->passes, e->src, i, v);
+}
+
+/* Reads every page of b through the CPU after a failed launch. */
+static void check_after_error(const struct em_wl_config *cfg, struct em_buf *b,
+			      int dst, uint32_t passes, struct em_buf *src,
+			      struct em_wl_result *r)
+{
+	struct after_error e = { cfg, dst, passes, src };
+
+	em_wl_read_back(b->p, b->bytes, after_error_ok, &e, r);
 }
 
 int em_wl_health(const struct em_wl_config *cfg, struct em_wl_result *r)

@@ -74,11 +74,13 @@ struct em_wl_result {
 	uint64_t setup_ns;		/* device time of advise + prefetch */
 	struct ember_stats_counters stats;	/* of this run's VA space */
 	/*
-	 * After a failed launch (stream, gather, hotset): every page of the
-	 * buffers read back through the CPU; a page whose read fails
-	 * (SIGBUS: its data was lost) is counted, any other page must hold
-	 * what the kernel could have left (its input, or a partial result),
-	 * never zeros in place of data (counted in mismatches).
+	 * After a failed launch: every page of the buffers read back through
+	 * the CPU; a page whose read fails (SIGBUS: its data was lost) is
+	 * counted, any other page must hold what the kernel could have left
+	 * (its input, or a partial result), never zeros in place of data
+	 * (counted in mismatches). stream, gather and hotset check every
+	 * word; the applications (apps.c) check the buffers no launch
+	 * writes, and read the others for lost pages only.
 	 */
 	uint64_t lost_pages;
 	/* em_wl_health(): a fresh launch on the same VA space after a failure */
@@ -100,6 +102,15 @@ struct em_wl_result {
 };
 
 int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *res);
+/*
+ * Reads [p, p + bytes) through the CPU, page by page, after a failed
+ * launch: a page whose read raises SIGBUS counts in lost_pages; with ok,
+ * every word i of the other pages counts in words_checked, and in
+ * mismatches where ok(ctx, i, value) is 0.
+ */
+typedef int (*em_wl_word_ok)(const void *ctx, size_t i, uint32_t v);
+void em_wl_read_back(const void *p, size_t bytes, em_wl_word_ok ok,
+		     const void *ctx, struct em_wl_result *r);
 /*
  * The health check after a failed run: allocates two VA blocks on the same
  * VA space, fills them through the CPU, runs one stream launch and
