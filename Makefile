@@ -49,6 +49,7 @@ test: all
 	$(MAKE) libvirt-test
 	bash tests/vfio/check-dry-run.sh
 	$(MAKE) inject-test
+	$(MAKE) loaded-test
 	$(MAKE) sizes-test
 	$(MAKE) report-test
 	$(MAKE) fuzz-ioctl
@@ -61,6 +62,12 @@ test: all
 inject-test: all
 	bash tests/inject/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
 		$(BUILD)/inject-test
+
+# Lockstep determinism on a loaded host: the same small runs with and
+# without busy loops beside them give the same trace hash and stats.
+loaded-test: all
+	bash tests/inject/loaded-host.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
+		$(BUILD)/loaded-test
 
 # ember-agent report beside the paper's CSVs, on results made from the
 # paper's own numbers (no VM): exact order counts and geometric means.
@@ -235,4 +242,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card info clean
+.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test loaded-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card info clean

@@ -28,7 +28,7 @@ packages=(
 	busybox-static cpio kmod
 	# host tools and tests
 	libcunit1-dev libjansson-dev valgrind gnuplot-nox
-	# make scale's report (scripts/scale.sh), make profile-run
+	# make scale's report (scripts/scale.sh), make profile-run, make loaded-test
 	jq linux-perf
 	# libFuzzer (tests/fuzz); patch applies tests/fuzz/qemu/*.patch
 	clang libclang-rt-14-dev patch
