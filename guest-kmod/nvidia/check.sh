@@ -132,6 +132,21 @@ check_vermagic() {
 	done
 }
 
+# A refused parameter set must say why in the kernel log: as a plain
+# KERN_ERR line ("nvidia-uvm: Invalid Ember-adaptive parameters: ..."),
+# not through UVM_ERR_PRINT, which release builds print only with
+# uvm_debug_prints=1.
+check_refusal_printed() {
+	local text
+	# KERN_ERR is "\001" "3": strings shows the 3 before the prefix
+	text=$(strings "$uvm_ko")
+	if grep -qF '3nvidia-uvm: Invalid Ember-adaptive parameters: %s' <<<"$text"; then
+		pass "a refused Table 1 set is printed at KERN_ERR unconditionally"
+	else
+		flunk "nvidia-uvm.ko has no unconditional KERN_ERR line for a refused Table 1 set"
+	fi
+}
+
 # build.sh on bad input must stop at the named step.
 expect_refusal() {
 	local what=$1 want=$2 msg
@@ -174,6 +189,7 @@ check_parameters
 check_core_linked
 check_hooks
 check_vermagic
+check_refusal_printed
 check_bad_input
 
 if [ "$failures" != 0 ]; then
