@@ -603,16 +603,37 @@ static void cs_size(struct em_app_data *a)
 	set_bytes(a, 1, a->n[1] * a->n[0] / 4);
 }
 
-static void cs_fill(struct em_app_data *a)
+typedef uint32_t (*col_val_fn)(const struct em_app_data *a, unsigned int col,
+				uint64_t i);
+
+/* A column scan's table b0 (cols x n[0] rows) filled, its output b1 zeroed. */
+static void table_fill(struct em_app_data *a, unsigned int cols, col_val_fn val)
 {
 	uint64_t i, n = a->n[0];
 	uint32_t *t = w32(a, 0);
 	unsigned int c;
 
-	for (c = 0; c < EM_CS_COLS; c++)
+	for (c = 0; c < cols; c++)
 		for (i = 0; i < n; i++)
-			t[c * n + i] = cs_val(a, c, i);
+			t[c * n + i] = val(a, c, i);
 	memset(a->p[1], 0, a->bytes[1]);
+}
+
+/* The table still holds its inputs (a scan only reads it). */
+static void table_check(struct em_app_data *a, unsigned int cols, col_val_fn val)
+{
+	uint64_t i, n = a->n[0];
+	const uint32_t *t = w32(a, 0);
+	unsigned int c;
+
+	for (c = 0; c < cols; c++)
+		for (i = 0; i < n; i++)
+			check(a, t[c * n + i], val(a, c, i));
+}
+
+static void cs_fill(struct em_app_data *a)
+{
+	table_fill(a, EM_CS_COLS, cs_val);
 }
 
 /*
@@ -644,14 +665,11 @@ static void scan_check(struct em_app_data *a, const uint32_t *t, uint64_t n,
 
 static int cs_verify(struct em_app_data *a)
 {
-	uint64_t n = a->n[0], q, i;
+	uint64_t n = a->n[0], q;
 	const uint32_t *t = w32(a, 0);
 	const uint64_t *out = a->p[1];
-	unsigned int c;
 
-	for (c = 0; c < EM_CS_COLS; c++)	/* the table intact: then use it */
-		for (i = 0; i < n; i++)
-			check(a, t[c * n + i], cs_val(a, c, i));
+	table_check(a, EM_CS_COLS, cs_val);	/* the table intact: then use it */
 	for (q = 0; q < a->n[1]; q++)
 		scan_check(a, t, n, cs_q[q % EM_CS_QUERIES], out + q * (n / 32));
 	return 0;
@@ -797,28 +815,15 @@ static void ssb_size(struct em_app_data *a)
 
 static void ssb_fill(struct em_app_data *a)
 {
-	uint64_t i, n = a->n[0];
-	uint32_t *t = w32(a, 0);
-	unsigned int c;
-
-	for (c = 0; c < LO_COLS; c++)
-		for (i = 0; i < n; i++)
-			t[c * n + i] = ssb_val(a, c, i);
-	memset(a->p[1], 0, a->bytes[1]);
+	table_fill(a, LO_COLS, ssb_val);
 }
 
 static int ssb_verify(struct em_app_data *a)
 {
-	uint64_t n = a->n[0], i;
-	const uint32_t *t = w32(a, 0);
-	unsigned int c;
-
 	if (a->query < 0 || a->query >= EM_SSB_QUERIES)
 		return -EINVAL;
-	for (c = 0; c < LO_COLS; c++)
-		for (i = 0; i < n; i++)
-			check(a, t[c * n + i], ssb_val(a, c, i));
-	scan_check(a, t, n, ssb_q[a->query], a->p[1]);
+	table_check(a, LO_COLS, ssb_val);
+	scan_check(a, w32(a, 0), a->n[0], ssb_q[a->query], a->p[1]);
 	return 0;
 }
 
