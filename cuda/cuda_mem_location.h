@@ -4,12 +4,12 @@
  * generations the programs here are built with: CUDA 13 takes a struct
  * cudaMemLocation (and a flags argument to the prefetch); CUDA 11.8 (the
  * Debian toolkit that builds the real-card guest image, for a 535 driver)
- * takes a device number, cudaCpuDeviceId for the host.
+ * takes a device number, cudaCpuDeviceId for the host. C and C++.
  */
 #ifndef EMBER_CUDA_MEM_LOCATION_H
 #define EMBER_CUDA_MEM_LOCATION_H
 
-#include <cuda_runtime.h>
+#include <cuda_runtime_api.h>
 
 #if CUDART_VERSION >= 13000
 typedef struct cudaMemLocation mem_location;

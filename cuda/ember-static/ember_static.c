@@ -30,6 +30,10 @@
  *                            to study a smaller card within a large one
  *   EMBER_STATIC_VERBOSE=1   one line per decision on stderr
  *
+ * Built against CUDA 13, or CUDA 11.8 for the real-card guest image
+ * (images/nvidia), whose runtime and driver name memory locations by device
+ * number and have no cuLaunchKernelEx.
+ *
  * The program must use the shared CUDA runtime (nvcc -cudart shared) or
  * link libcuda.so: the static runtime, nvcc's default, cannot be
  * interposed. Calls a program makes through cuGetProcAddress or dlsym on a
@@ -45,6 +49,8 @@
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+
+#include "../cuda_mem_location.h"
 
 #define MAX_ALLOCS	1024
 #define MAX_HINTS	16
@@ -71,9 +77,13 @@ static unsigned int nallocs;
 static size_t prefetched_total;
 
 typedef cudaError_t (*advise_fn)(const void *, size_t, enum cudaMemoryAdvise,
-				 struct cudaMemLocation);
+				 mem_location);
+#if CUDART_VERSION >= 13000
 typedef cudaError_t (*prefetch_fn)(const void *, size_t, struct cudaMemLocation,
 				   unsigned int, cudaStream_t);
+#else
+typedef cudaError_t (*prefetch_fn)(const void *, size_t, int, cudaStream_t);
+#endif
 
 static size_t env_size(const char *name, size_t def, size_t unit)
 {
@@ -103,7 +113,7 @@ static void *real(const char *sym)
 
 /* Ember's own calls go to the runtime directly, never through the hooks. */
 static cudaError_t real_advise(const void *p, size_t n, enum cudaMemoryAdvise a,
-			       struct cudaMemLocation loc)
+			       mem_location loc)
 {
 	static advise_fn f;
 
@@ -112,27 +122,30 @@ static cudaError_t real_advise(const void *p, size_t n, enum cudaMemoryAdvise a,
 	return f(p, n, a, loc);
 }
 
-static cudaError_t real_prefetch(const void *p, size_t n, struct cudaMemLocation loc,
+static cudaError_t real_prefetch(const void *p, size_t n, mem_location loc,
 				 cudaStream_t s)
 {
 	static prefetch_fn f;
 
 	if (!f)
 		f = (prefetch_fn)real("cudaMemPrefetchAsync");
+#if CUDART_VERSION >= 13000
 	return f(p, n, loc, 0, s);
+#else
+	return f(p, n, loc, s);
+#endif
 }
 
 /* Listing 1, lines 3-4: mapped from the host by default. */
 static void adopt(void *ptr, size_t size)
 {
-	struct cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 };
-	struct cudaMemLocation gpu = { cudaMemLocationTypeDevice, 0 };
+	mem_location cpu = mem_location_host(), gpu;
 	unsigned int i;
 	int dev;
 
 	if (!size || cudaGetDevice(&dev) != cudaSuccess)
 		return;
-	gpu.id = dev;
+	gpu = mem_location_device(dev);
 	if (real_advise(ptr, size, cudaMemAdviseSetPreferredLocation, cpu) != cudaSuccess ||
 	    real_advise(ptr, size, cudaMemAdviseSetAccessedBy, gpu) != cudaSuccess) {
 		fprintf(stderr, "ember-static: advice on %p failed; left as plain UVM\n", ptr);
@@ -204,8 +217,7 @@ static unsigned int unhinted(struct managed *m, uintptr_t lo, uintptr_t hi,
  */
 static void program_hint(const char *call, const void *p, size_t n)
 {
-	struct cudaMemLocation cpu = { cudaMemLocationTypeHost, 0 };
-	struct cudaMemLocation gpu = { cudaMemLocationTypeDevice, 0 };
+	mem_location cpu = mem_location_host(), gpu;
 	uintptr_t lo = (uintptr_t)p, hi = lo + n;
 	struct range gaps[MAX_HINTS + 1];
 	unsigned int i, g, ngaps;
@@ -220,7 +232,7 @@ static void program_hint(const char *call, const void *p, size_t n)
 			continue;
 		/* Ember's advice goes once, where the program had no hint yet */
 		ngaps = unhinted(m, a, b, gaps);
-		gpu.id = m->dev;
+		gpu = mem_location_device(m->dev);
 		for (g = 0; g < ngaps; g++) {
 			void *at = (void *)gaps[g].lo;
 			size_t len = gaps[g].hi - gaps[g].lo;
@@ -246,7 +258,7 @@ static void program_hint(const char *call, const void *p, size_t n)
 static void prefetch_unhinted(struct managed *m, size_t *room, size_t cap,
 			      cudaStream_t stream)
 {
-	struct cudaMemLocation gpu = { cudaMemLocationTypeDevice, m->dev };
+	mem_location gpu = mem_location_device(m->dev);
 	struct range gaps[MAX_HINTS + 1];
 	size_t hot = 0, free_of_hints = 0, n;
 	unsigned int i, ngaps = unhinted(m, m->base, m->base + m->size, gaps);
@@ -323,12 +335,13 @@ cudaError_t cudaFree(void *ptr)
 }
 
 cudaError_t cudaMemAdvise(const void *p, size_t n, enum cudaMemoryAdvise advice,
-			  struct cudaMemLocation loc)
+			  mem_location loc)
 {
 	program_hint("cudaMemAdvise", p, n);
 	return real_advise(p, n, advice, loc);
 }
 
+#if CUDART_VERSION >= 13000
 #define EMBER_STATIC_PREFETCH(name)						\
 cudaError_t name(const void *p, size_t n, struct cudaMemLocation loc,		\
 		 unsigned int flags, cudaStream_t stream)			\
@@ -340,6 +353,18 @@ cudaError_t name(const void *p, size_t n, struct cudaMemLocation loc,		\
 	program_hint(#name, p, n);						\
 	return next(p, n, loc, flags, stream);					\
 }
+#else
+#define EMBER_STATIC_PREFETCH(name)						\
+cudaError_t name(const void *p, size_t n, int dev, cudaStream_t stream)	\
+{										\
+	static prefetch_fn next;						\
+										\
+	if (!next)								\
+		next = (prefetch_fn)real(#name);				\
+	program_hint(#name, p, n);						\
+	return next(p, n, dev, stream);						\
+}
+#endif
 
 EMBER_STATIC_PREFETCH(cudaMemPrefetchAsync)
 EMBER_STATIC_PREFETCH(cudaMemPrefetchAsync_ptsz)
@@ -394,6 +419,7 @@ CUresult cuMemFree_v2(CUdeviceptr ptr)
 	return next(ptr);
 }
 
+#if CUDA_VERSION >= 13000
 CUresult cuMemAdvise_v2(CUdeviceptr p, size_t n, CUmem_advise advice, CUmemLocation loc)
 {
 	static CUresult (*next)(CUdeviceptr, size_t, CUmem_advise, CUmemLocation);
@@ -419,6 +445,32 @@ CUresult name(CUdeviceptr p, size_t n, CUmemLocation loc, unsigned int flags,	\
 
 EMBER_STATIC_CU_PREFETCH(cuMemPrefetchAsync_v2)
 EMBER_STATIC_CU_PREFETCH(cuMemPrefetchAsync_v2_ptsz)
+#else
+/* CUDA 11.8: a device number, no flags */
+CUresult cuMemAdvise(CUdeviceptr p, size_t n, CUmem_advise advice, CUdevice dev)
+{
+	static CUresult (*next)(CUdeviceptr, size_t, CUmem_advise, CUdevice);
+
+	if (!next)
+		next = real("cuMemAdvise");
+	program_hint("cuMemAdvise", (void *)(uintptr_t)p, n);
+	return next(p, n, advice, dev);
+}
+
+#define EMBER_STATIC_CU_PREFETCH(name)						\
+CUresult name(CUdeviceptr p, size_t n, CUdevice dev, CUstream stream)		\
+{										\
+	static CUresult (*next)(CUdeviceptr, size_t, CUdevice, CUstream);	\
+										\
+	if (!next)								\
+		next = real(#name);						\
+	program_hint(#name, (void *)(uintptr_t)p, n);				\
+	return next(p, n, dev, stream);						\
+}
+
+EMBER_STATIC_CU_PREFETCH(cuMemPrefetchAsync)
+EMBER_STATIC_CU_PREFETCH(cuMemPrefetchAsync_ptsz)
+#endif
 
 /* runtime and driver stream handles are the same objects */
 #define EMBER_STATIC_CU_LAUNCH(name)						\
@@ -440,6 +492,7 @@ CUresult name(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,	\
 EMBER_STATIC_CU_LAUNCH(cuLaunchKernel)
 EMBER_STATIC_CU_LAUNCH(cuLaunchKernel_ptsz)
 
+#if CUDA_VERSION >= 12000	/* cuLaunchKernelEx is CUDA 12's */
 #define EMBER_STATIC_CU_LAUNCH_EX(name)						\
 CUresult name(const CUlaunchConfig *config, CUfunction f, void **params,	\
 	      void **extra)							\
@@ -455,3 +508,4 @@ CUresult name(const CUlaunchConfig *config, CUfunction f, void **params,	\
 
 EMBER_STATIC_CU_LAUNCH_EX(cuLaunchKernelEx)
 EMBER_STATIC_CU_LAUNCH_EX(cuLaunchKernelEx_ptsz)
+#endif
