@@ -48,8 +48,9 @@ check "init's last line is the end of the boot" line '"scenario":"boot","end":tr
 
 # init's run lines, without a card: its run_one with a stand-in for
 # ember-apps that prints a fixed line, under busybox sh as in the guest;
-# ember-agent report must read them (one ok cell per variant, static
-# reported failed in an image without libember-static.so)
+# ember-agent report must read them (one ok cell per variant; static
+# reported failed, as where libember-static.so is missing: the host's
+# /usr/lib has none)
 sim=$work/run-lines
 mkdir -p "$sim"
 cat >"$sim/ember-apps" <<'APPS'
@@ -68,7 +69,7 @@ chmod +x "$sim/ember-apps"
 "$agent" report "$sim" --no-plot >"$sim/report" 2>&1
 check "init's run lines: sim_ns and setup_ns from launch_ms and setup_ms, factor of the card" \
 	grep -q '"variant":"adaptive","profile":"NVIDIA X","factor":0.5000,.*"status":"ok".*"run":{"sim_ns":10250000,"setup_ns":2250000,' "$sim/results.jsonl"
-check "ember-agent report reads them (static failed: not in the image)" \
+check "ember-agent report reads them (static failed: no libember-static.so)" \
 	grep -qE '^kmeans +1.00 +1.00 +failed +1.00 +12.500$' "$sim/report"
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed"

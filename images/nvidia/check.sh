@@ -13,6 +13,9 @@
 #     image), with machine code for Turing to Hopper, and every library it
 #     needs inside the image (resolved by the image's own loader; as root,
 #     run in a chroot, where it must get as far as "no CUDA-capable device");
+#   - libember-static.so, interposing CUDA 11.8's names (cudaMemAdvise,
+#     cuMemAdvise and cuMemPrefetchAsync without _v2), and ember-apps
+#     preloading it in the chroot as far as the same error;
 #   - /etc/ember-image naming each guest package at its pinned version.
 # Then the same checks on a copy of the image without its GSP firmware must
 # fail (the test can fail).
@@ -95,11 +98,27 @@ program_ok() {
 		{ echo "$list"; return 1; }
 }
 
+interposer_ok() {
+	local p=$1 name syms sym
+	name=$(basename "$p")
+	cmp "$p" "$root/usr/lib/$name" || return 1
+	syms=$(nm -D --defined-only "$root/usr/lib/$name" | awk '{ print $3 }')
+	for sym in cudaMallocManaged cudaMemAdvise cudaMemPrefetchAsync cudaLaunchKernel \
+		   cuMemAllocManaged cuMemAdvise cuMemPrefetchAsync cuLaunchKernel; do
+		grep -qx "$sym" <<<"$syms" || { echo "$name does not define $sym"; return 1; }
+	done
+}
+
+# runs_in_image PROGRAM [PRELOAD]
 runs_in_image() {
 	local p=$1 out
-	out=$(LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu/nvidia/current \
-		chroot "$root" "/bin/$(basename "$p")" pathfinder uvm 1048576 2>&1)
-	grep -q 'no CUDA-capable device' <<<"$out" || { echo "$out"; return 1; }
+	# the environment set inside the chroot (chroot itself is the host's)
+	out=$(chroot "$root" /bin/busybox env \
+		LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu/nvidia/current \
+		LD_PRELOAD="${2:-}" "/bin/$(basename "$p")" pathfinder uvm 1048576 2>&1)
+	# the loader only warns about a preload it cannot load
+	! grep -q 'cannot be preloaded' <<<"$out" && grep -q 'no CUDA-capable device' <<<"$out" ||
+		{ echo "$out"; return 1; }
 }
 
 manifest_pins() {
@@ -130,11 +149,17 @@ check_image() {
 	check "libcudart 11.8" has usr/lib/x86_64-linux-gnu/libcudart.so.11.8.89 \
 		usr/lib/x86_64-linux-gnu/libcudart.so.11.0
 	for p in "${programs[@]}"; do
-		check "$(basename "$p"): libcudart 11.8, sm_75..sm_90, libraries in the image" program_ok "$p"
+		case $p in
+		*.so) check "$(basename "$p"): CUDA 11.8's entry points" interposer_ok "$p" ;;
+		*) check "$(basename "$p"): libcudart 11.8, sm_75..sm_90, libraries in the image" \
+			program_ok "$p" ;;
+		esac
 	done
 	if [ "$(id -u)" = 0 ]; then
 		check "ember-apps runs in the image as far as 'no CUDA-capable device'" \
 			runs_in_image "${programs[0]}"
+		check "... and under LD_PRELOAD=libember-static.so" \
+			runs_in_image "${programs[0]}" /usr/lib/libember-static.so
 	else
 		n=$((n + 1))
 		echo "ok $n ember-apps in a chroot # SKIP not root"
