@@ -29,6 +29,7 @@ runs=$here/runs.tsv
 work=$build/fuzz-qemu
 
 fuzzer=$(bash "$top/scripts/build-qemu.sh" --fuzz)
+commit=$(git -C "$top" rev-parse --short HEAD)	# what the fuzzer was built from
 mkdir -p "$work/new" "$corpus"
 
 export QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share/seabios -device emgpu,profile=h200-64m"
@@ -47,7 +48,9 @@ grep -v '^#[0-9]*[[:space:]]*\(NEW\|REDUCE\|pulse\)' "$log" | tail -n 30
 stat() { sed -n "s/^stat::$1:[[:space:]]*//p" "$log" | tail -n1; }
 execs=$(stat number_of_executed_units)
 rate=$(stat average_exec_per_sec)
-# the last status line's coverage (edges) and features
+# the last status line's coverage (edges) and features; in this mode they
+# include the edges of the reset between inputs (report.sh measures the
+# corpus without them)
 cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n1)
 # 72: libFuzzer's exit status when interrupted (SIGINT), after its stats
 crashes=0
@@ -62,7 +65,7 @@ rm -rf "$work/new" "$work/min"
 
 [ -s "$runs" ] || printf 'date_utc\tcommit\tseconds\texecutions\texec_per_s\tcov\tft\tcorpus\tcrashes\n' >"$runs"
 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" \
-	"$(git -C "$top" rev-parse --short HEAD)" "$elapsed" "${execs:-0}" \
+	"$commit" "$elapsed" "${execs:-0}" \
 	"${rate:-0}" "$(echo "$cov" | awk '{print $2}')" \
 	"$(echo "$cov" | awk '{print $4}')" "$(ls "$corpus" | wc -l)" \
 	"$crashes" >>"$runs"
