@@ -15,6 +15,8 @@
  *   static_half     mapped, first half prefetched (Ember-static's split)
  *   gpu_first_touch managed, untouched, the kernel writes it: pages created
  *                   on the GPU
+ *   fault_seq_gpu_made  fault_seq on those pages after a prefetch to the
+ *                   host: host-resident pages the CPU never touched
  *   launch          one thread reads one GPU-resident word: launch + one access
  *   mapped_latency  the same on a mapped (host-preferred, accessed-by) word:
  *                   launch + one access over the interconnect
@@ -27,6 +29,12 @@
  *                   one-word read at each probe offset: resident (no fault)
  *                   or not, which shows the region one fault migrates
  *   prefetch_to_host  GPU-resident managed memory prefetched to the CPU
+ *   mapped_reuse_W  mapped as mapped_read, every line read twice, the second
+ *                   time W bytes of reads later (W = 4k, 256k, 4m; the order
+ *                   of the testbed's hotset kernel with that window and
+ *                   reuse 64): whether the card serves the second read from
+ *                   its caches (GB/s of the buffer, as mapped_read) or pays
+ *                   the link again (half that)
  *   mapped_read_4b  mapped as mapped_read, one 4-byte word per 128-byte line:
  *                   the interconnect's rate of small remote requests
  *   fault_seq at other sizes with --sweep (16 MiB .. 4 GiB, first-touch
@@ -111,6 +119,28 @@ __global__ void read_line_words(const unsigned int *p, size_t lines,
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < lines;
 	     i += (size_t)gridDim.x * blockDim.x)
 		acc += p[i * 32];
+	if (acc == 0x12345678u)
+		atomicAdd(sink, 1ull);
+}
+
+/*
+ * hotset's order with window wpages and reuse 64: window after window, each
+ * window's lines twice (slot j: page j % wpages, line (j / wpages) % 32),
+ * one 128-byte line a warp-slot.
+ */
+__global__ void read_window(const unsigned int *p, size_t pages, size_t wpages,
+			    unsigned long long *sink)
+{
+	size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
+	size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+	size_t slots = wpages * 64, items = pages / wpages * slots;
+	unsigned int lane = threadIdx.x % 32, acc = 0;
+
+	for (size_t n = warp; n < items; n += warps) {
+		size_t j = n % slots, page = n / slots * wpages + j % wpages;
+
+		acc += p[(page * 32 + (j / wpages) % 32) * 32 + lane];
+	}
 	if (acc == 0x12345678u)
 		atomicAdd(sink, 1ull);
 }
@@ -285,6 +315,34 @@ static void fault_parallel(ctx &c, int reps)
 }
 
 /* Prefetch back to the host, and mapped reads of one word per line. */
+static void mapped_reuse(ctx &c, int reps)
+{
+	static const struct { const char *name; size_t window; } w[] = {
+		{ "mapped_reuse_4k", 4096 },
+		{ "mapped_reuse_256k", 256 << 10 },
+		{ "mapped_reuse_4m", 4 << 20 },
+	};
+	size_t pages = c.bytes / 4096, k;
+	int i;
+
+	for (k = 0; k < sizeof(w) / sizeof(w[0]); k++) {
+		std::vector<double> t;
+
+		for (i = 0; i < reps; i++) {
+			void *p = managed(c, c.bytes, true);
+
+			map_on_host(c, p, c.bytes);
+			t.push_back(timed(c, [&] {
+				read_window<<<c.sms * 8, 512>>>((const unsigned int *)p,
+								pages, w[k].window / 4096,
+								c.sink);
+			}));
+			CHECK_EXIT(cudaFree(p));
+		}
+		emit(c, w[k].name, c.bytes, median(t), NULL);
+	}
+}
+
 static void host_side(ctx &c, int reps)
 {
 	const size_t lines = c.bytes / 128;
@@ -309,6 +367,7 @@ static void host_side(ctx &c, int reps)
 		CHECK_EXIT(cudaFree(p));
 	}
 	emit(c, "prefetch_to_host", c.bytes, median(ph), NULL);
+	mapped_reuse(c, reps);
 	snprintf(extra, sizeof(extra), "\"requests_per_s\":%.0f",
 		 lines / median(m4));
 	emit(c, "mapped_read_4b", lines * 4, median(m4), extra);
@@ -400,7 +459,7 @@ int main(int argc, char **argv)
 	}
 	/* managed memory: each repetition on a fresh allocation */
 	{
-		std::vector<double> pf, fs, fr, mr, sh, gf;
+		std::vector<double> pf, fs, fr, mr, sh, gf, fu;
 		const size_t lines = c.bytes / 128, items = lines / 4;
 
 		for (i = 0; i < reps; i++) {
@@ -437,6 +496,10 @@ int main(int argc, char **argv)
 			gf.push_back(timed(c, [&] {
 				write_seq<<<c.sms * 8, 512>>>((uint4 *)p, c.bytes / 16);
 			}));
+			/* host-resident now, never touched by the CPU */
+			prefetch_to_cpu(c, p, c.bytes);
+			CHECK_EXIT(cudaDeviceSynchronize());
+			fu.push_back(timed(c, [&] { launch_read(c, p, c.bytes); }));
 			CHECK_EXIT(cudaFree(p));
 		}
 		emit(c, "prefetch", c.bytes, median(pf), NULL);
@@ -450,6 +513,7 @@ int main(int argc, char **argv)
 		emit(c, "mapped_read", c.bytes, median(mr), NULL);
 		emit(c, "static_half", c.bytes, median(sh), NULL);
 		emit(c, "gpu_first_touch", c.bytes, median(gf), NULL);
+		emit(c, "fault_seq_gpu_made", c.bytes, median(fu), NULL);
 	}
 	isolated(c, reps);
 	fault_parallel(c, reps);

@@ -13,6 +13,7 @@
  *   first touch       stream (sequential read-modify-write, line order)
  *   random lines      gather (its 4-byte-per-line output prefetched first)
  *   one word          hotset over one 4 KiB page, one warp: one access
+ *   lines read twice  hotset with the row's window and reuse 64
  * mapped_read_4b reads one 4-byte word of every line (hotset's args[6]), as
  * the card's row does.
  *
@@ -152,6 +153,19 @@ static uint64_t read_lines(void *p, size_t bytes, uint32_t reuse, uint32_t warps
 	return run(&l);
 }
 
+/* each line of p twice, the second time `window` bytes of reads later */
+static uint64_t read_window(void *p, size_t bytes, size_t window)
+{
+	struct ember_launch l = { .kernel = EMBER_KERNEL_HOTSET, .seed = 1 };
+
+	l.args[0] = (uintptr_t)p;
+	l.args[1] = bytes;
+	l.args[2] = window;
+	l.args[4] = 64;
+	l.args[5] = 1;
+	return run(&l);
+}
+
 static uint64_t touch(void *p)
 {
 	return read_lines(p, 4096, 1, 1, 0);
@@ -231,6 +245,9 @@ static void bandwidth(const struct ub *u)
 	ns = read_lines(p, b, 32, 0, 4);
 	snprintf(extra, sizeof(extra), "\"requests_per_s\":%.0f", lines / (ns / 1e9));
 	emit_on("mapped_read_4b", b, lines * 4, ns, extra);
+	emit_on("mapped_reuse_4k", b, b, read_window(p, b, 4096), NULL);
+	emit_on("mapped_reuse_256k", b, b, read_window(p, b, 256 << 10), NULL);
+	emit_on("mapped_reuse_4m", b, b, read_window(p, b, 4 << 20), NULL);
 	release(p);
 
 	p = alloc(b, 1);
@@ -241,6 +258,8 @@ static void bandwidth(const struct ub *u)
 
 	p = alloc(b, 0);
 	emit_on("gpu_first_touch", b, b, first_touch(p, b), NULL);
+	prefetch(p, b, emCpuDeviceId);	/* host-resident, never CPU-touched */
+	emit_on("fault_seq_gpu_made", b, b, first_touch(p, b), NULL);
 	release(p);
 
 	items = 32 * (b / BLOCK);	/* one warp per block, 32 lines each */
