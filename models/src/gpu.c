@@ -133,9 +133,7 @@ static int profile_ok(const struct gm_profile *p)
 	       p->utlbs_per_gpc <= 128 && p->num_access_counters &&
 	       p->num_access_counters <= (1u << 20) && p->num_copy_engines &&
 	       p->warp_mlp && p->vram_bw_mbps && p->link_h2d_mbps &&
-	       p->link_d2h_mbps && p->num_sms <= 512 && p->warps_per_sm <= 64 &&
-	       !(p->sysmem_cache_lines & (p->sysmem_cache_lines - 1)) &&
-	       p->sysmem_cache_lines <= (1u << 20);
+	       p->link_d2h_mbps && p->num_sms <= 512 && p->warps_per_sm <= 64;
 }
 
 struct gm_gpu *gm_create(const struct gm_config *cfg,
@@ -159,11 +157,8 @@ struct gm_gpu *gm_create(const struct gm_config *cfg,
 	g->vram_lat_ps = GM_NS(g->prof.vram_latency_ns) / g->prof.warp_mlp;
 	g->link_lat_ps = GM_NS(g->prof.link_latency_ns) / g->prof.warp_mlp;
 	g->link_req_ps = g->prof.link_request_ps;
-	g->sys_lines = g->prof.sysmem_cache_lines;
-	g->sys_tag = calloc(g->sys_lines, sizeof(*g->sys_tag));
-	g->sys_sect = calloc(g->sys_lines, sizeof(*g->sys_sect));
 	g->ce_q = calloc(g->prof.num_copy_engines, sizeof(*g->ce_q));
-	if (!g->ce_q || (g->sys_lines && (!g->sys_tag || !g->sys_sect)) || gm_mem_init(g) || gm_mmu_init(g) || gm_ac_init(g) ||
+	if (!g->ce_q || gm_mem_init(g) || gm_mmu_init(g) || gm_ac_init(g) ||
 	    gm_sm_init(g)) {
 		gm_destroy(g);
 		return NULL;
@@ -178,8 +173,6 @@ void gm_destroy(struct gm_gpu *g)
 		return;
 	gm_mem_fini(g);
 	free(g->ce_q);
-	free(g->sys_tag);
-	free(g->sys_sect);
 	free(g->utlb);
 	free(g->ctr);
 	free(g->warps);
@@ -191,7 +184,7 @@ void gm_reset(struct gm_gpu *g)
 {
 	g->now = 0;
 	g->idle_done = 0;
-	g->vram_q.busy = g->h2d_q.busy = g->d2h_q.busy = 0;
+	g->vram_q.busy = g->h2d_q.busy = g->d2h_q.busy = g->req_q.busy = 0;
 	memset(g->ce_q, 0, g->prof.num_copy_engines * sizeof(*g->ce_q));
 	memset(g->drv_busy, 0, sizeof(g->drv_busy));
 	memset(g->chunk_ready, 0, g->nchunks * sizeof(*g->chunk_ready));

@@ -96,16 +96,7 @@ struct gm_gpu {
 	/* derived timing (ps) */
 	gm_time_t vram_128_ps, h2d_128_ps, d2h_128_ps;
 	gm_time_t vram_lat_ps, link_lat_ps;
-	gm_time_t link_req_ps;	/* one sysmem request at least (0: a line) */
-
-	/*
-	 * Sysmem lines read in this launch (sm.c): direct-mapped tags (line
-	 * number + 1, 0 = empty) and the 32-byte sectors each holds. Timing
-	 * only: the bytes always come from host memory. Emptied at launch.
-	 */
-	uint64_t *sys_tag;
-	uint8_t *sys_sect;
-	uint32_t sys_lines;	/* a power of two, or 0: no sysmem cache */
+	gm_time_t link_req_ps;	/* one sysmem read request (0: reads are lines) */
 
 	/* memory */
 	uint8_t **vram;		/* lazily allocated 2 MiB chunks */
@@ -129,6 +120,7 @@ struct gm_gpu {
 	 */
 	gm_time_t idle_done;
 	struct gm_queue vram_q, h2d_q, d2h_q;
+	struct gm_queue req_q;	/* sysmem read requests: link_req_ps each */
 	struct gm_queue *ce_q;	/* num_copy_engines */
 	gm_time_t drv_busy[EMGPU_DRV_THREADS];
 	uint32_t drv_thread;

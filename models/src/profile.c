@@ -68,10 +68,9 @@
 	 * assumptions above predate the split */			\
 	.drv_fault_block_ns = 0,					\
 	.drv_host_page_ns = 0,						\
-	/* every sysmem request a 128 B line, no sysmem cache: the	\
-	 * model before sub-line requests */				\
-	.link_request_ps = 0,						\
-	.sysmem_cache_lines = 0
+	/* every sysmem access a 128 B line: the model before	\
+	 * sub-line requests */						\
+	.link_request_ps = 0
 
 /*
  * The H200 we measure: every number below names the row of
@@ -108,15 +107,12 @@
 	 * (the model overlaps a block's copy with the next block's	\
 	 * page costs, so the page cost is the whole page time) */	\
 	.drv_host_page_ns = 380,					\
-	/* one remote request: mapped_read_4b, 570 M 4-byte requests	\
-	 * a second (a 128 B line at 52.9 GB/s takes 2.4 ns, more) */	\
+	/* sysmem read requests, one per 1756 ps: mapped_read_4b,	\
+	 * 570 M 4-byte requests a second (its median; a line's bytes	\
+	 * take 2.4 ns at 52.9 GB/s, so lines stay bandwidth-bound).	\
+	 * No sysmem line is served twice: mapped_reuse_4k/256k/4m run	\
+	 * at half mapped_read, the link paid again for every re-read */\
 	.link_request_ps = 1756,					\
-	/* sysmem lines a launch keeps (512 KiB): assumption, enough	\
-	 * for the reuse between work items in flight (a stencil's	\
-	 * edge words: make compare-card's mapped pathfinder and conv);	\
-	 * far below the card's 50 MiB L2, which no card bench		\
-	 * measures for sysmem lines */					\
-	.sysmem_cache_lines = 4096,					\
 	/* per PTE written: small, as prefetch runs at ~45 of		\
 	 * h2d_copy's ~53 GB/s on the card (the page costs overlap the	\
 	 * copies in the model, whose prefetch row is +16 %) */	\

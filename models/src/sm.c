@@ -99,10 +99,6 @@ int gm_launch_from(struct gm_gpu *g, const struct emgpu_launch_desc *desc)
 		launch_fail(g, EMGPU_ERR_BAD_DESCRIPTOR, d->kernel);
 		return -EMGPU_ERR_BAD_DESCRIPTOR;
 	}
-	if (g->sys_lines) {
-		memset(g->sys_tag, 0, g->sys_lines * sizeof(*g->sys_tag));
-		memset(g->sys_sect, 0, g->sys_lines);
-	}
 	/* the idle device's clock: after the copies issued before the launch */
 	g->now = gm_clock(g);
 	g->kernel = k;
@@ -246,70 +242,47 @@ static inline void wait_ready(const struct gm_gpu *g, struct gm_warp *w,
 		w->t = ready;
 }
 
-/* The 32-byte sectors of its 128-byte line that [pa, pa + len) covers. */
-static inline uint32_t sysmem_sectors(uint64_t pa, uint32_t len)
+/*
+ * Link time of a sysmem access: a 128-byte line, or without
+ * link_req_ps (the profile models lines only) any access. Otherwise its
+ * 32-byte sectors.
+ */
+static inline gm_time_t sysmem_xfer(const struct gm_gpu *g, uint64_t pa,
+				    uint32_t len, gm_time_t per_128)
 {
 	uint32_t first = (pa & 127) >> 5, last = ((pa & 127) + len - 1) >> 5;
 
+	if (!g->link_req_ps || len >= 128)
+		return per_128;
 	if (last > 3)
 		last = 3;
-	return (0xfu >> (3 - last)) & (0xfu << first);
+	return per_128 * (last - first + 1) / 4;
 }
 
 /*
- * Link time of a sysmem request for sectors: its bytes, but at least
- * link_req_ps (a PCIe request's rate limit, which small requests reach
- * before the bandwidth). Without link_req_ps every request is a line.
- */
-static inline gm_time_t sysmem_xfer(const struct gm_gpu *g, uint32_t sectors,
-				    gm_time_t per_128)
-{
-	gm_time_t t;
-
-	if (!g->link_req_ps)
-		return per_128;
-	t = per_128 * (uint32_t)__builtin_popcount(sectors) / 4;
-	return t > g->link_req_ps ? t : g->link_req_ps;
-}
-
-/*
- * The sectors of a sysmem read that the launch has not read yet (all of
- * them without a sysmem cache); records them as read. Neighbouring work
- * items reading the same line (a stencil's edge words) pay the link once.
- */
-static inline uint32_t sysmem_cache_miss(struct gm_gpu *g, uint64_t pa,
-					 uint32_t sectors)
-{
-	uint64_t line = pa >> 7;
-	uint32_t i, miss;
-
-	if (!g->sys_lines)
-		return sectors;
-	i = (uint32_t)(line ^ (line >> 13)) & (g->sys_lines - 1);
-	if (g->sys_tag[i] != line + 1) {
-		g->sys_tag[i] = line + 1;
-		g->sys_sect[i] = 0;
-	}
-	miss = sectors & ~(uint32_t)g->sys_sect[i];
-	g->sys_sect[i] |= (uint8_t)sectors;
-	return miss;
-}
-
-/*
- * A sysmem access over the link in one direction (sectors: what it moves;
- * none for a read the sysmem cache holds, which costs an on-chip access);
- * counted if counting is on.
+ * A sysmem access over the link in one direction: its bytes on the link's
+ * queue; a read is also one request on the request queue (link_req_ps
+ * each: PCIe read requests wait for completions, small ones reach that
+ * rate before the bandwidth), and the warp waits for the later of the two.
+ * Counted if counting is on.
  */
 static inline void account_sysmem(struct gm_gpu *g, struct gm_warp *w,
-				  uint64_t va, uint32_t flags, uint32_t sectors,
-				  struct gm_queue *link, gm_time_t per_128)
+				  uint64_t va, uint64_t pa, uint32_t len,
+				  uint32_t flags, struct gm_queue *link,
+				  gm_time_t per_128, int read)
 {
+	gm_time_t per_warp = gm_max(g->prof.access_issue_ps, g->link_lat_ps);
+	gm_time_t t0 = w->t, t1;
+
 	g->st.sysmem_accesses++;
-	if (sectors)
-		charge(link, w, sysmem_xfer(g, sectors, per_128),
-		       gm_max(g->prof.access_issue_ps, g->link_lat_ps));
-	else
-		w->t += gm_max(g->prof.access_issue_ps, g->vram_lat_ps);
+	charge(link, w, sysmem_xfer(g, pa, len, per_128), per_warp);
+	if (read && g->link_req_ps) {
+		t1 = w->t;
+		w->t = t0;
+		charge(&g->req_q, w, g->link_req_ps, per_warp);
+		if (t1 > w->t)
+			w->t = t1;
+	}
 	if (!(flags & GM_TLB_ACD) && (g->ac.ctrl & EMGPU_RING_ENABLE))
 		gm_ac_count(g, va);
 }
@@ -389,9 +362,8 @@ int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 
 		if (gm_dma_read(g, pa, buf, len))
 			return -EMGPU_ERR_DMA;
-		account_sysmem(g, w, va, flags,
-			       sysmem_cache_miss(g, pa, sysmem_sectors(pa, len)),
-			       &g->h2d_q, g->h2d_128_ps);
+		account_sysmem(g, w, va, pa, len, flags, &g->h2d_q,
+			       g->h2d_128_ps, 1);
 		return 0;
 	}
 	r = vram_line_read(g, pa, buf, len);
@@ -417,8 +389,8 @@ int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 
 		if (gm_dma_write(g, pa, buf, len))
 			return -EMGPU_ERR_DMA;
-		account_sysmem(g, w, va, flags, sysmem_sectors(pa, len),
-			       &g->d2h_q, g->d2h_128_ps);
+		account_sysmem(g, w, va, pa, len, flags, &g->d2h_q,
+			       g->d2h_128_ps, 0);
 		return 0;
 	}
 	r = vram_line_write(g, pa, buf, len);

@@ -277,10 +277,9 @@ static void test_gather_collapse(void)
  * Reads every line of 64 KiB of sysmem `reads` times in one launch, `word`
  * bytes of each (hotset args[6]), on a profile whose link is the
  * bottleneck (100 MB/s: 1.28 us a line, 320 ns a 32-byte sector) and whose
- * request floor is 500 ns. Returns the launch's ns.
+ * read requests take req_ps each. Returns the launch's ns.
  */
-static uint64_t sysmem_read_ns(uint32_t cache_lines, uint32_t reads,
-			       uint32_t word)
+static uint64_t sysmem_read_ns(uint32_t req_ps, uint32_t reads, uint32_t word)
 {
 	uint64_t args[7] = { VA_BASE, 16 * 4096, 0, 0, 32 * reads, 1, word }, off, ns;
 	struct gm_profile p;
@@ -288,8 +287,7 @@ static uint64_t sysmem_read_ns(uint32_t cache_lines, uint32_t reads,
 
 	CU_ASSERT_EQUAL(gm_profile_lookup("h200x16-256m", &p), 0);
 	p.link_h2d_mbps = p.link_d2h_mbps = 100;
-	p.link_request_ps = 500000;
-	p.sysmem_cache_lines = cache_lines;
+	p.link_request_ps = req_ps;
 	t = th_new_profile(&p, 1, 0);
 	for (off = 0; off < 16 * 4096; off += 4096)
 		th_map(t, VA_BASE + off, EMGPU_APERTURE_SYSMEM, TH_DATA + off, 12, 0);
@@ -302,20 +300,25 @@ static uint64_t sysmem_read_ns(uint32_t cache_lines, uint32_t reads,
 }
 
 /*
- * Sub-line sysmem requests: a word costs the request floor, not a line; a
- * line read again in the same launch is served on chip when the profile
- * keeps sysmem lines, and pays the link again when it does not.
+ * Sub-line sysmem reads: a word moves a 32-byte sector, but no faster than
+ * the request rate; a line is bound by its bytes; a line read twice pays
+ * the link twice (no sysmem line is served on chip). Without a request
+ * rate every access is a line.
  */
 static void test_sysmem_requests(void)
 {
 	uint64_t lines = 16 * 32;
-	uint64_t line = sysmem_read_ns(4096, 1, 0), word = sysmem_read_ns(4096, 1, 4);
-	uint64_t twice = sysmem_read_ns(4096, 2, 0), uncached = sysmem_read_ns(0, 2, 0);
+	uint64_t line = sysmem_read_ns(500000, 1, 0);
+	uint64_t word = sysmem_read_ns(500000, 1, 4);
+	uint64_t word_fast = sysmem_read_ns(1000, 1, 4);
+	uint64_t twice = sysmem_read_ns(500000, 2, 0);
+	uint64_t no_rate = sysmem_read_ns(0, 1, 4);
 
 	CU_ASSERT(line >= lines * 1280 && line <= lines * 1280 * 11 / 10);
 	CU_ASSERT(word >= lines * 500 && word <= lines * 500 * 11 / 10);
-	CU_ASSERT(twice >= line && twice <= line * 11 / 10);
-	CU_ASSERT(uncached >= 2 * lines * 1280 && uncached <= 2 * line * 11 / 10);
+	CU_ASSERT(word_fast >= lines * 320 && word_fast <= lines * 320 * 11 / 10);
+	CU_ASSERT(twice >= 2 * lines * 1280 && twice <= 2 * line * 11 / 10);
+	CU_ASSERT(no_rate >= lines * 1280 && no_rate <= line * 11 / 10);
 }
 
 /* FAULT_BLOCK and HOST_PAGE cost the profile's time per count. */
@@ -349,7 +352,7 @@ void add_fidelity_suite(void)
 	CU_add_test(s, "a background copy delays the warps that read its chunk",
 		    test_background_copy_hazard);
 	CU_add_test(s, "gather: uvm collapses >= 10x per byte at 1.5x, mapped flat", test_gather_collapse);
-	CU_add_test(s, "sysmem: a word costs a request, a line read twice the link once",
+	CU_add_test(s, "sysmem: a word costs a sector or a request, a line its bytes",
 		    test_sysmem_requests);
 	CU_add_test(s, "driver actions FAULT_BLOCK and HOST_PAGE", test_driver_actions);
 }

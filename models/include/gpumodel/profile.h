@@ -57,10 +57,8 @@ struct gm_profile {
 	uint32_t drv_notify_entry_ns;	/* DRIVER_ACTION NOTIFY_ENTRY */
 	uint32_t drv_fault_block_ns;	/* DRIVER_ACTION FAULT_BLOCK */
 	uint32_t drv_host_page_ns;	/* DRIVER_ACTION HOST_PAGE */
-	uint32_t link_request_ps;	/* least link time of one sysmem request
-					 * (0: every request costs a 128 B line) */
-	uint32_t sysmem_cache_lines;	/* sysmem lines kept within a launch
-					 * (a power of two; 0: none) */
+	uint32_t link_request_ps;	/* sysmem read requests: one per this
+					 * (0: every access costs a 128 B line) */
 };
 
 /* The base profiles, in a fixed order; NULL past the end. */
