@@ -13,20 +13,7 @@ set -uo pipefail
 agent=$1 qemu=$2 kernel=$3 initrd=$4 work=$5
 rm -rf "$work"
 mkdir -p "$work"
-n=0 failed=0
-
-check() {	# name, command...: ok when the command succeeds
-	local name=$1 out
-	shift
-	n=$((n + 1))
-	if out=$("$@" 2>&1); then
-		echo "ok $n $name"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n $name"
-		sed 's/^/    # /' <<<"$out" | tail -n 8
-	fi
-}
+. "$(dirname "$0")/../../scripts/ktap.sh"
 
 line() { grep -F -- "$1" "$work/lines" | grep -F -- "${2:-}"; }
 
@@ -72,5 +59,4 @@ check "init's run lines: sim_ns and setup_ns from launch_ms and setup_ms, factor
 check "ember-agent report reads them (static failed: no libember-static.so)" \
 	grep -qE '^kmeans +1.00 +1.00 +failed +1.00 +12.500$' "$sim/report"
 echo "1..$n"
-echo "$((n - failed)) passed, $failed failed"
-[ "$failed" = 0 ]
+ktap_summary

@@ -33,19 +33,7 @@ branch_dir=$top/guest-kmod/nvidia
 driver=${version%-*}
 uname="$(kernel_abi)-cloud-amd64"
 
-n=0 failed=0
-check() {	# name, command...: ok when the command succeeds
-	local name=$1 out
-	shift
-	n=$((n + 1))
-	if out=$("$@" 2>&1); then
-		echo "ok $n $name"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n $name"
-		sed 's/^/    # /' <<<"$out" | tail -n 8
-	fi
-}
+. "$top/scripts/ktap.sh"
 
 has() {	# files that must be in the image
 	local f missing=0
@@ -181,5 +169,4 @@ n=$before_n failed=$before
 rm -rf "$damaged" "$damaged.cpio"
 check "an image without its GSP firmware fails the checks" test "$damaged_failures" -gt 0
 echo "1..$n"
-echo "$((n - failed)) passed, $failed failed"
-[ "$failed" = 0 ]
+ktap_summary

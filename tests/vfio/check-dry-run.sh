@@ -9,20 +9,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 script=$top/scripts/vfio-passthrough.sh
 addr=0000:65:00.0
-n=0 failed=0
-
-check() {	# name, command...: ok when the command succeeds
-	local name=$1 out
-	shift
-	n=$((n + 1))
-	if out=$("$@" 2>&1); then
-		echo "ok $n $name"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n $name"
-		sed 's/^/    # /' <<<"$out" | tail -n 8
-	fi
-}
+. "$top/scripts/ktap.sh"
 
 echo "KTAP version 1"
 echo "1..8"
@@ -53,5 +40,4 @@ check "nvidia image: libvirt domain with <hostdev> and that initrd validates" \
 rm -f "$xml"
 check "an unknown image is refused" \
 	sh -c "! bash '$script' --dry-run --image foo '$addr'"
-echo "$((n - failed)) passed, $failed failed"
-[ "$failed" = 0 ]
+ktap_summary
