@@ -129,11 +129,17 @@ END {
 	       nad_ok, nad
 }'
 
-# the pairwise order against the paper's Table 4 (H200), per size, as
-# `ember-agent report` counts it
+# per size: how much has run, and its VM wall time (to plan the rest); then
+# the pairwise order against the paper's Table 4 (H200), as `ember-agent
+# report` counts it
+napps=$(wc -w <<<"$apps") nvariants=$(wc -w <<<"$variants")
 for size in $sizes; do
 	dir=$results/scale-$size
 	[ -s "$dir/results.jsonl" ] || continue
+	jq -s -r --arg size "$size" --argjson all $((napps * nvariants)) \
+		'"summary scale h200-\($size): \(length) of \($all) runs finished, " +
+		 "\(map(.wall_s) | add | floor) s of VM wall time (\(map(.wall_s) | add / length | floor) s a run)"' \
+		"$dir/results.jsonl"
 	"$agent" report "$dir" --paper "$paper" --no-plot 2>/dev/null |
 		sed -n "s/^summary h200 1.5x: /summary scale h200-$size order vs the paper: /p"
 done
