@@ -136,20 +136,23 @@ static int ember_vs_wait_idle(struct ember_va_space *vs, u32 timeout_ms)
 			return left;
 		if (left)
 			continue;
-		ember_gpu_kick(gpu);
 		now = ember_gpu_now_ns(gpu);
 		if (now > clock)
 			waited_ns += now - clock;
 		if (waited_ns >= limit_ns)
 			return -ETIMEDOUT;
-		/* watchdog: the device clock must move while a launch runs */
+		/*
+		 * watchdog: the device clock must move while a launch runs.
+		 * Looked at before this poll's kick, whose queued bottom half
+		 * would otherwise always look like the driver being busy.
+		 */
 		if (now != clock || ember_gpu_waits_for_driver(gpu)) {
 			stuck = 0;
 		} else if (++stuck * EMBER_WATCHDOG_POLL_MS >= ember_hang_timeout_ms) {
 			WRITE_ONCE(gpu->reset_pending, true);
-			ember_gpu_kick(gpu);
 			stuck = 0;
 		}
+		ember_gpu_kick(gpu);
 		clock = now;
 	}
 	return 0;
