@@ -784,17 +784,22 @@ void em_run_progress(size_t done, size_t total, size_t running,
  */
 static void arm_injection(struct em_vm *vm, struct em_run *r)
 {
-	char err[200];
+	char err[200], spec[256], *one, *save = NULL;
 	struct em_qmp q;
 	json_t *ret;
 
 	if (em_qmp_connect(&q, vm->qmp_path, 10000, r->inject_error,
 			   sizeof(r->inject_error)))
 		return;
-	ret = em_qmp_execute(&q, "qom-set", json_pack("{s:s,s:s,s:s}", "path",
-			     EM_VM_GPU_QOM_PATH, "property", "inject", "value",
-			     r->inject_spec), r->inject_error, sizeof(r->inject_error));
-	json_decref(ret);
+	/* "A;B": the run's kind A, then B armed beside it (counts are A's) */
+	snprintf(spec, sizeof(spec), "%s", r->inject_spec);
+	for (one = strtok_r(spec, ";", &save); one && !r->inject_error[0];
+	     one = strtok_r(NULL, ";", &save)) {
+		ret = em_qmp_execute(&q, "qom-set", json_pack("{s:s,s:s,s:s}", "path",
+				     EM_VM_GPU_QOM_PATH, "property", "inject", "value",
+				     one), r->inject_error, sizeof(r->inject_error));
+		json_decref(ret);
+	}
 	/* run even when refused: the run is recorded as an error, logs kept */
 	ret = em_qmp_execute(&q, "cont", NULL, err, sizeof(err));
 	if (!ret && !r->inject_error[0])
