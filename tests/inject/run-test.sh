@@ -4,8 +4,10 @@
 # hit a launch (the device's count) and the outcome is the one the kind
 # declares (recovered with verified output, or its errno with the data read
 # back and a health check passed); not-fired, corrupted, oops, hang,
-# unexpected and error runs fail. Before that, a matrix with a parameter
-# ember.ko does not have must be refused before any VM boots.
+# unexpected and error runs fail; a hang whose interrupts are all lost
+# (watchdog.conf) must still end in EIO, found by the launch watchdog.
+# Before that, a matrix with a parameter ember.ko does not have must be
+# refused before any VM boots.
 # KTAP, then "N passed, M failed".
 #
 # usage: run-test.sh AGENT QEMU KERNEL INITRD RESULTS_DIR
@@ -19,7 +21,7 @@ mkdir -p "$results"
 kinds=$(sed -n 's/^injects *= *//p' "$here/campaign.conf")
 n=0 failed=0
 echo "KTAP version 1"
-echo "1..$(($(wc -w <<<"$kinds") + 2))"
+echo "1..$(($(wc -w <<<"$kinds") + 3))"
 
 # fail fast: an unknown parameter stops the matrix, naming the key, and
 # no VM boots (a boot would leave a runs/ directory)
@@ -38,8 +40,8 @@ else
 	echo "not ok $n modparams: exit $rc, '$msg'"
 fi
 
-rm -rf "$results/inject-ce-bound"
-for conf in campaign ce-bound; do
+rm -rf "$results/inject-ce-bound" "$results/inject-watchdog"
+for conf in campaign ce-bound watchdog; do
 	"$agent" run "$here/$conf.conf" --qemu "$qemu" --kernel "$kernel" \
 		--initrd "$initrd" --results "$results" >/dev/null 2>>"$results.log"
 done
@@ -47,7 +49,9 @@ done
 mkdir -p "$results/all"
 { cat "$results/inject-test/results.jsonl"
   sed 's/"inject":"ce-error"/"inject":"ce-error,bound=0"/' \
-	"$results/inject-ce-bound/results.jsonl"; } >"$results/all/results.jsonl"
+	"$results/inject-ce-bound/results.jsonl"
+  sed 's/"inject":"hang"/"inject":"hang,irq-lost"/' \
+	"$results/inject-watchdog/results.jsonl"; } >"$results/all/results.jsonl"
 "$agent" report "$results/all" --no-plot | sed 's/^/# /'
 
 for kind in $kinds ce-error; do
@@ -75,5 +79,22 @@ for kind in $kinds ce-error; do
 		echo "    # logs: $(dirname "${f:-$results/inject-test/runs/?}")"
 	fi
 done
+
+# the unreported hang: clean EIO, and the reset came from the watchdog (no
+# HANG error interrupt reached the driver: no "device error 10" line)
+n=$((n + 1))
+f=$results/inject-watchdog/runs/gather-uvm-x0.5-s1-hang/result.json
+line=$(cat "$f" 2>/dev/null)
+status=$(grep -o '"status":"[a-z-]*"' <<<"$line" | cut -d'"' -f4)
+console=$(dirname "$f")/console.log
+if [ "$status" = clean-error ] && grep -q "device hung: resetting it" "$console" &&
+	! grep -q "device error 10 " "$console"; then
+	echo "ok $n hang with every interrupt lost: clean-error, reset by the launch watchdog"
+else
+	failed=$((failed + 1))
+	echo "not ok $n hang with every interrupt lost: ${status:-no result}" \
+	     "$(grep -o '"why":"[^"]*"' <<<"$line")"
+	echo "    # logs: $(dirname "$f")"
+fi
 echo "$((n - failed)) passed, $failed failed"
 [ "$failed" = 0 ]
