@@ -804,6 +804,71 @@ static const char *const outcomes[] = {
 #define C_NOT_FIRED	(NOUTCOMES + 2)
 #define C_UNREAD	(NOUTCOMES + 3)
 
+/*
+ * Under the campaign table: where each kind did not fire (per policy and
+ * factor: not-fired runs of all runs there), every run that is not
+ * acceptable with its reason, the commits, and the VM wall time.
+ */
+static void print_campaign_detail(json_t *all, FILE *out)
+{
+	char kinds[32][32], cells[32][32], commits[8][32];
+	unsigned int nf[32][32] = { { 0 } }, runs[32][32] = { { 0 } };
+	unsigned int ncommit[8] = { 0 };
+	size_t nkinds = 0, ncells = 0, ncommits = 0, i, k, c;
+	double wall = 0;
+	bool any = false;
+	json_t *r;
+
+	json_array_foreach(all, i, r) {
+		const char *kind = json_string_value(json_object_get(r, "inject"));
+		const char *status = json_string_value(json_object_get(r, "status"));
+		const char *commit = json_string_value(json_object_get(r, "commit"));
+		char cell[32];
+
+		if (!kind || !status)
+			continue;
+		snprintf(cell, sizeof(cell), "%s-x%g",
+			 json_string_value(json_object_get(r, "variant")) ?: "?",
+			 json_number_value(json_object_get(r, "factor")));
+		k = slot(kinds, &nkinds, 32, kind);
+		c = slot(cells, &ncells, 32, cell);
+		if (k < 32 && c < 32) {
+			runs[k][c]++;
+			nf[k][c] += !strcmp(status, "not-fired");
+		}
+		k = slot(commits, &ncommits, 8, commit ?: "?");
+		if (k < 8)
+			ncommit[k]++;
+		wall += json_number_value(json_object_get(r, "wall_s"));
+		if (strcmp(status, "recovered") && strcmp(status, "clean-error") &&
+		    strcmp(status, "not-fired")) {
+			fprintf(out, "%s%-40s %-10s %s\n", any ? "" : "runs to look at:\n",
+				json_string_value(json_object_get(r, "id")) ?: "?", status,
+				json_string_value(json_object_get(r, "why")) ?: "");
+			any = true;
+		}
+	}
+	for (k = 0; k < nkinds; k++) {
+		bool first = true;
+
+		for (c = 0; c < ncells; c++) {
+			if (!nf[k][c])
+				continue;
+			if (first)
+				fprintf(out, "not fired: %-15s", kinds[k]);
+			fprintf(out, "%s %s %u/%u", first ? "" : ",", cells[c],
+				nf[k][c], runs[k][c]);
+			first = false;
+		}
+		if (!first)
+			fputc('\n', out);
+	}
+	fprintf(out, "commits:");
+	for (k = 0; k < ncommits; k++)
+		fprintf(out, " %s (%u runs)", commits[k], ncommit[k]);
+	fprintf(out, "; VM wall time %.0f s\n", wall);
+}
+
 static bool print_campaign(json_t *all, FILE *out)
 {
 	char kinds[32][32], expected[32][32] = { { 0 } };
@@ -863,6 +928,7 @@ static bool print_campaign(json_t *all, FILE *out)
 	if (counts[32][C_UNREAD])
 		fprintf(out, "%u runs ended before the device's counts were read (neither "
 			"in-launch nor not-fired)\n", counts[32][C_UNREAD]);
+	print_campaign_detail(all, out);
 	return true;
 }
 
