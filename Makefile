@@ -144,22 +144,24 @@ nvidia-test: nvidia
 
 .PHONY: nvidia nvidia-test
 
-# The guest image for a real card (images/nvidia): the cloud kernel
+# The guest images for a real card (images/nvidia): the cloud kernel
 # (build/images/vmlinuz) and build/images/initramfs-nvidia.cpio with the
-# 535 branch's modules, the GSP firmware and CUDA user-space libraries of the
-# same version, and the applications built with Debian's CUDA toolkit 11.8
-# (fetched once into $(EMBER_CACHE)). scripts/vfio-passthrough.sh --image
-# nvidia boots it with a card.
+# 535 branch's modules (initramfs-nvidia-550.cpio: the 550 branch's), the
+# GSP firmware and CUDA user-space libraries of the same version, and the
+# applications built with Debian's CUDA toolkit 11.8 (fetched once into
+# $(EMBER_CACHE)). scripts/vfio-passthrough.sh --image nvidia[-550] boots
+# one with a card.
 image-nvidia: deps
 	$(MAKE) -C images $(KERNEL)
 	$(MAKE) -C images/nvidia
 
-# Its contents listed and checked (images/nvidia/check.sh), then booted
-# under TCG with no card (images/nvidia/boot-test.sh).
+# Their contents listed and checked (images/nvidia/check.sh), then each
+# booted under TCG with no card (images/nvidia/boot-test.sh).
 image-nvidia-test: image-nvidia qemu host
 	$(MAKE) -C images/nvidia check
-	bash images/nvidia/boot-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
-		$(BUILD)/images/initramfs-nvidia.cpio $(BUILD)/image-nvidia-boot
+	for i in initramfs-nvidia initramfs-nvidia-550; do \
+		bash images/nvidia/boot-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
+			$(BUILD)/images/$$i.cpio $(BUILD)/image-nvidia-boot/$$i || exit 1; done
 
 .PHONY: image-nvidia image-nvidia-test
 

@@ -5,7 +5,7 @@
 # with a <hostdev> instead). --dry-run touches nothing and prints the sysfs
 # writes and the QEMU command line it would use.
 #
-# usage: vfio-passthrough.sh [--dry-run] [--libvirt-xml] [--image emgpu|nvidia]
+# usage: vfio-passthrough.sh [--dry-run] [--libvirt-xml] [--image emgpu|nvidia|nvidia-550]
 #                            [--append 'WORDS'] [--memory MIB] [--timeout SEC]
 #                            DDDD:BB:SS.F
 #   --image emgpu   (default) the emgpu image, `--scenarios info` beside the
@@ -16,6 +16,7 @@
 #                   ember_apps=, ember_variants=, ember_footprints=, ...);
 #                   results in build/vfio-nvidia/results.jsonl, which
 #                   `ember-agent report build/vfio-nvidia` tabulates
+#   --image nvidia-550  the same with the 550 branch (the H200 needs it)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,7 +38,7 @@ while [ $# -gt 1 ]; do
 done
 addr=${1:-}
 [[ "$addr" =~ ^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-1][0-9a-fA-F]\.[0-7]$ ]] ||
-	die "usage: vfio-passthrough.sh [--dry-run] [--libvirt-xml] [--image emgpu|nvidia] DDDD:BB:SS.F (got '$addr')"
+	die "usage: vfio-passthrough.sh [--dry-run] [--libvirt-xml] [--image emgpu|nvidia|nvidia-550] DDDD:BB:SS.F (got '$addr')"
 
 dev=/sys/bus/pci/devices/$addr
 agent=$top/build/host-agent/ember-agent
@@ -49,13 +50,13 @@ emgpu)
 	args+=(--initrd "$initrd" --scenarios info --workdir "$top/build/vfio")
 	[ -z "$memory" ] || args+=(--memory "$memory")
 	[ -z "$timeout" ] || args+=(--timeout "$timeout") ;;
-nvidia)
+nvidia | nvidia-550)
 	# the card's applications need guest memory beyond their footprints
 	# (the host-side copies and references): 16 GiB and an hour by default
-	initrd=$top/build/images/initramfs-nvidia.cpio
-	args+=(--initrd "$initrd" --scenarios none --workdir "$top/build/vfio-nvidia"
+	initrd=$top/build/images/initramfs-$image.cpio
+	args+=(--initrd "$initrd" --scenarios none --workdir "$top/build/vfio-$image"
 	       --memory "${memory:-16384}" --timeout "${timeout:-3600}") ;;
-*) die "--image $image: expected emgpu or nvidia" ;;
+*) die "--image $image: expected emgpu, nvidia or nvidia-550" ;;
 esac
 [ -z "$append" ] || args+=(--append "$append")
 
@@ -69,7 +70,7 @@ run() {	# a sysfs write, or its description in a dry run
 
 [ -x "$agent" ] || die "build the testbed first (make all)"
 [ -f "$initrd" ] || [ "$dry" = 1 ] ||
-	die "no $initrd: make $([ "$image" = nvidia ] && echo image-nvidia || echo all) first"
+	die "no $initrd: make $([ "$image" = emgpu ] && echo all || echo image-nvidia) first"
 if [ "$dry" = 0 ]; then
 	[ "$(id -u)" = 0 ] || die "binding a device to vfio-pci needs root"
 	[ -e "$dev" ] || die "no PCI device $addr"

@@ -12,7 +12,8 @@
 #   - each CUDA program, linked against libcudart.so.11.0 (11.8 in the
 #     image), with machine code for Turing to Hopper, and every library it
 #     needs inside the image (resolved by the image's own loader; as root,
-#     run in a chroot, where it must get as far as "no CUDA-capable device");
+#     run in a chroot, where it must get as far as libcuda's answer that
+#     there is no device);
 #   - libember-static.so, interposing CUDA 11.8's names (cudaMemAdvise,
 #     cuMemAdvise and cuMemPrefetchAsync without _v2), and ember-apps
 #     preloading it in the chroot as far as the same error;
@@ -20,16 +21,17 @@
 # Then the same checks on a copy of the image without its GSP firmware must
 # fail (the test can fail).
 #
-#   check.sh IMAGE.cpio TOOLKIT_ROOT PROGRAM...   (KTAP, then "N passed, M failed")
+#   check.sh IMAGE.cpio BRANCH_DIR TOOLKIT_ROOT PROGRAM...
+#   (BRANCH_DIR: the image's driver branch, guest-kmod/nvidia[/550]; KTAP,
+#   then "N passed, M failed")
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-image=$1 toolkit=$2
-shift 2
+image=$1 branch_dir=$(cd "$2" && pwd) toolkit=$3
+shift 3
 programs=("$@")
-branch_dir=$top/guest-kmod/nvidia
-. "$branch_dir/common.sh"
+. "$top/guest-kmod/nvidia/common.sh"
 driver=${version%-*}
 uname="$(kernel_abi)-cloud-amd64"
 
@@ -45,7 +47,8 @@ has() {	# files that must be in the image
 
 modules_as_built() {
 	local out m
-	out=$(bash "$branch_dir/build.sh" "$branch_dir" 2>/dev/null) || { echo "build.sh failed"; return 1; }
+	out=$(bash "$top/guest-kmod/nvidia/build.sh" "$branch_dir" 2>/dev/null) ||
+		{ echo "build.sh failed"; return 1; }
 	for m in nvidia nvidia-uvm; do
 		cmp "$out/$m.ko" "$root/lib/modules/$m.ko" || return 1
 		[[ "$(modinfo -F vermagic "$root/lib/modules/$m.ko")" == "$uname "* ]] ||
@@ -104,16 +107,20 @@ runs_in_image() {
 	out=$(chroot "$root" /bin/busybox env \
 		LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu/nvidia/current \
 		LD_PRELOAD="${2:-}" "/bin/$(basename "$p")" pathfinder uvm 1048576 2>&1)
-	# the loader only warns about a preload it cannot load
-	! grep -q 'cannot be preloaded' <<<"$out" && grep -q 'no CUDA-capable device' <<<"$out" ||
-		{ echo "$out"; return 1; }
+	# The loader only warns about a preload it cannot load. libcuda's
+	# answer without a device: 535 finds none; 550, with no /proc in the
+	# chroot, reports the OS call it needed. Without libcuda the runtime
+	# would say the driver is insufficient.
+	! grep -q 'cannot be preloaded' <<<"$out" &&
+		grep -qE 'no CUDA-capable device|OS call failed' <<<"$out" || { echo "$out"; return 1; }
 }
 
 manifest_pins() {
 	local pkg ver bad=0
 	while read -r _ pkg ver _; do
 		grep -qx "package $pkg $ver" "$root/etc/ember-image" || { echo "no package $pkg $ver"; bad=1; }
-	done < <(awk '!/^#/ && $1 == "guest"' "$here/packages.conf")
+	done < <(awk -v set="guest-${driver%%.*}" '!/^#/ && $1 == set { print $1, $3, $4 }' \
+		"$here/packages.conf")
 	return $bad
 }
 
@@ -125,7 +132,7 @@ check_image() {
 	listing=$(cd "$root" && find . -mindepth 1 | sed 's|^\./||' | LC_ALL=C sort)
 	check "init and busybox-static" has init bin/busybox bin/sh
 	check "nvidia.ko and nvidia-uvm.ko" has lib/modules/nvidia.ko lib/modules/nvidia-uvm.ko
-	check "the modules are build.sh's 535 build, vermagic $uname" modules_as_built
+	check "the modules are build.sh's $driver build, vermagic $uname" modules_as_built
 	check "nvidia-uvm.ko: ember_* functions, Table 1 parameters in modinfo" uvm_ember
 	check "GSP firmware $driver" has "lib/firmware/nvidia/$driver/gsp_ga10x.bin" \
 		"lib/firmware/nvidia/$driver/gsp_tu10x.bin"
@@ -144,7 +151,7 @@ check_image() {
 		esac
 	done
 	if [ "$(id -u)" = 0 ]; then
-		check "ember-apps runs in the image as far as 'no CUDA-capable device'" \
+		check "ember-apps runs in the image as far as libcuda's 'no device'" \
 			runs_in_image "${programs[0]}"
 		check "... and under LD_PRELOAD=libember-static.so" \
 			runs_in_image "${programs[0]}" /usr/lib/libember-static.so

@@ -2,7 +2,8 @@
 # Downloads one package set of packages.conf (pinned versions, sha256
 # checked) and unpacks it, once, into the cache outside the clone.
 #
-#   fetch.sh SET      SET: toolkit or guest; prints the unpacked root
+#   fetch.sh SET      SET: toolkit, guest-535 or guest-550; prints the
+#                     unpacked root
 #
 # The .debs are kept in $EMBER_CACHE/nvidia/debs (beside the kernel module
 # source packages); the unpacked root is $EMBER_CACHE/nvidia-image/SET-<key>,
@@ -19,11 +20,11 @@ top=$(cd "$here/../.." && pwd)
 
 set_name=${1:-}
 conf=$here/packages.conf
-# every package is bookworm's (Debian 12, the release the testbed runs on)
-suite=bookworm components="non-free non-free-firmware"
+components="non-free non-free-firmware"
 
 rows() { awk -v s="$set_name" '!/^#/ && $1 == s' "$conf"; }
-[ -n "$set_name" ] && [ -n "$(rows)" ] || die "usage: fetch.sh toolkit|guest (a set of packages.conf)"
+[ -n "$set_name" ] && [ -n "$(rows)" ] ||
+	die "usage: fetch.sh toolkit|guest-535|guest-550 (a set of packages.conf)"
 
 key=$( { rows; cat "$0" "$top/scripts/apt-private.sh"; } | sha256sum | cut -c1-16)
 root=$EMBER_CACHE/nvidia-image/$set_name-$key
@@ -39,20 +40,21 @@ flock 9
 
 sha_of() { sha256sum <"$1" | cut -d' ' -f1; }
 
-# fetch: whatever is not in the cache with the pinned checksum
-missing=()
-while read -r _ pkg ver sum _; do
-	deb=$debs/${pkg}_${ver}_amd64.deb
-	[ -f "$deb" ] && [ "$(sha_of "$deb")" = "$sum" ] || missing+=("$pkg=$ver")
-done < <(rows)
-if [ ${#missing[@]} -gt 0 ]; then
-	log "step 'fetch': ${missing[*]}"
+# fetch: whatever is not in the cache with the pinned checksum, per suite
+for suite in $(rows | awk '{ print $2 }' | sort -u); do
+	missing=()
+	while read -r _ _ pkg ver sum _; do
+		deb=$debs/${pkg}_${ver}_amd64.deb
+		[ -f "$deb" ] && [ "$(sha_of "$deb")" = "$sum" ] || missing+=("$pkg=$ver")
+	done < <(rows | awk -v s="$suite" '$2 == s')
+	[ ${#missing[@]} -gt 0 ] || continue
+	log "step 'fetch': ${missing[*]} ($suite)"
 	tmp=$(mktemp -d "$debs/dl.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	private_apt_download "$EMBER_CACHE/nvidia/apt/$suite-non-free" "$suite" "$components" \
 		"$tmp" "${missing[@]}" ||
 		die "step 'fetch': apt-get download of ${missing[*]} ($suite $components) failed"
-	while read -r _ pkg ver sum _; do
+	while read -r _ _ pkg ver sum _; do
 		f=$tmp/${pkg}_${ver}_amd64.deb
 		[ -f "$f" ] || continue
 		got=$(sha_of "$f")
@@ -60,13 +62,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 			die "step 'fetch': sha256 of $(basename "$f") is $got, packages.conf pins $sum"
 		mv "$f" "$debs/"
 	done < <(rows)
-fi
+	rm -rf "$tmp"
+done
 
 # unpack: the members each row names, into a fresh root
 log "step 'unpack': $set_name into $root"
 rm -rf "$root" "$root.tmp"
 mkdir -p "$root.tmp"
-while read -r _ pkg ver _ paths; do
+while read -r _ _ pkg ver _ paths; do
 	deb=$debs/${pkg}_${ver}_amd64.deb
 	members=()
 	[ "$paths" = "*" ] || IFS=, read -ra members <<<"$paths"

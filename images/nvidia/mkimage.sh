@@ -1,30 +1,36 @@
 #!/usr/bin/env bash
 # Builds the real-card guest initramfs reproducibly (write_cpio in
 # ../common.sh): busybox-static, init, NVIDIA's nvidia.ko and the Ember
-# nvidia-uvm.ko of the 535 branch (guest-kmod/nvidia/build.sh, cached),
-# the guest package set of packages.conf (GSP firmware, libcuda and the
-# driver's other user-space libraries, nvidia-smi, the CUDA 11.8 runtime),
+# nvidia-uvm.ko of one driver branch (guest-kmod/nvidia/build.sh, cached),
+# that branch's guest package set of packages.conf (GSP firmware, libcuda
+# and the driver's other user-space libraries, nvidia-smi, the CUDA 11.8
+# runtime),
 # the CUDA programs, and the C and C++ libraries those programs need, taken
 # from this machine (Debian 12; /etc/ember-image lists their packages).
 #
-# usage: mkimage.sh OUTPUT.cpio GUEST_ROOT PROGRAM...
-#   GUEST_ROOT: `fetch.sh guest`'s directory. A PROGRAM named *.so goes to
+# usage: mkimage.sh OUTPUT.cpio BRANCH_DIR GUEST_ROOT PROGRAM...
+#   BRANCH_DIR: guest-kmod/nvidia (535) or guest-kmod/nvidia/550;
+#   GUEST_ROOT: `fetch.sh guest-<branch>`'s directory. A PROGRAM named *.so goes to
 #   /usr/lib, any other to /bin. OUTPUT is replaced only when its bytes
 #   change, so make sees a rebuilt but identical image as unchanged.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-out=$1 guest=$2
-shift 2
+out=$1 branch_dir=$2 guest=$3
+shift 3
 . "$top/scripts/common.sh"
 . "$here/../common.sh"
 check_busybox
 
-modules=$(bash "$top/guest-kmod/nvidia/build.sh" "$top/guest-kmod/nvidia") ||
-	die "the 535 branch's modules did not build (guest-kmod/nvidia/build.sh)"
-driver=$(. "$top/guest-kmod/nvidia/branch.conf" && echo "${version%-*}")
-[ -d "$guest/lib/firmware/nvidia/$driver" ] ||
+branch_version=$(. "$branch_dir/branch.conf" && echo "$version")
+driver=${branch_version%-*}
+modules=$(bash "$top/guest-kmod/nvidia/build.sh" "$branch_dir") ||
+	die "the $driver modules did not build (guest-kmod/nvidia/build.sh $branch_dir)"
+# the kernel looks for firmware in /lib/firmware (trixie ships it in /usr)
+firmware=$guest/lib/firmware
+[ -d "$firmware" ] || firmware=$guest/usr/lib/firmware
+[ -d "$firmware/nvidia/$driver" ] ||
 	die "the guest set's GSP firmware is not the modules' version $driver"
 [ -f "$guest/usr/lib/x86_64-linux-gnu/nvidia/current/libcuda.so.$driver" ] ||
 	die "the guest set's libcuda is not the modules' version $driver"
@@ -36,7 +42,9 @@ install -m 0755 "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 install -m 0755 "$here/init" "$root/init"
 install -m 0644 "$modules/nvidia.ko" "$modules/nvidia-uvm.ko" "$root/lib/modules/"
-cp -a "$guest/lib" "$guest/usr" "$root/"
+cp -a "$firmware" "$root/lib/"
+cp -a "$guest/usr" "$root/"
+rm -rf "$root/usr/lib/firmware"
 mkdir -p "$root/usr/bin"
 ln -s ../lib/nvidia/current/nvidia-smi "$root/usr/bin/nvidia-smi"
 for p in "$@"; do
@@ -67,9 +75,10 @@ ln -s ../lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$root/lib64/"
 
 {
 	echo "# the real-card guest image: what it holds, by Debian package"
-	echo "modules nvidia-open-kernel-source $(. "$top/guest-kmod/nvidia/branch.conf" && echo "$version")" \
-		"+ guest-kmod/nvidia/patches + guest-kmod/policy ($(basename "$modules"))"
-	awk '!/^#/ && $1 == "guest" { print "package", $2, $3 }' "$here/packages.conf"
+	echo "modules nvidia-open-kernel-source $branch_version" \
+		"+ the Ember series + guest-kmod/policy ($(basename "$modules"))"
+	awk -v set="guest-${driver%%.*}" '!/^#/ && $1 == set { print "package", $3, $4 }' \
+		"$here/packages.conf"
 	for l in $host_libs; do
 		# dpkg knows a library by one of its names (usrmerge)
 		pkg=$(dpkg -S "$l" 2>/dev/null | head -n 1 | cut -d: -f1) || pkg=

@@ -2,8 +2,8 @@
 # Checks the vfio passthrough helper without a card: its dry run plans the
 # sysfs writes and a QEMU command line with the card, its libvirt domain
 # validates against libvirt's schema (virt-xml-validate), and a malformed
-# address is refused; the same for the real-card image (--image nvidia),
-# whose command line carries init's words. KTAP, then "N passed, M failed".
+# address is refused; the same for the real-card images (--image nvidia,
+# nvidia-550), whose command line carries init's words. KTAP, then "N passed, M failed".
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -12,7 +12,7 @@ addr=0000:65:00.0
 . "$top/scripts/ktap.sh"
 
 echo "KTAP version 1"
-echo "1..8"
+echo "1..9"
 plan=$(bash "$script" --dry-run "$addr" 2>&1)
 check "dry run plans the vfio-pci binding" \
 	grep -q "would run: echo vfio-pci > /sys/bus/pci/devices/$addr/driver_override" <<<"$plan"
@@ -38,6 +38,9 @@ bash "$script" --dry-run --libvirt-xml --image nvidia --append "$words" "$addr" 
 check "nvidia image: libvirt domain with <hostdev> and that initrd validates" \
 	sh -c "grep -q '<initrd>.*/initramfs-nvidia.cpio</initrd>' '$xml' && grep -q \"<address domain='0x0000' bus='0x65' slot='0x00' function='0x0'/>\" '$xml' && virt-xml-validate '$xml' domain"
 rm -f "$xml"
+plan=$(bash "$script" --dry-run --image nvidia-550 "$addr" 2>&1)
+check "nvidia-550 image: QEMU boots initramfs-nvidia-550.cpio with the card" \
+	grep -q "'-initrd' '[^']*/build/images/initramfs-nvidia-550.cpio'.*'vfio-pci,host=$addr'" <<<"$plan"
 check "an unknown image is refused" \
 	sh -c "! bash '$script' --dry-run --image foo '$addr'"
 ktap_summary
