@@ -5,7 +5,9 @@
 # (ENODEV, "NVRM: No NVIDIA GPU found") rather than by the module loader
 # (a wrong vermagic or a missing kernel symbol fails otherwise), and the VM
 # must power off cleanly with no panic, oops or warning on the console
-# (ember-agent vm's own judgement). KTAP, then "N passed, M failed".
+# (ember-agent vm's own judgement). The same image with an nvidia.ko the
+# kernel cannot link must be reported with the loader's error instead.
+# KTAP, then "N passed, M failed".
 #
 #   boot-test.sh AGENT QEMU KERNEL INITRD WORKDIR
 set -uo pipefail
@@ -17,11 +19,16 @@ mkdir -p "$work"
 
 line() { grep -F -- "$1" "$work/lines" | grep -F -- "${2:-}"; }
 
+# boot INITRD WORKDIR: the guest's JSON lines on stdout
+boot() {
+	# apps requested: with no card init must stop before running any
+	"$agent" vm --qemu "$qemu" --kernel "$kernel" --initrd "$1" --memory 1024 \
+		--timeout 600 --scenarios none --json --workdir "$2" \
+		--append 'ember_apps=pathfinder ember_variants=uvm,adaptive'
+}
+
 echo "KTAP version 1"
-# apps requested: with no card init must stop before running any
-"$agent" vm --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" --memory 1024 \
-	--timeout 600 --scenarios none --json --workdir "$work/vm" \
-	--append 'ember_apps=pathfinder ember_variants=uvm,adaptive' >"$work/lines" 2>"$work/agent.err"
+boot "$initrd" "$work/vm" >"$work/lines" 2>"$work/agent.err"
 rc=$?
 check "the VM powers off cleanly (ember-agent vm exit 0)" sh -c "[ $rc = 0 ] || cat '$work/agent.err'"
 check "init boots the cloud kernel and counts no NVIDIA card" \
@@ -32,6 +39,16 @@ check "nvidia.ko is refused by NVIDIA's probe (ENODEV), not by the loader" \
 check "the kernel log says NVRM: No NVIDIA GPU found" line '"insmod":"nvidia"' 'NVRM: No NVIDIA GPU found'
 check "no application ran without a card" sh -c "! grep -q '\"scenario\":\"run\"' '$work/lines'"
 check "init's last line is the end of the boot" line '"scenario":"boot","end":true'
+
+# nvidia-uvm.ko in nvidia.ko's place: the kernel cannot resolve its symbols
+damaged=$work/damaged
+mkdir -p "$damaged/root"
+(cd "$damaged/root" && cpio -idm --quiet && cp lib/modules/nvidia-uvm.ko lib/modules/nvidia.ko &&
+	find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc) <"$initrd" >"$damaged/initrd.cpio"
+rm -rf "$damaged/root"
+boot "$damaged/initrd.cpio" "$damaged/vm" >"$damaged/lines" 2>/dev/null
+check "an nvidia.ko the kernel cannot link is reported with the loader's error, not ENODEV" \
+	sh -c "grep -F '\"insmod\":\"nvidia\"' '$damaged/lines' | grep -F 'unknown symbol' | grep -vF '\"ret\":19'"
 
 # init's run lines, without a card: its run_one with a stand-in for
 # ember-apps that prints a fixed line, under busybox sh as in the guest;
