@@ -1227,7 +1227,7 @@ static bool print_fig16(json_t *all, const char *csv, FILE *out)
 		fputc('\n', out);
 	}
 
-	fprintf(out, "\nsummary fig16 rtx5080 1.3x: paper's winner in %u of %u cells "
+	fprintf(out, "\nsummary rtx5080 1.3x: paper's winner in %u of %u cells "
 		"(pass %u of %u, passes %u of %u; %u cells the paper does not give); "
 		"adaptive over static at reuse 32: ", agree[0] + agree[1], given[0] + given[1],
 		agree[0], given[0], agree[1], given[1], unknown);

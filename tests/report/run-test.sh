@@ -123,7 +123,7 @@ mkdir -p "$work/f16"
 	gline adaptive passes 100 128 2000000000 0 536870912
 } >"$work/f16/results.jsonl"
 "$agent" report "$work/f16" --paper host-agent/paper-fig16.csv --no-plot >"$work/f16/out"
-expect "$work/f16/out" "summary fig16 rtx5080 1.3x: paper's winner in 2 of 3 cells (pass 2 of 2, passes 0 of 1; 1 cells the paper does not give); adaptive over static at reuse 32: 2.00-2.00x [1.3-4x]; static over adaptive at most: 3.00x [3.2x]"
+expect "$work/f16/out" "summary rtx5080 1.3x: paper's winner in 2 of 3 cells (pass 2 of 2, passes 0 of 1; 1 cells the paper does not give); adaptive over static at reuse 32: 2.00-2.00x [1.3-4x]; static over adaptive at most: 3.00x [3.2x]"
 expect "$work/f16/out" "pass     u32 256/512=0.50  range 0.50-0.50 [0.42-1.52]"
 if grep -q '^50 .* S 3.00 \[S\]' "$work/f16/out" && grep -q '^0  .* A 2.00 \[A\]' "$work/f16/out"; then
 	echo "ok: fig16 cells S 3.00 [S] and A 2.00 [A]"
