@@ -462,7 +462,8 @@ static void print_order(const struct paper_cell *pc, const double *time, FILE *o
 /*
  * Per table and size: each cell's order of the variants, the testbed's
  * beside the paper's, with how many pairs agree (a pair the paper cannot
- * order, both capped or equal, is not counted); the cells whose every
+ * order, both capped or equal, is not counted; one the testbed times equal
+ * does not agree); the cells whose every
  * counted pair agrees; and per variant the geometric mean over the apps of
  * testbed speedup over UVM / paper speedup over UVM (cells with a capped
  * paper time left out: their speedup is a bound).
@@ -501,7 +502,8 @@ static void print_paper_summary(const struct table *t, const char *csv, FILE *ou
 					if ((pc.capped[i] && pc.capped[j]) || p == 0)
 						continue;
 					pairs++;
-					agree += (p < 0) == (o < 0);
+					/* a tie on the testbed orders nothing: not the paper's order */
+					agree += o != 0 && (p < 0) == (o < 0);
 				}
 			}
 			if (u < NVARIANTS && !pc.capped[u])
