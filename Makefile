@@ -155,10 +155,12 @@ image-nvidia: deps
 	$(MAKE) -C images $(KERNEL)
 	$(MAKE) -C images/nvidia
 
-# Their contents listed and checked (images/nvidia/check.sh), then each
-# booted under TCG with no card (images/nvidia/boot-test.sh).
+# Their contents listed and checked (images/nvidia/check.sh), each rebuilt
+# byte for byte, then each booted under TCG with no card
+# (images/nvidia/boot-test.sh).
 image-nvidia-test: image-nvidia qemu host
 	$(MAKE) -C images/nvidia check
+	$(MAKE) -C images/nvidia check-reproducible
 	for i in initramfs-nvidia initramfs-nvidia-550; do \
 		bash images/nvidia/boot-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
 			$(BUILD)/images/$$i.cpio $(BUILD)/image-nvidia-boot/$$i || exit 1; done
