@@ -76,14 +76,21 @@
  * The H200 we measure: every number below names the row of
  * cuda/results/h200-calibrate.jsonl it comes from (its "bench" field;
  * "seconds" is the median of a run's repetitions, and the file holds two
- * runs at 4 GiB, 256 MiB and 64 MiB). tests/hw/run.sh measures them again;
+ * runs at 4 GiB, 256 MiB and 64 MiB, the session cuda/results/
+ * h200-apps.jsonl was measured in, and a third session's mapped_reuse
+ * rows). tests/hw/run.sh measures them again;
  * `make calibrate` runs the same set in the testbed on h200x16 and prints
  * each row beside the card's. The paper's h200 takes these, with its own
  * PCIe 5.0 x8 link. Fault-path constants were fitted together (the card
  * shows their sums, not each one): fault_latency (one fault), the
  * fault_granule probes that miss (a second fault in a populated block),
  * fault_random and fault_parallel (~40 faults a batch, each in its own
- * VA block), fault_seq and gpu_first_touch (~2 faulted pages a batch).
+ * VA block), fault_seq (~2 faulted pages of one block a batch; its batches
+ * cost ~50 us on the card, ~25 us with gpu_first_touch's GPU-made pages,
+ * which the model's constants do not split: README, "Fidelity to a real
+ * card"). A later session (cuda/results/h200-ubench-3.jsonl, same card
+ * and driver) ran the fault path 1.3-1.9x faster: these constants are of
+ * the host the first two sessions ran on.
  */
 #define TIMING_H200_CARD						\
 	TIMING_UNMEASURED,						\
