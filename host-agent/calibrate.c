@@ -18,7 +18,7 @@ static enum metric metric_of(const char *bench)
 	if (!strcmp(bench, "launch") || !strcmp(bench, "mapped_latency") ||
 	    !strcmp(bench, "fault_latency") || !strcmp(bench, "fault_parallel"))
 		return TIME;
-	if (!strcmp(bench, "mapped_read_4b"))
+	if (!strcmp(bench, "mapped_read_4b") || !strcmp(bench, "mapped_write_4b"))
 		return REQUESTS;
 	if (!strcmp(bench, "fault_granule"))
 		return GRANULE;

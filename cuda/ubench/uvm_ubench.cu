@@ -35,6 +35,8 @@
  *                   reuse 64): whether the card serves the second read from
  *                   its caches (GB/s of the buffer, as mapped_read) or pays
  *                   the link again (half that)
+ *   mapped_write_4b mapped, one 4-byte word stored per 128-byte line: the
+ *                   rate of small remote writes
  *   mapped_read_4b  mapped as mapped_read, one 4-byte word per 128-byte line:
  *                   the interconnect's rate of small remote requests
  *   fault_seq at other sizes with --sweep (16 MiB .. 4 GiB, first-touch
@@ -143,6 +145,14 @@ __global__ void read_window(const unsigned int *p, size_t pages, size_t wpages,
 	}
 	if (acc == 0x12345678u)
 		atomicAdd(sink, 1ull);
+}
+
+/* One 4-byte store per 128-byte line: a thread per line, a write per word. */
+__global__ void write_line_words(unsigned int *p, size_t lines)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < lines;
+	     i += (size_t)gridDim.x * blockDim.x)
+		p[i * 32] = (unsigned int)i;
 }
 
 struct ctx {
@@ -346,7 +356,7 @@ static void mapped_reuse(ctx &c, int reps)
 static void host_side(ctx &c, int reps)
 {
 	const size_t lines = c.bytes / 128;
-	std::vector<double> ph, m4;
+	std::vector<double> ph, m4, w4;
 	char extra[64];
 	int i;
 
@@ -364,6 +374,9 @@ static void host_side(ctx &c, int reps)
 			read_line_words<<<c.sms * 8, 512>>>((const unsigned int *)p,
 							   lines, c.sink);
 		}));
+		w4.push_back(timed(c, [&] {
+			write_line_words<<<c.sms * 8, 512>>>((unsigned int *)p, lines);
+		}));
 		CHECK_EXIT(cudaFree(p));
 	}
 	emit(c, "prefetch_to_host", c.bytes, median(ph), NULL);
@@ -371,6 +384,9 @@ static void host_side(ctx &c, int reps)
 	snprintf(extra, sizeof(extra), "\"requests_per_s\":%.0f",
 		 lines / median(m4));
 	emit(c, "mapped_read_4b", lines * 4, median(m4), extra);
+	snprintf(extra, sizeof(extra), "\"requests_per_s\":%.0f",
+		 lines / median(w4));
+	emit(c, "mapped_write_4b", lines * 4, median(w4), extra);
 }
 
 /* First-touch throughput against size (fault_seq at the other sizes). */

@@ -14,6 +14,7 @@
  *   random lines      gather (its 4-byte-per-line output prefetched first)
  *   one word          hotset over one 4 KiB page, one warp: one access
  *   lines read twice  hotset with the row's window and reuse 64
+ *   a word a line stored  hotset storing 4 bytes a line (args[6], [7])
  * mapped_read_4b reads one 4-byte word of every line (hotset's args[6]), as
  * the card's row does.
  *
@@ -166,6 +167,20 @@ static uint64_t read_window(void *p, size_t bytes, size_t window)
 	return run(&l);
 }
 
+/* stores one 4-byte word of every line */
+static uint64_t write_words(void *p, size_t bytes)
+{
+	struct ember_launch l = { .kernel = EMBER_KERNEL_HOTSET, .seed = 1 };
+
+	l.args[0] = (uintptr_t)p;
+	l.args[1] = bytes;
+	l.args[4] = 32;
+	l.args[5] = 1;
+	l.args[6] = 4;
+	l.args[7] = 1;
+	return run(&l);
+}
+
 static uint64_t touch(void *p)
 {
 	return read_lines(p, 4096, 1, 1, 0);
@@ -245,6 +260,9 @@ static void bandwidth(const struct ub *u)
 	ns = read_lines(p, b, 32, 0, 4);
 	snprintf(extra, sizeof(extra), "\"requests_per_s\":%.0f", lines / (ns / 1e9));
 	emit_on("mapped_read_4b", b, lines * 4, ns, extra);
+	ns = write_words(p, b);
+	snprintf(extra, sizeof(extra), "\"requests_per_s\":%.0f", lines / (ns / 1e9));
+	emit_on("mapped_write_4b", b, lines * 4, ns, extra);
 	emit_on("mapped_reuse_4k", b, b, read_window(p, b, 4096), NULL);
 	emit_on("mapped_reuse_256k", b, b, read_window(p, b, 256 << 10), NULL);
 	emit_on("mapped_reuse_4m", b, b, read_window(p, b, 4 << 20), NULL);

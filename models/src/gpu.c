@@ -157,6 +157,7 @@ struct gm_gpu *gm_create(const struct gm_config *cfg,
 	g->vram_lat_ps = GM_NS(g->prof.vram_latency_ns) / g->prof.warp_mlp;
 	g->link_lat_ps = GM_NS(g->prof.link_latency_ns) / g->prof.warp_mlp;
 	g->link_req_ps = g->prof.link_request_ps;
+	g->link_wreq_ps = g->prof.link_write_request_ps;
 	g->ce_q = calloc(g->prof.num_copy_engines, sizeof(*g->ce_q));
 	if (!g->ce_q || gm_mem_init(g) || gm_mmu_init(g) || gm_ac_init(g) ||
 	    gm_sm_init(g)) {
@@ -184,7 +185,8 @@ void gm_reset(struct gm_gpu *g)
 {
 	g->now = 0;
 	g->idle_done = 0;
-	g->vram_q.busy = g->h2d_q.busy = g->d2h_q.busy = g->req_q.busy = 0;
+	g->vram_q.busy = g->h2d_q.busy = g->d2h_q.busy = g->req_q.busy =
+		g->wreq_q.busy = 0;
 	memset(g->ce_q, 0, g->prof.num_copy_engines * sizeof(*g->ce_q));
 	memset(g->drv_busy, 0, sizeof(g->drv_busy));
 	memset(g->chunk_ready, 0, g->nchunks * sizeof(*g->chunk_ready));

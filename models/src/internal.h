@@ -96,7 +96,8 @@ struct gm_gpu {
 	/* derived timing (ps) */
 	gm_time_t vram_128_ps, h2d_128_ps, d2h_128_ps;
 	gm_time_t vram_lat_ps, link_lat_ps;
-	gm_time_t link_req_ps;	/* one sysmem read request (0: reads are lines) */
+	gm_time_t link_req_ps;	/* one sysmem read request (0: accesses are lines) */
+	gm_time_t link_wreq_ps;	/* one sysmem write request (0: no request limit) */
 
 	/* memory */
 	uint8_t **vram;		/* lazily allocated 2 MiB chunks */
@@ -121,6 +122,7 @@ struct gm_gpu {
 	gm_time_t idle_done;
 	struct gm_queue vram_q, h2d_q, d2h_q;
 	struct gm_queue req_q;	/* sysmem read requests: link_req_ps each */
+	struct gm_queue wreq_q;	/* sysmem write requests: link_wreq_ps each */
 	struct gm_queue *ce_q;	/* num_copy_engines */
 	gm_time_t drv_busy[EMGPU_DRV_THREADS];
 	uint32_t drv_thread;

@@ -70,7 +70,8 @@
 	.drv_host_page_ns = 0,						\
 	/* every sysmem access a 128 B line: the model before	\
 	 * sub-line requests */						\
-	.link_request_ps = 0
+	.link_request_ps = 0,						\
+	.link_write_request_ps = 0
 
 /*
  * The H200 we measure: every number below names the row of
@@ -120,6 +121,10 @@
 	 * No sysmem line is served twice: mapped_reuse_4k/256k/4m run	\
 	 * at half mapped_read, the link paid again for every re-read */\
 	.link_request_ps = 1756,					\
+	/* sysmem write requests, one per 1916 ps: mapped_write_4b at	\
+	 * 256 MiB, 522 M 4-byte stores a second (a later session:	\
+	 * 788 M at 64 MiB; its mapped_read_4b, 707-754 M) */		\
+	.link_write_request_ps = 1916,					\
 	/* per PTE written: small, as prefetch runs at ~45 of		\
 	 * h2d_copy's ~53 GB/s on the card (the page costs overlap the	\
 	 * copies in the model, whose prefetch row is +16 %) */	\

@@ -261,25 +261,25 @@ static inline gm_time_t sysmem_xfer(const struct gm_gpu *g, uint64_t pa,
 
 /*
  * A sysmem access over the link in one direction: its bytes on the link's
- * queue; a read is also one request on the request queue (link_req_ps
- * each: PCIe read requests wait for completions, small ones reach that
- * rate before the bandwidth), and the warp waits for the later of the two.
- * Counted if counting is on.
+ * queue and one request on its direction's request queue (req_ps each,
+ * none if 0: small requests reach that rate before the bandwidth); the
+ * warp waits for the later of the two. Counted if counting is on.
  */
 static inline void account_sysmem(struct gm_gpu *g, struct gm_warp *w,
 				  uint64_t va, uint64_t pa, uint32_t len,
 				  uint32_t flags, struct gm_queue *link,
-				  gm_time_t per_128, int read)
+				  gm_time_t per_128, struct gm_queue *req_q,
+				  gm_time_t req_ps)
 {
 	gm_time_t per_warp = gm_max(g->prof.access_issue_ps, g->link_lat_ps);
 	gm_time_t t0 = w->t, t1;
 
 	g->st.sysmem_accesses++;
 	charge(link, w, sysmem_xfer(g, pa, len, per_128), per_warp);
-	if (read && g->link_req_ps) {
+	if (req_ps) {
 		t1 = w->t;
 		w->t = t0;
-		charge(&g->req_q, w, g->link_req_ps, per_warp);
+		charge(req_q, w, req_ps, per_warp);
 		if (t1 > w->t)
 			w->t = t1;
 	}
@@ -363,7 +363,7 @@ int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		if (gm_dma_read(g, pa, buf, len))
 			return -EMGPU_ERR_DMA;
 		account_sysmem(g, w, va, pa, len, flags, &g->h2d_q,
-			       g->h2d_128_ps, 1);
+			       g->h2d_128_ps, &g->req_q, g->link_req_ps);
 		return 0;
 	}
 	r = vram_line_read(g, pa, buf, len);
@@ -390,7 +390,7 @@ int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		if (gm_dma_write(g, pa, buf, len))
 			return -EMGPU_ERR_DMA;
 		account_sysmem(g, w, va, pa, len, flags, &g->d2h_q,
-			       g->d2h_128_ps, 0);
+			       g->d2h_128_ps, &g->wreq_q, g->link_wreq_ps);
 		return 0;
 	}
 	r = vram_line_write(g, pa, buf, len);

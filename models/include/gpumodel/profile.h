@@ -59,6 +59,7 @@ struct gm_profile {
 	uint32_t drv_host_page_ns;	/* DRIVER_ACTION HOST_PAGE */
 	uint32_t link_request_ps;	/* sysmem read requests: one per this
 					 * (0: every access costs a 128 B line) */
+	uint32_t link_write_request_ps;	/* sysmem write requests: one per this */
 };
 
 /* The base profiles, in a fixed order; NULL past the end. */

@@ -5,7 +5,8 @@
  * whole buffer), [3] random percent (0..100), [4] reuse (accesses per
  * page, 0 = 1), [5] passes (0 = 1), [6] bytes read of each line (a power
  * of two from 4 to 128; 0 = 128: a 4 is one word a line, a request the
- * size of a warp's single-lane load).
+ * size of a warp's single-lane load), [7] 1: store those bytes instead
+ * of loading them, every word the line's number (page * 32 + line).
  *
  * The window slides over the buffer in steps of its size. At each window
  * position the kernel makes pages * reuse accesses ("slots"): slot s goes,
@@ -16,8 +17,8 @@
  * that order ((pass * windows + window) * slots + slot) and dispatched in
  * order (gm_next_item()), so the warps move through the windows together;
  * the random draw is splitmix64 of (seed, pass, window, slot), so it does
- * not depend on timing or dispatch. Reads only. Result: the sum of the
- * first word of every line read.
+ * not depend on timing or dispatch. Reads unless args[7]. Result: the sum
+ * of the first word of every line read (or stored).
  * State: n = item.
  */
 #include "gpumodel/kernel.h"
@@ -39,7 +40,8 @@ static int hotset_check(const struct gm_launch *l)
 	return gm_kernel_buf_ok(a[0], a[1]) && !(a[0] & 4095) && !(a[1] & 4095) &&
 	       !(a[2] & 4095) && a[2] <= a[1] && a[3] <= 100 &&
 	       a[4] <= 65536 && a[5] <= 1000000 && hotset_items(a) &&
-	       (!a[6] || (a[6] >= 4 && a[6] <= 128 && !(a[6] & (a[6] - 1)))) ? 0 : -1;
+	       (!a[6] || (a[6] >= 4 && a[6] <= 128 && !(a[6] & (a[6] - 1)))) &&
+	       a[7] <= 1 ? 0 : -1;
 }
 
 static void hotset_init(const struct gm_launch *l, struct gm_warp *w)
@@ -55,7 +57,7 @@ static int hotset_step(struct gm_gpu *g, const struct gm_launch *l,
 	uint64_t pages = a[1] >> 12, wpages = a[2] ? a[2] >> 12 : pages;
 	uint64_t reuse = a[4] ? a[4] : 1, slots = wpages * reuse;
 	uint64_t nwin = (pages + wpages - 1) / wpages, items = hotset_items(a);
-	uint64_t rnd, page, line, k, i, j;
+	uint64_t rnd, page, line, k, i, j, va;
 	int r;
 
 	for (;;) {
@@ -78,8 +80,15 @@ static int hotset_step(struct gm_gpu *g, const struct gm_launch *l,
 		}
 		break;
 	}
-	r = gm_warp_load(g, w, a[0] + page * 4096 + line * 128, w->line,
-			 a[6] ? (uint32_t)a[6] : 128, EMGPU_ACCESS_READ);
+	va = a[0] + page * 4096 + line * 128;
+	if (a[7]) {
+		for (k = 0; k < 32; k++)
+			w->line[k] = (uint32_t)(page * 32 + line);
+		r = gm_warp_store(g, w, va, w->line, a[6] ? (uint32_t)a[6] : 128);
+	} else {
+		r = gm_warp_load(g, w, va, w->line, a[6] ? (uint32_t)a[6] : 128,
+				 EMGPU_ACCESS_READ);
+	}
 	if (r)
 		return r;
 	w->acc += w->line[0];
