@@ -70,30 +70,30 @@ else
 	fails=$((fails + 1))
 fi
 
+# seconds APP PROFILE FACTOR "VARIANT S" ...: a line per variant, S seconds, no setup
+seconds() {
+	local app=$1 profile=$2 factor=$3 v
+	shift 3
+	for v in "$@"; do
+		set -- $v
+		line "$app" "$1" "$profile" "$factor" "$(awk "BEGIN{printf \"%.0f\", $2 * 1e9}")" 0
+	done
+}
+
 # Tables 7-8 per query (ember-run -k ssb-q1.3): each run beside the
 # paper's own row; h200 0.5x q1.3 at the paper's seconds, q2.1 with
 # adaptive (paper 0.38 s) slower than static (0.50 s).
 {
-	for v in "uvm 1.05" "mapped 0.54" "static 0.50" "adaptive 0.38"; do
-		set -- $v
-		line ssb-q1.3 "$1" h200-512m 0.5 "$(awk "BEGIN{printf \"%.0f\", $2 * 1e9}")" 0
-	done
-	for v in "uvm 0.79" "mapped 0.55" "static 0.50" "adaptive 0.60"; do
-		set -- $v
-		line ssb-q2.1 "$1" h200-512m 0.5 "$(awk "BEGIN{printf \"%.0f\", $2 * 1e9}")" 0
-	done
+	seconds ssb-q1.3 h200-512m 0.5 "uvm 1.05" "mapped 0.54" "static 0.50" "adaptive 0.38"
+	seconds ssb-q2.1 h200-512m 0.5 "uvm 0.79" "mapped 0.55" "static 0.50" "adaptive 0.60"
 } >"$work/t78q/results.jsonl"
 "$agent" report "$work/t78q" --paper host-agent/paper-table7-8.csv --no-plot >"$work/t78q/out"
 expect "$work/t78q/out" "summary h200 0.5x: paper's order in 1 of 2 cells, 10 of 12 pairs; speedup over UVM testbed/paper, geomean: mapped 1.00 (2) static 1.00 (2) adaptive 0.80 (2)"
 
 # A tie on the testbed (mapped and adaptive the same ns, as when adaptive
 # promotes nothing) does not agree with the paper's order of that pair.
-{
-	for v in "uvm 0.99" "mapped 0.72" "static 0.75" "adaptive 0.72"; do
-		set -- $v
-		line ssb-q3.3 "$1" rtx5080-512m 1.5 "$(awk "BEGIN{printf \"%.0f\", $2 * 1e9}")" 0
-	done
-} >"$work/t78q/results.jsonl"
+seconds ssb-q3.3 rtx5080-512m 1.5 "uvm 0.99" "mapped 0.72" "static 0.75" "adaptive 0.72" \
+	>"$work/t78q/results.jsonl"
 "$agent" report "$work/t78q" --paper host-agent/paper-table7-8.csv --no-plot >"$work/t78q/out"
 expect "$work/t78q/out" "summary rtx5080 1.5x: paper's order in 0 of 1 cells, 5 of 6 pairs; speedup over UVM testbed/paper, geomean: mapped 1.00 (1) static 1.00 (1) adaptive 0.79 (1)"
 
