@@ -999,10 +999,11 @@ static int plot_moving_hot(json_t *all, const char *dir)
 struct grid_cell {
 	double ns[2];		/* static, adaptive: modelled setup + kernels; 0: none */
 	double moved[2];	/* bytes host to device */
-	double vram;
 };
 
 struct grid {
+	char gpu[32];		/* the runs' base GPU ("rtx5080") */
+	double factor;		/* their footprint factor */
 	int randomness[GRID_MAX], reuse[GRID_MAX];
 	size_t nrand, nreuse;
 	struct grid_cell cells[2][GRID_MAX][GRID_MAX];	/* pass, passes */
@@ -1061,6 +1062,11 @@ static bool grid_load(json_t *all, struct grid *g)
 				continue;
 			found = true;
 			if (!pass) {
+				if (!g->gpu[0])
+					base_gpu(json_string_value(json_object_get(o, "profile")) ?: "?",
+						 g->gpu, sizeof(g->gpu));
+				if (!g->factor)
+					g->factor = json_number_value(json_object_get(o, "factor"));
 				int_slot(g->randomness, &g->nrand, rnd);
 				int_slot(g->reuse, &g->nreuse, reuse);
 				continue;
@@ -1078,8 +1084,6 @@ static bool grid_load(json_t *all, struct grid *g)
 				(double)json_integer_value(json_object_get(run, "setup_ns"));
 			g->cells[p][r][u].moved[v] =
 				(double)json_integer_value(json_object_get(run, "bytes_h2d"));
-			g->cells[p][r][u].vram =
-				(double)json_integer_value(json_object_get(run, "vram"));
 		}
 	return found;
 }
@@ -1125,26 +1129,55 @@ static bool fig16_row(const char *csv, const char *q, const char *pattern, int r
 	return found;
 }
 
+/* What the grid's cells add up to, for the summary line. */
+struct fig16_tally {
+	unsigned int agree[2], given[2], unknown;
+	double lo32, hi32;	/* adaptive over static where it wins at reuse 32 */
+	double hi_static;	/* static over adaptive, the most */
+};
+
 /*
- * Per pattern, a randomness x reuse table of which Ember variant is faster
- * (S: static, A: adaptive) and by how much, beside the paper's winner
- * where its text gives one; the data moved at 0 % randomness in multiples
- * of Ember-static's (the paper: static moves its 16 GB prefix once); and a
- * summary line counting the cells whose winner is the paper's.
+ * One cell of pattern p: "W ratio [P]", the faster Ember variant W (S
+ * static, A adaptive) and by how much, beside the paper's winner P (?
+ * where its text gives none); counted into tally.
  */
-static bool print_fig16(json_t *all, const char *csv, FILE *out)
+static void fig16_cell(const struct grid *g, const char *csv, size_t p, size_t r,
+		       size_t u, struct fig16_tally *tally, char *cell, size_t len)
 {
-	struct grid *g = calloc(1, sizeof(*g));
-	unsigned int agree[2] = { 0 }, given[2] = { 0 }, unknown = 0;
-	double lo32 = 0, hi32 = 0, hi_static = 0;
+	const struct grid_cell *c = &g->cells[p][r][u];
+	char paper[48], pw = '?', ow;
+	double ratio;
+
+	if (fig16_row(csv, "winner", grid_patterns[p], g->randomness[r], g->reuse[u],
+		      paper, sizeof(paper)))
+		pw = !strcmp(paper, "ember_static") ? 'S' : 'A';
+	if (c->ns[0] <= 0 || c->ns[1] <= 0) {
+		snprintf(cell, len, "%6s [%c]", "-", pw);
+		return;
+	}
+	ow = c->ns[0] < c->ns[1] ? 'S' : 'A';
+	ratio = ow == 'S' ? c->ns[1] / c->ns[0] : c->ns[0] / c->ns[1];
+	snprintf(cell, len, "%c%5.2f [%c]", ow, ratio, pw);
+	if (pw == '?') {
+		tally->unknown++;
+	} else {
+		tally->given[p]++;
+		tally->agree[p] += ow == pw;
+	}
+	if (g->reuse[u] == 32 && ow == 'A') {
+		tally->lo32 = tally->lo32 == 0 || ratio < tally->lo32 ? ratio : tally->lo32;
+		tally->hi32 = ratio > tally->hi32 ? ratio : tally->hi32;
+	}
+	if (ow == 'S' && ratio > tally->hi_static)
+		tally->hi_static = ratio;
+}
+
+/* Per pattern, the randomness x reuse table of fig16_cell()s. */
+static void print_fig16_grid(const struct grid *g, const char *csv,
+			     struct fig16_tally *tally, FILE *out)
+{
 	size_t p, r, u;
 
-	if (!g)
-		return false;
-	if (!grid_load(all, g)) {
-		free(g);
-		return false;
-	}
 	for (p = 0; p < 2; p++) {
 		if (!g->any[p])
 			continue;
@@ -1158,91 +1191,134 @@ static bool print_fig16(json_t *all, const char *csv, FILE *out)
 		for (r = 0; r < g->nrand; r++) {
 			fprintf(out, "%-10d", g->randomness[r]);
 			for (u = 0; u < g->nreuse; u++) {
-				const struct grid_cell *c = &g->cells[p][r][u];
-				char paper[48], cell[32];
-				char pw = '?', ow = '-';
+				char cell[32];
 
-				if (fig16_row(csv, "winner", grid_patterns[p], g->randomness[r],
-					      g->reuse[u], paper, sizeof(paper)))
-					pw = !strcmp(paper, "ember_static") ? 'S' : 'A';
-				if (c->ns[0] > 0 && c->ns[1] > 0) {
-					double ratio = c->ns[0] < c->ns[1] ? c->ns[1] / c->ns[0] :
-						       c->ns[0] / c->ns[1];
-
-					ow = c->ns[0] < c->ns[1] ? 'S' : 'A';
-					snprintf(cell, sizeof(cell), "%c%5.2f [%c]", ow, ratio, pw);
-					if (pw == '?') {
-						unknown++;
-					} else {
-						given[p]++;
-						agree[p] += ow == pw;
-					}
-					if (g->reuse[u] == 32 && ow == 'A') {
-						lo32 = lo32 == 0 || ratio < lo32 ? ratio : lo32;
-						hi32 = ratio > hi32 ? ratio : hi32;
-					}
-					if (ow == 'S' && ratio > hi_static)
-						hi_static = ratio;
-				} else {
-					snprintf(cell, sizeof(cell), "%6s [%c]", "-", pw);
-				}
+				fig16_cell(g, csv, p, r, u, tally, cell, sizeof(cell));
 				fprintf(out, " %12s", cell);
 			}
 			fputc('\n', out);
 		}
 	}
+}
 
+/*
+ * The paper's figure for quantity q at randomness 0 as a number range
+ * ("6.8-24.4", "up to 3.2": lo 0), or false where the CSV has none.
+ */
+static bool fig16_range(const char *csv, const char *q, const char *pattern, int rnd,
+			int reuse, double *lo, double *hi)
+{
+	char v[48];
+
+	if (!fig16_row(csv, q, pattern, rnd, reuse, v, sizeof(v)))
+		return false;
+	if (sscanf(v, "%lf-%lf", lo, hi) == 2)
+		return true;
+	*lo = 0;
+	return sscanf(v, "up to %lf", hi) == 1 || sscanf(v, "%lf", hi) == 1;
+}
+
+/*
+ * The data moved at 0 % randomness, adaptive's in multiples of
+ * Ember-static's (which moves its prefix once), per reuse, beside the
+ * paper's range of the same ratio.
+ */
+static void print_fig16_moved(const struct grid *g, const char *csv, FILE *out)
+{
+	double static_gb = 0, unused;
+	size_t p, r, u;
+
+	fig16_range(csv, "moved_gb_static", "pass", 0, -1, &unused, &static_gb);
 	fprintf(out, "\nData moved host to device at 0 %% randomness, MiB (adaptive / static; "
-		"paper's range over reuse in brackets, as multiples of static's 16 GB)\n");
+		"paper's range over reuse in brackets, as multiples of static's %g GB)\n",
+		static_gb);
+	r = int_index(g->randomness, g->nrand, 0);
 	for (p = 0; p < 2; p++) {
-		char paper[48] = "", q[48];
 		double plo = 0, phi = 0, olo = 0, ohi = 0;
 
-		r = int_index(g->randomness, g->nrand, 0);
 		if (!g->any[p] || r >= g->nrand)
 			continue;
-		snprintf(q, sizeof(q), "moved_gb_adaptive");
-		if (fig16_row(csv, q, grid_patterns[p], 0, -1, paper, sizeof(paper)) &&
-		    sscanf(paper, "%lf-%lf", &plo, &phi) == 2) {
-			plo /= 16;
-			phi /= 16;
-		}
 		fprintf(out, "%-7s", grid_patterns[p]);
 		for (u = 0; u < g->nreuse; u++) {
 			const struct grid_cell *c = &g->cells[p][r][u];
+			double x;
 
-			if (c->moved[0] > 0 && c->ns[1] > 0) {
-				double x = c->moved[1] / c->moved[0];
-
-				fprintf(out, "  u%d %.0f/%.0f=%.2f", g->reuse[u],
-					c->moved[1] / (1 << 20), c->moved[0] / (1 << 20), x);
-				olo = olo == 0 || x < olo ? x : olo;
-				ohi = x > ohi ? x : ohi;
-			}
+			if (c->moved[0] <= 0 || c->ns[1] <= 0)
+				continue;
+			x = c->moved[1] / c->moved[0];
+			fprintf(out, "  u%d %.0f/%.0f=%.2f", g->reuse[u],
+				c->moved[1] / (1 << 20), c->moved[0] / (1 << 20), x);
+			olo = olo == 0 || x < olo ? x : olo;
+			ohi = x > ohi ? x : ohi;
 		}
 		if (ohi > 0)
 			fprintf(out, "  range %.2f-%.2f", olo, ohi);
 		else
 			fprintf(out, "  range -");
-		if (phi > 0)
-			fprintf(out, " [%.2f-%.2f]", plo, phi);
+		if (static_gb > 0 && fig16_range(csv, "moved_gb_adaptive", grid_patterns[p], 0,
+						 -1, &plo, &phi) && plo > 0)
+			fprintf(out, " [%.2f-%.2f]", plo / static_gb, phi / static_gb);
 		fputc('\n', out);
 	}
+}
 
-	fprintf(out, "\nsummary rtx5080 1.3x: paper's winner in %u of %u cells "
+/* "[1.3-4x]", "[3.2x]": the paper's speedup q over the cells it names. */
+static void print_paper_speedup(const char *csv, const char *q, int rnd, int reuse,
+				FILE *out)
+{
+	double lo, hi;
+
+	if (!fig16_range(csv, q, "pass", rnd, reuse, &lo, &hi))
+		fprintf(out, " [?]");
+	else if (lo > 0)
+		fprintf(out, " [%g-%gx]", lo, hi);
+	else
+		fprintf(out, " [%gx]", hi);
+}
+
+static void print_fig16_summary(const struct grid *g, const char *csv,
+				const struct fig16_tally *t, FILE *out)
+{
+	fprintf(out, "\nsummary %s %gx: paper's winner in %u of %u cells "
 		"(pass %u of %u, passes %u of %u; %u cells the paper does not give); "
-		"adaptive over static at reuse 32: ", agree[0] + agree[1], given[0] + given[1],
-		agree[0], given[0], agree[1], given[1], unknown);
-	if (hi32 > 0)
-		fprintf(out, "%.2f-%.2fx", lo32, hi32);
+		"adaptive over static at reuse 32: ", g->gpu, g->factor,
+		t->agree[0] + t->agree[1], t->given[0] + t->given[1],
+		t->agree[0], t->given[0], t->agree[1], t->given[1], t->unknown);
+	if (t->hi32 > 0)
+		fprintf(out, "%.2f-%.2fx", t->lo32, t->hi32);
 	else
 		fprintf(out, "never faster");
-	fprintf(out, " [1.3-4x]; static over adaptive at most: ");
-	if (hi_static > 0)
-		fprintf(out, "%.2fx", hi_static);
+	print_paper_speedup(csv, "speedup_adaptive_over_static", 0, 32, out);
+	fprintf(out, "; static over adaptive at most: ");
+	if (t->hi_static > 0)
+		fprintf(out, "%.2fx", t->hi_static);
 	else
 		fprintf(out, "never faster");
-	fprintf(out, " [3.2x]\n");
+	print_paper_speedup(csv, "speedup_static_over_adaptive", 10, 128, out);
+	fputc('\n', out);
+}
+
+/*
+ * Per pattern, a randomness x reuse table of which Ember variant is faster
+ * and by how much, beside the paper's winner where its text gives one;
+ * the data moved at 0 % randomness in multiples of Ember-static's; and a
+ * summary line counting the cells whose winner is the paper's. The
+ * paper's figures all come from csv (paper-fig16.csv).
+ */
+static bool print_fig16(json_t *all, const char *csv, FILE *out)
+{
+	struct grid *g = calloc(1, sizeof(*g));
+	struct fig16_tally tally = { 0 };
+
+	if (!g)
+		return false;
+	if (!grid_load(all, g)) {
+		free(g);
+		return false;
+	}
+	print_fig16_grid(g, csv, &tally, out);
+	print_fig16_moved(g, csv, out);
+	print_fig16_summary(g, csv, &tally, out);
 	free(g);
 	return true;
 }
