@@ -321,6 +321,48 @@ static void test_sysmem_requests(void)
 	CU_ASSERT(no_rate >= lines * 1280 && no_rate <= line * 11 / 10);
 }
 
+/*
+ * Sub-line sysmem stores (hotset args[7]): each 4-byte store to its own
+ * line is one write request (link_write_request_ps) where requests are the
+ * bottleneck, and a line's bytes where the link is; every line's first
+ * word holds the line's number afterwards. Read requests play no part.
+ */
+static void test_sysmem_store_requests(void)
+{
+	/* link MB/s, write request ps, the ns a store must cost */
+	static const uint32_t cases[2][3] = {
+		{ 100000, 500000, 500 },	/* request-bound */
+		{ 100, 100000, 320 },		/* link-bound: a 32-byte sector */
+	};
+	uint64_t args[8] = { VA_BASE, 16 * 4096, 0, 0, 32, 1, 4, 1 }, off;
+	uint64_t lines = 16 * 32, ns, line;
+	struct gm_profile p;
+	struct th *t;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(gm_profile_lookup("h200x16-256m", &p), 0);
+		p.link_h2d_mbps = p.link_d2h_mbps = cases[i][0];
+		p.link_request_ps = 1;
+		p.link_write_request_ps = cases[i][1];
+		t = th_new_profile(&p, 1, 0);
+		memset(t->sys + TH_DATA, 0xff, 16 * 4096);
+		for (off = 0; off < 16 * 4096; off += 4096)
+			th_map(t, VA_BASE + off, EMGPU_APERTURE_SYSMEM, TH_DATA + off, 12, 0);
+		CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_HOTSET, 4, 0, args, 8),
+				EMGPU_LAUNCH_RUNNING);
+		CU_ASSERT_EQUAL(th_run_to_end(t, NULL, NULL, NULL), EMGPU_LAUNCH_DONE);
+		ns = gm_launch_time_ns(t->g);
+		CU_ASSERT(ns >= lines * cases[i][2] && ns <= lines * cases[i][2] * 11 / 10);
+		for (line = 0; line < lines; line++) {
+			CU_ASSERT_EQUAL(th_u32(t, TH_DATA + line * 128), line);
+			/* 4 bytes stored: the line's next word untouched */
+			CU_ASSERT_EQUAL(th_u32(t, TH_DATA + line * 128 + 4), 0xffffffffu);
+		}
+		th_free(t);
+	}
+}
+
 /* FAULT_BLOCK and HOST_PAGE cost the profile's time per count. */
 static void test_driver_actions(void)
 {
@@ -354,5 +396,7 @@ void add_fidelity_suite(void)
 	CU_add_test(s, "gather: uvm collapses >= 10x per byte at 1.5x, mapped flat", test_gather_collapse);
 	CU_add_test(s, "sysmem: a word costs a sector or a request, a line its bytes",
 		    test_sysmem_requests);
+	CU_add_test(s, "sysmem: a 4-byte store costs a write request, its word lands",
+		    test_sysmem_store_requests);
 	CU_add_test(s, "driver actions FAULT_BLOCK and HOST_PAGE", test_driver_actions);
 }
