@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Determinism on a loaded host: the same lockstep matrices (loaded-host.conf:
-# gather under the stock policy and Ember-adaptive; loaded-hang.conf: gather
+# stream under the stock policy and Ember-adaptive; loaded-hang.conf: gather
 # with an injected hang) run twice through `ember-agent run`, first on the host as
 # it is, then with LOAD_LOOPS busy loops beside it. Each pair of runs must
 # agree exactly: status, the guest's results (`run`: counts, checksums,
@@ -40,10 +40,21 @@ load_end=$(cut -d' ' -f1 /proc/loadavg)
 kill "${pids[@]}" 2>/dev/null
 wait "${pids[@]}" 2>/dev/null
 
+# every run the matrices list, so that a run that left no directory fails
+expected=0
+for conf in $confs; do
+	listed=$("$agent" run "$here/$conf.conf" --list | wc -l) ||
+		{ echo "loaded-host: ember-agent run $conf.conf --list failed" >&2; exit 1; }
+	expected=$((expected + listed))
+done
 ids=$(cd "$work/quiet" && ls -d */runs/* 2>/dev/null)
-n=0 failed=0
+n=0 failed=0 missing=0
 echo "KTAP version 1"
 echo "1..$(wc -w <<<"$ids")"
+if [ "$(wc -w <<<"$ids")" != "$expected" ]; then
+	missing=1
+	echo "# FAIL: the matrices list $expected runs, the quiet pass left $(wc -w <<<"$ids") (logs: $work/run.log)"
+fi
 echo "# $loops busy loops; load average $load_start at the loaded runs' start, $load_end at their end"
 for id in $ids; do
 	n=$((n + 1))
@@ -68,5 +79,5 @@ for id in $ids; do
 		echo "    # logs: $(dirname "$q") $(dirname "$l")"
 	fi
 done
-echo "$((n - failed)) passed, $failed failed"
-[ "$n" -gt 0 ] && [ "$failed" = 0 ]
+echo "$((n - failed)) passed, $((failed + missing)) failed"
+[ "$n" -gt 0 ] && [ "$failed" = 0 ] && [ "$missing" = 0 ]
