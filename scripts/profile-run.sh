@@ -11,18 +11,28 @@
 # usage: profile-run.sh AGENT QEMU KERNEL INITRD WORKDIR PROFILE MEMORY 'RUN ARGS' MODEL_LIB
 # (MODEL_LIB: libgpumodel.a, whose function names, static ones included,
 # are the model's; QEMU compiles the same sources)
-set -u
+set -euo pipefail
 agent=$1 qemu=$2 kernel=$3 initrd=$4 work=$5 profile=$6 memory=$7 args=$8 lib=$9
 rm -rf "$work"
 mkdir -p "$work"
 perf record -q -e cpu-clock -F 499 -o "$work/perf.data" -- \
 	"$agent" vm --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
 	--profile "$profile" --memory "$memory" --run "$args" --timeout 3600 \
-	--workdir "$work/vm" >"$work/vm.log" 2>&1 || { cat "$work/vm.log"; exit 1; }
-grep -ho 'ember-run: .* ms' "$work"/vm/*.log "$work/vm.log" 2>/dev/null | head -1
-nm --defined-only "$lib" | awk 'NF == 3 && $2 ~ /[tT]/ { print $3 }' >"$work/model.syms"
+	--workdir "$work/vm" >"$work/vm.log" 2>&1 ||
+	{ echo "profile-run: step 'perf record' (the VM run) failed; its log:" >&2
+	  cat "$work/vm.log" >&2; exit 1; }
+phases=$(grep -ho 'ember-run: .* ms' "$work"/vm/*.log "$work/vm.log" 2>/dev/null || true)
+if [ -n "$phases" ]; then
+	head -n1 <<<"$phases"
+else
+	echo "profile-run: the guest printed no ember-run phase times" >&2
+fi
+nm --defined-only "$lib" | awk 'NF == 3 && $2 ~ /[tT]/ { print $3 }' >"$work/model.syms" ||
+	{ echo "profile-run: step 'nm $lib' failed" >&2; exit 1; }
 perf report -q -i "$work/perf.data" --comm qemu-system-x86 --no-children \
-	--sort dso,sym --stdio -g none 2>/dev/null | awk -v syms="$work/model.syms" '
+	--sort dso,sym --stdio -g none 2>"$work/perf-report.err" >"$work/perf-report.txt" ||
+	{ echo "profile-run: step 'perf report' failed:" >&2; cat "$work/perf-report.err" >&2; exit 1; }
+awk -v syms="$work/model.syms" '
 BEGIN { while ((getline s < syms) > 0) model[s] = 1 }
 {
 	pct = $1; sub("%", "", pct); dso = $2; sym = $NF
@@ -36,5 +46,9 @@ BEGIN { while ((getline s < syms) > 0) model[s] = 1 }
 	share[part] += pct; total += pct
 }
 END {
+	if (!total) {
+		print "profile-run: perf recorded no sample of qemu-system-x86" > "/dev/stderr"
+		exit 1
+	}
 	for (p in share) printf "profile-run: %5.1f%%  %s\n", 100 * share[p] / total, p
-}' | sort -t: -k2 -rn
+}' "$work/perf-report.txt" | sort -t: -k2 -rn
