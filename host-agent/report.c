@@ -815,7 +815,7 @@ static void print_campaign_detail(json_t *all, FILE *out)
 {
 	char kinds[32][32], cells[32][32], commits[8][32];
 	unsigned int nf[32][32] = { { 0 } }, runs[32][32] = { { 0 } };
-	unsigned int ncommit[8] = { 0 };
+	unsigned int ncommit[8] = { 0 }, other_commits = 0;
 	size_t nkinds = 0, ncells = 0, ncommits = 0, i, k, c;
 	double wall = 0;
 	bool any = false;
@@ -841,6 +841,8 @@ static void print_campaign_detail(json_t *all, FILE *out)
 		k = slot(commits, &ncommits, 8, commit ?: "?");
 		if (k < 8)
 			ncommit[k]++;
+		else
+			other_commits++;	/* past the 8 named: counted, not named */
 		wall += json_number_value(json_object_get(r, "wall_s"));
 		if (strcmp(status, "recovered") && strcmp(status, "clean-error") &&
 		    strcmp(status, "not-fired")) {
@@ -868,6 +870,8 @@ static void print_campaign_detail(json_t *all, FILE *out)
 	fprintf(out, "commits:");
 	for (k = 0; k < ncommits; k++)
 		fprintf(out, " %s (%u runs)", commits[k], ncommit[k]);
+	if (other_commits)
+		fprintf(out, " and %u runs of other commits", other_commits);
 	fprintf(out, "; VM wall time %.0f s\n", wall);
 }
 
