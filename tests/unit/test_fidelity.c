@@ -273,27 +273,44 @@ static void test_gather_collapse(void)
 			map_ratio_x100 / 100.0);
 }
 
+#define SYSMEM_BYTES	(16 * 4096)	/* the sysmem tests' buffer: 512 lines */
+
 /*
- * Reads every line of 64 KiB of sysmem `reads` times in one launch, `word`
+ * Runs hotset (args) over SYSMEM_BYTES of sysmem mapped at VA_BASE on
+ * profile p, the buffer first filled with 0xff bytes. Returns the model,
+ * the launch done, for the caller to read and th_free().
+ */
+static struct th *sysmem_hotset(const struct gm_profile *p, const uint64_t *args,
+				int nargs)
+{
+	struct th *t = th_new_profile(p, 1, 0);
+	uint64_t off;
+
+	memset(t->sys + TH_DATA, 0xff, SYSMEM_BYTES);
+	for (off = 0; off < SYSMEM_BYTES; off += 4096)
+		th_map(t, VA_BASE + off, EMGPU_APERTURE_SYSMEM, TH_DATA + off, 12, 0);
+	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_HOTSET, 4, 0, args, nargs),
+			EMGPU_LAUNCH_RUNNING);
+	CU_ASSERT_EQUAL(th_run_to_end(t, NULL, NULL, NULL), EMGPU_LAUNCH_DONE);
+	return t;
+}
+
+/*
+ * Reads every line of the buffer `reads` times in one launch, `word`
  * bytes of each (hotset args[6]), on a profile whose link is the
  * bottleneck (100 MB/s: 1.28 us a line, 320 ns a 32-byte sector) and whose
  * read requests take req_ps each. Returns the launch's ns.
  */
 static uint64_t sysmem_read_ns(uint32_t req_ps, uint32_t reads, uint32_t word)
 {
-	uint64_t args[7] = { VA_BASE, 16 * 4096, 0, 0, 32 * reads, 1, word }, off, ns;
+	uint64_t args[7] = { VA_BASE, SYSMEM_BYTES, 0, 0, 32 * reads, 1, word }, ns;
 	struct gm_profile p;
 	struct th *t;
 
 	CU_ASSERT_EQUAL(gm_profile_lookup("h200x16-256m", &p), 0);
 	p.link_h2d_mbps = p.link_d2h_mbps = 100;
 	p.link_request_ps = req_ps;
-	t = th_new_profile(&p, 1, 0);
-	for (off = 0; off < 16 * 4096; off += 4096)
-		th_map(t, VA_BASE + off, EMGPU_APERTURE_SYSMEM, TH_DATA + off, 12, 0);
-	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_HOTSET, 4, 0, args, 7),
-			EMGPU_LAUNCH_RUNNING);
-	CU_ASSERT_EQUAL(th_run_to_end(t, NULL, NULL, NULL), EMGPU_LAUNCH_DONE);
+	t = sysmem_hotset(&p, args, 7);
 	ns = gm_launch_time_ns(t->g);
 	th_free(t);
 	return ns;
@@ -307,7 +324,7 @@ static uint64_t sysmem_read_ns(uint32_t req_ps, uint32_t reads, uint32_t word)
  */
 static void test_sysmem_requests(void)
 {
-	uint64_t lines = 16 * 32;
+	uint64_t lines = SYSMEM_BYTES / 128;
 	uint64_t line = sysmem_read_ns(500000, 1, 0);
 	uint64_t word = sysmem_read_ns(500000, 1, 4);
 	uint64_t word_fast = sysmem_read_ns(1000, 1, 4);
@@ -334,8 +351,8 @@ static void test_sysmem_store_requests(void)
 		{ 100000, 500000, 500 },	/* request-bound */
 		{ 100, 100000, 320 },		/* link-bound: a 32-byte sector */
 	};
-	uint64_t args[8] = { VA_BASE, 16 * 4096, 0, 0, 32, 1, 4, 1 }, off;
-	uint64_t lines = 16 * 32, ns, line;
+	const uint64_t args[8] = { VA_BASE, SYSMEM_BYTES, 0, 0, 32, 1, 4, 1 };
+	uint64_t lines = SYSMEM_BYTES / 128, ns, line;
 	struct gm_profile p;
 	struct th *t;
 	int i;
@@ -345,13 +362,7 @@ static void test_sysmem_store_requests(void)
 		p.link_h2d_mbps = p.link_d2h_mbps = cases[i][0];
 		p.link_request_ps = 1;
 		p.link_write_request_ps = cases[i][1];
-		t = th_new_profile(&p, 1, 0);
-		memset(t->sys + TH_DATA, 0xff, 16 * 4096);
-		for (off = 0; off < 16 * 4096; off += 4096)
-			th_map(t, VA_BASE + off, EMGPU_APERTURE_SYSMEM, TH_DATA + off, 12, 0);
-		CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_HOTSET, 4, 0, args, 8),
-				EMGPU_LAUNCH_RUNNING);
-		CU_ASSERT_EQUAL(th_run_to_end(t, NULL, NULL, NULL), EMGPU_LAUNCH_DONE);
+		t = sysmem_hotset(&p, args, 8);
 		ns = gm_launch_time_ns(t->g);
 		CU_ASSERT(ns >= lines * cases[i][2] && ns <= lines * cases[i][2] * 11 / 10);
 		for (line = 0; line < lines; line++) {
