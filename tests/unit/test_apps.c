@@ -2,9 +2,10 @@
 /*
  * The application kernels (pathfinder, kmeans, conv, bitonic, radix, bfs,
  * gemv, colscan; the SSB queries with app_inputs.c's inputs and reference)
- * run through the model on small inputs, one launch per phase as the guest does, with pages mapped on first touch (faults
- * replayed) or up front, and every output word compared with a CPU
- * reference computed here.
+ * run through the model on small inputs, one launch per phase as the guest
+ * does, with pages mapped on first touch (faults replayed) or up front, and
+ * every output word compared with a CPU reference (computed here; the SSB
+ * queries' by app_inputs.c).
  */
 #include <math.h>
 #include <stdlib.h>
