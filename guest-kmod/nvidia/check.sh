@@ -61,7 +61,7 @@ check_parameters() {
 	parms=$(modinfo -p "$uvm_ko")
 	while read -r name def; do
 		n=$((n + 1))
-		grep -E "^$name:.*default $def[,)]" <<<"$parms" >/dev/null ||
+		grep -E "^$name:.*default ${def}[,)]" <<<"$parms" >/dev/null ||
 			{ log "modinfo: no $name with default $def"; bad=1; }
 	done < <(table1)
 	if [ "$n" -lt 17 ]; then

@@ -62,7 +62,7 @@ uvm_ember() {
 	[ "$syms" -ge 10 ] || { echo "only $syms ember_* functions in nvidia-uvm.ko"; bad=1; }
 	parms=$(modinfo -p "$ko")
 	while read -r name def; do
-		grep -qE "^$name:.*default $def[,)]" <<<"$parms" ||
+		grep -qE "^$name:.*default ${def}[,)]" <<<"$parms" ||
 			{ echo "modinfo: no $name with default $def"; bad=1; }
 	done < <(table1)
 	return $bad
