@@ -1327,60 +1327,54 @@ static bool print_fig16(json_t *all, const char *csv, FILE *out)
 	return true;
 }
 
+/*
+ * The report of a results directory onto out: a campaign's table, else
+ * Figure 16's grid, else the speedup tables beside the paper's; then the
+ * runs that failed. Returns whether it was the speedup tables (the ones
+ * that are also drawn).
+ */
+static bool print_report(const struct table *t, json_t *all, const char *csv,
+			 FILE *out)
+{
+	bool tables = false;
+
+	if (!print_campaign(all, out) && !print_fig16(all, csv, out)) {
+		print_tables(t, csv, out);
+		print_paper_summary(t, csv, out);
+		print_placement_costs(t, csv, out);
+		print_claims(t, out);
+		tables = true;
+	}
+	print_errors(all, out);
+	return tables;
+}
+
 int em_report(const char *dir, const char *paper_csv, bool draw)
 {
 	struct table *t = calloc(1, sizeof(*t));
 	json_t *all = NULL;
 	char path[4200];
+	bool tables;
 	FILE *out;
-	int rc;
+	int rc = 0;
 
 	if (!t || load(dir, t, &all)) {
 		free(t);
 		return 1;
 	}
+	tables = print_report(t, all, paper_csv, stdout);
+	/* the same report beside the results */
 	snprintf(path, sizeof(path), "%s/table.txt", dir);
-	if (print_campaign(all, stdout)) {
-		print_errors(all, stdout);
-		out = fopen(path, "we");
-		if (out) {
-			print_campaign(all, out);
-			print_errors(all, out);
-			fclose(out);
-		}
-		json_decref(all);
-		free(t);
-		return 0;
-	}
-	if (print_fig16(all, paper_csv, stdout)) {
-		out = fopen(path, "we");
-		if (out) {
-			print_fig16(all, paper_csv, out);
-			print_errors(all, out);
-			fclose(out);
-		}
-		print_errors(all, stdout);
-		json_decref(all);
-		free(t);
-		return 0;
-	}
-	print_tables(t, paper_csv, stdout);
-	print_paper_summary(t, paper_csv, stdout);
-	print_placement_costs(t, paper_csv, stdout);
-	print_claims(t, stdout);
-	print_errors(all, stdout);
 	out = fopen(path, "we");
 	if (out) {
-		print_tables(t, paper_csv, out);
-		print_paper_summary(t, paper_csv, out);
-		print_placement_costs(t, paper_csv, out);
-		print_claims(t, out);
-		print_errors(all, out);
+		print_report(t, all, paper_csv, out);
 		fclose(out);
 	}
-	rc = draw ? plot(t, dir) : 0;
-	if (draw && plot_moving_hot(all, dir))
-		rc = -1;
+	if (tables && draw) {
+		rc = plot(t, dir);
+		if (plot_moving_hot(all, dir))
+			rc = -1;
+	}
 	json_decref(all);
 	free(t);
 	return rc ? 1 : 0;
