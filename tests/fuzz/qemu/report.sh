@@ -10,9 +10,11 @@ top=$(cd "$here/../../.." && pwd)
 runs=$here/runs.tsv
 [ -s "$runs" ] || { echo "no fuzz-qemu runs recorded in $runs"; exit 0; }
 cat "$runs"
-awk -F'\t' 'NR > 1 { n++; s += $3; e += $4; c += $9 }
+awk -F'\t' 'NR > 1 { n++; s += $3; e += $4; c += $9
+		if ($10 ~ /^[0-9]+$/) { ce += $4; cs += $10 } }
 	END { printf "total: %d runs, %d executions in %d s (%.0f exec/s), %d crashes\n",
-		n, e, s, s ? e / s : 0, c }' "$runs"
+		n, e, s, s ? e / s : 0, c
+		if (cs) printf "per CPU second: %.0f executions (runs that recorded cpu_s)\n", ce / cs }' "$runs"
 
 fuzzer=$(bash "$top/scripts/build-qemu.sh" --fuzz)
 export QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share/seabios -device emgpu,profile=h200-64m"

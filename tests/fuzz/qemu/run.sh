@@ -36,13 +36,24 @@ export QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share
 export QEMU_FUZZ_OBJECTS="emgpu*"
 export QEMU_FUZZ_RESET=1
 
+# CPU seconds of this shell's finished children, user + system (on a
+# shared host, executions per CPU second say more than per wall second),
+# from `times` run in this shell: a subshell's children are not ours
+children_cpu_s() {
+	tail -n1 "$1" | awk '{ split($1, u, /[ms]/); split($2, s, /[ms]/)
+		printf "%.0f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }'
+}
+
 log=$work/fuzz.log
 rc=0
+times >"$work/times.start"
 start=$(date +%s)
 "$fuzzer" --fuzz-target=generic-fuzz -max_total_time="$seconds" -timeout=10 \
 	-detect_leaks=0 -print_final_stats=1 -artifact_prefix="$work/" \
 	"$work/new" "$corpus" >"$log" 2>&1 || rc=$?
 elapsed=$(($(date +%s) - start))
+times >"$work/times.end"
+cpu=$(($(children_cpu_s "$work/times.end") - $(children_cpu_s "$work/times.start")))
 grep -v '^#[0-9]*[[:space:]]*\(NEW\|REDUCE\|pulse\)' "$log" | tail -n 30
 
 stat() { sed -n "s/^stat::$1:[[:space:]]*//p" "$log" | tail -n1; }
@@ -63,12 +74,12 @@ rm -rf "$work/min" && mkdir "$work/min"
 rsync -r --delete "$work/min/" "$corpus/"
 rm -rf "$work/new" "$work/min"
 
-[ -s "$runs" ] || printf 'date_utc\tcommit\tseconds\texecutions\texec_per_s\tcov\tft\tcorpus\tcrashes\n' >"$runs"
-printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" \
+[ -s "$runs" ] || printf 'date_utc\tcommit\tseconds\texecutions\texec_per_s\tcov\tft\tcorpus\tcrashes\tcpu_s\n' >"$runs"
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" \
 	"$commit" "$elapsed" "${execs:-0}" \
 	"${rate:-0}" "$(echo "$cov" | awk '{print $2}')" \
 	"$(echo "$cov" | awk '{print $4}')" "$(ls "$corpus" | wc -l)" \
-	"$crashes" >>"$runs"
+	"$crashes" "$cpu" >>"$runs"
 tail -n1 "$runs"
 if [ "$crashes" != 0 ]; then
 	echo "fuzz-qemu: the fuzzer stopped with status $rc; input under $work/" >&2
