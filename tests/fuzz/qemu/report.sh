@@ -6,7 +6,6 @@
 # reset between inputs that the runs' own "cov" column includes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../../.." && pwd)
 runs=$here/runs.tsv
 [ -s "$runs" ] || { echo "no fuzz-qemu runs recorded in $runs"; exit 0; }
 cat "$runs"
@@ -16,9 +15,6 @@ awk -F'\t' 'NR > 1 { n++; s += $3; e += $4; c += $9
 		n, e, s, s ? e / s : 0, c
 		if (cs) printf "per CPU second: %.0f executions (runs that recorded cpu_s)\n", ce / cs }' "$runs"
 
-fuzzer=$(bash "$top/scripts/build-qemu.sh" --fuzz)
-export QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share/seabios -device emgpu,profile=h200-64m"
-export QEMU_FUZZ_OBJECTS="emgpu*"
-corpus=$top/tests/fuzz/corpus/emgpu-generic
+. "$here/common.sh"
 "$fuzzer" --fuzz-target=generic-fuzz -runs=0 "$corpus" 2>&1 |
 	sed -n 's/^#[0-9]*[[:space:]]*INITED cov: \([0-9]*\) ft: \([0-9]*\).*/corpus: '"$(ls "$corpus" | wc -l)"' inputs, coverage \1 edges, \2 features (each input once, forking mode)/p'

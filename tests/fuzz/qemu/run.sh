@@ -9,31 +9,26 @@
 # starts from the corpus in the repository, writes what it finds under
 # BUILD_DIR/fuzz-qemu/new, replaces the corpus by a minimal set with the
 # coverage of both (-merge=1, so the committed corpus stays small) and
-# appends one line
-# of figures to runs.tsv beside this script (report.sh sums them). A crash
+# appends one line of figures to runs.tsv beside this script (report.sh
+# sums them). A crash
 # leaves its input under BUILD_DIR/fuzz-qemu/ and fails the run; an
 # interrupt (SIGINT to the fuzzer) ends it early, with its figures recorded.
 #
-# -detect_leaks=0: with one process for all inputs, LeakSanitizer would scan
-# the whole heap after every input whose allocations outlive it (device
-# state, ASan's quarantine), 13 instead of 1,200 executions/s here; the
-# forking mode never checked leaks either (its children exit with _Exit).
+# -detect_leaks=0: with one process for all inputs, LeakSanitizer scans the
+# whole heap after every input whose allocations outlive it (device state),
+# which dominated an execution when tried (perf: __lsan::ScanRangeForPointers);
+# the forking mode never checked leaks either (its children exit with _Exit).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../../.." && pwd)
 build=${1:?usage: run.sh BUILD_DIR SECONDS}
 seconds=${2:?usage: run.sh BUILD_DIR SECONDS}
-corpus=$top/tests/fuzz/corpus/emgpu-generic
 runs=$here/runs.tsv
 work=$build/fuzz-qemu
 
-fuzzer=$(bash "$top/scripts/build-qemu.sh" --fuzz)
+. "$here/common.sh"
 commit=$(git -C "$top" rev-parse --short HEAD)	# what the fuzzer was built from
 mkdir -p "$work/new" "$corpus"
-
-export QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share/seabios -device emgpu,profile=h200-64m"
-export QEMU_FUZZ_OBJECTS="emgpu*"
 export QEMU_FUZZ_RESET=1
 
 # CPU seconds of this shell's finished children, user + system (on a
