@@ -86,6 +86,7 @@ static bool ember_vs_idle(struct ember_va_space *vs)
 }
 
 #define EMBER_WATCHDOG_POLL_MS	50
+#define EMBER_DRIVER_STALL_FACTOR	6
 
 /*
  * Whether the device is waiting for the driver rather than hung: in
@@ -119,13 +120,20 @@ static bool ember_gpu_waits_for_driver(struct ember_gpu *gpu)
  *    device time; a guest starved by its host polls less often instead of
  *    seeing its device hang, and any progress or wait for the driver
  *    starts the count again.
+ * A device that waits for the driver is never reset, so one more count
+ * keeps a stalled driver (a bottom half that never answers the SYNC it
+ * is kicked for) from holding the caller forever: after
+ * EMBER_DRIVER_STALL_FACTOR times the hang limit of polls in a row with
+ * the clock standing still, for whatever reason, the wait gives up with
+ * -ETIMEDOUT and says so. Host load alone cannot get there: every poll
+ * kicks the bottom half, and each answer moves the clock.
  */
 static int ember_vs_wait_idle(struct ember_va_space *vs, u32 timeout_ms)
 {
 	struct ember_gpu *gpu = vs->gpu;
 	u64 clock = ember_gpu_now_ns(gpu), now, waited_ns = 0;
 	u64 limit_ns = (u64)timeout_ms * NSEC_PER_MSEC;
-	unsigned int stuck = 0;
+	unsigned int stuck = 0, stalled = 0;
 	long left;
 
 	while (!ember_vs_idle(vs)) {
@@ -146,7 +154,16 @@ static int ember_vs_wait_idle(struct ember_va_space *vs, u32 timeout_ms)
 		 * Looked at before this poll's kick, whose queued bottom half
 		 * would otherwise always look like the driver being busy.
 		 */
-		if (now != clock || ember_gpu_waits_for_driver(gpu)) {
+		if (now != clock) {
+			stuck = 0;
+			stalled = 0;
+		} else if ((u64)++stalled * EMBER_WATCHDOG_POLL_MS >=
+			   (u64)EMBER_DRIVER_STALL_FACTOR * ember_hang_timeout_ms) {
+			dev_err(&gpu->pdev->dev,
+				"device clock stood still for %u polls while it waited for the driver; giving up the wait\n",
+				stalled);
+			return -ETIMEDOUT;
+		} else if (ember_gpu_waits_for_driver(gpu)) {
 			stuck = 0;
 		} else if (++stuck * EMBER_WATCHDOG_POLL_MS >= ember_hang_timeout_ms) {
 			WRITE_ONCE(gpu->reset_pending, true);

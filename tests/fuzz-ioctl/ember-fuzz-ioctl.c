@@ -980,7 +980,7 @@ static void report(FILE *out, struct fuzz *f, uint64_t seed, double wall, bool f
 	for (i = 0; i < OP_COUNT; i++)
 		fprintf(out, "%s\"%s\":%.2f", i ? "," : "", ops[i].name, f->op_s[i]);
 	fprintf(out, "},\"check_s\":%.2f,\"problem\":\"%s\",\"problem_step\":%" PRIu64
-		",\"first_accepted_bad\":\"%s\"}\n", f->problem, f->problem_step,
+		",\"first_accepted_bad\":\"%s\"}\n", f->check_s, f->problem, f->problem_step,
 		f->bad_first);
 	fflush(out);
 }
