@@ -339,20 +339,25 @@ static const struct em_app apps[] = {
 	{ "radix_sort", EMBER_KERNEL_RADIX, &em_app_radix, rx_launch, 0 },
 	/* the graph's offsets and edges */
 	{ "bfs", EMBER_KERNEL_BFS, &em_app_bfs, bfs_launch, 1u << 0 | 1u << 1 },
-	{ "gemv", EMBER_KERNEL_GEMV, &em_app_gemv, gv_launch, 0 },
-	{ "llm", EMBER_KERNEL_GEMV, &em_app_gemv, gv_launch, 0 },
-	{ "colscan", EMBER_KERNEL_COLSCAN, &em_app_colscan, cs_launch, 0 },
-	{ "ssb", EMBER_KERNEL_COLSCAN, &em_app_colscan, cs_launch, 0 },
-#define SSB(q) { "ssb-" q, EMBER_KERNEL_COLSCAN, &em_app_ssb, ssb_launch, 0 }
+	/* the weights */
+	{ "gemv", EMBER_KERNEL_GEMV, &em_app_gemv, gv_launch, 1u << 0 },
+	{ "llm", EMBER_KERNEL_GEMV, &em_app_gemv, gv_launch, 1u << 0 },
+	/* the table */
+	{ "colscan", EMBER_KERNEL_COLSCAN, &em_app_colscan, cs_launch, 1u << 0 },
+	{ "ssb", EMBER_KERNEL_COLSCAN, &em_app_colscan, cs_launch, 1u << 0 },
+#define SSB(q) { "ssb-" q, EMBER_KERNEL_COLSCAN, &em_app_ssb, ssb_launch, 1u << 0 }
 	SSB("q1.1"), SSB("q1.2"), SSB("q1.3"), SSB("q2.1"), SSB("q2.2"), SSB("q2.3"),
 	SSB("q3.1"), SSB("q3.2"), SSB("q3.3"), SSB("q3.4"), SSB("q4.1"), SSB("q4.2"),
 	SSB("q4.3"),
 #undef SSB
-	{ "gemvrow", EMBER_KERNEL_GEMV, &em_app_gemvrow, gr_launch, 0 },
-	{ "atax", EMBER_KERNEL_GEMV, &em_app_atax, ax_launch, 0 },
-	{ "gemm", EMBER_KERNEL_GEMM, &em_app_gemm, gm_launch, 0 },
-	{ "nw", EMBER_KERNEL_NW, &em_app_nw, nw_launch, 0 },
-	{ "decode", EMBER_KERNEL_GEMV, &em_app_decode, dc_launch, 0 },
+	/* A and x; atax's and gemm's A and B */
+	{ "gemvrow", EMBER_KERNEL_GEMV, &em_app_gemvrow, gr_launch, 1u << 0 | 1u << 1 },
+	{ "atax", EMBER_KERNEL_GEMV, &em_app_atax, ax_launch, 1u << 0 | 1u << 1 },
+	{ "gemm", EMBER_KERNEL_GEMM, &em_app_gemm, gm_launch, 1u << 0 | 1u << 1 },
+	/* the reference scores */
+	{ "nw", EMBER_KERNEL_NW, &em_app_nw, nw_launch, 1u << 1 },
+	/* the weight pools (the activations are written) */
+	{ "decode", EMBER_KERNEL_GEMV, &em_app_decode, dc_launch, 1u << 0 | 1u << 1 | 1u << 2 },
 };
 
 static const struct em_app *app_find(const char *name)
