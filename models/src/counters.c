@@ -7,10 +7,26 @@
  * like) into its ring and stops notifying (it keeps counting, saturating
  * at 0xffff) until cleared. The GPU never stalls on counters.
  *
+ * The counters are a cache of regions, as NVIDIA describes its "access
+ * tracking unit" (patents US 9,940,286 B2, US 10,331,603 B2 and
+ * US 11,210,253 B2, "PCIe traffic tracking hardware in a unified virtual
+ * memory system"): an access to a tracked region increments its counter;
+ * an untracked one takes an unused entry, else invalidates a valid entry
+ * and reassigns it, its count starting anew, so the count of the region it
+ * held is lost without a notification. Which valid entry is taken is not
+ * public (nvidia-uvm sees only the notification's opaque BANK and TAG).
+ *
  * Allocation is deterministic: a region without a counter takes the free
- * counter with the lowest index; when none is free, a clock hand sweeps
- * from where it last stopped and takes the first counter that is not
- * waiting for a clear (if all are, the access is not counted).
+ * counter with the lowest index; when none is free, the least recently
+ * counted one that is not waiting for a clear (if all are, the access is
+ * not counted). Not a clock hand (first in, first out): then an entry
+ * lives about N / r accesses when a share r of them go to untracked
+ * regions, N the number of counters, and the scaling rule divides N by k
+ * but not the threshold (models/README.md), so a scaled card would drop a
+ * hot region's count k times sooner than the card it stands for (Figure
+ * 16's window at 10 % randomness: about 70 accesses on 8 counters, 2300 on
+ * 256, against a threshold of 256). Least recently counted keeps a region
+ * as long as fewer than N other regions come between two of its accesses.
  */
 #include <stdlib.h>
 
@@ -27,11 +43,15 @@ void gm_ac_reset(struct gm_gpu *g)
 	uint32_t i;
 
 	memset(g->ctr, 0, g->prof.num_access_counters * sizeof(*g->ctr));
-	for (i = 0; i < g->prof.num_access_counters; i++)
+	for (i = 0; i < g->prof.num_access_counters; i++) {
 		g->ctr[i].next = -1;
+		g->ctr[i].newer = -1;
+		g->ctr[i].older = -1;
+	}
 	for (i = 0; i < GM_AC_HASH; i++)
 		g->ac_hash[i] = -1;
-	g->ac_hand = 0;
+	g->ac_newest = -1;
+	g->ac_oldest = -1;
 	g->ac_used = 0;
 	g->ac_last = -1;
 }
@@ -61,6 +81,35 @@ static uint32_t hash_region(uint64_t region)
 	return (uint32_t)((region * 0x9e3779b97f4a7c15ull) >> (64 - GM_AC_HASH_BITS));
 }
 
+static void recency_remove(struct gm_gpu *g, int32_t idx)
+{
+	struct gm_counter *c = &g->ctr[idx];
+
+	if (c->newer >= 0)
+		g->ctr[c->newer].older = c->older;
+	else
+		g->ac_newest = c->older;
+	if (c->older >= 0)
+		g->ctr[c->older].newer = c->newer;
+	else
+		g->ac_oldest = c->newer;
+	c->newer = -1;
+	c->older = -1;
+}
+
+static void recency_push_newest(struct gm_gpu *g, int32_t idx)
+{
+	struct gm_counter *c = &g->ctr[idx];
+
+	c->newer = -1;
+	c->older = g->ac_newest;
+	if (g->ac_newest >= 0)
+		g->ctr[g->ac_newest].newer = idx;
+	else
+		g->ac_oldest = idx;
+	g->ac_newest = idx;
+}
+
 static void unlink_counter(struct gm_gpu *g, int32_t idx)
 {
 	int32_t *p = &g->ac_hash[hash_region(g->ctr[idx].region)];
@@ -70,6 +119,7 @@ static void unlink_counter(struct gm_gpu *g, int32_t idx)
 	if (*p == idx)
 		*p = g->ctr[idx].next;
 	g->ctr[idx].next = -1;
+	recency_remove(g, idx);
 	g->ac_used--;
 	g->ctr[idx].used = 0;
 	g->ctr[idx].notified = 0;
@@ -79,7 +129,7 @@ static void unlink_counter(struct gm_gpu *g, int32_t idx)
 
 static int32_t alloc_counter(struct gm_gpu *g, uint64_t region)
 {
-	uint32_t n = g->prof.num_access_counters, i, idx;
+	uint32_t n = g->prof.num_access_counters, i;
 	int32_t found = -1;
 
 	for (i = 0; g->ac_used < n && i < n; i++)	/* lowest free first */
@@ -88,14 +138,8 @@ static int32_t alloc_counter(struct gm_gpu *g, uint64_t region)
 			break;
 		}
 	if (found < 0) {
-		for (i = 0; i < n; i++) {
-			idx = (g->ac_hand + i) % n;
-			if (!g->ctr[idx].notified) {
-				found = (int32_t)idx;
-				g->ac_hand = (idx + 1) % n;
-				break;
-			}
-		}
+		for (found = g->ac_oldest; found >= 0 && g->ctr[found].notified;)
+			found = g->ctr[found].newer;
 		if (found < 0)
 			return -1;
 		unlink_counter(g, found);
@@ -105,6 +149,7 @@ static int32_t alloc_counter(struct gm_gpu *g, uint64_t region)
 	g->ac_used++;
 	g->ctr[found].next = g->ac_hash[hash_region(region)];
 	g->ac_hash[hash_region(region)] = found;
+	recency_push_newest(g, found);
 	return found;
 }
 
@@ -175,7 +220,10 @@ void gm_ac_count(struct gm_gpu *g, uint64_t va)
 	int32_t idx = g->ac_last;
 	struct gm_counter *c;
 
-	/* a sweep counts one region many times in a row */
+	/*
+	 * A sweep counts one region many times in a row; the counter found
+	 * last is also the most recently counted, so it needs no move.
+	 */
 	if (idx < 0 || !g->ctr[idx].used || g->ctr[idx].region != region) {
 		idx = g->ac_hash[hash_region(region)];
 		while (idx >= 0 && g->ctr[idx].region != region)
@@ -184,6 +232,9 @@ void gm_ac_count(struct gm_gpu *g, uint64_t va)
 			idx = alloc_counter(g, region);
 			if (idx < 0)
 				return;
+		} else if (idx != g->ac_newest) {
+			recency_remove(g, idx);
+			recency_push_newest(g, idx);
 		}
 		g->ac_last = idx;
 	}

@@ -71,6 +71,7 @@ struct gm_counter {
 	uint32_t count;		/* 16-bit saturating */
 	uint32_t sub_mask;
 	int32_t next;		/* hash chain, -1 = end */
+	int32_t newer, older;	/* recency list of used counters, -1 = end */
 	uint8_t used;
 	uint8_t notified;	/* waiting for a clear */
 };
@@ -157,7 +158,7 @@ struct gm_gpu {
 	uint32_t ac_gran_shift;
 	struct gm_counter *ctr;
 	int32_t ac_hash[GM_AC_HASH];
-	uint32_t ac_hand;
+	int32_t ac_newest, ac_oldest;	/* ends of the recency list, -1 = empty */
 	uint32_t ac_used;	/* counters in use */
 	int32_t ac_last;	/* the counter found last, or -1 */
 	int notify_pending;

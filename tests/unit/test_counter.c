@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Access counters: exact threshold, ACD, deterministic replacement, clear. */
+/*
+ * Access counters: exact threshold, ACD, deterministic replacement (least
+ * recently counted, the count lost), a hot region kept under churn, clear.
+ */
 #include <string.h>
 
 #include "tests.h"
@@ -76,7 +79,8 @@ static void test_acd_not_counted(void)
 	th_free(t);
 }
 
-/* Two counters, three 64K regions: lowest free first, then a clock hand. */
+/* Two counters, three 64K regions: lowest free first, then the least
+ * recently counted one that is not waiting for a clear. */
 static void test_replacement(void)
 {
 	struct gm_profile p;
@@ -90,7 +94,7 @@ static void test_replacement(void)
 	map_sys_range(t, VA_BASE, 0x30000, 0);
 	th_enable_counters(t, 64, 600, EMGPU_AC_GRAN_64K);
 	stream(t, r0 + 0x8000, 0x10000);	/* r0 -> c0 (512), r1 -> c1 (512) */
-	stream(t, r2, 0x8000);			/* r2 replaces c0 (hand 0) */
+	stream(t, r2, 0x8000);			/* r2 replaces c0 (r0 older) */
 	CU_ASSERT_EQUAL(notifications(t), 0);
 	stream(t, r1 + 0x8000, 0x8000);		/* r1 kept c1: 1024 >= 600 */
 	CU_ASSERT_EQUAL(notifications(t), 1);
@@ -115,6 +119,95 @@ static void test_replacement(void)
 	th_notify_entry(t, 2, &n);
 	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(n.addr), r0);
 	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.tag), 1);
+	th_free(t);
+}
+
+/*
+ * The victim is the least recently counted counter, not the oldest taken,
+ * and its region's count is lost: 2 counters, threshold 600, 64K regions.
+ */
+static void test_replacement_recency(void)
+{
+	struct gm_profile p;
+	struct th *t;
+	struct emgpu_notify_entry n;
+	const uint64_t r0 = VA_BASE, r1 = VA_BASE + 0x10000, r2 = VA_BASE + 0x20000;
+
+	gm_profile_lookup("h200-256m", &p);
+	p.num_access_counters = 2;
+	t = th_new_profile(&p, 1, 0);
+	map_sys_range(t, VA_BASE, 0x30000, 0);
+	th_enable_counters(t, 64, 600, EMGPU_AC_GRAN_64K);
+	stream(t, r0, 0x8000);			/* r0 -> c0: 512 */
+	stream(t, r1, 0x8000);			/* r1 -> c1: 512 */
+	stream(t, r0 + 0x8000, 0x1000);		/* r0: 576, now the newer */
+	stream(t, r2, 0x1000);			/* r2 replaces c1 (r1), not c0 */
+	CU_ASSERT_EQUAL(notifications(t), 0);
+	stream(t, r0 + 0x9000, 0x1000);		/* r0: 640 >= 600 */
+	CU_ASSERT_EQUAL(notifications(t), 1);
+	th_notify_entry(t, 0, &n);
+	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(n.addr), r0);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.tag), 0);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.counter), 600);
+	/* r1 takes c1 back from r2 (c0 waits for a clear) and starts at 0:
+	 * its first 512 were lost, 512 more stay below 600 */
+	stream(t, r1 + 0x8000, 0x8000);
+	CU_ASSERT_EQUAL(notifications(t), 1);
+	stream(t, r1, 0x1000);			/* 576 */
+	CU_ASSERT_EQUAL(notifications(t), 1);
+	stream(t, r1 + 0x1000, 0x1000);		/* 640: notifies on c1 */
+	CU_ASSERT_EQUAL(notifications(t), 2);
+	th_notify_entry(t, 1, &n);
+	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(n.addr), r1);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.tag), 1);
+	th_free(t);
+}
+
+/*
+ * Figure 16's case: a 64K window sliding over 64 regions with 10 % of the
+ * accesses on random lines of all of them, 8 counters, threshold 256, the
+ * window read 512 times at each position. The window is counted by most
+ * accesses, so it stays while random regions come and go, and every
+ * window region notifies. (With the counters taken in turn, one would live
+ * about 8 / 0.1 = 80 accesses, and none would.) Notified counters are
+ * cleared as a driver would after promoting.
+ */
+static void test_hot_region_kept_under_churn(void)
+{
+	struct gm_profile p;
+	struct th *t;
+	struct emgpu_notify_entry n;
+	const uint64_t regions = 64, bytes = regions << 16;
+	uint64_t args[6] = { VA_BASE, bytes, 0x10000, 10, 32, 1 };
+	uint8_t seen[64] = { 0 };
+	uint32_t get = 0, put, seen_count = 0, i;
+	enum gm_stop s;
+
+	gm_profile_lookup("h200-256m", &p);
+	p.num_access_counters = 8;
+	t = th_new_profile(&p, 1, 0);
+	map_sys_range(t, VA_BASE, bytes, 0);
+	th_enable_counters(t, 64, 256, EMGPU_AC_GRAN_64K);
+	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_HOTSET, 4, 7, args, 6),
+			EMGPU_LAUNCH_RUNNING);
+	while ((s = gm_run(t->g, 0)) != GM_STOP_LAUNCH_DONE) {
+		CU_ASSERT_FATAL(s != GM_STOP_HANG && s != GM_STOP_IDLE);
+		put = gm_reg_read(t->g, EMGPU_REG_AC_BUF_PUT);
+		for (; get != put; get = (get + 1) % 64) {
+			th_notify_entry(t, get, &n);
+			i = (uint32_t)((emgpu_le64_to_cpu(n.addr) - VA_BASE) >> 16);
+			CU_ASSERT_FATAL(i < regions);
+			seen_count += !seen[i];
+			seen[i] = 1;
+			gm_reg_write(t->g, EMGPU_REG_AC_CLEAR_TAG,
+				     emgpu_le32_to_cpu(n.tag));
+			gm_reg_write(t->g, EMGPU_REG_AC_CLEAR,
+				     EMGPU_AC_CLEAR_TARGETED);
+		}
+		gm_reg_write(t->g, EMGPU_REG_AC_BUF_GET, get);
+		gm_reg_write(t->g, EMGPU_REG_SYNC, 1);
+	}
+	CU_ASSERT_EQUAL(seen_count, regions);
 	th_free(t);
 }
 
@@ -158,5 +251,9 @@ void add_counter_suite(void)
 	CU_add_test(s, "threshold reached exactly, re-arm on clear", test_threshold_exact);
 	CU_add_test(s, "ACD and vidmem not counted", test_acd_not_counted);
 	CU_add_test(s, "deterministic allocation and replacement", test_replacement);
+	CU_add_test(s, "least recently counted replaced, its count lost",
+		    test_replacement_recency);
+	CU_add_test(s, "a hot region kept under random churn",
+		    test_hot_region_kept_under_churn);
 	CU_add_test(s, "notification ring overflow", test_notify_overflow);
 }
