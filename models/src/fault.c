@@ -46,6 +46,7 @@ void gm_fault_report(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 
 	g->st.faults++;
 	u->stalled = 1;
+	g->utlb_stalls = 1;
 	w->state = GM_WARP_STALLED;
 	if (!g->fault_pending) {
 		g->fault_pending = 1;
@@ -105,6 +106,7 @@ void gm_fault_replay(struct gm_gpu *g, uint32_t mode)
 	       GM_NS(g->prof.replay_ns);
 	for (i = 0; i < g->nutlb; i++)
 		g->utlb[i].stalled = 0;
+	g->utlb_stalls = 0;
 	for (i = 0; i < g->nwarps; i++) {
 		struct gm_warp *w = &g->warps[i];
 

@@ -136,6 +136,7 @@ struct gm_gpu {
 	uint32_t pdb_hi;
 	struct gm_utlb *utlb;
 	uint32_t nutlb;
+	int utlb_stalls;	/* some uTLB may be stalled (0: none is) */
 	struct gm_tlb_entry l2_4k[GM_L2TLB_4K];
 	struct gm_tlb_entry l2_2m[GM_L2TLB_2M];
 	/* page-walk cache: the PD1 entry (a PT's base) per 2 MiB region, so

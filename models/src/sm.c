@@ -53,6 +53,7 @@ void gm_sm_reset(struct gm_gpu *g)
 	memset(&g->launch, 0, sizeof(g->launch));
 	for (i = 0; i < g->nutlb; i++)
 		g->utlb[i].stalled = 0;
+	g->utlb_stalls = 0;
 }
 
 static uint32_t sm_utlb(const struct gm_gpu *g, uint32_t sm)
@@ -109,6 +110,7 @@ int gm_launch_from(struct gm_gpu *g, const struct emgpu_launch_desc *desc)
 	g->runq_dirty = 1;
 	for (i = 0; i < g->nutlb; i++)
 		g->utlb[i].stalled = 0;
+	g->utlb_stalls = 0;
 	for (i = 0; i < warps; i++) {
 		struct gm_warp *w = &g->warps[i];
 
@@ -157,6 +159,7 @@ void gm_launch_finish(struct gm_gpu *g, uint32_t status)
 	g->runq_dirty = 1;
 	for (i = 0; i < g->nutlb; i++)
 		g->utlb[i].stalled = 0;
+	g->utlb_stalls = 0;
 	g->fault_pending = 0;
 	g->launch_status = status;
 	g->launch_seq++;
@@ -542,6 +545,8 @@ enum { EP_DONE, EP_BUDGET, EP_FAILED };
 static int epoch_run(struct gm_gpu *g, uint64_t budget, uint64_t start_acc)
 {
 	const struct gm_kernel *k = g->kernel;
+	int (*const accesses_first)(const struct gm_launch *,
+				    const struct gm_warp *) = k->accesses_first;
 	const gm_time_t h = g->ep_h;
 	/* the position, in registers across step() calls; stored on exit */
 	uint32_t pos = g->ep_k, n = g->ep_n;
@@ -559,6 +564,13 @@ static int epoch_run(struct gm_gpu *g, uint64_t budget, uint64_t start_acc)
 					g->ep_k = pos;
 					g->ep_n = n;
 					return EP_BUDGET;
+				}
+				if (g->utlb_stalls && accesses_first &&
+				    g->utlb[w->utlb].stalled &&
+				    accesses_first(&g->launch, w)) {
+					/* what the step's first access would do */
+					w->state = GM_WARP_STALLED;
+					break;
 				}
 				r = k->step(g, &g->launch, w);
 				if (r == GM_STEP_MORE) {

@@ -2,6 +2,7 @@
 /* Replayable faults: entry contents, replay resumes, cancel, overflow. */
 #include <string.h>
 
+#include "gpumodel/kernel.h"
 #include "tests.h"
 
 /* maps the faulting 4K page to sysmem at TH_DATA + (va - VA_BASE) */
@@ -243,6 +244,90 @@ static void test_replay_waits_for_populate(void)
 	th_free(t);
 }
 
+/*
+ * One step of warp w (on uTLB 0, which a fault has stalled): what
+ * accesses_first() promises, checked against step() itself. Returns the
+ * step's result; a step that stalls must change nothing but the state.
+ */
+static int step_on_stalled(struct th *t, const struct gm_kernel *k,
+			   const struct gm_launch *l, struct gm_warp *w)
+{
+	struct gm_stats before, after;
+	uint64_t hash = gm_trace_hash(t->g);
+	struct gm_warp copy = *w;
+	int first = k->accesses_first(l, w), r;
+
+	gm_get_stats(t->g, &before);
+	r = k->step(t->g, l, w);
+	gm_get_stats(t->g, &after);
+	if (first) {
+		CU_ASSERT_EQUAL(r, GM_STEP_STALL);
+		CU_ASSERT_EQUAL(w->state, GM_WARP_STALLED);
+		w->state = copy.state;
+		CU_ASSERT_EQUAL(memcmp(w, &copy, sizeof(copy)), 0);
+		CU_ASSERT_EQUAL(memcmp(&before, &after, sizeof(before)), 0);
+		CU_ASSERT_EQUAL(gm_trace_hash(t->g), hash);
+	}
+	return r;
+}
+
+/*
+ * A kernel's accesses_first() lets the run loop stall a warp of a stalled
+ * uTLB without stepping it: exact only if such a step would begin with an
+ * access (stall, nothing changed), and a finished warp still finishes.
+ */
+static void test_accesses_first(void)
+{
+	struct th *t = th_new("h200-256m", 1, 0);
+	uint64_t args[3] = { VA_BASE, 8192, 1 };
+	const struct gm_kernel *ks = gm_kernel_find(EMGPU_KERNEL_STREAM);
+	const struct gm_kernel *kg = gm_kernel_find(EMGPU_KERNEL_GATHER);
+	struct gm_launch ls = { .d = { .kernel = EMGPU_KERNEL_STREAM, .warps = 4,
+				       .args = { VA_BASE, 8192, 2 } },
+				.warps = 4, .seq = 1 };
+	struct gm_launch lg = { .d = { .kernel = EMGPU_KERNEL_GATHER, .warps = 4,
+				       .seed = 7, .args = { VA_BASE, 8192,
+							    VA_BASE + 8192, 64 } },
+				.warps = 4, .seq = 1 };
+	struct gm_warp w;
+
+	th_enable_faults(t, 64);
+	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_STREAM, 1, 0, args, 3),
+			EMGPU_LAUNCH_RUNNING);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_FAULT);	/* warp 0: uTLB 0 */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ks->accesses_first);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(kg->accesses_first);
+
+	/* stream: 64 lines, 2 passes */
+	memset(&w, 0, sizeof(w));
+	w.state = GM_WARP_RUNNABLE;
+	w.t = 5000;
+	w.i = 70;
+	w.j = 6;
+	CU_ASSERT_TRUE(ks->accesses_first(&ls, &w));
+	CU_ASSERT_EQUAL(step_on_stalled(t, ks, &ls, &w), GM_STEP_STALL);
+	w.i = 127;
+	w.j = 63;
+	CU_ASSERT_EQUAL(step_on_stalled(t, ks, &ls, &w), GM_STEP_STALL);
+	w.i = 128;
+	CU_ASSERT_FALSE(ks->accesses_first(&ls, &w));
+	CU_ASSERT_EQUAL(step_on_stalled(t, ks, &ls, &w), GM_STEP_DONE);
+
+	/* gather: 2 groups of 32 items; a load, the group's store, done */
+	memset(&w, 0, sizeof(w));
+	w.state = GM_WARP_RUNNABLE;
+	w.i = 1;
+	w.j = 3;
+	CU_ASSERT_EQUAL(step_on_stalled(t, kg, &lg, &w), GM_STEP_STALL);
+	w.j = 32;
+	CU_ASSERT_EQUAL(step_on_stalled(t, kg, &lg, &w), GM_STEP_STALL);
+	w.i = 2;
+	w.j = 0;
+	CU_ASSERT_FALSE(kg->accesses_first(&lg, &w));
+	CU_ASSERT_EQUAL(step_on_stalled(t, kg, &lg, &w), GM_STEP_DONE);
+	th_free(t);
+}
+
 void add_fault_suite(void)
 {
 	CU_pSuite s = CU_add_suite("faults", NULL, NULL);
@@ -254,4 +339,5 @@ void add_fault_suite(void)
 	CU_add_test(s, "fault entries name distinct uTLBs", test_fault_utlb_ids);
 	CU_add_test(s, "pipelined populate overlaps copies", test_pipelined_populate);
 	CU_add_test(s, "replay waits for the populate thread", test_replay_waits_for_populate);
+	CU_add_test(s, "accesses_first: a stalled uTLB's warp stalls unstepped", test_accesses_first);
 }

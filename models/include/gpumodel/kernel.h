@@ -72,6 +72,15 @@ struct gm_kernel {
 	void (*init)(const struct gm_launch *l, struct gm_warp *w);
 	int (*step)(struct gm_gpu *g, const struct gm_launch *l,
 		    struct gm_warp *w);
+	/*
+	 * Optional: non-zero when step() would begin with an access, so that
+	 * on a stalled uTLB it would return GM_STEP_STALL having changed
+	 * nothing. The run loop then stalls the warp without calling step():
+	 * in a faulting sweep every warp of a stalled uTLB is stepped once
+	 * per fault batch only to find that out. NULL: step() is called.
+	 */
+	int (*accesses_first)(const struct gm_launch *l,
+			      const struct gm_warp *w);
 };
 
 /*

@@ -59,10 +59,18 @@ static int gather_step(struct gm_gpu *g, const struct gm_launch *l,
 	return GM_STEP_MORE;
 }
 
+/* a step not yet done starts with its load or its store */
+static int gather_accesses_first(const struct gm_launch *l,
+				 const struct gm_warp *w)
+{
+	return w->i < l->d.args[3] / 32;
+}
+
 const struct gm_kernel gm_kernel_gather = {
 	.id = EMGPU_KERNEL_GATHER,
 	.name = "gather",
 	.check = gather_check,
 	.init = gather_init,
 	.step = gather_step,
+	.accesses_first = gather_accesses_first,
 };

@@ -55,10 +55,18 @@ static int stream_step(struct gm_gpu *g, const struct gm_launch *l,
 	return GM_STEP_MORE;
 }
 
+/* a step not yet done starts with its load */
+static int stream_accesses_first(const struct gm_launch *l,
+				 const struct gm_warp *w)
+{
+	return w->i < l->d.args[1] / 128 * (l->d.args[2] ? l->d.args[2] : 1);
+}
+
 const struct gm_kernel gm_kernel_stream = {
 	.id = EMGPU_KERNEL_STREAM,
 	.name = "stream",
 	.check = stream_check,
 	.init = stream_init,
 	.step = stream_step,
+	.accesses_first = stream_accesses_first,
 };
