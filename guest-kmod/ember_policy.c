@@ -90,6 +90,9 @@ EMBER_AP_PARAM(perf_migration_eviction_max_grace_ms,
 	       "Grace cap, ms (default 2000)");
 EMBER_AP_PARAM(perf_migration_eviction_decay_ms,
 	       "Migration score halving period, ms (default 1000)");
+/* Not in Table 1 nor the paper: an experiment (ember_adaptive.h). */
+EMBER_AP_PARAM(ember_replace_on_demand,
+	       "Experiment outside the paper: below the high watermark evict only while a promotion waits for room (0 or 1, default 0)");
 
 /*
  * Not in Table 1. 0, the default, follows the scaling rule (models/

@@ -53,6 +53,7 @@ int ember_adaptive_params_check(const struct ember_adaptive_params *p,
 	RANGE(perf_migration_eviction_score_grace_ms, 0, 600000);
 	RANGE(perf_migration_eviction_max_grace_ms, 0, 600000);
 	RANGE(perf_migration_eviction_decay_ms, 1, 600000);
+	RANGE(ember_replace_on_demand, 0, 1);
 #undef RANGE
 	if (p->cpu_preferred_prefetch_chunk_mb % 2) {
 		snprintf(msg, len, "cpu_preferred_prefetch_chunk_mb=%u is not a multiple of 2 (VA blocks are 2 MiB)",
@@ -314,6 +315,8 @@ size_t ember_reclaim_select(const struct ember_adaptive_params *p,
 		return select_front(p, chunks, m, k < batch ? k : batch, now_ns);
 	}
 
+	if (p->ember_replace_on_demand && !waiting_demand)
+		return 0;	/* the experiment: no promotion waits */
 	hottest = waiting_demand;
 	for (i = 0; i < m; i++)
 		if (chunks[i]->demand > hottest)

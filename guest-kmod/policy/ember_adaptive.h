@@ -54,6 +54,14 @@ struct ember_adaptive_params {
 	 * ember_adaptive_ms_ns reads 0 as 1000000.
 	 */
 	uint64_t ns_per_ms;
+	/*
+	 * Not in Table 1, and not the paper's policy (an experiment, 0 by
+	 * default): below the high watermark, evict only while a promotion
+	 * waits for room (waiting_demand > 0), so a resident chunk that the
+	 * counters cannot see is not reclaimed for nothing. README, "The
+	 * moving hot set", says why the paper's rule does not read so.
+	 */
+	unsigned int ember_replace_on_demand;
 };
 
 #define EMBER_ADAPTIVE_PARAMS_DEFAULT {				\
@@ -201,7 +209,9 @@ size_t ember_victim_first(const struct ember_adaptive_params *p,
  * halted for lack of room since the last pass: demand waiting outside the
  * GPU competes with the resident chunks' for the heat ratio (online region
  * replacement: a resident region twice as cold as a waiting one makes way),
- * since the counters see only host memory. Chunks not resident or in
+ * since the counters see only host memory. With ember_replace_on_demand
+ * (an experiment outside the paper) nothing is evicted below the high
+ * watermark unless waiting_demand is non-zero. Chunks not resident or in
  * flight are never chosen. Call after ember_age_chunks().
  */
 size_t ember_reclaim_select(const struct ember_adaptive_params *p,

@@ -245,6 +245,46 @@ static void test_reclaim_below_high(void)
 	CU_ASSERT_EQUAL(ember_reclaim_select(&defaults, list, 9, 50, 100, 79, now), 0);
 }
 
+/*
+ * ember_replace_on_demand (an experiment outside the paper): below the high
+ * watermark nothing is evicted unless a promotion waits; then the same
+ * cold chunks as without it; above the watermark nothing changes.
+ */
+static void test_replace_on_demand(void)
+{
+	struct ember_adaptive_params p = defaults;
+	const uint64_t now = 5000 * MS;
+	struct ember_chunk_demand c[6], *list[6], *plain[6];
+	char msg[256];
+	size_t i, k;
+
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 6; i++) {
+		c[i].resident = true;
+		c[i].arrived_ns = i + 1;
+		c[i].demand = i < 3 ? 0 : 40;	/* 0..2 cold */
+		c[i].zero_intervals = i < 3 ? 5 : 0;
+	}
+	p.ember_replace_on_demand = 1;
+	CU_ASSERT_EQUAL(ember_adaptive_params_check(&p, msg, sizeof(msg)), 0);
+	for (i = 0; i < 6; i++)
+		list[i] = plain[i] = &c[i];
+	/* below: the paper's rule evicts the three stale chunks, the experiment none */
+	CU_ASSERT_EQUAL(ember_reclaim_select(&defaults, plain, 6, 50, 100, 0, now), 3);
+	CU_ASSERT_EQUAL(ember_reclaim_select(&p, list, 6, 50, 100, 0, now), 0);
+	/* a halted promotion: the same victims in the same order */
+	k = ember_reclaim_select(&p, list, 6, 50, 100, 100, now);
+	CU_ASSERT_EQUAL(k, ember_reclaim_select(&defaults, plain, 6, 50, 100, 100, now));
+	CU_ASSERT_EQUAL(k, 6);	/* 40 x 2 <= 100: all cold */
+	for (i = 0; i < k; i++)
+		CU_ASSERT_PTR_EQUAL(list[i], plain[i]);
+	/* above the high watermark: down to the low one either way */
+	CU_ASSERT_EQUAL(ember_reclaim_select(&p, list, 6, 95, 100, 0, now), 6);
+	p.ember_replace_on_demand = 2;
+	CU_ASSERT_EQUAL(ember_adaptive_params_check(&p, msg, sizeof(msg)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "ember_replace_on_demand=2"));
+}
+
 /* Promotion stops at the high watermark (90 %). */
 /* A scaled testbed: every period shrinks by the same factor. */
 static void test_time_unit(void)
@@ -401,6 +441,8 @@ void add_adaptive_tests(void)
 		    test_victim_order_unaware);
 	CU_add_test(s, "reclaim above the high watermark", test_reclaim_above_high);
 	CU_add_test(s, "reclaim below it: cold only", test_reclaim_below_high);
+	CU_add_test(s, "ember_replace_on_demand: below it only for a waiting promotion",
+		    test_replace_on_demand);
 	CU_add_test(s, "periods in a scaled time unit", test_time_unit);
 	CU_add_test(s, "the scaling rule: periods, span and batch over k",
 		    test_scaling_rule);
