@@ -113,8 +113,16 @@ __global__ void km_assign(const uint4 *pts, uint64_t n, const uint32_t *cent,
 	unsigned long long mine[EM_KM_K * EM_KM_D + EM_KM_K] = { 0 };
 	uint32_t c0[EM_KM_K * EM_KM_D];
 
+	/*
+	 * Every loop over mine[] is unrolled: an index the compiler cannot
+	 * resolve puts the array on the stack (local memory), as the first
+	 * version's loops did: 160 bytes a thread, ~1 GB more DRAM traffic
+	 * a pass over 1 GiB (cuda/results/h200-kernels.csv, km_assign;
+	 * README, "Fidelity to a real card").
+	 */
 	if (threadIdx.x < EM_KM_K * EM_KM_D + EM_KM_K)
 		sums[threadIdx.x] = 0;
+#pragma unroll
 	for (int k = 0; k < EM_KM_K * EM_KM_D; k++)
 		c0[k] = cent[k];
 	__syncthreads();
@@ -124,9 +132,11 @@ __global__ void km_assign(const uint4 *pts, uint64_t n, const uint32_t *cent,
 		unsigned long long best = ~0ull;
 		int bc = 0;
 
+#pragma unroll
 		for (int c = 0; c < EM_KM_K; c++) {
 			unsigned long long dist = 0;
 
+#pragma unroll
 			for (int d = 0; d < EM_KM_D; d++) {
 				long long diff = (long long)x[d] - c0[c * EM_KM_D + d];
 
@@ -139,13 +149,16 @@ __global__ void km_assign(const uint4 *pts, uint64_t n, const uint32_t *cent,
 		}
 		memb[p] = bc;
 		/* unrolled selects keep the thread's sums in registers */
+#pragma unroll
 		for (int c = 0; c < EM_KM_K; c++)
 			if (bc == c) {
+#pragma unroll
 				for (int d = 0; d < EM_KM_D; d++)
 					mine[c * EM_KM_D + d] += x[d];
 				mine[EM_KM_K * EM_KM_D + c]++;
 			}
 	}
+#pragma unroll
 	for (int k = 0; k < EM_KM_K * EM_KM_D + EM_KM_K; k++)
 		if (mine[k])
 			atomicAdd(&sums[k], mine[k]);
@@ -230,18 +243,33 @@ static int cv_launch(struct run *r)
 /*
  * ---- bitonic: G interleaved segments of S lines (models/src/kernels/
  * bitonic.c); a pass (k, j >= 32) compare-exchanges segment lines, a pass
- * (k, 0) runs the in-line stages, a warp per line ----
+ * (k, 0) runs the in-line stages, a warp per line. j / 32 is a power of
+ * two and so is G at power-of-two footprints: shifts, not the 64-bit
+ * division routine the first version ran per element (its passes were
+ * issue-bound: cuda/results/h200-kernels.csv, bt_lines and bt_in_line;
+ * README, "Fidelity to a real card"). Another G divides. ----
  */
 
-__global__ void bt_lines(uint32_t *keys, uint64_t lines, uint64_t s, uint64_t k,
-			 uint64_t j)
+struct bt_segs {
+	uint64_t g;		/* segments */
+	unsigned int shift;	/* log2(g), or 64: g is no power of two */
+};
+
+__device__ uint64_t bt_seg_of(uint64_t line, struct bt_segs gs)
 {
-	uint64_t gs = lines / s, jl = j / 32;
+	return gs.shift < 64 ? line >> gs.shift : line / gs.g;
+}
+
+__global__ void bt_lines(uint32_t *keys, uint64_t lines, struct bt_segs gs,
+			 uint64_t k, unsigned int jl_shift)
+{
+	uint64_t jl_mask = (1ull << jl_shift) - 1;
 
 	FOR_EACH(t, lines / 2 * 32) {
-		uint64_t p = t / 32, q = p / gs, n = t % 32;
-		uint64_t sa = (q / jl) * 2 * jl + q % jl;
-		uint64_t a = (p % gs + gs * sa) * 32 + n, b = a + gs * jl * 32;
+		uint64_t p = t / 32, q = bt_seg_of(p, gs), n = t % 32;
+		uint64_t sa = ((q >> jl_shift) << (jl_shift + 1)) + (q & jl_mask);
+		uint64_t a = (p - q * gs.g + gs.g * sa) * 32 + n;
+		uint64_t b = a + (gs.g << jl_shift) * 32;
 		uint32_t x = keys[a], y = keys[b];
 		bool asc = !((sa * 32) & k);
 
@@ -252,13 +280,12 @@ __global__ void bt_lines(uint32_t *keys, uint64_t lines, uint64_t s, uint64_t k,
 	}
 }
 
-__global__ void bt_in_line(uint32_t *keys, uint64_t lines, uint64_t s, uint64_t k)
+__global__ void bt_in_line(uint32_t *keys, uint64_t lines, struct bt_segs gs,
+			   uint64_t k)
 {
-	uint64_t gs = lines / s;
-
 	/* a warp is one line in every round: lines * 32 and the stride are whole warps */
 	FOR_EACH(t, lines * 32) {
-		uint64_t line = t / 32, e0 = line / gs * 32;
+		uint64_t line = t / 32, e0 = bt_seg_of(line, gs) * 32;
 		unsigned int x = (unsigned int)(t % 32);
 		uint32_t v = keys[t];
 
@@ -277,17 +304,22 @@ __global__ void bt_in_line(uint32_t *keys, uint64_t lines, uint64_t s, uint64_t 
 static int bt_launch(struct run *r)
 {
 	uint64_t s = r->d.n[0], lines = r->d.n[0] * r->d.n[1];
+	struct bt_segs gs = { r->d.n[1], 64 };
 	uint32_t *keys = (uint32_t *)buf(r, 0);
 	int in_line_blocks = grid_for(r, lines * 32);
-	bt_in_line<<<in_line_blocks, THREADS, 0, r->s>>>(keys, lines, s, 32);
+
+	if (!(gs.g & (gs.g - 1)))
+		gs.shift = (unsigned int)__builtin_ctzll(gs.g);
+	bt_in_line<<<in_line_blocks, THREADS, 0, r->s>>>(keys, lines, gs, 32);
 	r->launches++;
 	for (uint64_t k = 64; k <= 32 * s; k *= 2) {
 		for (uint64_t j = k / 2; j >= 32; j /= 2) {
 			bt_lines<<<grid_for(r, lines / 2 * 32), THREADS, 0, r->s>>>(
-				keys, lines, s, k, j);
+				keys, lines, gs, k,
+				(unsigned int)__builtin_ctzll(j / 32));
 			r->launches++;
 		}
-		bt_in_line<<<in_line_blocks, THREADS, 0, r->s>>>(keys, lines, s, k);
+		bt_in_line<<<in_line_blocks, THREADS, 0, r->s>>>(keys, lines, gs, k);
 		r->launches++;
 	}
 	return 0;
@@ -563,21 +595,27 @@ static int cs_launch(struct run *r)
 
 /* ---- the run ---- */
 
+/*
+ * rev: the kernels' revision, in the output line; a change to how an app's
+ * kernels run on the card (not what they compute) takes the next one, and
+ * make compare-card compares each app's latest revision only.
+ */
 struct app {
 	const char *name;
 	const struct em_app_ref *ref;
 	int (*launch)(struct run *r);
+	int rev;
 };
 
 static const struct app apps[] = {
-	{ "pathfinder", &em_app_pathfinder, pf_launch },
-	{ "kmeans", &em_app_kmeans, km_launch },
-	{ "conv", &em_app_conv, cv_launch },
-	{ "bitonic", &em_app_bitonic, bt_launch },
-	{ "radix", &em_app_radix, rx_launch },
-	{ "bfs", &em_app_bfs, bfs_launch },
-	{ "gemv", &em_app_gemv, gv_launch },
-	{ "colscan", &em_app_colscan, cs_launch },
+	{ "pathfinder", &em_app_pathfinder, pf_launch, 1 },
+	{ "kmeans", &em_app_kmeans, km_launch, 2 },
+	{ "conv", &em_app_conv, cv_launch, 1 },
+	{ "bitonic", &em_app_bitonic, bt_launch, 2 },
+	{ "radix", &em_app_radix, rx_launch, 1 },
+	{ "bfs", &em_app_bfs, bfs_launch, 1 },
+	{ "gemv", &em_app_gemv, gv_launch, 1 },
+	{ "colscan", &em_app_colscan, cs_launch, 1 },
 };
 
 static double now_ms(void)
@@ -708,13 +746,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t5 = now_ms();
-	printf("{\"app\":\"%s\",\"variant\":\"%s\",\"footprint\":%llu,"
+	printf("{\"app\":\"%s\",\"rev\":%d,\"variant\":\"%s\",\"footprint\":%llu,"
 	       "\"alloc_bytes\":%zu,\"seed\":%llu,\"passes\":%u,\"launches\":%u,"
 	       "\"ms\":%.3f,\"setup_ms\":%.3f,\"launch_ms\":%.3f,"
 	       "\"words_checked\":%llu,\"mismatches\":%llu,\"result_ok\":%d,"
 	       "\"verified\":%d,\"fill_s\":%.1f,\"to_host_s\":%.1f,"
 	       "\"verify_s\":%.1f,\"device\":\"%s\"}\n",
-	       app->name, variant, (unsigned long long)r.d.foot, alloc,
+	       app->name, app->rev, variant, (unsigned long long)r.d.foot, alloc,
 	       (unsigned long long)r.d.seed, r.d.passes, r.launches, t3 - t1,
 	       t2 - t1, t3 - t2, (unsigned long long)r.d.words_checked,
 	       (unsigned long long)r.d.mismatches, r.d.result_ok,
