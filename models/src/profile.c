@@ -71,7 +71,9 @@
 	/* every sysmem access a 128 B line: the model before	\
 	 * sub-line requests */						\
 	.link_request_ps = 0,						\
-	.link_write_request_ps = 0
+	.link_write_request_ps = 0,					\
+	/* kernels' ALU work free: the model before compute time */	\
+	.warp_issue_ps = 0
 
 /*
  * The H200 we measure: every number below names the row of
@@ -125,6 +127,13 @@
 	 * 256 MiB, 522 M 4-byte stores a second (a later session:	\
 	 * 788 M at 64 MiB; its mapped_read_4b, 707-754 M) */		\
 	.link_write_request_ps = 1916,					\
+	/* one warp instruction a cycle per modelled warp (a modelled	\
+	 * warp is one of an SM's 4 schedulers, warps_per_sm = 4) at	\
+	 * the SM clock under load: sm__cycles_elapsed.avg.per_second	\
+	 * of cuda/results/h200-kernels.csv, 1.94-1.98 GHz (the data	\
+	 * sheet's boost: 1.98). The kernels' instruction counts are	\
+	 * that file's smsp__inst_executed (models/src/kernels/) */	\
+	.warp_issue_ps = 508,						\
 	/* per PTE written: small, as prefetch runs at ~45 of		\
 	 * h2d_copy's ~53 GB/s on the card (the page costs overlap the	\
 	 * copies in the model, whose prefetch row is +16 %) */	\

@@ -403,6 +403,11 @@ int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 	return 0;
 }
 
+void gm_warp_compute(struct gm_gpu *g, struct gm_warp *w, uint32_t insts)
+{
+	w->t += (gm_time_t)insts * g->prof.warp_issue_ps;
+}
+
 /* ---- the run loop ---- */
 
 /* Applies poison and hang injections whose trigger has come. */

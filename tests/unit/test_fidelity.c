@@ -374,6 +374,43 @@ static void test_sysmem_store_requests(void)
 	}
 }
 
+/* One warp's in-line bitonic pass over a 2 MiB page of VRAM: its ns. */
+static uint64_t bitonic_in_line_ns(const struct gm_profile *p, uint64_t k)
+{
+	const uint64_t args[5] = { VA_BASE, 2 * MiB, 2 * MiB / 128, k, 0 };
+	struct th *t = th_new_profile(p, 1, 0);
+	uint64_t ns;
+
+	th_map(t, VA_BASE, EMGPU_APERTURE_VIDMEM, 0, 21, 0);
+	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_BITONIC, 1, 0, args, 5),
+			EMGPU_LAUNCH_RUNNING);
+	CU_ASSERT_EQUAL(th_run_to_end(t, NULL, NULL, NULL), EMGPU_LAUNCH_DONE);
+	ns = gm_launch_time_ns(t->g);
+	th_free(t);
+	return ns;
+}
+
+/*
+ * Compute time: an in-line bitonic pass at k = 32 runs 15 stages a line,
+ * at k = 64 five, with the same accesses; on one warp (nothing overlaps)
+ * the two differ by exactly 10 stages' instructions a line at
+ * warp_issue_ps each, and not at all when ALU work is free.
+ */
+static void test_compute_time(void)
+{
+	const uint64_t lines = 2 * MiB / 128;
+	struct gm_profile p;
+	uint64_t diff, want;
+
+	CU_ASSERT_EQUAL(gm_profile_lookup("h200x16-256m", &p), 0);
+	CU_ASSERT(p.warp_issue_ps > 0);
+	want = lines * 10 * 20 * p.warp_issue_ps / 1000;
+	diff = bitonic_in_line_ns(&p, 32) - bitonic_in_line_ns(&p, 64);
+	CU_ASSERT(diff + 1 >= want && diff <= want + 1);
+	p.warp_issue_ps = 0;
+	CU_ASSERT_EQUAL(bitonic_in_line_ns(&p, 32), bitonic_in_line_ns(&p, 64));
+}
+
 /* FAULT_BLOCK and HOST_PAGE cost the profile's time per count. */
 static void test_driver_actions(void)
 {
@@ -410,4 +447,5 @@ void add_fidelity_suite(void)
 	CU_add_test(s, "sysmem: a 4-byte store costs a write request, its word lands",
 		    test_sysmem_store_requests);
 	CU_add_test(s, "driver actions FAULT_BLOCK and HOST_PAGE", test_driver_actions);
+	CU_add_test(s, "compute: a kernel's instructions at warp_issue_ps each", test_compute_time);
 }

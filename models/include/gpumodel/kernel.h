@@ -110,6 +110,18 @@ const struct gm_kernel *gm_kernel_find(uint32_t id);
  * gm_warp_load() with access EMGPU_ACCESS_WRITE checks write permission (for
  * a read-modify-write whose store then cannot fault).
  */
+/*
+ * Charges a work item's ALU work, insts warp instructions, to the warp at
+ * the profile's warp_issue_ps each (a modelled warp stands for one SM
+ * scheduler's warps, which issue one instruction a cycle between them).
+ * Call it once per item, after its last access succeeded (a stalled step
+ * is redone). The warp's clock is the sum of its instructions and its
+ * accesses; the shared memory queues make a launch the later of its
+ * warps' issue time and its bytes' time (a roofline: many warps hide
+ * memory behind compute and compute behind memory).
+ */
+void gm_warp_compute(struct gm_gpu *g, struct gm_warp *w, uint32_t insts);
+
 int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		 void *buf, uint32_t len, unsigned int access);
 int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,

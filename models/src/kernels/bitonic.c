@@ -23,6 +23,16 @@
  */
 #include "gpumodel/kernel.h"
 
+/*
+ * Warp instructions on the card (cuda/results/h200-kernels.csv, rev 2, at
+ * 1 GiB: 2^23 lines): a pass j >= 32, 168.6 M over 2^22 line pairs, 40 a
+ * pair; an in-line pass, 2559 M with 15 stages (k = 32) and 898 M with 5
+ * (k >= 64): 8 + 20 a stage per line (305 and 107 measured).
+ */
+#define BT_PAIR_INSTS		40
+#define BT_LINE_INSTS		8
+#define BT_STAGE_INSTS		20
+
 static int is_pow2(uint64_t x)
 {
 	return x && !(x & (x - 1));
@@ -57,15 +67,20 @@ static void cmpx(uint32_t *x, uint32_t *y, int asc)
 	}
 }
 
-/* The stages of block kk with strides below 32 on the line of element e0. */
-static void in_line(uint32_t *v, uint64_t e0, uint64_t kk)
+/*
+ * The stages of block kk with strides below 32 on the line of element e0;
+ * returns how many.
+ */
+static uint32_t in_line(uint32_t *v, uint64_t e0, uint64_t kk)
 {
 	uint64_t jj, x;
+	uint32_t stages = 0;
 
-	for (jj = kk / 2 < 16 ? kk / 2 : 16; jj; jj /= 2)
+	for (jj = kk / 2 < 16 ? kk / 2 : 16; jj; jj /= 2, stages++)
 		for (x = 0; x < 32; x++)
 			if (!(x & jj))
 				cmpx(&v[x], &v[x | jj], !((e0 + x) & kk));
+	return stages;
 }
 
 static int bitonic_step(struct gm_gpu *g, const struct gm_launch *l,
@@ -74,7 +89,7 @@ static int bitonic_step(struct gm_gpu *g, const struct gm_launch *l,
 	const uint64_t *a = l->d.args;
 	uint64_t lines = a[1] / 128, s = a[2], gs = lines / s, k = a[3];
 	uint64_t sum = 0, jl, q, sa, va, vb, kk;
-	uint32_t x[32], y[32];
+	uint32_t x[32], y[32], insts;
 	int r, n;
 
 	if (!a[4]) {
@@ -85,8 +100,9 @@ static int bitonic_step(struct gm_gpu *g, const struct gm_launch *l,
 		if (r)
 			return r;
 		sa = w->i / gs;
+		insts = BT_LINE_INSTS;
 		for (kk = k == 32 ? 2 : k; kk <= k; kk *= 2)
-			in_line(x, sa * 32, kk);
+			insts += BT_STAGE_INSTS * in_line(x, sa * 32, kk);
 		r = gm_warp_store(g, w, va, x, 128);
 		if (r)
 			return r;
@@ -114,7 +130,9 @@ static int bitonic_step(struct gm_gpu *g, const struct gm_launch *l,
 			r = gm_warp_store(g, w, vb, y, 128);
 		if (r)
 			return r;
+		insts = BT_PAIR_INSTS;
 	}
+	gm_warp_compute(g, w, insts);
 	w->acc += sum;
 	w->i = gm_next_item(g);
 	return GM_STEP_MORE;

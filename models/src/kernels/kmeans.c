@@ -30,6 +30,14 @@
 #define KM_K	4
 #define KM_D	4
 
+/*
+ * Warp instructions a point line (8 points) issues on the card: km_assign
+ * of cuda/results/h200-kernels.csv, rev 2, 452 M a launch over 53.6 M
+ * points at 1 GiB (8.44 a point: 64-bit distances to 4 centroids, the
+ * sums kept per thread).
+ */
+#define KM_ASSIGN_INSTS	68
+
 static int kmeans_check(const struct gm_launch *l)
 {
 	const uint64_t *a = l->d.args;
@@ -177,6 +185,7 @@ static int kmeans_step(struct gm_gpu *g, const struct gm_launch *l,
 				put64(w->out, bc * KM_D + d,
 				      get64(w->out, bc * KM_D + d) + pts[4 * p + d]);
 		}
+		gm_warp_compute(g, w, KM_ASSIGN_INSTS);
 		w->acc += sum;
 		w->i = gm_next_item(g);
 		return GM_STEP_MORE;
