@@ -60,6 +60,46 @@ static uint64_t pow2_floor(uint64_t x)
 	return p;
 }
 
+/*
+ * After a failed launch (verify_failed): a unit of words the failed launch
+ * writes at once holds the reference before it or after it, whole. Sums
+ * each unit's words that differ from either; unit_end() counts its words
+ * and, unless one of the two matched entirely, the fewer differences as
+ * mismatches.
+ */
+struct unit {
+	uint64_t words, diff_before, diff_after;
+};
+
+static int word_lost(const uint8_t *lost, uint64_t w)
+{
+	return lost && lost[w / EM_APP_PAGE_WORDS];
+}
+
+/* n words from got[w], beside before[] and after[]; lost words skipped */
+static void unit_add(struct unit *u, const uint32_t *got, const uint8_t *lost,
+		     uint64_t w, const uint32_t *before, const uint32_t *after,
+		     uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		if (word_lost(lost, w + i))
+			continue;
+		u->words++;
+		u->diff_before += got[w + i] != before[i];
+		u->diff_after += got[w + i] != after[i];
+	}
+}
+
+static void unit_end(struct em_app_data *a, struct unit *u)
+{
+	a->words_checked += u->words;
+	a->mismatches += u->diff_before < u->diff_after ? u->diff_before :
+							  u->diff_after;
+	memset(u, 0, sizeof(*u));
+}
+
 /* ---- pathfinder: b0 wall (rows x cols u32), b1 two result rows ---- */
 
 static uint32_t pf_wall(const struct em_app_data *a, uint64_t i)
@@ -357,6 +397,100 @@ out:
 	return ret;
 }
 
+int em_app_bitonic_launch(const struct em_app_data *a, uint64_t i, uint64_t *k,
+			  uint64_t *j)
+{
+	uint64_t kk, jj, n = 1;
+
+	if (!i) {
+		*k = 32;
+		*j = 0;
+		return 1;
+	}
+	for (kk = 64; kk <= 32 * a->n[0]; kk *= 2)
+		for (jj = kk / 2;; jj /= 2) {
+			if (n++ == i) {
+				*k = kk;
+				*j = jj >= 32 ? jj : 0;
+				return 1;
+			}
+			if (jj < 32)
+				break;
+		}
+	return 0;
+}
+
+/*
+ * Launch (k, j) of the network (em_app_bitonic_launch) on the keys of one
+ * segment, in element order: its stages as the textbook network writes
+ * them, element e against e + jj where (e & jj) == 0, ascending where
+ * (e & kk) == 0.
+ */
+static void bt_ref_launch(uint32_t *v, uint64_t elems, uint64_t k, uint64_t j)
+{
+	uint64_t kk, jj, e;
+	uint32_t t;
+
+	for (kk = k == 32 ? 2 : k; kk <= k; kk *= 2)
+		for (jj = j ? j : (kk / 2 < 16 ? kk / 2 : 16); jj >= (j ? j : 1);
+		     jj /= 2)
+			for (e = 0; e < elems; e++)
+				if (!(e & jj) && (v[e] > v[e + jj]) == !(e & kk)) {
+					t = v[e];
+					v[e] = v[e + jj];
+					v[e + jj] = t;
+				}
+}
+
+/*
+ * After launch done failed. The unit: a line (j == 0), or the two lines of
+ * a compare-exchange (j >= 32), which the model's kernel loads, then
+ * stores, in one step; a step's stores cannot fault (both lines were
+ * loaded for writing in that step), and hangs and poison take effect
+ * only between steps (models/src/sm.c), so a failure leaves a pair
+ * swapped or not, never torn. Per segment: its input, the launches before
+ * done, and done.
+ */
+static int bt_verify_failed(struct em_app_data *a, uint64_t done,
+			    const uint8_t *const lost[EM_APP_BUFS])
+{
+	uint64_t s = a->n[0], gs = a->n[1], g, e, i, k, j, rk, rj, jl, sa, l;
+	uint32_t *before = malloc(s * 128), *after = malloc(s * 128);
+	const uint32_t *keys = w32(a, 0);
+	struct unit u = { 0 };
+	int ret = 0;
+
+	if (!em_app_bitonic_launch(a, done, &k, &j)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!before || !after) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	jl = j / 32;
+	for (g = 0; g < gs; g++) {
+		for (e = 0; e < s * 32; e++)
+			before[e] = gen(a->seed, 20, (g + gs * (e / 32)) * 32 + e % 32);
+		for (i = 0; i < done && em_app_bitonic_launch(a, i, &rk, &rj); i++)
+			bt_ref_launch(before, s * 32, rk, rj);
+		memcpy(after, before, s * 128);
+		bt_ref_launch(after, s * 32, k, j);
+		for (sa = 0; sa < s; sa++) {
+			if (jl && (sa & jl))
+				continue;	/* the upper line of a pair */
+			for (l = sa; l <= sa + jl; l += jl ? jl : 1)
+				unit_add(&u, keys, lost[0], (g + gs * l) * 32, before + l * 32,
+					 after + l * 32, 32);
+			unit_end(a, &u);
+		}
+	}
+out:
+	free(before);
+	free(after);
+	return ret;
+}
+
 /* ---- radix: b0 keys, b1 the other buffer, b2 histogram ---- */
 
 static uint32_t rx_key(const struct em_app_data *a, uint64_t i)
@@ -417,6 +551,131 @@ static int rx_verify(struct em_app_data *a)
 	}
 	check(a, hout, hin);
 	return 0;
+}
+
+/* One pass of the LSD sort: in stably by the digit at shift, into out. */
+static void rx_ref_pass(const uint32_t *in, uint32_t *out, uint64_t n,
+			uint32_t shift)
+{
+	uint64_t at[16] = { 0 }, i, base = 0, c;
+	int d;
+
+	for (i = 0; i < n; i++)
+		at[in[i] >> shift & 15]++;
+	for (d = 0; d < 16; d++) {
+		c = at[d];
+		at[d] = base;
+		base += c;
+	}
+	for (i = 0; i < n; i++)
+		out[at[in[i] >> shift & 15]++] = in[i];
+}
+
+/*
+ * The histogram the pass at shift leaves over keys (the pass's source),
+ * chunks x 16 u32: each chunk's digit counts (mode 0), or after the scan
+ * (idx) the output index of its first key of each digit.
+ */
+static void rx_ref_hist(const struct em_app_data *a, const uint32_t *keys,
+			uint32_t shift, int idx, uint32_t *h)
+{
+	uint64_t chunks = a->n[2], lines = a->n[0] / 32, c, i;
+	uint32_t base[16] = { 0 }, t;
+	int d;
+
+	memset(h, 0, chunks * 64);
+	for (c = 0; c < chunks; c++)
+		for (i = c * lines / chunks * 32; i < (c + 1) * lines / chunks * 32; i++)
+			h[c * 16 + (keys[i] >> shift & 15)]++;
+	if (!idx)
+		return;
+	for (c = 0; c < chunks; c++)
+		for (d = 0; d < 15; d++)
+			base[d + 1] += h[c * 16 + d];
+	for (d = 1; d < 16; d++)
+		base[d] += base[d - 1];
+	for (c = 0; c < chunks; c++)
+		for (d = 0; d < 16; d++) {
+			t = h[c * 16 + d];
+			h[c * 16 + d] = base[d];
+			base[d] += t;
+		}
+}
+
+/*
+ * After launch done (pass p = done / 3, mode done % 3) failed. The pass's
+ * source, buffer p % 2, is only read by it: the keys after p passes,
+ * word for word. Its destination holds what pass p - 1 left there (the
+ * keys after p - 1 passes; zeros before pass 1), and while the scatter
+ * ran, each word that or its key after pass p (the scatter's stores put
+ * every key at its final index; a word is the unit). The histogram:
+ * before the count, the previous scan's indexes (zeros before pass 0);
+ * the count and the scan store a chunk's 16 words at once, so during the
+ * count each chunk holds the old row or its counts, during the scan its
+ * counts or indexes, and the scatter only reads the indexes.
+ */
+static int rx_verify_failed(struct em_app_data *a, uint64_t done,
+			    const uint8_t *const lost[EM_APP_BUFS])
+{
+	uint64_t n = a->n[0], p = done / 3, mode = done % 3, q, i;
+	uint64_t rows = a->n[2] * 16, src = p % 2, dst = 1 - p % 2;
+	uint32_t *prev = calloc(n, 4), *cur = malloc(n * 4), *next = NULL;
+	uint32_t *h_old = calloc(rows, 4), *h_cnt = malloc(rows * 4);
+	uint32_t *h_idx = malloc(rows * 4), *t;
+	static const uint32_t zero[16];
+	struct unit u = { 0 };
+	int ret = 0;
+
+	if (p >= a->n[1]) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (mode == 2)
+		next = malloc(n * 4);
+	if (!prev || !cur || !h_old || !h_cnt || !h_idx || (mode == 2 && !next)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		cur[i] = rx_key(a, i);
+	for (q = 0; q < p; q++) {
+		t = prev;
+		prev = cur;
+		cur = t;
+		rx_ref_pass(prev, cur, n, 4 * (uint32_t)q);
+	}
+	if (p)
+		rx_ref_hist(a, prev, 4 * (uint32_t)(p - 1), 1, h_old);
+	rx_ref_hist(a, cur, 4 * (uint32_t)p, 0, h_cnt);
+	rx_ref_hist(a, cur, 4 * (uint32_t)p, 1, h_idx);
+	if (next)
+		rx_ref_pass(cur, next, n, 4 * (uint32_t)p);
+
+	unit_add(&u, w32(a, src), lost[src], 0, cur, cur, n);
+	unit_end(a, &u);
+	for (i = 0; i < n; i++) {
+		unit_add(&u, w32(a, dst), lost[dst], i, prev + i, next ? next + i : prev + i, 1);
+		unit_end(a, &u);
+	}
+	for (i = 0; i < rows; i += 16) {
+		unit_add(&u, w32(a, 2), lost[2], i,
+			 (mode == 0 ? h_old : mode == 1 ? h_cnt : h_idx) + i,
+			 (mode == 0 ? h_cnt : h_idx) + i, 16);
+		unit_end(a, &u);
+	}
+	/* the rest of the histogram's last line: no launch writes it */
+	for (i = rows; i < a->bytes[2] / 4; i += 16) {
+		unit_add(&u, w32(a, 2), lost[2], i, zero, zero, 16);
+		unit_end(a, &u);
+	}
+out:
+	free(prev);
+	free(cur);
+	free(next);
+	free(h_old);
+	free(h_cnt);
+	free(h_idx);
+	return ret;
 }
 
 /* ---- bfs: b0 row_ptr (u64), b1 col (u64), b2 level (u32) ---- */
@@ -1217,20 +1476,22 @@ static int dc_verify(struct em_app_data *a)
 
 /* ---- the table ---- */
 
-const struct em_app_ref em_app_pathfinder = { "pathfinder", 32, pf_size, pf_fill, pf_verify };
-const struct em_app_ref em_app_kmeans = { "kmeans", 5, km_size, km_fill, km_verify };
-const struct em_app_ref em_app_conv = { "conv", 1, cv_size, cv_fill, cv_verify };
-const struct em_app_ref em_app_bitonic = { "bitonic", 5, bt_size, bt_fill, bt_verify };
-const struct em_app_ref em_app_radix = { "radix", 4, rx_size, rx_fill, rx_verify };
-const struct em_app_ref em_app_bfs = { "bfs", 1, bfs_size, bfs_fill, bfs_verify };
-const struct em_app_ref em_app_gemv = { "gemv", 8, gv_size, gv_fill, gv_verify };
-const struct em_app_ref em_app_colscan = { "colscan", 4, cs_size, cs_fill, cs_verify };
-const struct em_app_ref em_app_ssb = { "ssb", 1, ssb_size, ssb_fill, ssb_verify };
-const struct em_app_ref em_app_gemvrow = { "gemvrow", 2, gr_size, gr_fill, gr_verify };
-const struct em_app_ref em_app_atax = { "atax", 2, ax_size, ax_fill, ax_verify };
-const struct em_app_ref em_app_gemm = { "gemm", 4, gm_size, gm_fill, gm_verify };
-const struct em_app_ref em_app_nw = { "nw", 1, nw_size, nw_fill, nw_verify };
-const struct em_app_ref em_app_decode = { "decode", 4, dc_size, dc_fill, dc_verify };
+const struct em_app_ref em_app_pathfinder = { "pathfinder", 32, pf_size, pf_fill, pf_verify, NULL };
+const struct em_app_ref em_app_kmeans = { "kmeans", 5, km_size, km_fill, km_verify, NULL };
+const struct em_app_ref em_app_conv = { "conv", 1, cv_size, cv_fill, cv_verify, NULL };
+const struct em_app_ref em_app_bitonic = { "bitonic", 5, bt_size, bt_fill, bt_verify,
+					    bt_verify_failed };
+const struct em_app_ref em_app_radix = { "radix", 4, rx_size, rx_fill, rx_verify,
+					  rx_verify_failed };
+const struct em_app_ref em_app_bfs = { "bfs", 1, bfs_size, bfs_fill, bfs_verify, NULL };
+const struct em_app_ref em_app_gemv = { "gemv", 8, gv_size, gv_fill, gv_verify, NULL };
+const struct em_app_ref em_app_colscan = { "colscan", 4, cs_size, cs_fill, cs_verify, NULL };
+const struct em_app_ref em_app_ssb = { "ssb", 1, ssb_size, ssb_fill, ssb_verify, NULL };
+const struct em_app_ref em_app_gemvrow = { "gemvrow", 2, gr_size, gr_fill, gr_verify, NULL };
+const struct em_app_ref em_app_atax = { "atax", 2, ax_size, ax_fill, ax_verify, NULL };
+const struct em_app_ref em_app_gemm = { "gemm", 4, gm_size, gm_fill, gm_verify, NULL };
+const struct em_app_ref em_app_nw = { "nw", 1, nw_size, nw_fill, nw_verify, NULL };
+const struct em_app_ref em_app_decode = { "decode", 4, dc_size, dc_fill, dc_verify, NULL };
 
 void em_app_size(const struct em_app_ref *ref, struct em_app_data *a)
 {

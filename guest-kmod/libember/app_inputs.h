@@ -24,6 +24,7 @@ extern "C" {
 #endif
 
 #define EM_APP_BUFS		4
+#define EM_APP_PAGE_WORDS	1024	/* u32 words of a 4 KiB page */
 #define EM_APP_UNVISITED	0xffffffffu	/* bfs: level of an unreached vertex */
 
 /* kmeans: 4 clusters of 4-dimensional u32 points */
@@ -68,6 +69,20 @@ struct em_app_ref {
 	void (*fill)(struct em_app_data *d);
 	/* compares outputs and inputs with the CPU reference; 0 or -ENOMEM */
 	int (*verify)(struct em_app_data *d);
+	/*
+	 * After a launch failed part way: launches 0 .. done - 1 completed,
+	 * launch done stopped anywhere. p[] are plain copies of the buffers
+	 * read back, and a word on a lost page (lost[i] non-NULL and
+	 * lost[i][word / EM_APP_PAGE_WORDS] set) is skipped. Every other word
+	 * is compared with the reference after done launches, and where
+	 * launch done writes, with the reference after it too: each unit
+	 * the model's kernel writes at once must hold the one or the other,
+	 * whole (app_inputs.c says, per app, what that unit is and why a
+	 * failure cannot split it). NULL: the app's partial state is not
+	 * described. 0, -EINVAL (done is past the last launch) or -ENOMEM.
+	 */
+	int (*verify_failed)(struct em_app_data *d, uint64_t done,
+			     const uint8_t *const lost[EM_APP_BUFS]);
 };
 
 extern const struct em_app_ref em_app_pathfinder, em_app_kmeans, em_app_conv,
@@ -90,6 +105,15 @@ uint64_t em_app_decode_tensor(const struct em_app_data *d, uint64_t t, int *pool
 /* decode: offset in b3 of token t's layer-l output h, or its scores */
 uint64_t em_app_decode_act(const struct em_app_data *d, uint64_t t, uint64_t l,
 			   int scores);
+
+/*
+ * bitonic's launch sequence (apps.c and verify_failed follow it): launch
+ * i's block size *k and stride *j (0: every stage of block k with a
+ * stride below 32, inside each line): (32, 0), then for k = 64 .. 32 S:
+ * j = k / 2 .. 32, then (k, 0). Returns 0 past the last launch.
+ */
+int em_app_bitonic_launch(const struct em_app_data *d, uint64_t i, uint64_t *k,
+			  uint64_t *j);
 
 /* Sets the default passes where none is given, then the sizes. */
 void em_app_size(const struct em_app_ref *ref, struct em_app_data *d);

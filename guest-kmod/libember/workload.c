@@ -203,8 +203,10 @@ static int word_possible(const struct em_wl_config *cfg, int dst, uint32_t passe
 	return v == g;
 }
 
-void em_wl_read_back(const void *p, size_t bytes, em_wl_word_ok ok,
-		     const void *ctx, struct em_wl_result *r)
+/* em_wl_read_back(), and with copy and lost em_wl_copy_back() */
+static void read_back(const void *p, size_t bytes, em_wl_word_ok ok,
+		      const void *ctx, uint32_t *copy, uint8_t *lost,
+		      struct em_wl_result *r)
 {
 	struct sigaction sa = { .sa_handler = on_lost_page }, old;
 	size_t n = bytes / 4, per_page = 4096 / 4;
@@ -218,11 +220,15 @@ void em_wl_read_back(const void *p, size_t bytes, em_wl_word_ok ok,
 	for (page = 0; page * per_page < n; page++) {
 		if (sigsetjmp(lost_page_jmp, 1)) {
 			r->lost_pages++;
+			if (lost)
+				lost[page] = 1;
 			continue;
 		}
 		end = (page + 1) * per_page < n ? (page + 1) * per_page : n;
 		for (i = page * per_page; i < end; i++) {
 			v = w[i];
+			if (copy)
+				copy[i] = v;
 			if (ok && !ok(ctx, i, v))
 				r->mismatches++;
 		}
@@ -230,6 +236,18 @@ void em_wl_read_back(const void *p, size_t bytes, em_wl_word_ok ok,
 			r->words_checked += end - page * per_page;
 	}
 	sigaction(SIGBUS, &old, NULL);
+}
+
+void em_wl_read_back(const void *p, size_t bytes, em_wl_word_ok ok,
+		     const void *ctx, struct em_wl_result *r)
+{
+	read_back(p, bytes, ok, ctx, NULL, NULL, r);
+}
+
+void em_wl_copy_back(const void *p, size_t bytes, uint32_t *copy, uint8_t *lost,
+		     struct em_wl_result *r)
+{
+	read_back(p, bytes, NULL, NULL, copy, lost, r);
 }
 
 struct after_error {
@@ -264,6 +282,12 @@ int em_wl_health(const struct em_wl_config *cfg, struct em_wl_result *r)
 	struct em_buf b = { 0 };
 	int ret;
 
+	/*
+	 * A synchronize that gave up (ETIMEDOUT) left its launch running, and
+	 * the next synchronize reports that launch's error: collect it first,
+	 * so that the health check's own launch is judged on its own.
+	 */
+	r->health_drain_ret = emDeviceSynchronize();
 	ret = alloc_buf(&b, 2 * EMBER_VA_BLOCK_SIZE, &hr);
 	if (!ret) {
 		fill(&b, hc.seed);
@@ -502,7 +526,7 @@ void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 		"\"notifications\":%llu,\"promotions\":%llu,"
 		"\"promoted_bytes\":%llu,\"promotions_halted\":%llu,"
 		"\"eager_evictions\":%llu,\"timer_ticks\":%llu,\"ce_retries\":%llu,"
-		"\"lost_pages\":%" PRIu64 ",\"health_ret\":%d,"
+		"\"lost_pages\":%" PRIu64 ",\"health_drain_ret\":%d,\"health_ret\":%d,"
 		"\"health_words\":%" PRIu64 ",\"health_mismatches\":%" PRIu64,
 		cfg->kernel, cfg->variant, cfg->factor, cfg->seed, r->vram,
 		r->footprint, r->ret, r->failed ? r->failed : "",
@@ -524,7 +548,7 @@ void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 		(unsigned long long)s->promotions_halted,
 		(unsigned long long)s->eager_evictions,
 		(unsigned long long)s->timer_ticks, (unsigned long long)s->ce_retries,
-		r->lost_pages, r->health_ret,
+		r->lost_pages, r->health_drain_ret, r->health_ret,
 		r->health_words, r->health_mismatches);
 	if (cfg->grid)
 		fprintf(f, ",\"randomness\":%u,\"reuse\":%u,\"pattern\":\"%s\","

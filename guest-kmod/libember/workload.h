@@ -79,12 +79,18 @@ struct em_wl_result {
 	 * counted, any other page must hold what the kernel could have left
 	 * (its input, or a partial result), never zeros in place of data
 	 * (counted in mismatches). stream, gather and hotset check every
-	 * word; the applications (apps.c) check the buffers no launch
-	 * writes, and read the others for lost pages only.
+	 * word; bitonic and radix too, against their references after the
+	 * launches that completed (app_inputs.c's verify_failed); the other
+	 * applications (apps.c) check the buffers no launch writes, and read
+	 * the others for lost pages only.
 	 */
 	uint64_t lost_pages;
-	/* em_wl_health(): a fresh launch on the same VA space after a failure */
-	int health_ret;
+	/*
+	 * em_wl_health(): a fresh launch on the same VA space after a
+	 * failure, after a synchronize that collects the error of a launch a
+	 * timed-out wait left running (health_drain_ret; 0 if none)
+	 */
+	int health_drain_ret, health_ret;
 	uint64_t health_words, health_mismatches;
 	/* "movinghot": one launch per position of the hot window */
 	uint32_t nphases;
@@ -112,9 +118,19 @@ typedef int (*em_wl_word_ok)(const void *ctx, size_t i, uint32_t v);
 void em_wl_read_back(const void *p, size_t bytes, em_wl_word_ok ok,
 		     const void *ctx, struct em_wl_result *r);
 /*
- * The health check after a failed run: allocates two VA blocks on the same
- * VA space, fills them through the CPU, runs one stream launch and
- * verifies every word; fills health_* of res. Returns health_ret.
+ * The same read into copy (bytes of plain memory), for a check that needs
+ * the whole buffer: a page whose read raises SIGBUS counts in lost_pages
+ * and sets lost[its index] (4 KiB pages from p); its words in copy are
+ * left as they were. Counts no word.
+ */
+void em_wl_copy_back(const void *p, size_t bytes, uint32_t *copy, uint8_t *lost,
+		     struct em_wl_result *r);
+/*
+ * The health check after a failed run: synchronizes once (a launch still
+ * running is waited for, its error kept in health_drain_ret), allocates
+ * two VA blocks on the same VA space, fills them through the CPU, runs one
+ * stream launch and verifies every word; fills health_* of res. Returns
+ * health_ret.
  */
 int em_wl_health(const struct em_wl_config *cfg, struct em_wl_result *res);
 /*

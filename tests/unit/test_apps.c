@@ -340,6 +340,154 @@ static void test_radix(void)
 	th_free(a.t);
 }
 
+/* ---- bitonic and radix after a failed launch: verify_failed ---- */
+
+/* app_inputs' buffers of d, mapped up front and filled. */
+static void failed_setup(struct app *a, const struct em_app_ref *ref,
+			 struct em_app_data *d, uint64_t va[EM_APP_BUFS])
+{
+	int i;
+
+	app_init(a, 0);
+	for (i = 0; i < EM_APP_BUFS; i++)
+		if (d->bytes[i]) {
+			va[i] = app_alloc(a, d->bytes[i]);
+			d->p[i] = app_ptr(a, va[i]);
+		}
+	ref->fill(d);
+}
+
+/*
+ * Launch done stopped after `accesses` accesses (0: not started), as a
+ * failure leaves it; verify_failed must pass every word, then find a
+ * word of the buffer `bad` changed (to a value neither reference state
+ * holds there: the sum of a line's words, or of the histogram's).
+ * Returns 1 if the launch was stopped part way.
+ */
+static int failed_check(struct app *a, const struct em_app_ref *ref,
+			 struct em_app_data *d, uint64_t done, uint32_t kernel,
+			 const uint64_t *args, int nargs, uint64_t accesses,
+			 int bad, uint64_t word)
+{
+	const uint8_t *const lost[EM_APP_BUFS] = { NULL };
+	uint64_t words = 0;
+	uint32_t *w = d->p[bad], keep = w[word];
+	int i, part_way = 0;
+
+	if (accesses) {
+		CU_ASSERT_EQUAL(th_launch(a->t, kernel, 3, 3, args, nargs),
+				EMGPU_LAUNCH_RUNNING);
+		gm_run(a->t->g, accesses);
+		part_way = gm_reg_read(a->t->g, EMGPU_REG_LAUNCH_STATUS) ==
+			   EMGPU_LAUNCH_RUNNING;
+	}
+	d->words_checked = d->mismatches = 0;
+	CU_ASSERT_EQUAL(ref->verify_failed(d, done, lost), 0);
+	CU_ASSERT_EQUAL(d->mismatches, 0);
+	for (i = 0; i < EM_APP_BUFS; i++)
+		words += d->bytes[i] / 4;
+	CU_ASSERT_EQUAL(d->words_checked, words);
+	for (i = 0; i < 32; i++)
+		w[word] += w[word / 32 * 32 + (uint64_t)i] + 1;
+	d->mismatches = 0;
+	ref->verify_failed(d, done, lost);
+	CU_ASSERT(d->mismatches > 0);
+	w[word] = keep;
+	return part_way;
+}
+
+/*
+ * bitonic: every launch of a sort of 64 interleaved segments, failed
+ * before it started, after a few steps, part way and at its end.
+ */
+static void test_bitonic_failed(void)
+{
+	static const uint64_t stops[] = { 0, 5, 300, 700, 1ull << 40 };
+	struct em_app_data d = { .foot = 512 * 128, .seed = 3, .passes = 3 };
+	uint64_t va[EM_APP_BUFS], done, k, j, launches = 0, n, part_way = 0;
+	struct app a;
+
+	em_app_size(&em_app_bitonic, &d);
+	CU_ASSERT_EQUAL_FATAL(d.n[0], 8);	/* 8 lines per segment, 64 segments */
+	while (em_app_bitonic_launch(&d, launches, &k, &j))
+		launches++;
+	CU_ASSERT_EQUAL(launches, 10);	/* (32, 0), (64, 32), (64, 0), (128, 64), ... */
+	for (done = 0; done < launches; done++)
+		for (n = 0; n < sizeof(stops) / sizeof(stops[0]); n++) {
+			uint64_t i;
+
+			failed_setup(&a, &em_app_bitonic, &d, va);
+			for (i = 0; i < done; i++) {
+				em_app_bitonic_launch(&d, i, &k, &j);
+				{
+					uint64_t args[5] = { va[0], d.bytes[0], d.n[0], k, j };
+
+					app_run(&a, EMGPU_KERNEL_BITONIC, 3, args, 5);
+				}
+			}
+			em_app_bitonic_launch(&d, done, &k, &j);
+			{
+				uint64_t args[5] = { va[0], d.bytes[0], d.n[0], k, j };
+
+				part_way += failed_check(&a, &em_app_bitonic, &d, done,
+							 EMGPU_KERNEL_BITONIC, args, 5,
+							 stops[n], 0,
+							 (done * 977 + n * 131) %
+							 (d.bytes[0] / 4));
+			}
+			th_free(a.t);
+		}
+	/* a launch is 1024 accesses: the stops at 5, 300 and 700 land in it */
+	CU_ASSERT_EQUAL(part_way, 3 * launches);
+	/* past the last launch: nothing failed */
+	failed_setup(&a, &em_app_bitonic, &d, va);
+	CU_ASSERT_EQUAL(em_app_bitonic.verify_failed(&d, launches,
+			(const uint8_t *const[EM_APP_BUFS]){ NULL }), -EINVAL);
+	th_free(a.t);
+}
+
+/*
+ * radix: 4 passes of count, scan and scatter over 1280 keys in 5 chunks,
+ * each launch failed before it started, after a few steps, half way and
+ * at its end; a changed word in the pass's source, its destination and
+ * the histogram is found.
+ */
+static void test_radix_failed(void)
+{
+	static const uint64_t stops[] = { 0, 3, 40, 1ull << 40 };
+	struct em_app_data d = { .seed = 9, .n = { 32 * 40, 4, 5 },
+				 .bytes = { 32 * 40 * 4, 32 * 40 * 4, 5 * 64 + 64 } };
+	uint64_t va[EM_APP_BUFS], done, n, i, part_way = 0;
+	struct app a;
+
+	for (done = 0; done < 3 * d.n[1]; done++)
+		for (n = 0; n < sizeof(stops) / sizeof(stops[0]); n++) {
+			int bad = (int)((done + n) % 3);
+			uint64_t args[7];
+
+			failed_setup(&a, &em_app_radix, &d, va);
+			for (i = 0; i <= done; i++) {
+				args[0] = va[i / 3 % 2];
+				args[1] = d.n[0];
+				args[2] = va[1 - i / 3 % 2];
+				args[3] = va[2];
+				args[4] = 4 * (i / 3);
+				args[5] = i % 3;
+				args[6] = d.n[2];
+				if (i < done)
+					app_run(&a, EMGPU_KERNEL_RADIX, 3, args, 7);
+			}
+			part_way += failed_check(&a, &em_app_radix, &d, done,
+						 EMGPU_KERNEL_RADIX, args, 7, stops[n], bad,
+						 bad == 2 ? (done * 7) % (d.n[2] * 16) :
+						 (done * 97 + n * 13) % d.n[0]);
+			th_free(a.t);
+		}
+	/* per pass, the stops at 3 and 40 accesses land in the count (45
+	 * accesses) and the scatter (~650), the one at 3 in the scan (15) */
+	CU_ASSERT_EQUAL(part_way, 5 * d.n[1]);
+}
+
 /* ---- bfs ---- */
 
 static void test_bfs(void)
@@ -864,6 +1012,10 @@ void add_apps_suite(void)
 	CU_add_test(s, "conv layer vs CPU convolution", test_conv);
 	CU_add_test(s, "bitonic sort vs qsort per segment", test_bitonic);
 	CU_add_test(s, "radix sort passes vs qsort", test_radix);
+	CU_add_test(s, "bitonic failed part way: verify_failed, a changed word found",
+		    test_bitonic_failed);
+	CU_add_test(s, "radix failed part way: verify_failed, a changed word found",
+		    test_radix_failed);
 	CU_add_test(s, "bfs levels vs CPU BFS", test_bfs);
 	CU_add_test(s, "gemv tokens vs CPU GEMV", test_gemv);
 	CU_add_test(s, "colscan queries vs CPU filter-aggregate", test_colscan);
