@@ -72,7 +72,8 @@ static const struct {
  * health check passed). All clean errors are EIO. ce-error's default
  * spec fails at most 2 copies, fewer than ember.ko's ce_retries
  * resubmissions: it must recover; a matrix setting ce_retries=0 declares
- * expect.ce-error = EIO.
+ * expect.ce-error = EIO. A matrix may declare ETIMEDOUT instead
+ * (tests/inject/stall.conf: a wait that ember.ko gives up).
  */
 #define EM_EXPECT_RECOVERED	(1u << 0)
 #define EM_EXPECT_CLEAN_ERROR	(1u << 1)
@@ -122,6 +123,15 @@ const char *em_inject_expected(const char *kind)
 		 inject_expect[e].outcomes & EM_EXPECT_CLEAN_ERROR ?
 		 (inject_expect[e].err == EIO ? "EIO" : "errno") : "");
 	return b;
+}
+
+/* The errno a clean error must show under expected ("EIO", "recovered|EIO", ...), or 0. */
+static int expected_errno(const char *expected)
+{
+	const char *e = strrchr(expected, '|');
+
+	e = e ? e + 1 : expected;
+	return !strcmp(e, "EIO") ? EIO : !strcmp(e, "ETIMEDOUT") ? ETIMEDOUT : 0;
 }
 
 const char *em_run_expected(const struct em_matrix *m, const char *kind)
@@ -294,9 +304,9 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 			strcpy(m->inject_specs[i], val);
 			return 0;
 		}
-		if (strcmp(val, "recovered") && strcmp(val, "EIO"))
-			return cfg_error(file, ln, "bad expectation '%s' (recovered or EIO)",
-					 val);
+		if (strcmp(val, "recovered") && !expected_errno(val))
+			return cfg_error(file, ln, "bad expectation '%s' (recovered, EIO "
+					 "or ETIMEDOUT)", val);
 		strcpy(m->inject_expects[i], val);
 	} else if (!strcmp(key, "modparams")) {
 		char *w;
@@ -644,7 +654,7 @@ static const char *judge_injected(const struct em_matrix *m, json_t *run,
 	const char *vm = judge_vm(r, o, "hang", why, len);
 	const char *expected = em_run_expected(m, r->inject_kind);
 	bool may_recover = strstr(expected, "recovered") != NULL;
-	bool may_fail = strstr(expected, "EIO") != NULL;
+	int err = expected_errno(expected);
 	const char *failed;
 	json_int_t ret;
 
@@ -678,7 +688,7 @@ static const char *judge_injected(const struct em_matrix *m, json_t *run,
 			 r->inject_kind, expected);
 		return "unexpected";
 	}
-	if (!may_fail || ret != -EIO) {
+	if (!err || ret != -err) {
 		snprintf(why, len, "ret %" JSON_INTEGER_FORMAT " (%s), expected %s", ret,
 			 failed, expected);
 		return "unexpected";

@@ -29,7 +29,7 @@
  *   injects   = ce-error poison ...          # kinds, each run with one armed
  *   spec.KIND = kind=KIND,trigger=...         # override a kind's default spec
  *               (SPEC;SPEC2 arms SPEC2 beside it; the counts are SPEC's)
- *   expect.KIND = recovered | EIO             # override its expected outcome
+ *   expect.KIND = recovered | EIO | ETIMEDOUT # override its expected outcome
  *                                             # (when modparams change it)
  * Each run then starts paused, the injection is armed over QMP, the guest
  * runs, and at its end the host reads how often the injection fired and

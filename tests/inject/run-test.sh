@@ -5,9 +5,12 @@
 # declares (recovered with verified output, or its errno with the data read
 # back and a health check passed); not-fired, corrupted, oops, hang,
 # unexpected and error runs fail; a hang whose interrupts are all lost
-# (watchdog.conf) must still end in EIO, found by the launch watchdog.
-# Before that, a matrix with a parameter ember.ko does not have must be
-# refused before any VM boots.
+# (watchdog.conf) must still end in EIO, found by the launch watchdog;
+# bitonic and radix failing part way through their sorts (sorts.conf) must
+# end in EIO with every word read back verified; a synchronize whose driver
+# stalls (stall.conf) must give up with ETIMEDOUT and say so, the driver
+# answering after. Before that, a matrix with a parameter ember.ko does
+# not have must be refused before any VM boots.
 # KTAP, then "N passed, M failed".
 #
 # usage: run-test.sh AGENT QEMU KERNEL INITRD RESULTS_DIR
@@ -19,9 +22,11 @@ rm -rf "$results/inject-test" "$results/bad-modparams" "$results/all"
 mkdir -p "$results"
 
 kinds=$(sed -n 's/^injects *= *//p' "$here/campaign.conf")
+sorts="bitonic-uvm-x1.5-s1-hang bitonic-uvm-x1.5-s1-poison radix-uvm-x1.5-s1-hang
+radix-uvm-x1.5-s1-poison"
 n=0 failed=0
 echo "KTAP version 1"
-echo "1..$(($(wc -w <<<"$kinds") + 3))"
+echo "1..$(($(wc -w <<<"$kinds") + $(wc -w <<<"$sorts") + 4))"
 
 # fail fast: an unknown parameter stops the matrix, naming the key, and
 # no VM boots (a boot would leave a runs/ directory)
@@ -40,8 +45,9 @@ else
 	echo "not ok $n modparams: exit $rc, '$msg'"
 fi
 
-rm -rf "$results/inject-ce-bound" "$results/inject-watchdog"
-for conf in campaign ce-bound watchdog; do
+rm -rf "$results/inject-ce-bound" "$results/inject-watchdog" "$results/inject-sorts" \
+	"$results/inject-stall"
+for conf in campaign ce-bound watchdog sorts stall; do
 	"$agent" run "$here/$conf.conf" --qemu "$qemu" --kernel "$kernel" \
 		--initrd "$initrd" --results "$results" >/dev/null 2>>"$results.log"
 done
@@ -51,7 +57,10 @@ mkdir -p "$results/all"
   sed 's/"inject":"ce-error"/"inject":"ce-error,bound=0"/' \
 	"$results/inject-ce-bound/results.jsonl"
   sed 's/"inject":"hang"/"inject":"hang,irq-lost"/' \
-	"$results/inject-watchdog/results.jsonl"; } >"$results/all/results.jsonl"
+	"$results/inject-watchdog/results.jsonl"
+  sed 's/"inject":"\([a-z]*\)"/"inject":"\1,sorts"/' "$results/inject-sorts/results.jsonl"
+  sed 's/"inject":"tlb-timeout"/"inject":"tlb-timeout,stall"/' \
+	"$results/inject-stall/results.jsonl"; } >"$results/all/results.jsonl"
 "$agent" report "$results/all" --no-plot | sed 's/^/# /'
 
 for kind in $kinds ce-error; do
@@ -94,6 +103,39 @@ else
 	failed=$((failed + 1))
 	echo "not ok $n hang with every interrupt lost: ${status:-no result}" \
 	     "$(grep -o '"why":"[^"]*"' <<<"$line")"
+	echo "    # logs: $(dirname "$f")"
+fi
+# the sorts failing part way: clean EIO past the first launch, every word
+# read back compared with the reference after the completed launches
+for id in $sorts; do
+	n=$((n + 1))
+	f=$results/inject-sorts/runs/$id/result.json
+	read -r status launches words lost why < <(jq -r \
+		'[.status, .run.launches, .run.words_checked, .run.lost_pages, .why // ""] | @tsv' \
+		"$f" 2>/dev/null)
+	if [ "$status" = clean-error ] && [ "${launches:-0}" -gt 1 ] && [ "${words:-0}" -gt 0 ]; then
+		echo "ok $n $id: clean-error in launch $launches, $words words verified," \
+		     "$lost pages lost"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n $id: ${status:-no result} in launch ${launches:-?}," \
+		     "${words:-?} words verified $why"
+		echo "    # logs: $(dirname "$f")"
+	fi
+done
+
+# the stalled driver: the synchronize gives up with ETIMEDOUT and says so;
+# clean-error means the data read back and the health check passed after
+n=$((n + 1))
+f=$results/inject-stall/runs/gather-uvm-x1.5-s1-tlb-timeout/result.json
+read -r status ret why < <(jq -r '[.status, .run.ret, .why // ""] | @tsv' "$f" 2>/dev/null)
+console=$(dirname "$f")/console.log
+if [ "$status" = clean-error ] && [ "$ret" = -110 ] &&
+	grep -q "device clock stood still for [0-9]* polls while it waited for the driver; giving up the wait" "$console"; then
+	echo "ok $n stalled driver: ETIMEDOUT from the wait's give-up, then a health check passed"
+else
+	failed=$((failed + 1))
+	echo "not ok $n stalled driver: ${status:-no result}, ret ${ret:-?} $why"
 	echo "    # logs: $(dirname "$f")"
 fi
 echo "$((n - failed)) passed, $failed failed"
