@@ -8,7 +8,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 runs=$here/runs.tsv
 [ -s "$runs" ] || { echo "no fuzz-qemu runs recorded in $runs"; exit 0; }
-cat "$runs"
+# each run's line, and its executions per CPU second where it recorded cpu_s
+awk -F'\t' -v OFS='\t' 'NR == 1 { print $0, "exec_per_cpu_s"; next }
+	{ print $0, ($10 ~ /^[0-9]+$/ && $10 > 0) ? sprintf("%.0f", $4 / $10) : "-" }' "$runs"
 awk -F'\t' 'NR > 1 { n++; s += $3; e += $4; c += $9
 		if ($10 ~ /^[0-9]+$/) { ce += $4; cs += $10 } }
 	END { printf "total: %d runs, %d executions in %d s (%.0f exec/s), %d crashes\n",
