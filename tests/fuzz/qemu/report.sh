@@ -11,10 +11,10 @@ runs=$here/runs.tsv
 # each run's line, and its executions per CPU second where it recorded cpu_s
 awk -F'\t' -v OFS='\t' 'NR == 1 { print $0, "exec_per_cpu_s"; next }
 	{ print $0, ($10 ~ /^[0-9]+$/ && $10 > 0) ? sprintf("%.0f", $4 / $10) : "-" }' "$runs"
-awk -F'\t' 'NR > 1 { n++; s += $3; e += $4; c += $9
+awk -F'\t' 'NR > 1 { n++; s += $3; e += $4; c += $9; t += $11
 		if ($10 ~ /^[0-9]+$/) { ce += $4; cs += $10 } }
-	END { printf "total: %d runs, %d executions in %d s (%.0f exec/s), %d crashes\n",
-		n, e, s, s ? e / s : 0, c
+	END { printf "total: %d runs, %d executions in %d s (%.0f exec/s), %d crashes, %d timeouts\n",
+		n, e, s, s ? e / s : 0, c, t
 		if (cs) printf "per CPU second: %.0f executions (runs that recorded cpu_s)\n", ce / cs }' "$runs"
 
 . "$here/common.sh"

@@ -10,9 +10,10 @@
 # BUILD_DIR/fuzz-qemu/new, replaces the corpus by a minimal set with the
 # coverage of both (-merge=1, so the committed corpus stays small) and
 # appends one line of figures to runs.tsv beside this script (report.sh
-# sums them). A crash
-# leaves its input under BUILD_DIR/fuzz-qemu/ and fails the run; an
-# interrupt (SIGINT to the fuzzer) ends it early, with its figures recorded.
+# sums them). A crash, or an input that runs past -timeout (a timeout,
+# counted apart), leaves its input under BUILD_DIR/fuzz-qemu/ and fails the
+# run; an interrupt (SIGINT to the fuzzer) ends it early, with its figures
+# recorded.
 #
 # -detect_leaks=0: with one process for all inputs, LeakSanitizer scans the
 # whole heap after every input whose allocations outlive it (device state),
@@ -58,9 +59,14 @@ rate=$(stat average_exec_per_sec)
 # include the edges of the reset between inputs (report.sh measures the
 # corpus without them)
 cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n1)
-# 72: libFuzzer's exit status when interrupted (SIGINT), after its stats
-crashes=0
-[ "$rc" = 0 ] || [ "$rc" = 72 ] || crashes=1
+# libFuzzer's exit status: 72 when interrupted (SIGINT), after its stats;
+# 70 when an input ran past -timeout
+crashes=0 timeouts=0
+case $rc in
+0 | 72) ;;
+70) timeouts=1 ;;
+*) crashes=1 ;;
+esac
 
 rm -rf "$work/min" && mkdir "$work/min"
 "$fuzzer" --fuzz-target=generic-fuzz -merge=1 -detect_leaks=0 \
@@ -69,14 +75,14 @@ rm -rf "$work/min" && mkdir "$work/min"
 rsync -r --delete "$work/min/" "$corpus/"
 rm -rf "$work/new" "$work/min"
 
-[ -s "$runs" ] || printf 'date_utc\tcommit\tseconds\texecutions\texec_per_s\tcov\tft\tcorpus\tcrashes\tcpu_s\n' >"$runs"
-printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" \
+[ -s "$runs" ] || printf 'date_utc\tcommit\tseconds\texecutions\texec_per_s\tcov\tft\tcorpus\tcrashes\tcpu_s\ttimeouts\n' >"$runs"
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" \
 	"$commit" "$elapsed" "${execs:-0}" \
 	"${rate:-0}" "$(echo "$cov" | awk '{print $2}')" \
 	"$(echo "$cov" | awk '{print $4}')" "$(ls "$corpus" | wc -l)" \
-	"$crashes" "$cpu" >>"$runs"
+	"$crashes" "$cpu" "$timeouts" >>"$runs"
 tail -n1 "$runs"
-if [ "$crashes" != 0 ]; then
+if [ "$crashes" != 0 ] || [ "$timeouts" != 0 ]; then
 	echo "fuzz-qemu: the fuzzer stopped with status $rc; input under $work/" >&2
 	exit 1
 fi
