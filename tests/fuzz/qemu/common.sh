@@ -3,5 +3,11 @@
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 corpus=$top/tests/fuzz/corpus/emgpu-generic
 fuzzer=$(bash "$top/scripts/build-qemu.sh" --fuzz)
-export QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share/seabios -device emgpu,profile=h200-64m"
+# run-budget: the device's bottom half yields to the main loop after that
+# many modelled accesses, and generic-fuzz runs at most 10 main-loop
+# iterations after each command, so a command's work is bounded in device
+# terms (~160 K accesses). At the default (1 M per yield) an input whose
+# commands let a large kernel run took 47 CPU seconds under ASan and ended
+# a run with a timeout; the forking mode had cut such commands at 100 ms.
+export QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share/seabios -device emgpu,profile=h200-64m,run-budget=16384"
 export QEMU_FUZZ_OBJECTS="emgpu*"
