@@ -22,6 +22,13 @@
 
 #include "gpumodel/kernel.h"
 
+/*
+ * Warp instructions per 128-byte weight line, in hundredths, on the card:
+ * gv_token of cuda/results/h200-kernels.csv, 35.98 M a token over
+ * 8,323,200 weight lines (1 GiB).
+ */
+#define GV_LINE_INSTS_X100	432
+
 /* rows per work item */
 static uint64_t gemv_band(const uint64_t *a)
 {
@@ -75,6 +82,7 @@ static int gemv_step(struct gm_gpu *g, const struct gm_launch *l,
 				s += (uint32_t)((int32_t)wt[q][c] * x[c]);
 			w->out[q] += s;
 		}
+		gm_warp_compute(g, w, (uint32_t)((band * GV_LINE_INSTS_X100 + 50) / 100));
 		w->j++;
 		return GM_STEP_MORE;
 	}

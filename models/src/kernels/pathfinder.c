@@ -13,6 +13,12 @@
  */
 #include "gpumodel/kernel.h"
 
+/*
+ * Warp instructions a line of a row issues on the card: pf_row of
+ * cuda/results/h200-kernels.csv, 8.27 M a launch over 246,723 lines (1 GiB).
+ */
+#define PF_LINE_INSTS	34
+
 static int pathfinder_check(const struct gm_launch *l)
 {
 	const uint64_t *a = l->d.args;
@@ -66,6 +72,7 @@ static int pathfinder_step(struct gm_gpu *g, const struct gm_launch *l,
 	r = gm_warp_store(g, w, a[5] + w->i * 128, out, 128);
 	if (r)
 		return r;
+	gm_warp_compute(g, w, PF_LINE_INSTS);
 	w->acc += sum;
 	w->i = gm_next_item(g);
 	return GM_STEP_MORE;
