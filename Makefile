@@ -225,18 +225,21 @@ calibrate: all
 		--kernel $(KERNEL) --initrd $(INITRD) --workdir $(BUILD)/calibrate \
 		--accel $(ACCEL)
 
-# The applications measured on the H200 (cuda/results/h200-apps.jsonl,
-# tests/hw/apps.sh) beside the same apps, variants and footprints in the
-# testbed on h200x16 scaled by 1/32: per cell card ms, model ms and ratio,
-# speedups over uvm, variant order, closing counts. Resumable like `run`;
+# The applications measured on the H200 (cuda/results/h200-apps*.jsonl,
+# tests/hw/apps.sh; repeats and later kernel revisions) beside the same
+# apps, variants and footprints in the testbed on h200x16 scaled by 1/32:
+# per cell card ms (median of the runs), model ms and ratio, speedups over
+# uvm, variant order with the card's ties, closing counts. Resumable like `run`;
 # `make run-clean MATRIX=host-agent/matrices/compare-card.conf` starts over.
 CARD_MATRIX := host-agent/matrices/compare-card.conf
 CARD_SCALE := 32
+CARD_APPS ?= cuda/results/h200-apps.jsonl cuda/results/h200-apps-2.jsonl \
+	cuda/results/h200-apps-3.jsonl cuda/results/h200-apps-4.jsonl
 compare-card: all
 	$(AGENT) run $(CARD_MATRIX) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) \
 		--initrd $(INITRD) --results $(RESULTS) --accel $(ACCEL); \
 	rc=$$?; $(BUILD)/host-agent/compare-card $(RESULTS)/compare-card \
-		cuda/results/h200-apps.jsonl $(CARD_SCALE); exit $$rc
+		$(CARD_SCALE) $(CARD_APPS); exit $$rc
 
 # Boot one VM with emgpu and show what the guest driver sees.
 info: all

@@ -37,6 +37,12 @@
  *                   the link again (half that)
  *   mapped_write_4b mapped, one 4-byte word stored per 128-byte line: the
  *                   rate of small remote writes
+ *   mapped_write_fill  mapped, every word of every line stored 4 bytes at a
+ *                   time, a thread per line in word order (32 stores a line,
+ *                   a warp's lanes on 32 lines): whether stores that fill
+ *                   one line are combined before the link (GB/s near a
+ *                   line write's) or each is a request (mapped_write_4b's
+ *                   rate of stores)
  *   mapped_read_4b  mapped as mapped_read, one 4-byte word per 128-byte line:
  *                   the interconnect's rate of small remote requests
  *   fault_seq at other sizes with --sweep (16 MiB .. 4 GiB, first-touch
@@ -153,6 +159,20 @@ __global__ void write_line_words(unsigned int *p, size_t lines)
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < lines;
 	     i += (size_t)gridDim.x * blockDim.x)
 		p[i * 32] = (unsigned int)i;
+}
+
+/*
+ * Every word of every line, one 4-byte store at a time (volatile: the
+ * compiler may not merge them into vector stores), a thread per line.
+ */
+__global__ void write_line_fill(unsigned int *p, size_t lines)
+{
+	volatile unsigned int *v = p;
+
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < lines;
+	     i += (size_t)gridDim.x * blockDim.x)
+		for (int k = 0; k < 32; k++)
+			v[i * 32 + k] = (unsigned int)(i + k);
 }
 
 struct ctx {
@@ -356,7 +376,7 @@ static void mapped_reuse(ctx &c, int reps)
 static void host_side(ctx &c, int reps)
 {
 	const size_t lines = c.bytes / 128;
-	std::vector<double> ph, m4, w4;
+	std::vector<double> ph, m4, w4, wf;
 	char extra[64];
 	int i;
 
@@ -377,6 +397,9 @@ static void host_side(ctx &c, int reps)
 		w4.push_back(timed(c, [&] {
 			write_line_words<<<c.sms * 8, 512>>>((unsigned int *)p, lines);
 		}));
+		wf.push_back(timed(c, [&] {
+			write_line_fill<<<c.sms * 8, 512>>>((unsigned int *)p, lines);
+		}));
 		CHECK_EXIT(cudaFree(p));
 	}
 	emit(c, "prefetch_to_host", c.bytes, median(ph), NULL);
@@ -387,6 +410,9 @@ static void host_side(ctx &c, int reps)
 	snprintf(extra, sizeof(extra), "\"requests_per_s\":%.0f",
 		 lines / median(w4));
 	emit(c, "mapped_write_4b", lines * 4, median(w4), extra);
+	snprintf(extra, sizeof(extra), "\"requests_per_s\":%.0f",
+		 lines * 32 / median(wf));
+	emit(c, "mapped_write_fill", lines * 128, median(wf), extra);
 }
 
 /* First-touch throughput against size (fault_seq at the other sizes). */
