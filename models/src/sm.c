@@ -9,6 +9,10 @@
  *    queue of its direction (reads host->device, writes device->host), for
  *    bytes / bandwidth. The queue's busy-until time is shared by every warp
  *    and copy, so bandwidth is shared, not multiplied (see charge()).
+ *  - A work item's ALU work (gm_warp_compute(): the card's warp
+ *    instructions for it, at warp_issue_ps each) adds to the warp's clock
+ *    beside its accesses: a launch takes the later of its warps' issue
+ *    time and its queues' busy time, a roofline.
  *  - The run loop advances in epochs of GM_EPOCH_PS: it runs every
  *    runnable warp in slices of GM_SLICE accesses, round-robin, until all
  *    have reached the horizon. The global clock (PTIMER) is the horizon.
