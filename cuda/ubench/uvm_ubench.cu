@@ -13,6 +13,10 @@
  *   mapped_read     preferred location CPU + accessed-by GPU: the kernel reads
  *                   host memory in place over the interconnect
  *   static_half     mapped, first half prefetched (Ember-static's split)
+ *   prefetch_advised  prefetch of a buffer advised as Ember-static advises
+ *                   at allocation (preferred location host, accessed-by the
+ *                   GPU), then host-filled: Ember-static's whole-buffer
+ *                   prefetch, beside the plain prefetch row
  *   gpu_first_touch managed, untouched, the kernel writes it: pages created
  *                   on the GPU
  *   fault_seq_gpu_made  fault_seq on those pages after a prefetch to the
@@ -501,13 +505,19 @@ int main(int argc, char **argv)
 	}
 	/* managed memory: each repetition on a fresh allocation */
 	{
-		std::vector<double> pf, fs, fr, mr, sh, gf, fu;
+		std::vector<double> pf, pa, fs, fr, mr, sh, gf, fu;
 		const size_t lines = c.bytes / 128, items = lines / 4;
 
 		for (i = 0; i < reps; i++) {
 			void *p = managed(c, c.bytes, true);
 
 			pf.push_back(timed(c, [&] { prefetch_to_gpu(c, p, c.bytes); }));
+			CHECK_EXIT(cudaFree(p));
+
+			p = managed(c, c.bytes, false);
+			map_on_host(c, p, c.bytes);
+			host_fill(p, c.bytes);
+			pa.push_back(timed(c, [&] { prefetch_to_gpu(c, p, c.bytes); }));
 			CHECK_EXIT(cudaFree(p));
 
 			p = managed(c, c.bytes, true);
@@ -545,6 +555,7 @@ int main(int argc, char **argv)
 			CHECK_EXIT(cudaFree(p));
 		}
 		emit(c, "prefetch", c.bytes, median(pf), NULL);
+		emit(c, "prefetch_advised", c.bytes, median(pa), NULL);
 		emit(c, "fault_seq", c.bytes, median(fs), NULL);
 		{
 			char extra[64];
