@@ -12,8 +12,9 @@
  * is the median of its runs of the app's latest kernel revision ("rev",
  * cuda/apps/ember_apps.cu; rows without one are rev 1). Two variants
  * are tied on the card when their medians differ by no more than the
- * larger run-to-run spread (slowest run / fastest - 1) of their two cells;
- * a cell run once takes the median spread of the repeated cells. The
+ * larger run-to-run spread (slowest run / fastest - 1) of their two cells,
+ * and never less than the median spread of all repeated cells (two runs
+ * of a cell understate its spread; a cell run once has only that). The
  * model's order agrees with the card's when every pair the card orders
  * (not tied) is in the same order in the model; a tie on the card counts
  * either way. Printed beside it: the strict count (the orders of the
@@ -210,8 +211,8 @@ static double card_medians(struct compare *t, int *repeated, double *max)
 /* Whether the card cannot tell variants x and y of cells c apart. */
 static int card_tied(const struct cell *c, int x, int y, double median_spread)
 {
-	double sx = c[x].spread < 0 ? median_spread : c[x].spread;
-	double sy = c[y].spread < 0 ? median_spread : c[y].spread;
+	double sx = c[x].spread < median_spread ? median_spread : c[x].spread;
+	double sy = c[y].spread < median_spread ? median_spread : c[y].spread;
 	double lo = c[x].card_ms < c[y].card_ms ? c[x].card_ms : c[y].card_ms;
 	double hi = c[x].card_ms < c[y].card_ms ? c[y].card_ms : c[x].card_ms;
 
@@ -415,7 +416,7 @@ int main(int argc, char **argv)
 	}
 	printf("card run-to-run spread (slowest / fastest run - 1): median %.1f%% over %d "
 	       "repeated cells, largest %.1f%%; ~ = tied on the card (within the larger "
-	       "spread of the two cells)\n", spread * 100, repeated, max_spread * 100);
+	       "spread of the two cells, at least the median)\n", spread * 100, repeated, max_spread * 100);
 	printf("%d of %d cells within %.0f%% of the card; variant order as on the card in "
 	       "%d of %d app x footprint (ties either way; %d with the medians' order "
 	       "exactly), at every footprint for %d of %d apps (! = not verified)\n",

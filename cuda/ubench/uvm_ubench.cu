@@ -13,6 +13,8 @@
  *   mapped_read     preferred location CPU + accessed-by GPU: the kernel reads
  *                   host memory in place over the interconnect
  *   static_half     mapped, first half prefetched (Ember-static's split)
+ *   fault_latency_gpu_made, fault_granule_gpu_made  the same on blocks
+ *                   nobody touched: their pages are made on the GPU
  *   prefetch_advised  prefetch of a buffer advised as Ember-static advises
  *                   at allocation (preferred location host, accessed-by the
  *                   GPU), then host-filled: Ember-static's whole-buffer
@@ -280,16 +282,18 @@ static double touch(ctx &c, const void *p)
  * launch (resident word), fault_latency (host-resident word), and
  * fault_granule: offset 0 faulted first, then one word at each probe
  * offset read alone; a read as fast as a resident one did not fault, so
- * the first fault migrated the region up to there.
+ * the first fault migrated the region up to there. Without fill, the
+ * same on blocks nobody touched (their pages made on the GPU at the
+ * fault): fault_latency_gpu_made and fault_granule_gpu_made.
  */
-static void isolated(ctx &c, int reps)
+static void isolated(ctx &c, int reps, bool fill)
 {
 	static const size_t probes[] = { 4096, 16384, 61440, 65536, 131072,
 					 262144, 524288, 1048576, BLOCK - 4096 };
 	const int nprobe = sizeof(probes) / sizeof(probes[0]);
 	const int nfault = 3 * reps + 8, blocks = nfault + nprobe * reps;
 	std::vector<double> launch, fault, remote, probe[nprobe];
-	char *p = (char *)managed(c, blocks * BLOCK, true);
+	char *p = (char *)managed(c, blocks * BLOCK, fill);
 	char extra[256];
 	double limit;
 	int i, k, b = 0;
@@ -307,19 +311,23 @@ static void isolated(ctx &c, int reps)
 			probe[k].push_back(touch(c, p + b * BLOCK + probes[k]));
 		}
 	CHECK_EXIT(cudaFree(p));
-	p = (char *)managed(c, BLOCK, true);
-	map_on_host(c, p, BLOCK);
-	for (i = 0; i < nfault; i++)
-		remote.push_back(touch(c, p + i * 4096));
-	CHECK_EXIT(cudaFree(p));
-	emit_on("launch", BLOCK, 4, median(launch), NULL);
-	emit_on("mapped_latency", BLOCK, 4, median(remote), NULL);
-	emit_on("fault_latency", BLOCK, 4, median(fault), NULL);
+	if (fill) {
+		p = (char *)managed(c, BLOCK, true);
+		map_on_host(c, p, BLOCK);
+		for (i = 0; i < nfault; i++)
+			remote.push_back(touch(c, p + i * 4096));
+		CHECK_EXIT(cudaFree(p));
+		emit_on("launch", BLOCK, 4, median(launch), NULL);
+		emit_on("mapped_latency", BLOCK, 4, median(remote), NULL);
+	}
+	emit_on(fill ? "fault_latency" : "fault_latency_gpu_made", BLOCK, 4,
+		median(fault), NULL);
 	limit = (median(launch) + median(fault)) / 2;
 	for (k = 0; k < nprobe; k++) {
 		snprintf(extra, sizeof(extra), "\"offset\":%zu,\"resident\":%d",
 			 probes[k], median(probe[k]) < limit);
-		emit_on("fault_granule", BLOCK, 4, median(probe[k]), extra);
+		emit_on(fill ? "fault_granule" : "fault_granule_gpu_made", BLOCK, 4,
+			median(probe[k]), extra);
 	}
 }
 
@@ -568,7 +576,8 @@ int main(int argc, char **argv)
 		emit(c, "gpu_first_touch", c.bytes, median(gf), NULL);
 		emit(c, "fault_seq_gpu_made", c.bytes, median(fu), NULL);
 	}
-	isolated(c, reps);
+	isolated(c, reps, true);
+	isolated(c, reps, false);
 	fault_parallel(c, reps);
 	host_side(c, reps);
 	if (do_sweep)
