@@ -575,7 +575,8 @@ enum emgpu_driver_action {
 	EMGPU_DRV_ACTION_JOIN = 6,		/* no cost: the selected thread
 						 * waits until thread `count` is
 						 * idle (enum emgpu_driver_thread) */
-	EMGPU_DRV_ACTION_FAULT_BLOCK = 7,	/* one VA block of a fault batch */
+	EMGPU_DRV_ACTION_FAULT_BLOCK = 7,	/* one VA block of a fault batch
+						 * migrated from host memory */
 	EMGPU_DRV_ACTION_HOST_PAGE = 8,		/* one host page a migration to
 						 * the host allocates and maps */
 	EMGPU_DRV_ACTIONS = 9,

@@ -90,7 +90,7 @@
  * fault_random and fault_parallel (~40 faults a batch, each in its own
  * VA block), fault_seq (~2 faulted pages of one block a batch; its batches
  * cost ~50 us on the card, ~25 us with gpu_first_touch's GPU-made pages,
- * which the model's constants do not split: README, "Fidelity to a real
+ * whose blocks skip drv_fault_block_ns: README, "Fidelity to a real
  * card"). A later session (cuda/results/h200-ubench-3.jsonl, same card
  * and driver) ran the fault path 1.3-1.9x faster: these constants are of
  * the host the first two sessions ran on.
@@ -104,10 +104,14 @@
 	/* launch: one thread reads one resident word, median of the	\
 	 * six rows 6.4-8.8 us */					\
 	.launch_ns = 7000,						\
-	/* per VA block of a fault batch: with drv_fault_page_ns and	\
-	 * fault_service_ns, what fault_random and fault_parallel cost	\
-	 * a fault alone in its block (~20 us with the copy batch) and	\
-	 * the fault_granule misses (~46 us with launch) */		\
+	/* per VA block of a fault batch migrated from host memory: with \
+	 * drv_fault_page_ns and fault_service_ns, what fault_random and \
+	 * fault_parallel cost a fault alone in its block (~20 us with	\
+	 * the copy batch) and the fault_granule misses (~46 us with	\
+	 * launch). A block made on the GPU skips it (the guest charges \
+	 * host blocks only): fault_latency_gpu_made, a sixth session	\
+	 * (cuda/results/h200-ubench-6.jsonl), 10 us below that		\
+	 * session's fault_latency, whose host path ran 1.5x faster */	\
 	.drv_fault_block_ns = 11000,					\
 	/* per distinct faulted page of a batch: fault_seq's batches	\
 	 * (~2 faulted pages of one block each) allow ~1 us */		\
