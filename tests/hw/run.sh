@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Validation on a real NVIDIA card (the device machine): builds cuda/ there,
 # runs the calibration microbenchmarks and Ember-static through its
-# LD_PRELOAD interposer on an unmodified program, then (APPS=0 skips it)
-# the applications and Ember-static's hint test (tests/hw/apps.sh, into
+# LD_PRELOAD interposer on an unmodified program, the applications' kernels
+# under Nsight Compute (tests/hw/kernels.sh; KERNELS=0 skips it), then
+# (APPS=0 skips it) the applications and Ember-static's hint test (tests/hw/apps.sh, into
 # OUTDIR/apps), and writes JSON lines to OUTDIR. Managed allocations stay
 # far below the card's free memory.
 #
@@ -43,4 +44,7 @@ static interposed LD_PRELOAD="$build/libember-static.so" EMBER_STATIC_VERBOSE=1
 static half-split LD_PRELOAD="$build/libember-static.so" EMBER_STATIC_VERBOSE=1 \
 	EMBER_STATIC_GPU_BYTES=$((bytes / 2))
 
+# the apps' kernels with their data resident, under Nsight Compute
+# (KERNELS=0 skips it)
+[ "${KERNELS:-1}" = 0 ] || bash "$top/tests/hw/kernels.sh" "$out/kernels"
 [ "${APPS:-1}" = 0 ] || bash "$top/tests/hw/apps.sh" "$out/apps"
