@@ -128,8 +128,8 @@ static uint32_t leaf_flags(uint64_t e, unsigned int ap)
 	return f;
 }
 
-static int read_entry(struct gm_gpu *g, unsigned int ap, uint64_t table,
-		      unsigned int idx, uint64_t *e)
+static inline int read_entry(struct gm_gpu *g, unsigned int ap,
+			     uint64_t table, unsigned int idx, uint64_t *e)
 {
 	emgpu_pte_t raw;
 	int r = gm_mem_read(g, ap, table + (uint64_t)EMGPU_PTE_SIZE * idx, &raw,
@@ -142,15 +142,69 @@ static int read_entry(struct gm_gpu *g, unsigned int ap, uint64_t table,
 }
 
 /*
+ * The last level of a walk: va's entry in the PT that pde (a PD1 entry)
+ * points to. Returns as gm_mmu_walk(). A walk whose page-walk cache holds
+ * the PD1 entry comes straight here.
+ */
+static inline int walk_pt(struct gm_gpu *g, uint64_t va, uint64_t pde,
+			  struct gm_tlb_entry *out)
+{
+	unsigned int ap, idx = (va >> EMGPU_PAGE_SHIFT) & (EMGPU_PT_ENTRIES - 1);
+	uint64_t e, e0;
+	int r;
+
+	if ((pde & (EMGPU_PTE_RESERVED_MASK | EMGPU_PDE_IS_PTE | EMGPU_PTE_BIG)))
+		return -EMGPU_ERR_BAD_PTE;
+	r = entry_aperture(pde, &ap);
+	if (r)
+		return r;
+	r = read_entry(g, ap, pde & EMGPU_PTE_ADDR_MASK, idx, &e);
+	if (r)
+		return r;
+	/* a 4 KiB page, or a 64 KiB page at its group's head */
+	if (!(e & EMGPU_PTE_VALID)) {
+		if (!(idx & 15))
+			return EMGPU_FAULT_PTE;
+		r = read_entry(g, ap, pde & EMGPU_PTE_ADDR_MASK, idx & ~15u, &e0);
+		if (r)
+			return r;
+		if (!(e0 & EMGPU_PTE_VALID) || !(e0 & EMGPU_PTE_BIG))
+			return EMGPU_FAULT_PTE;
+		e = e0;
+		idx &= ~15u;
+	}
+	if (e & (EMGPU_PTE_RESERVED_MASK | EMGPU_PDE_IS_PTE))
+		return -EMGPU_ERR_BAD_PTE;
+	r = entry_aperture(e, &ap);
+	if (r)
+		return r;
+	out->tag = (va >> EMGPU_PAGE_SHIFT) + 1;
+	out->flags = leaf_flags(e, ap);
+	if (e & EMGPU_PTE_BIG) {
+		if ((idx & 15) || (e & EMGPU_PTE_ADDR_MASK &
+				   ((1ull << EMGPU_BIG_PAGE_SHIFT) - 1)))
+			return -EMGPU_ERR_BAD_PTE;
+		out->pa = (e & EMGPU_PTE_ADDR_MASK) +
+			  (va & ((1ull << EMGPU_BIG_PAGE_SHIFT) - 1) &
+			   ~((1ull << EMGPU_PAGE_SHIFT) - 1));
+		out->shift = EMGPU_BIG_PAGE_SHIFT;
+	} else {
+		out->pa = e & EMGPU_PTE_ADDR_MASK;
+		out->shift = EMGPU_PAGE_SHIFT;
+	}
+	return 0;
+}
+
+/*
  * Walks the tables for va. Returns 0 and fills *out (tag and pa for the
  * 4 KiB page holding va, or the 2 MiB page), a positive fault type, or a
  * negative error (a malformed entry, or a table outside memory).
  */
 int gm_mmu_walk(struct gm_gpu *g, uint64_t va, struct gm_tlb_entry *out)
 {
-	uint64_t pde = g->pdb, e, e0, hpn = va >> EMGPU_HUGE_PAGE_SHIFT;
+	uint64_t pde = g->pdb, e, hpn = va >> EMGPU_HUGE_PAGE_SHIFT;
 	struct gm_tlb_entry *pc = &g->pde_cache[hpn & (GM_PDE_CACHE - 1)];
-	unsigned int level = 0, ap, idx;
+	unsigned int level, ap, idx;
 	int r;
 
 	g->st.walks++;
@@ -158,11 +212,9 @@ int gm_mmu_walk(struct gm_gpu *g, uint64_t va, struct gm_tlb_entry *out)
 		return EMGPU_FAULT_PDE;
 	if (!(pde & EMGPU_PTE_VALID))
 		return EMGPU_FAULT_PDE;
-	if (pc->tag == ((hpn + 1) | g->tlb_gen)) {
-		pde = pc->pa;			/* straight to the PT */
-		level = EMGPU_PT_LEVELS - 1;
-	}
-	for (; level < EMGPU_PT_LEVELS; level++) {
+	if (pc->tag == ((hpn + 1) | g->tlb_gen))
+		return walk_pt(g, va, pc->pa, out);	/* straight to the PT */
+	for (level = 0; level < EMGPU_PT_LEVELS - 1; level++) {
 		unsigned int shift = 39 - 9 * level;
 
 		if ((pde & (EMGPU_PTE_RESERVED_MASK | EMGPU_PDE_IS_PTE |
@@ -175,64 +227,28 @@ int gm_mmu_walk(struct gm_gpu *g, uint64_t va, struct gm_tlb_entry *out)
 		r = read_entry(g, ap, pde & EMGPU_PTE_ADDR_MASK, idx, &e);
 		if (r)
 			return r;
-		if (level < EMGPU_PT_LEVELS - 1) {
-			if (!(e & EMGPU_PTE_VALID))
-				return EMGPU_FAULT_PDE;
-			if (level == 2 && (e & EMGPU_PDE_IS_PTE)) {
-				if ((e & (EMGPU_PTE_RESERVED_MASK | EMGPU_PTE_BIG)) ||
-				    (e & EMGPU_PTE_ADDR_MASK &
-				     ((1ull << EMGPU_HUGE_PAGE_SHIFT) - 1)))
-					return -EMGPU_ERR_BAD_PTE;
-				r = entry_aperture(e, &ap);
-				if (r)
-					return r;
-				out->tag = (va >> EMGPU_HUGE_PAGE_SHIFT) + 1;
-				out->pa = e & EMGPU_PTE_ADDR_MASK;
-				out->flags = leaf_flags(e, ap);
-				out->shift = EMGPU_HUGE_PAGE_SHIFT;
-				return 0;
-			}
-			pde = e;
-			if (level == EMGPU_PT_LEVELS - 2) {
-				pc->tag = (hpn + 1) | g->tlb_gen;
-				pc->pa = e;
-			}
-			continue;
-		}
-		/* PT level: 4 KiB page, or a 64 KiB page at its group's head */
-		if (!(e & EMGPU_PTE_VALID)) {
-			if (!(idx & 15))
-				return EMGPU_FAULT_PTE;
-			r = read_entry(g, ap, pde & EMGPU_PTE_ADDR_MASK, idx & ~15u, &e0);
+		if (!(e & EMGPU_PTE_VALID))
+			return EMGPU_FAULT_PDE;
+		if (level == 2 && (e & EMGPU_PDE_IS_PTE)) {
+			if ((e & (EMGPU_PTE_RESERVED_MASK | EMGPU_PTE_BIG)) ||
+			    (e & EMGPU_PTE_ADDR_MASK &
+			     ((1ull << EMGPU_HUGE_PAGE_SHIFT) - 1)))
+				return -EMGPU_ERR_BAD_PTE;
+			r = entry_aperture(e, &ap);
 			if (r)
 				return r;
-			if (!(e0 & EMGPU_PTE_VALID) || !(e0 & EMGPU_PTE_BIG))
-				return EMGPU_FAULT_PTE;
-			e = e0;
-			idx &= ~15u;
-		}
-		if (e & (EMGPU_PTE_RESERVED_MASK | EMGPU_PDE_IS_PTE))
-			return -EMGPU_ERR_BAD_PTE;
-		r = entry_aperture(e, &ap);
-		if (r)
-			return r;
-		out->tag = (va >> EMGPU_PAGE_SHIFT) + 1;
-		out->flags = leaf_flags(e, ap);
-		if (e & EMGPU_PTE_BIG) {
-			if ((idx & 15) || (e & EMGPU_PTE_ADDR_MASK &
-					   ((1ull << EMGPU_BIG_PAGE_SHIFT) - 1)))
-				return -EMGPU_ERR_BAD_PTE;
-			out->pa = (e & EMGPU_PTE_ADDR_MASK) +
-				  (va & ((1ull << EMGPU_BIG_PAGE_SHIFT) - 1) &
-				   ~((1ull << EMGPU_PAGE_SHIFT) - 1));
-			out->shift = EMGPU_BIG_PAGE_SHIFT;
-		} else {
+			out->tag = (va >> EMGPU_HUGE_PAGE_SHIFT) + 1;
 			out->pa = e & EMGPU_PTE_ADDR_MASK;
-			out->shift = EMGPU_PAGE_SHIFT;
+			out->flags = leaf_flags(e, ap);
+			out->shift = EMGPU_HUGE_PAGE_SHIFT;
+			return 0;
 		}
-		return 0;
+		pde = e;
 	}
-	return EMGPU_FAULT_PDE;	/* not reached */
+	/* the PD1 entry: cached for the next walk in its 2 MiB region */
+	pc->tag = (hpn + 1) | g->tlb_gen;
+	pc->pa = pde;
+	return walk_pt(g, va, pde, out);
 }
 
 /*
