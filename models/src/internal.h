@@ -205,11 +205,17 @@ struct gm_gpu {
 	 * Warp lists (each max_warps long): runq holds every RUNNABLE warp
 	 * in index order (rebuilt when runq_dirty: a warp became runnable),
 	 * the first pass visits it, and later passes only the warps the
-	 * previous pass left below the horizon (ep_a, ep_b).
+	 * previous pass left below the horizon (ep_a, ep_b). The first pass
+	 * keeps in runq the warps still runnable after it (a later pass may
+	 * stop some: the next first pass drops them), and every runnable
+	 * warp's last visit in the epoch counts it in ep_nrun and its time
+	 * in ep_min, so the next epoch starts without a scan.
 	 */
 	uint32_t *runq, *ep_a, *ep_b;
 	uint32_t nrunq;
 	int runq_dirty;
+	uint32_t ep_nrun;	/* runnable warps after this epoch, so far */
+	gm_time_t ep_min;	/* the earliest time among them */
 	uint64_t poll_mark;	/* st.events after the last entry poll; ~0 = poll */
 
 	/* interrupts, errors, lockstep */

@@ -473,18 +473,12 @@ static int epoch_begin(struct gm_gpu *g, enum gm_stop *why)
 				min = w->t < min ? w->t : min;
 			}
 		}
+		g->nrunq = n;
 		g->runq_dirty = 0;
-	} else {	/* runnable warps only ever stop being so */
-		for (i = 0; i < g->nrunq; i++) {
-			const struct gm_warp *w = &g->warps[g->runq[i]];
-
-			if (w->state == GM_WARP_RUNNABLE) {
-				g->runq[n++] = g->runq[i];
-				min = w->t < min ? w->t : min;
-			}
-		}
+	} else {	/* counted by the last epoch (epoch_run) */
+		n = g->ep_nrun;
+		min = g->ep_min;
 	}
-	g->nrunq = n;
 	if (!n) {
 		if (g->warps_done == g->nwarps) {
 			gm_launch_finish(g, EMGPU_LAUNCH_DONE);
@@ -505,12 +499,14 @@ static int epoch_begin(struct gm_gpu *g, enum gm_stop *why)
 	g->ep_active = 1;
 	g->ep_h = h;
 	g->ep_cur = g->runq;
-	g->ep_ncur = n;
+	g->ep_ncur = g->nrunq;
 	g->ep_k = 0;
 	g->ep_n = 0;
 	g->ep_nxt = g->ep_a;
 	g->ep_nnxt = 0;
 	g->ep_progressed = 0;
+	g->ep_nrun = 0;
+	g->ep_min = UINT64_MAX;
 	return 0;
 }
 
@@ -540,9 +536,18 @@ static void epoch_rescan(struct gm_gpu *g)
 	g->ep_k = 0;
 	g->ep_nxt = g->ep_b;
 	g->ep_nnxt = nn;
+	g->runq_dirty = 1;	/* runq and the counts: rebuilt next epoch */
 }
 
 enum { EP_DONE, EP_BUDGET, EP_FAILED };
+
+/* A warp runnable at the end of its last visit in the epoch. */
+static inline void count_runnable(struct gm_gpu *g, const struct gm_warp *w)
+{
+	g->ep_nrun++;
+	if (w->t < g->ep_min)
+		g->ep_min = w->t;
+}
 
 /*
  * Runs the epoch in progress: passes over the warps, each runnable warp
@@ -558,16 +563,25 @@ static int epoch_run(struct gm_gpu *g, uint64_t budget, uint64_t start_acc)
 				    const struct gm_warp *) = k->accesses_first;
 	const gm_time_t h = g->ep_h;
 	/* the position, in registers across step() calls; stored on exit */
-	uint32_t pos = g->ep_k, n = g->ep_n;
+	uint32_t pos = g->ep_k, n = g->ep_n, kept = 0;
 	int r;
 
 	for (;;) {
+		/* the first pass keeps runq's still runnable warps in it */
+		const int first = g->ep_cur == g->runq;
+
 		for (; pos < g->ep_ncur; pos++, n = 0) {
 			uint32_t wi = g->ep_cur[pos];
 			struct gm_warp *w = &g->warps[wi];
 
-			if (!n && (w->state != GM_WARP_RUNNABLE || w->t >= h))
+			if (!n && (w->state != GM_WARP_RUNNABLE || w->t >= h)) {
+				if (w->state == GM_WARP_RUNNABLE) {
+					if (first)
+						g->runq[kept++] = wi;
+					count_runnable(g, w);
+				}
 				continue;
+			}
 			for (;;) {
 				if (budget && g->st.accesses - start_acc >= budget) {
 					g->ep_k = pos;
@@ -599,9 +613,17 @@ static int epoch_run(struct gm_gpu *g, uint64_t budget, uint64_t start_acc)
 				return EP_FAILED;
 			}
 			g->ep_progressed = 1;
-			if (w->state == GM_WARP_RUNNABLE && w->t < h)
+			if (w->state != GM_WARP_RUNNABLE)
+				continue;
+			if (first)
+				g->runq[kept++] = wi;
+			if (w->t < h)
 				g->ep_nxt[g->ep_nnxt++] = wi;
+			else
+				count_runnable(g, w);
 		}
+		if (first)
+			g->nrunq = kept;
 		if (!g->ep_progressed) {
 			g->ep_k = pos;
 			g->ep_n = 0;
