@@ -1003,6 +1003,7 @@ static int plot_moving_hot(json_t *all, const char *dir)
 struct grid_cell {
 	double ns[2];		/* static, adaptive: modelled setup + kernels; 0: none */
 	double moved[2];	/* bytes host to device */
+	long long notes, promos;	/* adaptive's counter notifications, promotions */
 };
 
 struct grid {
@@ -1088,6 +1089,12 @@ static bool grid_load(json_t *all, struct grid *g)
 				(double)json_integer_value(json_object_get(run, "setup_ns"));
 			g->cells[p][r][u].moved[v] =
 				(double)json_integer_value(json_object_get(run, "bytes_h2d"));
+			if (v == 1) {
+				g->cells[p][r][u].notes = json_integer_value(
+					json_object_get(run, "notifications"));
+				g->cells[p][r][u].promos = json_integer_value(
+					json_object_get(run, "promotions"));
+			}
 		}
 	return found;
 }
@@ -1206,6 +1213,39 @@ static void print_fig16_grid(const struct grid *g, const char *csv,
 }
 
 /*
+ * Per pattern, Ember-adaptive's access-counter notifications and
+ * promotions in each cell: what decides whether it ran as mapped.
+ */
+static void print_fig16_notes(const struct grid *g, FILE *out)
+{
+	size_t p, r, u;
+
+	for (p = 0; p < 2; p++) {
+		if (!g->any[p])
+			continue;
+		fprintf(out, "\nEmber-adaptive, pattern %s: access-counter notifications / "
+			"promotions\n", grid_patterns[p]);
+		fprintf(out, "%-10s", "random %");
+		for (u = 0; u < g->nreuse; u++)
+			fprintf(out, " %12d", g->reuse[u]);
+		fputc('\n', out);
+		for (r = 0; r < g->nrand; r++) {
+			fprintf(out, "%-10d", g->randomness[r]);
+			for (u = 0; u < g->nreuse; u++) {
+				const struct grid_cell *c = &g->cells[p][r][u];
+				char cell[32] = "-";
+
+				if (c->ns[1] > 0)
+					snprintf(cell, sizeof(cell), "%lld/%lld", c->notes,
+						 c->promos);
+				fprintf(out, " %12s", cell);
+			}
+			fputc('\n', out);
+		}
+	}
+}
+
+/*
  * The paper's figure for quantity q at randomness 0 as a number range
  * ("6.8-24.4", "up to 3.2": lo 0), or false where the CSV has none.
  */
@@ -1305,7 +1345,7 @@ static void print_fig16_summary(const struct grid *g, const char *csv,
 /*
  * Per pattern, a randomness x reuse table of which Ember variant is faster
  * and by how much, beside the paper's winner where its text gives one;
- * the data moved at 0 % randomness in multiples of Ember-static's; and a
+ * Ember-adaptive's counter notifications and promotions; the data moved at 0 % randomness in multiples of Ember-static's; and a
  * summary line counting the cells whose winner is the paper's. The
  * paper's figures all come from csv (paper-fig16.csv).
  */
@@ -1321,6 +1361,7 @@ static bool print_fig16(json_t *all, const char *csv, FILE *out)
 		return false;
 	}
 	print_fig16_grid(g, csv, &tally, out);
+	print_fig16_notes(g, out);
 	print_fig16_moved(g, csv, out);
 	print_fig16_summary(g, csv, &tally, out);
 	free(g);

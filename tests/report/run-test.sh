@@ -114,15 +114,15 @@ expect "$work/t10/out" "movinghot    d25   prefetch     200.000 | 0.24"
 
 # Figure 16: hotset grid runs (run.pattern/randomness/reuse, as ember-run
 # -m/-r/-u records them); each cell's winner against the paper's text.
-# gline VARIANT PATTERN RANDOM REUSE SIM_NS SETUP_NS BYTES_H2D
+# gline VARIANT PATTERN RANDOM REUSE SIM_NS SETUP_NS BYTES_H2D [MORE_RUN_FIELDS]
 gline() {
-	printf '{"app":"hotset","variant":"%s","profile":"rtx5080-512m","factor":1.3,"status":"ok","run":{"pattern":"%s","randomness":%s,"reuse":%s,"sim_ns":%s,"setup_ns":%s,"bytes_h2d":%s,"vram":536870912}}\n' "$@"
+	printf '{"app":"hotset","variant":"%s","profile":"rtx5080-512m","factor":1.3,"status":"ok","run":{"pattern":"%s","randomness":%s,"reuse":%s,"sim_ns":%s,"setup_ns":%s,"bytes_h2d":%s,"vram":536870912%s}}\n' "$@"
 }
 mkdir -p "$work/f16"
 {
 	# pass, 0 %, reuse 32: adaptive 2x faster (paper: adaptive), moved 256 of 512 MiB
 	gline static pass 0 32 1500000000 500000000 536870912
-	gline adaptive pass 0 32 1000000000 0 268435456
+	gline adaptive pass 0 32 1000000000 0 268435456 ',"notifications":84,"promotions":3'
 	# pass, 50 %, reuse 256: static 3x faster (paper: static); setup counts
 	gline static pass 50 256 500000000 500000000 536870912
 	gline adaptive pass 50 256 3000000000 0 1073741824
@@ -136,6 +136,7 @@ mkdir -p "$work/f16"
 "$agent" report "$work/f16" --paper host-agent/paper-fig16.csv --no-plot >"$work/f16/out"
 expect "$work/f16/out" "summary rtx5080 1.3x: paper's winner in 2 of 3 cells (pass 2 of 2, passes 0 of 1; 1 cells the paper does not give); adaptive over static at reuse 32: 2.00-2.00x [1.3-4x]; static over adaptive at most: 3.00x [3.2x]"
 expect "$work/f16/out" "pass     u32 256/512=0.50  range 0.50-0.50 [0.42-1.52]"
+expect "$work/f16/out" "0                  84/3            -            -            -"
 if grep -q '^50 .* S 3.00 \[S\]' "$work/f16/out" && grep -q '^0  .* A 2.00 \[A\]' "$work/f16/out"; then
 	echo "ok: fig16 cells S 3.00 [S] and A 2.00 [A]"
 else
