@@ -79,46 +79,61 @@ static void test_acd_not_counted(void)
 	th_free(t);
 }
 
+/* A card of `counters` counters over sysmem-mapped bytes, 64K granularity. */
+static struct th *with_counters(uint32_t counters, uint64_t bytes,
+				uint32_t threshold)
+{
+	struct gm_profile p;
+	struct th *t;
+
+	gm_profile_lookup("h200-256m", &p);
+	p.num_access_counters = counters;
+	t = th_new_profile(&p, 1, 0);
+	map_sys_range(t, VA_BASE, bytes, 0);
+	th_enable_counters(t, 64, threshold, EMGPU_AC_GRAN_64K);
+	return t;
+}
+
+/* Notification i names addr, counter tag, and (unless 0) count. */
+static void check_entry(struct th *t, uint32_t i, uint64_t addr, uint32_t tag,
+			uint32_t count)
+{
+	struct emgpu_notify_entry n;
+
+	th_notify_entry(t, i, &n);
+	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(n.addr), addr);
+	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.tag), tag);
+	if (count)
+		CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.counter), count);
+}
+
 /* Two counters, three 64K regions: lowest free first, then the least
  * recently counted one that is not waiting for a clear. */
 static void test_replacement(void)
 {
-	struct gm_profile p;
-	struct th *t;
+	struct th *t = with_counters(2, 0x30000, 600);
 	struct emgpu_notify_entry n;
 	const uint64_t r0 = VA_BASE, r1 = VA_BASE + 0x10000, r2 = VA_BASE + 0x20000;
 
-	gm_profile_lookup("h200-256m", &p);
-	p.num_access_counters = 2;
-	t = th_new_profile(&p, 1, 0);
-	map_sys_range(t, VA_BASE, 0x30000, 0);
-	th_enable_counters(t, 64, 600, EMGPU_AC_GRAN_64K);
 	stream(t, r0 + 0x8000, 0x10000);	/* r0 -> c0 (512), r1 -> c1 (512) */
 	stream(t, r2, 0x8000);			/* r2 replaces c0 (r0 older) */
 	CU_ASSERT_EQUAL(notifications(t), 0);
 	stream(t, r1 + 0x8000, 0x8000);		/* r1 kept c1: 1024 >= 600 */
 	CU_ASSERT_EQUAL(notifications(t), 1);
+	check_entry(t, 0, r1, 1, 600);
 	th_notify_entry(t, 0, &n);
-	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(n.addr), r1);
-	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.tag), 1);
-	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.counter), 600);
 	/* 2K sub-regions: first half from before, then 44 lines = 0..18 */
 	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.sub_mask), 0x7ffffu);
 	stream(t, r2 + 0x8000, 0x8000);		/* r2 on c0 */
 	CU_ASSERT_EQUAL(notifications(t), 2);
-	th_notify_entry(t, 1, &n);
-	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(n.addr), r2);
-	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.tag), 0);
-	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.counter), 600);
+	check_entry(t, 1, r2, 0, 600);
 	stream(t, r0, 0x10000);			/* both wait for a clear: not counted */
 	CU_ASSERT_EQUAL(notifications(t), 2);
 	gm_reg_write(t->g, EMGPU_REG_AC_CLEAR_TAG, 1);
 	gm_reg_write(t->g, EMGPU_REG_AC_CLEAR, EMGPU_AC_CLEAR_TARGETED);
 	stream(t, r0, 0x10000);			/* r0 -> c1 */
 	CU_ASSERT_EQUAL(notifications(t), 3);
-	th_notify_entry(t, 2, &n);
-	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(n.addr), r0);
-	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.tag), 1);
+	check_entry(t, 2, r0, 1, 0);
 	th_free(t);
 }
 
@@ -128,16 +143,9 @@ static void test_replacement(void)
  */
 static void test_replacement_recency(void)
 {
-	struct gm_profile p;
-	struct th *t;
-	struct emgpu_notify_entry n;
+	struct th *t = with_counters(2, 0x30000, 600);
 	const uint64_t r0 = VA_BASE, r1 = VA_BASE + 0x10000, r2 = VA_BASE + 0x20000;
 
-	gm_profile_lookup("h200-256m", &p);
-	p.num_access_counters = 2;
-	t = th_new_profile(&p, 1, 0);
-	map_sys_range(t, VA_BASE, 0x30000, 0);
-	th_enable_counters(t, 64, 600, EMGPU_AC_GRAN_64K);
 	stream(t, r0, 0x8000);			/* r0 -> c0: 512 */
 	stream(t, r1, 0x8000);			/* r1 -> c1: 512 */
 	stream(t, r0 + 0x8000, 0x1000);		/* r0: 576, now the newer */
@@ -145,10 +153,7 @@ static void test_replacement_recency(void)
 	CU_ASSERT_EQUAL(notifications(t), 0);
 	stream(t, r0 + 0x9000, 0x1000);		/* r0: 640 >= 600 */
 	CU_ASSERT_EQUAL(notifications(t), 1);
-	th_notify_entry(t, 0, &n);
-	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(n.addr), r0);
-	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.tag), 0);
-	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.counter), 600);
+	check_entry(t, 0, r0, 0, 600);
 	/* r1 takes c1 back from r2 (c0 waits for a clear) and starts at 0:
 	 * its first 512 were lost, 512 more stay below 600 */
 	stream(t, r1 + 0x8000, 0x8000);
@@ -157,9 +162,7 @@ static void test_replacement_recency(void)
 	CU_ASSERT_EQUAL(notifications(t), 1);
 	stream(t, r1 + 0x1000, 0x1000);		/* 640: notifies on c1 */
 	CU_ASSERT_EQUAL(notifications(t), 2);
-	th_notify_entry(t, 1, &n);
-	CU_ASSERT_EQUAL(emgpu_le64_to_cpu(n.addr), r1);
-	CU_ASSERT_EQUAL(emgpu_le32_to_cpu(n.tag), 1);
+	check_entry(t, 1, r1, 1, 0);
 	th_free(t);
 }
 
@@ -174,20 +177,14 @@ static void test_replacement_recency(void)
  */
 static void test_hot_region_kept_under_churn(void)
 {
-	struct gm_profile p;
-	struct th *t;
-	struct emgpu_notify_entry n;
 	const uint64_t regions = 64, bytes = regions << 16;
+	struct th *t = with_counters(8, bytes, 256);
+	struct emgpu_notify_entry n;
 	uint64_t args[6] = { VA_BASE, bytes, 0x10000, 10, 32, 1 };
 	uint8_t seen[64] = { 0 };
 	uint32_t get = 0, put, seen_count = 0, i;
 	enum gm_stop s;
 
-	gm_profile_lookup("h200-256m", &p);
-	p.num_access_counters = 8;
-	t = th_new_profile(&p, 1, 0);
-	map_sys_range(t, VA_BASE, bytes, 0);
-	th_enable_counters(t, 64, 256, EMGPU_AC_GRAN_64K);
 	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_HOTSET, 4, 7, args, 6),
 			EMGPU_LAUNCH_RUNNING);
 	while ((s = gm_run(t->g, 0)) != GM_STOP_LAUNCH_DONE) {
