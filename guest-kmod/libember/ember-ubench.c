@@ -245,6 +245,13 @@ static void bandwidth(const struct ub *u)
 	emit_on("prefetch_to_host", b, b, prefetch(p, b, emCpuDeviceId), NULL);
 	release(p);
 
+	/* Ember-static's advice before the fill, then the whole prefetch */
+	p = alloc(b, 0);
+	map_on_host(p, b);
+	memset(p, 0x5a, b);
+	emit_on("prefetch_advised", b, b, prefetch(p, b, 0), NULL);
+	release(p);
+
 	p = alloc(b, 1);
 	emit_on("fault_seq", b, b, first_touch(p, b), NULL);
 	release(p);
