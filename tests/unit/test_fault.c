@@ -282,12 +282,17 @@ static void test_accesses_first(void)
 	uint64_t args[3] = { VA_BASE, 8192, 1 };
 	const struct gm_kernel *ks = gm_kernel_find(EMGPU_KERNEL_STREAM);
 	const struct gm_kernel *kg = gm_kernel_find(EMGPU_KERNEL_GATHER);
+	const struct gm_kernel *kp = gm_kernel_find(EMGPU_KERNEL_PATHFINDER);
 	struct gm_launch ls = { .d = { .kernel = EMGPU_KERNEL_STREAM, .warps = 4,
 				       .args = { VA_BASE, 8192, 2 } },
 				.warps = 4, .seq = 1 };
 	struct gm_launch lg = { .d = { .kernel = EMGPU_KERNEL_GATHER, .warps = 4,
 				       .seed = 7, .args = { VA_BASE, 8192,
 							    VA_BASE + 8192, 64 } },
+				.warps = 4, .seq = 1 };
+	struct gm_launch lp = { .d = { .kernel = EMGPU_KERNEL_PATHFINDER, .warps = 4,
+				       .args = { VA_BASE, 4, 256, 1, VA_BASE + 4096,
+						 VA_BASE + 8192 } },
 				.warps = 4, .seq = 1 };
 	struct gm_warp w;
 
@@ -325,6 +330,18 @@ static void test_accesses_first(void)
 	w.j = 0;
 	CU_ASSERT_FALSE(kg->accesses_first(&lg, &w));
 	CU_ASSERT_EQUAL(step_on_stalled(t, kg, &lg, &w), GM_STEP_DONE);
+
+	/* pathfinder: 4 rows of 256 columns, row 1 from row 0: 8 lines */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(kp->accesses_first);
+	memset(&w, 0, sizeof(w));
+	w.state = GM_WARP_RUNNABLE;
+	w.i = 3;
+	CU_ASSERT_EQUAL(step_on_stalled(t, kp, &lp, &w), GM_STEP_STALL);
+	w.i = 7;
+	CU_ASSERT_EQUAL(step_on_stalled(t, kp, &lp, &w), GM_STEP_STALL);
+	w.i = 8;
+	CU_ASSERT_FALSE(kp->accesses_first(&lp, &w));
+	CU_ASSERT_EQUAL(step_on_stalled(t, kp, &lp, &w), GM_STEP_DONE);
 	th_free(t);
 }
 

@@ -78,10 +78,18 @@ static int pathfinder_step(struct gm_gpu *g, const struct gm_launch *l,
 	return GM_STEP_MORE;
 }
 
+/* a step not yet done starts with its load of the previous row */
+static int pathfinder_accesses_first(const struct gm_launch *l,
+				     const struct gm_warp *w)
+{
+	return w->i < l->d.args[2] / 32;
+}
+
 const struct gm_kernel gm_kernel_pathfinder = {
 	.id = EMGPU_KERNEL_PATHFINDER,
 	.name = "pathfinder",
 	.check = pathfinder_check,
 	.init = pathfinder_init,
 	.step = pathfinder_step,
+	.accesses_first = pathfinder_accesses_first,
 };
