@@ -15,6 +15,11 @@
 # run; an interrupt (SIGINT to the fuzzer) ends it early, with its figures
 # recorded.
 #
+# -timeout=30 (seconds of wall time, which libFuzzer measures): a timeout
+# should be a hang; at 10, an input of 6.6 CPU seconds (kmeans launches
+# whose DMA lands in generic-fuzz's sparse memory) ran 13 s on a host at
+# load ~6 and ended a run.
+#
 # -detect_leaks=0: with one process for all inputs, LeakSanitizer scans the
 # whole heap after every input whose allocations outlive it (device state),
 # which dominated an execution when tried (perf: __lsan::ScanRangeForPointers);
@@ -44,7 +49,7 @@ log=$work/fuzz.log
 rc=0
 times >"$work/times.start"
 start=$(date +%s)
-"$fuzzer" --fuzz-target=generic-fuzz -max_total_time="$seconds" -timeout=10 \
+"$fuzzer" --fuzz-target=generic-fuzz -max_total_time="$seconds" -timeout=30 \
 	-detect_leaks=0 -print_final_stats=1 -artifact_prefix="$work/" \
 	"$work/new" "$corpus" >"$log" 2>&1 || rc=$?
 elapsed=$(($(date +%s) - start))
