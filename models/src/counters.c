@@ -13,8 +13,9 @@
  * memory system"): an access to a tracked region increments its counter;
  * an untracked one takes an unused entry, else invalidates a valid entry
  * and reassigns it, its count starting anew, so the count of the region it
- * held is lost without a notification. Which valid entry is taken is not
- * public (nvidia-uvm sees only the notification's opaque BANK and TAG).
+ * held is lost (no notification for it is described). Which valid entry is
+ * taken is not public (nvidia-uvm sees only the notification's BANK and
+ * TAG, "opaque fields provided by HW" for a targeted clear).
  *
  * Allocation is deterministic: a region without a counter takes the free
  * counter with the lowest index; when none is free, the least recently
