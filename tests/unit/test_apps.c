@@ -361,7 +361,8 @@ static void failed_setup(struct app *a, const struct em_app_ref *ref,
  * Launch done stopped after `accesses` accesses (0: not started), as a
  * failure leaves it; verify_failed must pass every word, then find a
  * word of the buffer `bad` changed (to a value neither reference state
- * holds there: the sum of a line's words, or of the histogram's).
+ * holds there: the sum of a line's words, or of the histogram's), and
+ * skip it, with the rest of its page, once that page is lost.
  * Returns 1 if the launch was stopped part way.
  */
 static int failed_check(struct app *a, const struct em_app_ref *ref,
@@ -369,8 +370,9 @@ static int failed_check(struct app *a, const struct em_app_ref *ref,
 			 const uint64_t *args, int nargs, uint64_t accesses,
 			 int bad, uint64_t word)
 {
-	const uint8_t *const lost[EM_APP_BUFS] = { NULL };
-	uint64_t words = 0;
+	uint8_t lost_page[EM_APP_BUFS][64] = { { 0 } };
+	const uint8_t *lost[EM_APP_BUFS] = { NULL };
+	uint64_t words = 0, page_words;
 	uint32_t *w = d->p[bad], keep = w[word];
 	int i, part_way = 0;
 
@@ -392,6 +394,16 @@ static int failed_check(struct app *a, const struct em_app_ref *ref,
 	d->mismatches = 0;
 	ref->verify_failed(d, done, lost);
 	CU_ASSERT(d->mismatches > 0);
+	CU_ASSERT_FATAL(d->bytes[bad] / 4 <= 64 * EM_APP_PAGE_WORDS);
+	lost[bad] = lost_page[bad];
+	lost_page[bad][word / EM_APP_PAGE_WORDS] = 1;
+	page_words = d->bytes[bad] / 4 - word / EM_APP_PAGE_WORDS * EM_APP_PAGE_WORDS;
+	if (page_words > EM_APP_PAGE_WORDS)
+		page_words = EM_APP_PAGE_WORDS;
+	d->words_checked = d->mismatches = 0;
+	ref->verify_failed(d, done, lost);
+	CU_ASSERT_EQUAL(d->mismatches, 0);
+	CU_ASSERT_EQUAL(d->words_checked, words - page_words);
 	w[word] = keep;
 	return part_way;
 }
