@@ -171,6 +171,13 @@ static int by_value(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* The median of v's n values (n > 0); sorts v. */
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), by_value);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /*
  * Every cell's median and spread; returns the median spread of the cells
  * run more than once (0 if none), their number in *repeated and the
@@ -191,9 +198,7 @@ static double card_medians(struct compare *t, int *repeated, double *max)
 				c->spread = -1;
 				if (!k)
 					continue;
-				qsort(c->runs, (size_t)k, sizeof(c->runs[0]), by_value);
-				c->card_ms = k % 2 ? c->runs[k / 2] :
-					     (c->runs[k / 2 - 1] + c->runs[k / 2]) / 2;
+				c->card_ms = median(c->runs, (size_t)k);	/* sorted */
 				if (k < 2)
 					continue;
 				c->spread = c->runs[k - 1] / c->runs[0] - 1;
@@ -204,8 +209,7 @@ static double card_medians(struct compare *t, int *repeated, double *max)
 	*repeated = n;
 	if (!n)
 		return 0;
-	qsort(spreads, (size_t)n, sizeof(spreads[0]), by_value);
-	return n % 2 ? spreads[n / 2] : (spreads[n / 2 - 1] + spreads[n / 2]) / 2;
+	return median(spreads, (size_t)n);
 }
 
 /* Whether the card cannot tell variants x and y of cells c apart. */
