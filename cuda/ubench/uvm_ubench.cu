@@ -54,6 +54,27 @@
  *   fault_seq at other sizes with --sweep (16 MiB .. 4 GiB, first-touch
  *                   throughput against size)
  *
+ * --fidelity runs, instead of the set, what issue 13's misses needed:
+ *   mapped_write_4b and mapped_write_fill at 16 MiB .. 1 GiB
+ *   mapped_write_run_K  mapped, a warp stores K consecutive words of one
+ *                   line (lanes K.. idle), warps on consecutive lines: the
+ *                   cost of a write request against its size, each line
+ *                   written once
+ *   mapped_write_streams  mapped, radix's scatter: the buffer is 16
+ *                   streams, a warp's store puts 2 consecutive words into
+ *                   each, consecutive warps fill each stream in order (a
+ *                   line's 32 words come from 16 warps)
+ *   fault_streams_S  fault_seq read as S sequential streams at once (the
+ *                   buffer in S parts, warp w on part w % S): colscan reads
+ *                   6 columns so
+ *   fault_rows_R    gemv's first touch: a warp per row of R bytes, lanes
+ *                   128 bytes apart, the apps' grid (16 blocks of 256 an SM)
+ *   prefetch_advice_A  a whole prefetch of a host-filled buffer with advice
+ *                   A given first: none, accessed_by (the GPU), host
+ *                   (preferred location), both (prefetch_advised), or
+ *                   both_after_fill: which of Ember-static's advice makes
+ *                   its prefetch faster than the plain one
+ *
  * Every line has "buffer": the managed (or device) allocation it ran on
  * (a 2 MiB block for the isolated accesses), which is how make calibrate
  * pairs a card row with the testbed's row.
@@ -62,7 +83,7 @@
  * otherwise): at most 1/8 of what cudaMemGetInfo reports free, and at most
  * --bytes (default 2 GiB).
  *
- * usage: uvm-ubench [--bytes N] [--reps N] [--sweep]
+ * usage: uvm-ubench [--bytes N] [--reps N] [--sweep | --fidelity]
  */
 #include <algorithm>
 #include <cstdio>
@@ -179,6 +200,66 @@ __global__ void write_line_fill(unsigned int *p, size_t lines)
 	     i += (size_t)gridDim.x * blockDim.x)
 		for (int k = 0; k < 32; k++)
 			v[i * 32 + k] = (unsigned int)(i + k);
+}
+
+/* K consecutive words of one line a warp store (lanes K.. idle), a line per warp. */
+__global__ void write_warp_run(unsigned int *p, size_t lines, unsigned int k)
+{
+	size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
+	size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+	unsigned int lane = threadIdx.x % 32;
+
+	if (lane >= k)
+		return;
+	for (size_t l = warp; l < lines; l += warps)
+		p[l * 32 + lane] = (unsigned int)l;
+}
+
+/*
+ * radix's scatter: 16 streams of words (the buffer's 16 parts); store r of
+ * the grid puts lanes 2s and 2s + 1 at words 2r and 2r + 1 of stream s.
+ */
+__global__ void write_streams(unsigned int *p, size_t words)
+{
+	size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
+	size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+	size_t per = words / 16;
+	unsigned int lane = threadIdx.x % 32;
+
+	for (size_t r = warp; 2 * r + 1 < per; r += warps)
+		p[(lane / 2) * per + 2 * r + lane % 2] = (unsigned int)r;
+}
+
+/* S sequential streams read at once: warp w reads lines of part w % S. */
+__global__ void read_streams(const unsigned int *p, size_t lines, unsigned int s,
+			     unsigned long long *sink)
+{
+	size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
+	size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+	size_t per = lines / s, part = warp % s;
+	unsigned int lane = threadIdx.x % 32, acc = 0;
+
+	if (warp >= warps / s * s)	/* the remainder would read lines twice */
+		return;
+	for (size_t l = warp / s; l < per; l += warps / s)
+		acc += p[(part * per + l) * 32 + lane];
+	if (acc == 0x12345678u)
+		atomicAdd(sink, 1ull);
+}
+
+/* gemv's reads (gv_token): a warp per row, lane words 128 bytes apart. */
+__global__ void read_rows(const unsigned int *p, size_t rows, size_t row_words,
+			  unsigned long long *sink)
+{
+	size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+	unsigned int lane = threadIdx.x % 32, acc = 0;
+
+	for (size_t row = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
+	     row < rows; row += warps)
+		for (size_t c = lane; c < row_words; c += 32)
+			acc += p[row * row_words + c];
+	if (acc == 0x12345678u)
+		atomicAdd(sink, 1ull);
 }
 
 struct ctx {
@@ -427,6 +508,130 @@ static void host_side(ctx &c, int reps)
 	emit(c, "mapped_write_fill", lines * 128, median(wf), extra);
 }
 
+/* A run on a fresh host-filled managed buffer (mapped: advised to stay there). */
+template <typename F> static double on_fresh(ctx &c, size_t bytes, bool mapped, F k)
+{
+	void *p = managed(c, bytes, true);
+	double s;
+
+	if (mapped)
+		map_on_host(c, p, bytes);
+	s = timed(c, [&] { k(p); });
+	CHECK_EXIT(cudaFree(p));
+	return s;
+}
+
+static void emit_rate(const char *bench, size_t buffer, size_t bytes,
+		      double stores, double s)
+{
+	char extra[64];
+
+	snprintf(extra, sizeof(extra), "\"requests_per_s\":%.0f", stores / s);
+	emit_on(bench, buffer, bytes, s, extra);
+}
+
+/* issue 13's measurements (--fidelity); sizes stay under limit. */
+static void fidelity(ctx &c, size_t limit, int reps)
+{
+	static const unsigned int runs[] = { 1, 2, 4, 8, 16, 32 };
+	static const unsigned int streams[] = { 1, 2, 6, 16 };
+	const int grid = c.sms * 8, apps_grid = c.sms * 16;
+	size_t bytes, lines;
+	char name[64];
+	int i;
+
+	for (bytes = 16ull << 20; bytes <= (1ull << 30) && bytes <= limit; bytes *= 4) {
+		std::vector<double> w4, wf, ws, wr[6];
+
+		lines = bytes / 128;
+		for (i = 0; i < reps; i++) {
+			w4.push_back(on_fresh(c, bytes, true, [&](void *p) {
+				write_line_words<<<grid, 512>>>((unsigned int *)p, lines);
+			}));
+			wf.push_back(on_fresh(c, bytes, true, [&](void *p) {
+				write_line_fill<<<grid, 512>>>((unsigned int *)p, lines);
+			}));
+			ws.push_back(on_fresh(c, bytes, true, [&](void *p) {
+				write_streams<<<grid, 512>>>((unsigned int *)p, bytes / 4);
+			}));
+			for (size_t k = 0; k < 6; k++)
+				wr[k].push_back(on_fresh(c, bytes, true, [&](void *p) {
+					write_warp_run<<<grid, 512>>>((unsigned int *)p,
+								      lines, runs[k]);
+				}));
+		}
+		emit_rate("mapped_write_4b", bytes, lines * 4, lines, median(w4));
+		emit_rate("mapped_write_fill", bytes, bytes, lines * 32, median(wf));
+		emit_rate("mapped_write_streams", bytes, bytes, bytes / 4, median(ws));
+		for (size_t k = 0; k < 6; k++) {
+			snprintf(name, sizeof(name), "mapped_write_run_%u", runs[k]);
+			emit_rate(name, bytes, lines * 4 * runs[k],
+				  (double)lines * runs[k], median(wr[k]));
+		}
+	}
+	for (bytes = 1ull << 30; bytes <= (4ull << 30) && bytes <= limit; bytes *= 4)
+		for (size_t k = 0; k < sizeof(streams) / sizeof(streams[0]); k++) {
+			std::vector<double> t;
+
+			lines = bytes / 128;
+			for (i = 0; i < reps; i++)
+				t.push_back(on_fresh(c, bytes, false, [&](void *p) {
+					read_streams<<<grid, 512>>>((const unsigned int *)p,
+								    lines, streams[k], c.sink);
+				}));
+			snprintf(name, sizeof(name), "fault_streams_%u", streams[k]);
+			emit_on(name, bytes, bytes, median(t), NULL);
+		}
+	/* advice before the fill (or after it), then a whole prefetch */
+	for (bytes = 1ull << 30; bytes <= (1ull << 30) && bytes <= limit; bytes *= 2) {
+		static const char *advice[] = { "none", "accessed_by", "host", "both",
+						"both_after_fill" };
+
+		for (size_t k = 0; k < 5; k++) {
+			std::vector<double> t;
+
+			for (i = 0; i < reps; i++) {
+				mem_location cpu = mem_location_host();
+				mem_location gpu = mem_location_device(c.dev);
+				void *p = managed(c, bytes, false);
+
+				if (k == 1 || k == 3)
+					CHECK_EXIT(cudaMemAdvise(p, bytes, cudaMemAdviseSetAccessedBy, gpu));
+				if (k == 2 || k == 3)
+					CHECK_EXIT(cudaMemAdvise(p, bytes, cudaMemAdviseSetPreferredLocation, cpu));
+				host_fill(p, bytes);
+				if (k == 4)
+					map_on_host(c, p, bytes);
+				t.push_back(timed(c, [&] { prefetch_to_gpu(c, p, bytes); }));
+				CHECK_EXIT(cudaFree(p));
+			}
+			snprintf(name, sizeof(name), "prefetch_advice_%s", advice[k]);
+			emit_on(name, bytes, bytes, median(t), NULL);
+		}
+	}
+	/* gemv's rows at its three footprints, and each row length at 1 and 4 GiB */
+	{
+		static const size_t rowlen[] = { 32768, 46464, 65536 };
+
+		for (bytes = 1ull << 30; bytes <= (4ull << 30) && bytes <= limit; bytes *= 2)
+			for (size_t k = 0; k < 3; k++) {
+				std::vector<double> t;
+				size_t rows = bytes / rowlen[k];
+
+				if (bytes == (2ull << 30) && k != 1)
+					continue;
+				for (i = 0; i < reps; i++)
+					t.push_back(on_fresh(c, bytes, false, [&](void *p) {
+						read_rows<<<apps_grid, 256>>>(
+							(const unsigned int *)p, rows,
+							rowlen[k] / 4, c.sink);
+					}));
+				snprintf(name, sizeof(name), "fault_rows_%zu", rowlen[k]);
+				emit_on(name, bytes, rows * rowlen[k], median(t), NULL);
+			}
+	}
+}
+
 /* First-touch throughput against size (fault_seq at the other sizes). */
 static void sweep(ctx &c, size_t limit, int reps)
 {
@@ -453,7 +658,7 @@ static void sweep(ctx &c, size_t limit, int reps)
 int main(int argc, char **argv)
 {
 	size_t want = 2ull << 30, free_b, total_b;
-	int reps = 3, i, do_sweep = 0;
+	int reps = 3, i, do_sweep = 0, do_fidelity = 0;
 	cudaDeviceProp prop;
 	ctx c;
 
@@ -464,8 +669,10 @@ int main(int argc, char **argv)
 			reps = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--sweep"))
 			do_sweep = 1;
+		else if (!strcmp(argv[i], "--fidelity"))
+			do_fidelity = 1;
 		else {
-			fprintf(stderr, "usage: %s [--bytes N] [--reps N] [--sweep]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--bytes N] [--reps N] [--sweep] [--fidelity]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -480,6 +687,10 @@ int main(int argc, char **argv)
 	printf("{\"device\":\"%s\",\"sms\":%d,\"memory\":%zu,\"free\":%zu,"
 	       "\"bytes\":%zu,\"cc\":\"%d.%d\"}\n", prop.name, c.sms, total_b,
 	       free_b, c.bytes, prop.major, prop.minor);
+	if (do_fidelity) {
+		fidelity(c, c.bytes, reps);
+		return 0;
+	}
 
 	/* device memory bandwidth */
 	{
