@@ -124,7 +124,7 @@ fuzz: deps
 # resetting the device between inputs instead of forking (tests/fuzz/qemu/).
 # Runs accumulate: each starts from the corpus in tests/fuzz/corpus/, merges
 # back a minimal one and appends its figures to tests/fuzz/qemu/runs.tsv;
-# fuzz-qemu-report sums them.
+# fuzz-qemu-report sums them. FUZZ_RUN_BUDGET sets emgpu's run-budget (512).
 fuzz-qemu: deps
 	bash tests/fuzz/qemu/run.sh $(BUILD) $(FUZZ_SECONDS)
 

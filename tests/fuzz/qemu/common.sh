@@ -17,5 +17,10 @@ fuzzer=$(bash "$top/scripts/build-qemu.sh" --fuzz)
 # a fuzzer: 4,038 edges in 26.8 CPU seconds at 2048, 4,032 in 10.0 at 512
 # and 4,001 in 5.3 at 128 (perf at 2048: gm_run 36 % of the fuzzer's
 # cycles, kmeans_step 22 %). 512 keeps all but 6 edges at 2.7x the rate.
-export QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share/seabios -device emgpu,profile=h200-64m,run-budget=512"
+# FUZZ_RUN_BUDGET overrides it for a run (runs.tsv records the value).
+run_budget=${FUZZ_RUN_BUDGET:-512}
+case $run_budget in
+'' | *[!0-9]* | 0 | 00*) echo "FUZZ_RUN_BUDGET must be a positive integer, not '$run_budget'" >&2; exit 2 ;;
+esac
+export QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share/seabios -device emgpu,profile=h200-64m,run-budget=$run_budget"
 export QEMU_FUZZ_OBJECTS="emgpu*"
