@@ -6,6 +6,7 @@
  * each app's comment names its buffers and sizes.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,40 @@ static uint64_t mix64(uint64_t x)
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
 	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
 	return x ^ (x >> 31);
+}
+
+/*
+ * Folds bytes into a verification digest (em_app_verify), 8 at a time:
+ * each step is a bijection of the state for a given word, so a single
+ * changed word always changes the digest; several cancel with odds of
+ * about 2^-64. Eight guest instructions per 8 bytes under TCG, where the
+ * in-guest reference costs tens per word.
+ */
+static void digest_fold(struct em_app_fold *f, const void *p, size_t bytes)
+{
+	const uint8_t *b = p;
+	uint64_t v, h = f->h;
+	size_t i;
+
+	for (i = 0; i + 8 <= bytes; i += 8) {
+		memcpy(&v, b + i, 8);
+		h = (h + v) * 0x9fb21c651e98df25ull;
+		h ^= h >> 29;
+	}
+	if (i < bytes) {
+		v = 0;
+		memcpy(&v, b + i, bytes - i);
+		h = (h + v) * 0x9fb21c651e98df25ull;
+		h ^= h >> 29;
+	}
+	f->h = h;
+}
+
+/* n words of size bytes each, that verify() checks one by one */
+static void digest_words(struct em_app_fold *f, const void *p, uint64_t n, size_t size)
+{
+	digest_fold(f, p, n * size);
+	f->words += n;
 }
 
 /* Buffer i holds bytes, rounded up to a 128-byte line. */
@@ -128,17 +163,12 @@ static void pf_fill(struct em_app_data *a)
 	memset(a->p[1], 0, a->bytes[1]);
 }
 
-static int pf_verify(struct em_app_data *a)
+/* The reference's rows, prev starting as row 0; returns the buffer holding the last. */
+static uint32_t *pf_ref(const struct em_app_data *a, uint32_t *prev, uint32_t *next)
 {
-	int ret = 0;
 	uint64_t rows = a->n[0], cols = a->n[1], r, c;
-	uint32_t *prev = malloc(cols * 4), *next = malloc(cols * 4), *t, m;
-	const uint32_t *w = w32(a, 0), *out;
+	uint32_t *t, m;
 
-	if (!prev || !next) {
-		ret = -ENOMEM;
-		goto out;
-	}
 	for (c = 0; c < cols; c++)
 		prev[c] = pf_wall(a, c);
 	for (r = 1; r < rows; r++) {
@@ -154,9 +184,29 @@ static int pf_verify(struct em_app_data *a)
 		prev = next;
 		next = t;
 	}
-	out = w32(a, 1) + (rows % 2) * cols;	/* half (rows - 1 + 1) % 2 */
+	return prev;
+}
+
+/* the last row goes to half (rows - 1 + 1) % 2 of b1 */
+static uint32_t *pf_out(const struct em_app_data *a)
+{
+	return w32(a, 1) + (a->n[0] % 2) * a->n[1];
+}
+
+static int pf_verify(struct em_app_data *a)
+{
+	int ret = 0;
+	uint64_t rows = a->n[0], cols = a->n[1], c;
+	uint32_t *prev = malloc(cols * 4), *next = malloc(cols * 4);
+	const uint32_t *w = w32(a, 0), *out = pf_out(a), *last;
+
+	if (!prev || !next) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	last = pf_ref(a, prev, next);
 	for (c = 0; c < cols; c++)
-		check(a, out[c], prev[c]);
+		check(a, out[c], last[c]);
 	for (c = 0; c < rows * cols; c++)
 		check(a, w[c], pf_wall(a, c));
 out:
@@ -165,13 +215,40 @@ out:
 	return ret;
 }
 
+static int pf_expect(struct em_app_data *a)
+{
+	uint64_t cols = a->n[1];
+	uint32_t *prev = malloc(cols * 4), *next = malloc(cols * 4);
+
+	if (prev && next)
+		memcpy(pf_out(a), pf_ref(a, prev, next), cols * 4);
+	free(prev);
+	free(next);
+	return prev && next ? 0 : -ENOMEM;
+}
+
+static void pf_digest(const struct em_app_data *a, struct em_app_fold *f)
+{
+	digest_words(f, pf_out(a), a->n[1], 4);
+	digest_words(f, a->p[0], a->n[0] * a->n[1], 4);
+}
+
 /* ---- kmeans: b0 points (n x 4 u32), b1 membership, b2 centroids + accum ---- */
+
+/* point p's cluster's corner; its coordinates lie within 9000 above */
+static uint32_t km_base(const struct em_app_data *a, uint64_t p)
+{
+	return gen(a->seed, 2, p) % EM_KM_K * 12000;
+}
+
+static uint32_t km_offset(const struct em_app_data *a, uint64_t p, unsigned int d)
+{
+	return d * 1500 + gen(a->seed, 3 + d, p) % 9000;
+}
 
 static uint32_t km_coord(const struct em_app_data *a, uint64_t p, unsigned int d)
 {
-	uint32_t c = gen(a->seed, 2, p) % EM_KM_K;
-
-	return c * 12000 + d * 1500 + gen(a->seed, 3 + d, p) % 9000;
+	return km_base(a, p) + km_offset(a, p, d);
 }
 
 static void km_size(struct em_app_data *a)
@@ -191,9 +268,12 @@ static void km_fill(struct em_app_data *a)
 	uint32_t *pts = w32(a, 0), *cent = w32(a, 2);
 	unsigned int c, d;
 
-	for (p = 0; p < n; p++)
+	for (p = 0; p < n; p++) {
+		uint32_t base = km_base(a, p);	/* once a point: cheaper under TCG */
+
 		for (d = 0; d < EM_KM_D; d++)
-			pts[p * EM_KM_D + d] = km_coord(a, p, d);
+			pts[p * EM_KM_D + d] = base + km_offset(a, p, d);
+	}
 	memset(a->p[1], 0, a->bytes[1]);
 	memset(a->p[2], 0, a->bytes[2]);
 	for (c = 0; c < EM_KM_K; c++)	/* initial centroids: points c n / 4 */
@@ -202,27 +282,32 @@ static void km_fill(struct em_app_data *a)
 }
 
 /*
- * Points first (regenerated), then Lloyd's iterations over the points in
- * memory, exactly as the device computes them.
+ * Lloyd's iterations over the points in memory, exactly as the device
+ * computes them: each point's cluster in the last iteration, the
+ * centroids after it and its cluster sizes.
  */
-static int km_verify(struct em_app_data *a)
+static void km_ref(const struct em_app_data *a, const uint32_t *pts, uint32_t *memb,
+		   uint32_t cent[EM_KM_K][EM_KM_D], uint64_t cnt[EM_KM_K])
 {
-	uint64_t n = a->n[0], it, p, dist, best, sums[EM_KM_K][EM_KM_D], cnt[EM_KM_K];
-	uint32_t cent[EM_KM_K][EM_KM_D], *memb = malloc(n * 4);
-	const uint32_t *dev = w32(a, 2), *pts = w32(a, 0), *dm = w32(a, 1), *pt;
+	uint64_t n = a->n[0], it, p, dist, best, sums[EM_KM_K][EM_KM_D];
+	uint32_t prev[EM_KM_K][EM_KM_D];
+	const uint32_t *pt;
 	unsigned int c, d, bc;
+	int lt;
 
-	if (!memb)
-		return -ENOMEM;
-	for (p = 0; p < n; p++)
-		for (d = 0; d < EM_KM_D; d++)
-			check(a, pts[p * EM_KM_D + d], km_coord(a, p, d));
 	for (c = 0; c < EM_KM_K; c++)
 		for (d = 0; d < EM_KM_D; d++)
 			cent[c][d] = km_coord(a, c * (n / EM_KM_K), d);
 	for (it = 0; it < a->n[1]; it++) {
+		/*
+		 * Centroids an iteration left unchanged give every later one
+		 * the same memberships, counts and centroids: stop there.
+		 */
+		if (it && !memcmp(prev, cent, sizeof(prev)))
+			break;
+		memcpy(prev, cent, sizeof(prev));
 		memset(sums, 0, sizeof(sums));
-		memset(cnt, 0, sizeof(cnt));
+		memset(cnt, 0, EM_KM_K * sizeof(cnt[0]));
 		for (p = 0; p < n; p++) {
 			pt = pts + p * EM_KM_D;
 			best = UINT64_MAX;
@@ -233,10 +318,9 @@ static int km_verify(struct em_app_data *a)
 
 					dist += (uint64_t)(x * x);
 				}
-				if (dist < best) {
-					best = dist;
-					bc = c;
-				}
+				lt = dist < best;	/* no branch: the clusters are random */
+				best = lt ? dist : best;
+				bc = lt ? c : bc;
 			}
 			memb[p] = bc;
 			cnt[bc]++;
@@ -248,6 +332,22 @@ static int km_verify(struct em_app_data *a)
 				if (cnt[c])
 					cent[c][d] = (uint32_t)(sums[c][d] / cnt[c]);
 	}
+}
+
+/* Points first (regenerated), then the reference over the points in memory. */
+static int km_verify(struct em_app_data *a)
+{
+	uint64_t n = a->n[0], p, cnt[EM_KM_K];
+	uint32_t cent[EM_KM_K][EM_KM_D], *memb = malloc(n * 4);
+	const uint32_t *dev = w32(a, 2), *pts = w32(a, 0), *dm = w32(a, 1);
+	unsigned int c, d;
+
+	if (!memb)
+		return -ENOMEM;
+	for (p = 0; p < n; p++)
+		for (d = 0; d < EM_KM_D; d++)
+			check(a, pts[p * EM_KM_D + d], km_coord(a, p, d));
+	km_ref(a, pts, memb, cent, cnt);
 	for (p = 0; p < n; p++)
 		check(a, dm[p], memb[p]);
 	for (c = 0; c < EM_KM_K; c++) {
@@ -259,6 +359,29 @@ static int km_verify(struct em_app_data *a)
 		check(a, dev[32 + p], 0);
 	free(memb);
 	return 0;
+}
+
+/* fill() left the accumulators zeroed */
+static int km_expect(struct em_app_data *a)
+{
+	uint64_t cnt[EM_KM_K];
+	uint32_t cent[EM_KM_K][EM_KM_D], *dev = w32(a, 2);
+	unsigned int c;
+
+	km_ref(a, w32(a, 0), w32(a, 1), cent, cnt);
+	memcpy(dev, cent, sizeof(cent));
+	for (c = 0; c < EM_KM_K; c++)
+		dev[16 + c] = (uint32_t)cnt[c];
+	return 0;
+}
+
+/* b2: the centroids and counts (words 0..19), the accumulators (32..95) */
+static void km_digest(const struct em_app_data *a, struct em_app_fold *f)
+{
+	digest_words(f, a->p[0], a->n[0] * EM_KM_D, 4);
+	digest_words(f, a->p[1], a->n[0], 4);
+	digest_words(f, w32(a, 2), 20, 4);
+	digest_words(f, w32(a, 2) + 32, 64, 4);
 }
 
 /* ---- conv: b0 input (3 x h x w u32), b1 output (h x w), b2 weights ---- */
@@ -300,12 +423,38 @@ static void cv_fill(struct em_app_data *a)
 		wt[i] = cv_wt(a, i);
 }
 
+/* Row y of the output before the ReLU into acc (w words; int32, wrapping). */
+static void cv_ref_row(const struct em_app_data *a, const uint32_t *in,
+		       const uint32_t *wt, uint64_t y, uint32_t *acc)
+{
+	uint64_t h = a->n[0], w = a->n[1], x;
+	const uint32_t *row, *wr;
+	int c, dy;
+
+	memset(acc, 0, w * 4);
+	for (c = 0; c < EM_CV_CH; c++)
+		for (dy = -1; dy <= 1; dy++) {
+			if ((dy < 0 && y == 0) || (dy > 0 && y + 1 >= h))
+				continue;
+			row = in + (c * h + y + (uint64_t)(int64_t)dy) * w;
+			wr = wt + 9 * c + 3 * (dy + 1);
+			acc[0] += wr[1] * row[0] + wr[2] * row[1];
+			for (x = 1; x + 1 < w; x++)
+				acc[x] += wr[0] * row[x - 1] + wr[1] * row[x] + wr[2] * row[x + 1];
+			acc[w - 1] += wr[0] * row[w - 2] + wr[1] * row[w - 1];
+		}
+}
+
+static uint32_t cv_relu(uint32_t v)
+{
+	return (int32_t)v > 0 ? v : 0;
+}
+
 static int cv_verify(struct em_app_data *a)
 {
 	uint64_t h = a->n[0], w = a->n[1], y, x, i;
-	const uint32_t *in = w32(a, 0), *out = w32(a, 1), *row, *wr;
+	const uint32_t *in = w32(a, 0), *out = w32(a, 1);
 	uint32_t wt[9 * EM_CV_CH], *acc = calloc(w, 4);
-	int c, dy;
 
 	if (!acc)
 		return -ENOMEM;
@@ -314,24 +463,32 @@ static int cv_verify(struct em_app_data *a)
 	for (i = 0; i < EM_CV_CH * h * w; i++)	/* inputs intact: then use them */
 		check(a, in[i], cv_in(a, i));
 	for (y = 0; y < h; y++) {
-		memset(acc, 0, w * 4);	/* int32 arithmetic, wrapping */
-		for (c = 0; c < EM_CV_CH; c++)
-			for (dy = -1; dy <= 1; dy++) {
-				if ((dy < 0 && y == 0) || (dy > 0 && y + 1 >= h))
-					continue;
-				row = in + (c * h + y + (uint64_t)(int64_t)dy) * w;
-				wr = wt + 9 * c + 3 * (dy + 1);
-				acc[0] += wr[1] * row[0] + wr[2] * row[1];
-				for (x = 1; x + 1 < w; x++)
-					acc[x] += wr[0] * row[x - 1] + wr[1] * row[x] +
-						  wr[2] * row[x + 1];
-				acc[w - 1] += wr[0] * row[w - 2] + wr[1] * row[w - 1];
-			}
+		cv_ref_row(a, in, wt, y, acc);
 		for (x = 0; x < w; x++)
-			check(a, out[y * w + x], (int32_t)acc[x] > 0 ? acc[x] : 0);
+			check(a, out[y * w + x], cv_relu(acc[x]));
 	}
 	free(acc);
 	return 0;
+}
+
+static int cv_expect(struct em_app_data *a)
+{
+	uint64_t w = a->n[1], y, x;
+	uint32_t *out = w32(a, 1);
+
+	for (y = 0; y < a->n[0]; y++) {
+		cv_ref_row(a, w32(a, 0), w32(a, 2), y, out + y * w);
+		for (x = 0; x < w; x++)
+			out[y * w + x] = cv_relu(out[y * w + x]);
+	}
+	return 0;
+}
+
+/* the weights in b2 are regenerated, not read */
+static void cv_digest(const struct em_app_data *a, struct em_app_fold *f)
+{
+	digest_words(f, a->p[0], EM_CV_CH * a->n[0] * a->n[1], 4);
+	digest_words(f, a->p[1], a->n[0] * a->n[1], 4);
 }
 
 /* ---- bitonic: b0 keys (G interleaved segments of S lines) ---- */
@@ -395,6 +552,57 @@ out:
 	free(hout);
 	free(last);
 	return ret;
+}
+
+/* Sorts n keys ascending (LSD radix, a byte a pass); tmp: n words. */
+static void sort_u32(uint32_t *v, uint32_t *tmp, uint64_t n)
+{
+	uint64_t at[256], i, base, c;
+	uint32_t *src = v, *dst = tmp, *t;
+	unsigned int shift;
+	int d;
+
+	for (shift = 0; shift < 32; shift += 8) {
+		memset(at, 0, sizeof(at));
+		for (i = 0; i < n; i++)
+			at[src[i] >> shift & 255]++;
+		for (base = 0, d = 0; d < 256; d++) {
+			c = at[d];
+			at[d] = base;
+			base += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[at[src[i] >> shift & 255]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	/* four passes: the keys are back in v */
+}
+
+/* Each segment's keys sorted, line t of segment t % g in element order. */
+static int bt_expect(struct em_app_data *a)
+{
+	uint64_t s = a->n[0], g = a->n[1], seg, l;
+	uint32_t *v = malloc(s * 128), *tmp = malloc(s * 128), *k = w32(a, 0);
+
+	for (seg = 0; v && tmp && seg < g; seg++) {
+		for (l = 0; l < s; l++)
+			memcpy(v + l * 32, k + (seg + g * l) * 32, 128);
+		sort_u32(v, tmp, s * 32);
+		for (l = 0; l < s; l++)
+			memcpy(k + (seg + g * l) * 32, v + l * 32, 128);
+	}
+	free(v);
+	free(tmp);
+	return v && tmp ? 0 : -ENOMEM;
+}
+
+/* verify() also checks each segment's sum of keys: equal where every key is */
+static void bt_digest(const struct em_app_data *a, struct em_app_fold *f)
+{
+	digest_words(f, a->p[0], a->n[0] * a->n[1] * 32, 4);
+	f->words += a->n[1];
 }
 
 int em_app_bitonic_launch(const struct em_app_data *a, uint64_t i, uint64_t *k,
@@ -571,6 +779,23 @@ static void rx_ref_pass(const uint32_t *in, uint32_t *out, uint64_t n,
 		out[at[in[i] >> shift & 15]++] = in[i];
 }
 
+/* The passes as the device runs them, b0 and b1 in turn: sorted keys in b[passes % 2]. */
+static int rx_expect(struct em_app_data *a)
+{
+	uint64_t p;
+
+	for (p = 0; p < a->n[1]; p++)
+		rx_ref_pass(w32(a, p % 2), w32(a, 1 - p % 2), a->n[0], 4 * (uint32_t)p);
+	return 0;
+}
+
+/* past 16 bits verify() also checks the sum of keys: equal where every key is */
+static void rx_digest(const struct em_app_data *a, struct em_app_fold *f)
+{
+	digest_words(f, a->p[a->n[1] % 2], a->n[0], 4);
+	f->words += 4 * a->n[1] > 16;
+}
+
 /*
  * The histogram the pass at shift leaves over keys (the pass's source),
  * chunks x 16 u32: each chunk's digit counts (mode 0), or after the scan
@@ -719,25 +944,15 @@ static void bfs_fill(struct em_app_data *a)
 	lev[0] = 0;
 }
 
-static int bfs_verify(struct em_app_data *a)
+/* Levels by BFS from vertex 0 over the graph in memory into ref; q: nv words. */
+static void bfs_ref(const struct em_app_data *a, const uint64_t *rp, const uint64_t *col,
+		    uint32_t *ref, uint32_t *q)
 {
-	int ret = 0;
-	uint64_t nv = a->n[0], v, e = 0, d, k;
-	const uint64_t *rp = a->p[0], *col = a->p[1];
-	const uint32_t *lev = w32(a, 2);
-	uint32_t *ref = malloc(nv * 4), *q = malloc(nv * 4), qh = 0, qt = 0, x;
+	uint64_t nv = a->n[0], v, k;
+	uint32_t qh = 0, qt = 0, x;
 
-	if (!ref || !q) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (v = 0; v < nv; v++) {	/* the graph intact, then BFS over it */
-		check(a, rp[v], e);
-		for (d = bfs_deg(a, v); d; d--, e++)
-			check(a, col[e], bfs_nbr(a, e));
+	for (v = 0; v < nv; v++)
 		ref[v] = EM_APP_UNVISITED;
-	}
-	check(a, rp[nv], e);
 	ref[0] = 0;
 	q[qt++] = 0;
 	while (qh < qt) {
@@ -748,6 +963,27 @@ static int bfs_verify(struct em_app_data *a)
 				q[qt++] = (uint32_t)col[k];
 			}
 	}
+}
+
+static int bfs_verify(struct em_app_data *a)
+{
+	int ret = 0;
+	uint64_t nv = a->n[0], v, e = 0, d;
+	const uint64_t *rp = a->p[0], *col = a->p[1];
+	const uint32_t *lev = w32(a, 2);
+	uint32_t *ref = malloc(nv * 4), *q = malloc(nv * 4);
+
+	if (!ref || !q) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (v = 0; v < nv; v++) {	/* the graph intact, then BFS over it */
+		check(a, rp[v], e);
+		for (d = bfs_deg(a, v); d; d--, e++)
+			check(a, col[e], bfs_nbr(a, e));
+	}
+	check(a, rp[nv], e);
+	bfs_ref(a, rp, col, ref, q);
 	for (v = 0; v < nv; v++) {
 		check(a, lev[v], ref[v]);
 		a->expected_result += ref[v] != EM_APP_UNVISITED;
@@ -757,6 +993,36 @@ out:
 	free(ref);
 	free(q);
 	return ret;
+}
+
+static int bfs_expect(struct em_app_data *a)
+{
+	uint32_t *q = malloc(a->n[0] * 4), *lev = w32(a, 2);
+	uint64_t v;
+
+	if (!q)
+		return -ENOMEM;
+	bfs_ref(a, a->p[0], a->p[1], lev, q);
+	for (a->expected_result = 0, v = 0; v < a->n[0]; v++)
+		a->expected_result += lev[v] != EM_APP_UNVISITED;
+	a->result_ok = 0;
+	free(q);
+	return 0;
+}
+
+/* in bfs_verify()'s order: each vertex's offset, then its edges */
+static void bfs_digest(const struct em_app_data *a, struct em_app_fold *f)
+{
+	const uint64_t *rp = a->p[0], *col = a->p[1];
+	uint64_t v, e = 0, d;
+
+	for (v = 0; v < a->n[0]; v++, e += d) {
+		d = bfs_deg(a, v);
+		digest_words(f, rp + v, 1, 8);
+		digest_words(f, col + e, d, 8);
+	}
+	digest_words(f, rp + a->n[0], 1, 8);
+	digest_words(f, a->p[2], a->n[0], 4);
 }
 
 /* ---- gemv: b0 weights (n x n int8), b1 the token vectors (tokens + 1) ---- */
@@ -1476,22 +1742,26 @@ static int dc_verify(struct em_app_data *a)
 
 /* ---- the table ---- */
 
-const struct em_app_ref em_app_pathfinder = { "pathfinder", 32, pf_size, pf_fill, pf_verify, NULL };
-const struct em_app_ref em_app_kmeans = { "kmeans", 5, km_size, km_fill, km_verify, NULL };
-const struct em_app_ref em_app_conv = { "conv", 1, cv_size, cv_fill, cv_verify, NULL };
+const struct em_app_ref em_app_pathfinder = { "pathfinder", 32, pf_size, pf_fill, pf_verify, NULL,
+						pf_expect, pf_digest };
+const struct em_app_ref em_app_kmeans = { "kmeans", 5, km_size, km_fill, km_verify, NULL,
+					   km_expect, km_digest };
+const struct em_app_ref em_app_conv = { "conv", 1, cv_size, cv_fill, cv_verify, NULL,
+					 cv_expect, cv_digest };
 const struct em_app_ref em_app_bitonic = { "bitonic", 5, bt_size, bt_fill, bt_verify,
-					    bt_verify_failed };
+					    bt_verify_failed, bt_expect, bt_digest };
 const struct em_app_ref em_app_radix = { "radix", 4, rx_size, rx_fill, rx_verify,
-					  rx_verify_failed };
-const struct em_app_ref em_app_bfs = { "bfs", 1, bfs_size, bfs_fill, bfs_verify, NULL };
-const struct em_app_ref em_app_gemv = { "gemv", 8, gv_size, gv_fill, gv_verify, NULL };
-const struct em_app_ref em_app_colscan = { "colscan", 4, cs_size, cs_fill, cs_verify, NULL };
-const struct em_app_ref em_app_ssb = { "ssb", 1, ssb_size, ssb_fill, ssb_verify, NULL };
-const struct em_app_ref em_app_gemvrow = { "gemvrow", 2, gr_size, gr_fill, gr_verify, NULL };
-const struct em_app_ref em_app_atax = { "atax", 2, ax_size, ax_fill, ax_verify, NULL };
-const struct em_app_ref em_app_gemm = { "gemm", 4, gm_size, gm_fill, gm_verify, NULL };
-const struct em_app_ref em_app_nw = { "nw", 1, nw_size, nw_fill, nw_verify, NULL };
-const struct em_app_ref em_app_decode = { "decode", 4, dc_size, dc_fill, dc_verify, NULL };
+					  rx_verify_failed, rx_expect, rx_digest };
+const struct em_app_ref em_app_bfs = { "bfs", 1, bfs_size, bfs_fill, bfs_verify, NULL,
+					bfs_expect, bfs_digest };
+const struct em_app_ref em_app_gemv = { "gemv", 8, gv_size, gv_fill, gv_verify, NULL, NULL, NULL };
+const struct em_app_ref em_app_colscan = { "colscan", 4, cs_size, cs_fill, cs_verify, NULL, NULL, NULL };
+const struct em_app_ref em_app_ssb = { "ssb", 1, ssb_size, ssb_fill, ssb_verify, NULL, NULL, NULL };
+const struct em_app_ref em_app_gemvrow = { "gemvrow", 2, gr_size, gr_fill, gr_verify, NULL, NULL, NULL };
+const struct em_app_ref em_app_atax = { "atax", 2, ax_size, ax_fill, ax_verify, NULL, NULL, NULL };
+const struct em_app_ref em_app_gemm = { "gemm", 4, gm_size, gm_fill, gm_verify, NULL, NULL, NULL };
+const struct em_app_ref em_app_nw = { "nw", 1, nw_size, nw_fill, nw_verify, NULL, NULL, NULL };
+const struct em_app_ref em_app_decode = { "decode", 4, dc_size, dc_fill, dc_verify, NULL, NULL, NULL };
 
 void em_app_size(const struct em_app_ref *ref, struct em_app_data *a)
 {
@@ -1499,4 +1769,105 @@ void em_app_size(const struct em_app_ref *ref, struct em_app_data *a)
 		a->passes = ref->def_passes;
 	a->result_ok = -1;
 	ref->size(a);
+}
+
+/* ---- verification by digest ---- */
+
+const struct em_app_ref *em_app_ref_find(const char *name)
+{
+	static const struct em_app_ref *const refs[] = {
+		&em_app_pathfinder, &em_app_kmeans, &em_app_conv, &em_app_bitonic,
+		&em_app_radix, &em_app_bfs, &em_app_gemv, &em_app_colscan, &em_app_ssb,
+		&em_app_gemvrow, &em_app_atax, &em_app_gemm, &em_app_nw, &em_app_decode,
+	};
+	size_t i;
+
+	for (i = 0; name && i < sizeof(refs) / sizeof(refs[0]); i++)
+		if (!strcmp(refs[i]->name, name))
+			return refs[i];
+	return NULL;
+}
+
+/* The run's layout and parameters first: a digest of another run never matches. */
+static void app_digest(const struct em_app_ref *ref, const struct em_app_data *a,
+		       struct em_app_fold *f)
+{
+	uint64_t head[12] = { a->n[0], a->n[1], a->n[2], a->n[3], a->bytes[0], a->bytes[1],
+			      a->bytes[2], a->bytes[3], a->foot, a->seed, a->passes,
+			      (uint64_t)(int64_t)a->query };
+
+	f->h = f->words = 0;
+	digest_fold(f, head, sizeof(head));
+	ref->digest(a, f);
+}
+
+int em_app_host_digest(const struct em_app_ref *ref, struct em_app_data *a,
+		       struct em_app_digest *out)
+{
+	struct em_app_fold f;
+	int i, ret = 0;
+
+	if (!ref->expect || !ref->digest)
+		return -ENOTSUP;
+	em_app_size(ref, a);
+	for (i = 0; i < EM_APP_BUFS; i++) {
+		a->p[i] = a->bytes[i] ? calloc(1, a->bytes[i]) : NULL;
+		if (a->bytes[i] && !a->p[i])
+			ret = -ENOMEM;
+	}
+	if (!ret) {
+		ref->fill(a);
+		ret = ref->expect(a);
+	}
+	if (!ret) {
+		app_digest(ref, a, &f);
+		out->digest = f.h;
+		out->words_checked = f.words;
+		out->expected_result = a->expected_result;
+		out->checks_result = a->result_ok >= 0;
+	}
+	for (i = 0; i < EM_APP_BUFS; i++) {
+		free(a->p[i]);
+		a->p[i] = NULL;
+	}
+	return ret;
+}
+
+int em_app_verify(const struct em_app_ref *ref, struct em_app_data *a,
+		  const struct em_app_digest *want)
+{
+	struct em_app_fold f;
+
+	a->verified_by_digest = 0;
+	if (want && ref->digest && (app_digest(ref, a, &f), f.h == want->digest) &&
+	    f.words == want->words_checked) {
+		a->words_checked += want->words_checked;
+		a->expected_result = want->expected_result;
+		a->result_ok = want->checks_result ? a->result == want->expected_result : -1;
+		a->verified_by_digest = 1;
+		return 0;
+	}
+	return ref->verify(a);
+}
+
+void em_app_digest_format(const struct em_app_digest *dg, char *buf, size_t len)
+{
+	snprintf(buf, len, "%016llx:%llu:%llu:%d", (unsigned long long)dg->digest,
+		 (unsigned long long)dg->words_checked,
+		 (unsigned long long)dg->expected_result, dg->checks_result);
+}
+
+int em_app_digest_parse(const char *s, struct em_app_digest *dg)
+{
+	unsigned long long d, w, e;
+	int r, end = 0;
+
+	if (sscanf(s, "%16llx:%llu:%llu:%d%n", &d, &w, &e, &r, &end) != 4 || s[end] ||
+	    (r != 0 && r != 1))
+		return -EINVAL;
+	dg->digest = d;
+	dg->words_checked = w;
+	dg->expected_result = e;
+	dg->checks_result = r;
+	return 0;
 }

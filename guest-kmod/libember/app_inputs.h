@@ -59,6 +59,25 @@ struct em_app_data {
 	uint64_t mismatches;
 	uint64_t expected_result;
 	int result_ok;			/* 1, 0, or -1: the app checks none */
+	int verified_by_digest;		/* em_app_verify(): 1, or 0 (verify()) */
+};
+
+/*
+ * What a correct run leaves, computed natively on the host
+ * (em_app_host_digest) and checked in the guest (em_app_verify), where
+ * the CPU reference under TCG costs more than the launches.
+ */
+struct em_app_digest {
+	uint64_t digest;		/* of every word verify() checks */
+	uint64_t words_checked;		/* verify()'s count for them */
+	uint64_t expected_result;
+	int checks_result;		/* verify() sets result_ok */
+};
+
+/* A digest being folded (em_app_ref.digest), and the checks it stands for. */
+struct em_app_fold {
+	uint64_t h;
+	uint64_t words;
 };
 
 struct em_app_ref {
@@ -83,6 +102,19 @@ struct em_app_ref {
 	 */
 	int (*verify_failed)(struct em_app_data *d, uint64_t done,
 			     const uint8_t *const lost[EM_APP_BUFS]);
+	/*
+	 * For em_app_host_digest(), after fill(): writes into the buffers what
+	 * a correct run leaves in every word verify() checks, and where the
+	 * app checks the launches' summed result, expected_result and
+	 * result_ok 0; 0 or -ENOMEM. NULL: verify() always checks the app.
+	 */
+	int (*expect)(struct em_app_data *d);
+	/*
+	 * Folds every word verify() checks into f, in the order verify()
+	 * first reads them (the pages' faults, and so the device's events,
+	 * stay verify()'s), adding verify()'s count of checks for them.
+	 */
+	void (*digest)(const struct em_app_data *d, struct em_app_fold *f);
 };
 
 extern const struct em_app_ref em_app_pathfinder, em_app_kmeans, em_app_conv,
@@ -117,6 +149,31 @@ int em_app_bitonic_launch(const struct em_app_data *d, uint64_t i, uint64_t *k,
 
 /* Sets the default passes where none is given, then the sizes. */
 void em_app_size(const struct em_app_ref *ref, struct em_app_data *d);
+
+/* The reference of that name (an app's own, not apps.c's aliases), or NULL. */
+const struct em_app_ref *em_app_ref_find(const char *name);
+/*
+ * On the host, natively: d's foot, seed, passes and query set, sizes d,
+ * allocates and fills its buffers, writes the reference's outputs with
+ * expect() and digests them; frees the buffers. 0, -ENOTSUP (the app has
+ * no expect()) or -ENOMEM. (tests/unit checks that verify() finds every
+ * word of expect()'s outputs right and counts the words digest() does.)
+ */
+int em_app_host_digest(const struct em_app_ref *ref, struct em_app_data *d,
+		       struct em_app_digest *out);
+/*
+ * In the guest after the launches: with want, digests every word verify()
+ * checks; equal to want's, each of them is what the reference computed
+ * (words_checked, expected_result and result_ok as verify() sets them,
+ * verified_by_digest 1). Otherwise (no want, no digest, a difference)
+ * verify() runs: the words are compared one by one and a difference is
+ * counted where it is. Returns what verify() does, or 0.
+ */
+int em_app_verify(const struct em_app_ref *ref, struct em_app_data *d,
+		  const struct em_app_digest *want);
+/* "DIGEST:WORDS:EXPECTED:CHECKS" (no commas or spaces: a kernel command line's word) */
+void em_app_digest_format(const struct em_app_digest *dg, char *buf, size_t len);
+int em_app_digest_parse(const char *s, struct em_app_digest *dg);
 
 /* colscan query q (cycled): the kernel's args[4..7] (see colscan.c). */
 void em_app_colscan_query(uint64_t q, uint64_t args[4]);

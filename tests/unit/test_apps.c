@@ -7,6 +7,7 @@
  * every output word compared with a CPU reference (computed here; the SSB
  * queries' by app_inputs.c).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1015,6 +1016,110 @@ static void test_app_bad_args(void)
 	th_free(t);
 }
 
+/* ---- verification by the host's digest (em_app_host_digest, em_app_verify) ---- */
+
+/*
+ * fill() and expect() as a correct run would leave the buffers: verify()
+ * finds every word right and counts as many words as the digest; the
+ * guest's em_app_verify() accepts them by the digest alone; one changed
+ * checked word (buffer bad, word) sends it to verify(), which finds it;
+ * a digest of another run does too, and verify() then passes.
+ */
+static void digest_case(const struct em_app_ref *ref, uint64_t foot, uint64_t seed,
+			uint32_t passes, int bad, uint64_t word)
+{
+	struct em_app_data host = { .foot = foot, .seed = seed, .passes = passes, .query = -1 };
+	struct em_app_data d = host;
+	struct em_app_digest dg, other;
+	uint32_t *w;
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(em_app_host_digest(ref, &host, &dg), 0);
+	em_app_size(ref, &d);
+	for (i = 0; i < EM_APP_BUFS; i++) {
+		d.p[i] = d.bytes[i] ? calloc(1, d.bytes[i]) : NULL;
+		CU_ASSERT_FATAL(!d.bytes[i] || d.p[i]);
+	}
+	ref->fill(&d);
+	CU_ASSERT_EQUAL_FATAL(ref->expect(&d), 0);
+	/* the launches' result, where the app checks one */
+	d.result = d.expected_result;
+	d.expected_result = 0;
+	d.result_ok = -1;
+	CU_ASSERT_EQUAL(ref->verify(&d), 0);
+	CU_ASSERT_EQUAL(d.mismatches, 0);
+	CU_ASSERT_EQUAL(d.words_checked, dg.words_checked);
+	CU_ASSERT_EQUAL(d.expected_result, dg.expected_result);
+	CU_ASSERT_EQUAL(d.result_ok, dg.checks_result ? 1 : -1);
+
+	d.words_checked = d.mismatches = 0;
+	d.result_ok = -1;
+	CU_ASSERT_EQUAL(em_app_verify(ref, &d, &dg), 0);
+	CU_ASSERT_EQUAL(d.verified_by_digest, 1);
+	CU_ASSERT_EQUAL(d.mismatches, 0);
+	CU_ASSERT_EQUAL(d.words_checked, dg.words_checked);
+	CU_ASSERT_EQUAL(d.result_ok, dg.checks_result ? 1 : -1);
+
+	w = d.p[bad];
+	CU_ASSERT_FATAL(word < d.bytes[bad] / 4);
+	w[word] += 1;
+	d.words_checked = d.mismatches = 0;
+	CU_ASSERT_EQUAL(em_app_verify(ref, &d, &dg), 0);
+	CU_ASSERT_EQUAL(d.verified_by_digest, 0);
+	CU_ASSERT(d.mismatches > 0);
+	CU_ASSERT_EQUAL(d.words_checked, dg.words_checked);
+	w[word] -= 1;
+
+	other = dg;
+	other.digest ^= 1;
+	d.words_checked = d.mismatches = 0;
+	CU_ASSERT_EQUAL(em_app_verify(ref, &d, &other), 0);
+	CU_ASSERT_EQUAL(d.verified_by_digest, 0);
+	CU_ASSERT_EQUAL(d.mismatches, 0);
+	CU_ASSERT_EQUAL(d.words_checked, dg.words_checked);
+	for (i = 0; i < EM_APP_BUFS; i++)
+		free(d.p[i]);
+}
+
+static void test_app_digest(void)
+{
+	struct em_app_digest dg;
+	struct em_app_data d = { .foot = 1 << 20, .seed = 1, .query = -1 };
+	char text[96];
+
+	/* an output word and an input word verify() checks, per app */
+	digest_case(&em_app_pathfinder, 3 << 20, 1, 0, 1, 40);
+	digest_case(&em_app_pathfinder, 1 << 20, 5, 7, 0, 1000);
+	digest_case(&em_app_kmeans, 5 << 20, 1, 0, 1, 77);
+	digest_case(&em_app_kmeans, 5 << 20, 2, 3, 2, 17);	/* a cluster's count */
+	digest_case(&em_app_kmeans, 5 << 20, 2, 3, 0, 9);
+	digest_case(&em_app_conv, 2 << 20, 1, 0, 1, 4000);
+	digest_case(&em_app_conv, 2 << 20, 3, 0, 0, 123);
+	digest_case(&em_app_bitonic, 1 << 20, 1, 0, 0, 4321);
+	digest_case(&em_app_bitonic, 1 << 20, 4, 3, 0, 0);
+	digest_case(&em_app_radix, 5 << 20, 1, 0, 0, 333);	/* 4 passes: in b0 */
+	digest_case(&em_app_radix, 5 << 20, 1, 5, 1, 333);	/* 20 bits: in b1 */
+	digest_case(&em_app_bfs, 5 << 20, 1, 0, 2, 50);
+	digest_case(&em_app_bfs, 5 << 20, 6, 0, 1, 500);
+
+	/* an app without expect() is always verified by its reference */
+	CU_ASSERT_EQUAL(em_app_host_digest(&em_app_gemv, &d, &dg), -ENOTSUP);
+	CU_ASSERT_PTR_EQUAL(em_app_ref_find("kmeans"), &em_app_kmeans);
+	CU_ASSERT_PTR_NULL(em_app_ref_find("cnn"));	/* apps.c's alias */
+
+	/* the text on the guest's command line reads back */
+	dg = (struct em_app_digest){ 0xfedcba9876543210ull, 12345, 1ull << 63, 1 };
+	em_app_digest_format(&dg, text, sizeof(text));
+	memset(&dg, 0, sizeof(dg));
+	CU_ASSERT_EQUAL(em_app_digest_parse(text, &dg), 0);
+	CU_ASSERT_EQUAL(dg.digest, 0xfedcba9876543210ull);
+	CU_ASSERT_EQUAL(dg.words_checked, 12345);
+	CU_ASSERT_EQUAL(dg.expected_result, 1ull << 63);
+	CU_ASSERT_EQUAL(dg.checks_result, 1);
+	CU_ASSERT_EQUAL(em_app_digest_parse("12:3:4", &dg), -EINVAL);
+	CU_ASSERT_EQUAL(em_app_digest_parse("12:3:4:1,", &dg), -EINVAL);
+}
+
 void add_apps_suite(void)
 {
 	CU_pSuite s = CU_add_suite("apps", NULL, NULL);
@@ -1037,4 +1142,6 @@ void add_apps_suite(void)
 	CU_add_test(s, "nw wavefront vs CPU Needleman-Wunsch", test_nw);
 	CU_add_test(s, "sharing degree: sparse gemv 1, gemm > 3", test_sharing_degree);
 	CU_add_test(s, "malformed app arguments fail the launch", test_app_bad_args);
+	CU_add_test(s, "host digest: expect() passes verify(), a changed word falls back",
+		    test_app_digest);
 }
