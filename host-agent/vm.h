@@ -46,6 +46,11 @@ struct em_vm_config {
 	bool hold_at_end;		/* the guest waits for the host before poweroff */
 	const char *vfio;		/* a real card passed through, "DDDD:BB:SS.F" */
 	const char *append;		/* more kernel command line words, or NULL */
+	/*
+	 * The verification digest of run_args (digest.h) for the guest's
+	 * ember_verify=; em_vm_start computes it where NULL
+	 */
+	const char *verify_digest;
 	em_vm_line_fn on_line;		/* may be NULL */
 	void *on_line_arg;
 };

@@ -470,9 +470,11 @@ enum app_autouvm { AU_NONE, AU_RECORD, AU_APPLY };
 static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 			em_app_variant_fn variant, enum app_autouvm au_mode)
 {
+	struct em_app_digest digest;
 	struct em_autouvm au;
 	struct app_run a;
 	double tm[6];
+	bool have_digest;
 	size_t total;
 	uint64_t t0;
 	int i, ret, phase;
@@ -489,6 +491,10 @@ static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 	a.d.seed = cfg->seed;
 	a.d.passes = cfg->passes;
 	a.d.query = em_app_ssb_query(a.app->name);
+	have_digest = cfg->verify_digest && !em_app_digest_parse(cfg->verify_digest, &digest);
+	if (cfg->verify_digest && !have_digest)
+		fprintf(stderr, "ember-run: -V '%s' is not a digest; the reference verifies\n",
+			cfg->verify_digest);
 	if (strcmp(cfg->variant, "uvm") && strcmp(cfg->variant, "prefetch") &&
 	    strcmp(cfg->variant, "mapped") && strcmp(cfg->variant, "static") &&
 	    strcmp(cfg->variant, "autouvm"))
@@ -553,9 +559,10 @@ static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 	r->autouvm_matched = au.plan.matched;
 	r->autouvm_unmatched = au.plan.unmatched;
 	r->autouvm_prefetch_bytes = au.prefetch_bytes;
-	ret = a.app->ref->verify(&a.d);
+	ret = em_app_verify(a.app->ref, &a.d, have_digest ? &digest : NULL);
 	if (ret)
 		app_fail(&a, "verify_alloc", ret);
+	r->verified_by_digest = a.d.verified_by_digest;
 	r->words_checked = a.d.words_checked;
 	r->mismatches = a.d.mismatches;
 	r->expected_result = a.d.expected_result;
@@ -563,8 +570,9 @@ static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 	tm[5] = wall_ms();
 	/* guest wall time of each step, for whoever tunes the sizes */
 	fprintf(stderr, "ember-run: %s setup %.0f fill %.0f prefetch %.0f "
-		"launches %.0f verify %.0f ms\n", a.app->name, tm[1] - tm[0],
-		tm[2] - tm[1], tm[3] - tm[2], tm[4] - tm[3], tm[5] - tm[4]);
+		"launches %.0f verify %.0f ms (%s)\n", a.app->name, tm[1] - tm[0],
+		tm[2] - tm[1], tm[3] - tm[2], tm[4] - tm[3], tm[5] - tm[4],
+		a.d.verified_by_digest ? "host digest" : "reference");
 out:
 	r->result = a.d.result;
 	emGetStats(&r->stats, 0);
@@ -612,8 +620,9 @@ void em_app_json(FILE *f, const struct em_wl_config *cfg,
 	if (!app)
 		return;
 	passes = cfg->passes ? cfg->passes : app->ref->def_passes;
-	fprintf(f, ",\"app\":\"%s\",\"passes\":%u,\"launches\":%llu", app->name,
-		passes, (unsigned long long)r->stats.launches);
+	fprintf(f, ",\"app\":\"%s\",\"passes\":%u,\"launches\":%llu,\"verified_by\":\"%s\"",
+		app->name, passes, (unsigned long long)r->stats.launches,
+		r->verified_by_digest ? "digest" : "reference");
 	if (!strcmp(cfg->variant, "autouvm"))
 		fprintf(f, ",\"autouvm_profiled\":%d,\"autouvm_profile_error\":\"%s\","
 			"\"autouvm_matched\":%llu,\"autouvm_unmatched\":%llu,"

@@ -17,6 +17,9 @@
  * a cell of the paper's Figure 16: RANDOM % of the accesses go to random
  * lines, each page is read REUSE times, within one pass or one per pass
  * (workload.h). A value out of range is refused before anything runs.
+ * -V DIGEST (applications): the host's digest of a correct run's outputs
+ * (ember-agent computes it natively, app_inputs.h), checked in place of
+ * the CPU reference, which runs when the digest differs.
  */
 #include <stdint.h>
 #include <errno.h>
@@ -35,7 +38,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: ember-run [-k stream|gather|hotset|movinghot|%s] [-x FACTOR] "
 		"[-v uvm|prefetch|mapped|static|autouvm] [-s SEED] [-p PASSES] "
 		"[-w WARPS] [-P POLICY] [-A AUTOUVM-PROFILE] [-d DRIFT] "
-		"[-r RANDOM%% -u REUSE -m pass|passes]\n", em_app_names());
+		"[-r RANDOM%% -u REUSE -m pass|passes] [-V DIGEST]\n", em_app_names());
 }
 
 /* A whole decimal number in [min, max], or -1 after saying why. */
@@ -92,7 +95,7 @@ int main(int argc, char **argv)
 
 	cfg.reuse = 1;
 	cfg.pattern = "pass";
-	while ((opt = getopt(argc, argv, "k:x:v:s:p:w:P:A:d:r:u:m:h")) != -1) {
+	while ((opt = getopt(argc, argv, "k:x:v:s:p:w:P:A:d:r:u:m:V:h")) != -1) {
 		switch (opt) {
 		case 'k': cfg.kernel = optarg; break;
 		case 'x': cfg.factor = strtod(optarg, NULL); break;
@@ -102,6 +105,7 @@ int main(int argc, char **argv)
 		case 'w': cfg.warps = strtoul(optarg, NULL, 0); break;
 		case 'P': policy = optarg; break;
 		case 'A': cfg.autouvm_profile = optarg; break;
+		case 'V': cfg.verify_digest = optarg; break;
 		case 'd':
 			cfg.drift = strtoul(optarg, NULL, 0);
 			cfg.drifting = 1;

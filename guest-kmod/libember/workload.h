@@ -55,6 +55,12 @@ struct em_wl_config {
 	 * records it first when it does not exist.
 	 */
 	const char *autouvm_profile;
+	/*
+	 * Applications: the host's digest of a correct run's outputs
+	 * (em_app_digest_parse's form), checked instead of the in-guest
+	 * reference; NULL, or one that differs: the reference checks.
+	 */
+	const char *verify_digest;
 };
 
 #define EM_WL_MAX_PHASES 32
@@ -69,6 +75,7 @@ struct em_wl_result {
 	uint64_t words_checked;
 	uint64_t mismatches;
 	int result_ok;			/* checksum equal (1), not (0), unknown (-1) */
+	int verified_by_digest;		/* apps: by the host's digest (1) or the reference */
 	uint64_t result, expected_result;
 	uint64_t sim_ns;		/* the launch's modelled duration */
 	uint64_t setup_ns;		/* device time of advise + prefetch */

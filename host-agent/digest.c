@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+/* The verification digest of an application run: see digest.h. */
+#include "digest.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_inputs.h"
+#include "gpumodel/profile.h"
+
+#define MiB	(1024ull * 1024)
+
+int em_run_digest(const char *profile, const char *run_args, char *buf, size_t len)
+{
+	/* ember-run's defaults (ember-run.c) */
+	const char *app = NULL, *factor = "0.5", *seed = "1", *passes = "0";
+	struct em_app_data d = { 0 };
+	struct em_app_digest dg;
+	const struct em_app_ref *ref;
+	struct gm_profile prof;
+	char *args, *tok, *save = NULL, opt;
+	const char *v;
+	int ret = -ENOENT;
+
+	if (!profile || !run_args || gm_profile_lookup(profile, &prof))
+		return -ENOENT;
+	args = strdup(run_args);
+	if (!args)
+		return -ENOMEM;
+	for (tok = strtok_r(args, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		if (tok[0] != '-' || !tok[1] || tok[1] == 'V' || tok[1] == 'h')
+			goto out;	/* not a run ember-agent writes, or one with its own */
+		opt = tok[1];
+		/* every option but -h takes a value (ember-run's getopt string) */
+		v = tok[2] ? tok + 2 : strtok_r(NULL, ", ", &save);
+		if (!v)
+			goto out;
+		if (opt == 'k')
+			app = v;
+		else if (opt == 'x')
+			factor = v;
+		else if (opt == 's')
+			seed = v;
+		else if (opt == 'p')
+			passes = v;
+	}
+	ref = em_app_ref_find(app);
+	if (!ref || !ref->expect)
+		goto out;
+	/* as apps.c sizes the run: the footprint from the VRAM the driver reports */
+	d.foot = (uint64_t)(strtod(factor, NULL) * (double)prof.vram_bytes);
+	if (d.foot < 4 * MiB)
+		d.foot = 4 * MiB;
+	d.seed = strtoull(seed, NULL, 0);
+	d.passes = (uint32_t)strtoul(passes, NULL, 0);
+	d.query = em_app_ssb_query(app);
+	ret = em_app_host_digest(ref, &d, &dg);
+	if (ret) {
+		fprintf(stderr, "ember-agent: no verification digest for '%s' (%s); the guest's "
+			"reference verifies\n", run_args, strerror(-ret));
+		goto out;
+	}
+	em_app_digest_format(&dg, buf, len);
+out:
+	free(args);
+	return ret;
+}
