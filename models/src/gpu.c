@@ -158,6 +158,14 @@ struct gm_gpu *gm_create(const struct gm_config *cfg,
 	g->link_lat_ps = GM_NS(g->prof.link_latency_ns) / g->prof.warp_mlp;
 	g->link_req_ps = g->prof.link_request_ps;
 	g->link_wreq_ps = g->prof.link_write_request_ps;
+	g->link_whit_ps = g->prof.link_write_hit_ps;
+	if (g->link_whit_ps) {
+		g->host_lines = calloc(GM_HOST_LINES, sizeof(*g->host_lines));
+		if (!g->host_lines) {
+			free(g);
+			return NULL;
+		}
+	}
 	g->ce_q = calloc(g->prof.num_copy_engines, sizeof(*g->ce_q));
 	if (!g->ce_q || gm_mem_init(g) || gm_mmu_init(g) || gm_ac_init(g) ||
 	    gm_sm_init(g)) {
@@ -174,6 +182,7 @@ void gm_destroy(struct gm_gpu *g)
 		return;
 	gm_mem_fini(g);
 	free(g->ce_q);
+	free(g->host_lines);
 	free(g->utlb);
 	free(g->ctr);
 	free(g->warps);
@@ -190,6 +199,8 @@ void gm_reset(struct gm_gpu *g)
 	memset(g->ce_q, 0, g->prof.num_copy_engines * sizeof(*g->ce_q));
 	memset(g->drv_busy, 0, sizeof(g->drv_busy));
 	memset(g->chunk_ready, 0, g->nchunks * sizeof(*g->chunk_ready));
+	if (g->host_lines)
+		memset(g->host_lines, 0, GM_HOST_LINES * sizeof(*g->host_lines));
 	g->drv_thread = 0;
 	g->timer_period = g->timer_next = 0;
 	g->pdb = 0;

@@ -72,6 +72,7 @@
 	 * sub-line requests */						\
 	.link_request_ps = 0,						\
 	.link_write_request_ps = 0,					\
+	.link_write_hit_ps = 0,						\
 	/* kernels' ALU work free: the model before compute time */	\
 	.warp_issue_ps = 0
 
@@ -128,9 +129,21 @@
 	 * at half mapped_read, the link paid again for every re-read */\
 	.link_request_ps = 1756,					\
 	/* sysmem write requests, one per 1916 ps: mapped_write_4b at	\
-	 * 256 MiB, 522 M 4-byte stores a second (a later session:	\
-	 * 788 M at 64 MiB; its mapped_read_4b, 707-754 M) */		\
+	 * 256 MiB, 522 M 4-byte stores a second, each to a line no	\
+	 * write reached before (a later session: 788 M at 64 MiB; its	\
+	 * mapped_read_4b, 707-754 M; a seventh, h200-fidelity.jsonl:	\
+	 * 478 M at 256 MiB, 435 M at 1 GiB) */				\
 	.link_write_request_ps = 1916,					\
+	/* one to a host line a write reached recently, or written	\
+	 * whole, one per 1266 ps: mapped_write_fill, 790 M stores a	\
+	 * second at 16 MiB-1 GiB (h200-fidelity.jsonl, 775-797 M;	\
+	 * h200-ubench-4.jsonl, 780-798 M), each store a PCIe write	\
+	 * (h200-sysmem.csv: 20 bytes on the link a store); the	\
+	 * 16-stream _streams run 778 M writes a second, a whole 64 B	\
+	 * line (_run_16) 709 M where a 32 B part of one (_run_8) runs	\
+	 * at _run_1's 497 M: the host reads a line it must merge a	\
+	 * part into unless it holds it */					\
+	.link_write_hit_ps = 1266,					\
 	/* one warp instruction a cycle per modelled warp (a modelled	\
 	 * warp is one of an SM's 4 schedulers, warps_per_sm = 4) at	\
 	 * the SM clock under load: sm__cycles_elapsed.avg.per_second	\

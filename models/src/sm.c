@@ -380,6 +380,32 @@ int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 	return 0;
 }
 
+/*
+ * A sysmem write's request time. The host merges a partial write into its
+ * 64-byte line, reading the line first unless it holds it: a line a write
+ * reached recently (its host_lines slot) or one this write covers whole
+ * costs link_whit_ps, any other link_wreq_ps. Marks the lines reached.
+ */
+static gm_time_t sysmem_write_req_ps(struct gm_gpu *g, uint64_t pa,
+				     uint32_t len)
+{
+	uint64_t line = pa >> GM_HOST_LINE_SHIFT;
+	uint64_t last = (pa + len - 1) >> GM_HOST_LINE_SHIFT;
+	uint64_t *slot;
+	int held = 1;
+
+	if (!g->link_whit_ps)
+		return g->link_wreq_ps;
+	for (; line <= last; line++) {
+		slot = &g->host_lines[line & (GM_HOST_LINES - 1)];
+		if (*slot != line + 1 && (pa > line << GM_HOST_LINE_SHIFT ||
+					  pa + len < (line + 1) << GM_HOST_LINE_SHIFT))
+			held = 0;
+		*slot = line + 1;
+	}
+	return held ? g->link_whit_ps : g->link_wreq_ps;
+}
+
 int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		  const void *buf, uint32_t len)
 {
@@ -397,7 +423,8 @@ int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		if (gm_dma_write(g, pa, buf, len))
 			return -EMGPU_ERR_DMA;
 		account_sysmem(g, w, va, pa, len, flags, &g->d2h_q,
-			       g->d2h_128_ps, &g->wreq_q, g->link_wreq_ps);
+			       g->d2h_128_ps, &g->wreq_q,
+			       sysmem_write_req_ps(g, pa, len));
 		return 0;
 	}
 	r = vram_line_write(g, pa, buf, len);

@@ -374,6 +374,55 @@ static void test_sysmem_store_requests(void)
 	}
 }
 
+/*
+ * A store's bytes (hotset args[6]) to every line `stores` times, on a
+ * request-bound profile (the link 100 GB/s) whose write requests take
+ * 500 ns, 100 ns where the host holds the line (hit_ps). Returns the
+ * launch's ns.
+ */
+static uint64_t sysmem_store_ns(uint32_t hit_ps, uint32_t stores, uint32_t bytes)
+{
+	const uint64_t args[8] = { VA_BASE, SYSMEM_BYTES, 0, 0, 32 * stores, 1,
+				   bytes, 1 };
+	struct gm_profile p;
+	struct th *t;
+	uint64_t ns;
+
+	CU_ASSERT_EQUAL(gm_profile_lookup("h200x16-256m", &p), 0);
+	p.link_h2d_mbps = p.link_d2h_mbps = 100000;
+	p.link_request_ps = 1;
+	p.link_write_request_ps = 500000;
+	p.link_write_hit_ps = hit_ps;
+	t = sysmem_hotset(&p, args, 8);
+	ns = gm_launch_time_ns(t->g);
+	th_free(t);
+	return ns;
+}
+
+/*
+ * The host merges a partial write into its 64-byte line: the first 4-byte
+ * store to a line costs a write request, the second (the host holds the
+ * line now) the cheaper one; a store of a whole host line (64 bytes) is
+ * cheap the first time (less the launch's fixed part, the once run's
+ * time above its stores'). Without the cheaper rate every store costs a
+ * write request.
+ */
+static void test_sysmem_write_hits(void)
+{
+	const uint64_t lines = SYSMEM_BYTES / 128;
+	uint64_t once = sysmem_store_ns(100000, 1, 4);
+	uint64_t twice = sysmem_store_ns(100000, 2, 4);
+	uint64_t whole = sysmem_store_ns(100000, 1, 64);
+	uint64_t twice_no_hits = sysmem_store_ns(0, 2, 4);
+
+	CU_ASSERT(once >= lines * 500 && once <= lines * 500 * 11 / 10);
+	CU_ASSERT(twice >= lines * 600 && twice <= lines * 600 * 11 / 10);
+	/* the launch's fixed part (~6 us here) would be 10 % of this one */
+	CU_ASSERT(whole - (once - lines * 500) >= lines * 100 &&
+		  whole - (once - lines * 500) <= lines * 100 * 11 / 10);
+	CU_ASSERT(twice_no_hits >= lines * 1000 && twice_no_hits <= lines * 1000 * 11 / 10);
+}
+
 /* One warp's in-line bitonic pass over a 2 MiB page of VRAM: its ns. */
 static uint64_t bitonic_in_line_ns(const struct gm_profile *p, uint64_t k)
 {
@@ -446,6 +495,8 @@ void add_fidelity_suite(void)
 		    test_sysmem_requests);
 	CU_add_test(s, "sysmem: a 4-byte store costs a write request, its word lands",
 		    test_sysmem_store_requests);
+	CU_add_test(s, "sysmem: a store to a host line held costs less, a whole line too",
+		    test_sysmem_write_hits);
 	CU_add_test(s, "driver actions FAULT_BLOCK and HOST_PAGE", test_driver_actions);
 	CU_add_test(s, "compute: a kernel's instructions at warp_issue_ps each", test_compute_time);
 }

@@ -60,6 +60,9 @@ struct gm_profile {
 	uint32_t link_request_ps;	/* sysmem read requests: one per this
 					 * (0: every access costs a 128 B line) */
 	uint32_t link_write_request_ps;	/* sysmem write requests: one per this */
+	uint32_t link_write_hit_ps;	/* one to a 64-byte host line written
+					 * recently or written whole (0: as
+					 * any other) */
 	uint32_t warp_issue_ps;		/* one warp instruction of a kernel's ALU
 					 * work (gm_warp_compute); 0: free */
 };
