@@ -295,6 +295,27 @@ static struct th *sysmem_hotset(const struct gm_profile *p, const uint64_t *args
 	return t;
 }
 
+/* h200x16-256m with its link at mbps each way. */
+static struct gm_profile link_profile(uint32_t mbps)
+{
+	struct gm_profile p;
+
+	CU_ASSERT_EQUAL(gm_profile_lookup("h200x16-256m", &p), 0);
+	p.link_h2d_mbps = p.link_d2h_mbps = mbps;
+	return p;
+}
+
+/* sysmem_hotset()'s launch time, in ns. */
+static uint64_t sysmem_hotset_ns(const struct gm_profile *p, const uint64_t *args,
+				 int nargs)
+{
+	struct th *t = sysmem_hotset(p, args, nargs);
+	uint64_t ns = gm_launch_time_ns(t->g);
+
+	th_free(t);
+	return ns;
+}
+
 /*
  * Reads every line of the buffer `reads` times in one launch, `word`
  * bytes of each (hotset args[6]), on a profile whose link is the
@@ -303,17 +324,11 @@ static struct th *sysmem_hotset(const struct gm_profile *p, const uint64_t *args
  */
 static uint64_t sysmem_read_ns(uint32_t req_ps, uint32_t reads, uint32_t word)
 {
-	uint64_t args[7] = { VA_BASE, SYSMEM_BYTES, 0, 0, 32 * reads, 1, word }, ns;
-	struct gm_profile p;
-	struct th *t;
+	const uint64_t args[7] = { VA_BASE, SYSMEM_BYTES, 0, 0, 32 * reads, 1, word };
+	struct gm_profile p = link_profile(100);
 
-	CU_ASSERT_EQUAL(gm_profile_lookup("h200x16-256m", &p), 0);
-	p.link_h2d_mbps = p.link_d2h_mbps = 100;
 	p.link_request_ps = req_ps;
-	t = sysmem_hotset(&p, args, 7);
-	ns = gm_launch_time_ns(t->g);
-	th_free(t);
-	return ns;
+	return sysmem_hotset_ns(&p, args, 7);
 }
 
 /*
@@ -358,8 +373,7 @@ static void test_sysmem_store_requests(void)
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		CU_ASSERT_EQUAL(gm_profile_lookup("h200x16-256m", &p), 0);
-		p.link_h2d_mbps = p.link_d2h_mbps = cases[i][0];
+		p = link_profile(cases[i][0]);
 		p.link_request_ps = 1;
 		p.link_write_request_ps = cases[i][1];
 		t = sysmem_hotset(&p, args, 8);
@@ -384,19 +398,12 @@ static uint64_t sysmem_store_ns(uint32_t hit_ps, uint32_t stores, uint32_t bytes
 {
 	const uint64_t args[8] = { VA_BASE, SYSMEM_BYTES, 0, 0, 32 * stores, 1,
 				   bytes, 1 };
-	struct gm_profile p;
-	struct th *t;
-	uint64_t ns;
+	struct gm_profile p = link_profile(100000);
 
-	CU_ASSERT_EQUAL(gm_profile_lookup("h200x16-256m", &p), 0);
-	p.link_h2d_mbps = p.link_d2h_mbps = 100000;
 	p.link_request_ps = 1;
 	p.link_write_request_ps = 500000;
 	p.link_write_hit_ps = hit_ps;
-	t = sysmem_hotset(&p, args, 8);
-	ns = gm_launch_time_ns(t->g);
-	th_free(t);
-	return ns;
+	return sysmem_hotset_ns(&p, args, 8);
 }
 
 /*
