@@ -24,8 +24,9 @@ typedef uint64_t gm_time_t;		/* picoseconds */
 #define GM_CHUNK_SIZE		(1ull << GM_CHUNK_SHIFT)
 /* the host's cache line, the unit it merges a partial write into */
 #define GM_HOST_LINE_SHIFT	6
-/* host lines a write request reached recently: slots, a power of two */
-#define GM_HOST_LINES		(1u << 16)
+/* host lines a write request reached recently: slots */
+#define GM_HOST_LINE_SLOTS_SHIFT	16
+#define GM_HOST_LINES		(1u << GM_HOST_LINE_SLOTS_SHIFT)
 
 /* TLB geometry: direct-mapped, power-of-two sizes. */
 #define GM_UTLB_4K		64
@@ -105,9 +106,10 @@ struct gm_gpu {
 	gm_time_t link_wreq_ps;	/* one sysmem write request (0: no request limit) */
 	gm_time_t link_whit_ps;	/* one to a host line held (0: as link_wreq_ps) */
 	/*
-	 * The host lines sysmem writes reached, direct-mapped by line number:
-	 * each slot the line number + 1 of the latest (0: none). Allocated
-	 * only with link_whit_ps; cleared by gm_reset().
+	 * The host lines sysmem writes reached, one per slot (a hash of the
+	 * line number picks it, so buffers a power of two apart do not take
+	 * the same slots): the line number + 1 of the latest (0: none).
+	 * Allocated only with link_whit_ps; cleared by gm_reset().
 	 */
 	uint64_t *host_lines;
 

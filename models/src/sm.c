@@ -397,7 +397,8 @@ static gm_time_t sysmem_write_req_ps(struct gm_gpu *g, uint64_t pa,
 	if (!g->link_whit_ps)
 		return g->link_wreq_ps;
 	for (; line <= last; line++) {
-		slot = &g->host_lines[line & (GM_HOST_LINES - 1)];
+		slot = &g->host_lines[(line * 0x9e3779b97f4a7c15ull) >>
+				      (64 - GM_HOST_LINE_SLOTS_SHIFT)];
 		if (*slot != line + 1 && (pa > line << GM_HOST_LINE_SHIFT ||
 					  pa + len < (line + 1) << GM_HOST_LINE_SHIFT))
 			held = 0;
