@@ -10,6 +10,12 @@
 # fidelity.jsonl, ncu-NAME.csv and sysmem.csv (tests/hw/sysmem_csv.py: one row
 # per profiled launch).
 #
+# PARTS (default "ubench sysmem") picks: ubench (uvm-ubench --fidelity),
+# sysmem (the counters above), stores (radix's first pass, mapped, 1 GiB:
+# its global stores at the SMs' L1 beside the sectors the L2 gets, into
+# stores.csv), static (kmeans at 1 GiB under Ember-static with its
+# decisions on stderr, and prefetch, into static.jsonl and static.log).
+#
 # usage: tests/hw/fidelity.sh OUTDIR
 set -uo pipefail
 
@@ -24,7 +30,11 @@ lscpu >"$out/host.txt" 2>&1
 nvcc -O2 -std=c++17 -arch=sm_90 -o "$build/uvm-ubench" "$top/cuda/ubench/uvm_ubench.cu" || exit 1
 make -s -C "$top/cuda/apps" O="$build" || exit 1
 
-"$build/uvm-ubench" --fidelity --bytes $((4 << 30)) --reps 3 | tee "$out/fidelity.jsonl"
+parts=" ${PARTS:-ubench sysmem} "
+part() { [[ $parts == *" $1 "* ]]; }
+
+part ubench &&
+	"$build/uvm-ubench" --fidelity --bytes $((4 << 30)) --reps 3 | tee "$out/fidelity.jsonl"
 
 # The L2's sysmem traffic: the metrics of this list the card's ncu knows.
 ncu --query-metrics >"$build/metrics.txt" 2>&1
@@ -32,10 +42,14 @@ want="gpu__time_duration lts__t_requests_aperture_sysmem_op_write
 lts__t_sectors_aperture_sysmem_op_write lts__t_requests_aperture_sysmem_op_read
 lts__t_sectors_aperture_sysmem_op_read pcie__read_bytes pcie__write_bytes
 lts__t_sectors_srcunit_tex_aperture_sysmem_op_write"
-metrics=
-for m in $want; do
-	grep -q "^$m " "$build/metrics.txt" && metrics=$metrics${metrics:+,}$m.sum
-done
+known() {	# the names of $* that ncu knows, each .sum, comma-separated
+	local m list=
+	for m in "$@"; do
+		grep -q "^$m " "$build/metrics.txt" && list=$list${list:+,}$m.sum
+	done
+	echo "$list"
+}
+metrics=$(known $want)
 grep -o '^[a-z_]*sysmem[a-z_]*' "$build/metrics.txt" | sort -u >>"$out/host.txt"
 echo "metrics: $metrics"
 prof() {	# name ncu-args... -- program...
@@ -45,12 +59,32 @@ prof() {	# name ncu-args... -- program...
 		--log-file "$out/ncu-$name.csv" "$@" ||
 		echo "ncu $name: failed" >&2
 }
-prof writes -k regex:write_ "$build/uvm-ubench" --fidelity --bytes $((256 << 20)) --reps 1
-prof radix -k regex:rx_ --launch-count 6 "$build/ember-apps" radix mapped $((1 << 30))
-for g in 1 2; do
-	prof conv-$g -k regex:cv_ --launch-count 4 "$build/ember-apps" conv mapped $((g << 30))
-done
-python3 "$top/tests/hw/sysmem_csv.py" --header writes="$out/ncu-writes.csv" \
-	radix-1g="$out/ncu-radix.csv" conv-1g="$out/ncu-conv-1.csv" \
-	conv-2g="$out/ncu-conv-2.csv" >"$out/sysmem.csv"
+if part sysmem; then
+	prof writes -k regex:write_ "$build/uvm-ubench" --fidelity --bytes $((256 << 20)) --reps 1
+	prof radix -k regex:rx_ --launch-count 6 "$build/ember-apps" radix mapped $((1 << 30))
+	for g in 1 2; do
+		prof conv-$g -k regex:cv_ --launch-count 4 "$build/ember-apps" conv mapped $((g << 30))
+	done
+	python3 "$top/tests/hw/sysmem_csv.py" --header writes="$out/ncu-writes.csv" \
+		radix-1g="$out/ncu-radix.csv" conv-1g="$out/ncu-conv-1.csv" \
+		conv-2g="$out/ncu-conv-2.csv" >"$out/sysmem.csv"
+fi
+if part stores; then
+	metrics=$(known gpu__time_duration smsp__inst_executed_op_global_st \
+		l1tex__t_requests_pipe_lsu_mem_global_op_st \
+		l1tex__t_sectors_pipe_lsu_mem_global_op_st \
+		lts__t_requests_srcunit_tex_aperture_sysmem_op_write \
+		lts__t_sectors_srcunit_tex_aperture_sysmem_op_write)
+	echo "metrics: $metrics"
+	prof stores -k regex:rx_ --launch-count 3 "$build/ember-apps" radix mapped $((1 << 30))
+	python3 "$top/tests/hw/sysmem_csv.py" --header radix-1g="$out/ncu-stores.csv" \
+		>"$out/stores.csv"
+fi
+if part static; then
+	make -s -C "$top/cuda/ember-static" O="$build" || exit 1
+	LD_PRELOAD="$build/libember-static.so" EMBER_STATIC_VERBOSE=1 \
+		"$build/ember-apps" kmeans uvm $((1 << 30)) 2>"$out/static.log" |
+		sed 's/"variant":"uvm"/"variant":"static"/' | tee "$out/static.jsonl"
+	"$build/ember-apps" kmeans prefetch $((1 << 30)) | tee -a "$out/static.jsonl"
+fi
 echo "fidelity: done"

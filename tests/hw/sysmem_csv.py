@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Trims Nsight Compute's raw CSVs of tests/hw/fidelity.sh to one row per
-kernel launch: its time and the sysmem traffic the L2 and PCIe counted.
+kernel launch: its time, the sysmem traffic the L2 and PCIe counted and
+the global stores at the L1 (a column is empty where ncu did not measure it).
 
 usage: sysmem_csv.py [--header] NAME=NCU_CSV...
 
@@ -18,6 +19,10 @@ COLS = [
     ("l2_sysmem_read_sectors", "lts__t_sectors_aperture_sysmem_op_read.sum"),
     ("pcie_read_bytes", "pcie__read_bytes.sum"),
     ("pcie_write_bytes", "pcie__write_bytes.sum"),
+    ("global_store_insts", "smsp__inst_executed_op_global_st.sum"),
+    ("l1_global_store_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
+    ("l1_global_store_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
+    ("l2_sysmem_write_requests_from_sm", "lts__t_requests_srcunit_tex_aperture_sysmem_op_write.sum"),
 ]
 WRITES = ["mapped_write_4b", "mapped_write_fill", "mapped_write_streams"] + [
     "mapped_write_run_%d" % k for k in (1, 2, 4, 8, 16, 32)]
