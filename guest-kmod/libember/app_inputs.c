@@ -944,25 +944,39 @@ static void bfs_fill(struct em_app_data *a)
 	lev[0] = 0;
 }
 
-/* Levels by BFS from vertex 0 over the graph in memory into ref; q: nv words. */
-static void bfs_ref(const struct em_app_data *a, const uint64_t *rp, const uint64_t *col,
-		    uint32_t *ref, uint32_t *q)
+/*
+ * Levels by BFS from vertex 0 over the graph in memory into ref; q: nv
+ * words. Visited vertices are also marked in a bitmap (nv / 8 bytes),
+ * which stays in cache where ref, read at random per edge, would not.
+ * -ENOMEM or 0.
+ */
+static int bfs_ref(const struct em_app_data *a, const uint64_t *rp, const uint64_t *col,
+		   uint32_t *ref, uint32_t *q)
 {
-	uint64_t nv = a->n[0], v, k;
+	uint64_t nv = a->n[0], v, k, c;
+	uint64_t *seen = calloc(nv / 64 + 1, 8);
 	uint32_t qh = 0, qt = 0, x;
 
+	if (!seen)
+		return -ENOMEM;
 	for (v = 0; v < nv; v++)
 		ref[v] = EM_APP_UNVISITED;
 	ref[0] = 0;
+	seen[0] = 1;
 	q[qt++] = 0;
 	while (qh < qt) {
 		x = q[qh++];
-		for (k = rp[x]; k < rp[x + 1] && k < a->n[1]; k++)
-			if (col[k] < nv && ref[col[k]] == EM_APP_UNVISITED) {
-				ref[col[k]] = ref[x] + 1;
-				q[qt++] = (uint32_t)col[k];
+		for (k = rp[x]; k < rp[x + 1] && k < a->n[1]; k++) {
+			c = col[k];
+			if (c < nv && !(seen[c / 64] >> (c % 64) & 1)) {
+				seen[c / 64] |= 1ull << (c % 64);
+				ref[c] = ref[x] + 1;
+				q[qt++] = (uint32_t)c;
 			}
+		}
 	}
+	free(seen);
+	return 0;
 }
 
 static int bfs_verify(struct em_app_data *a)
@@ -983,12 +997,13 @@ static int bfs_verify(struct em_app_data *a)
 			check(a, col[e], bfs_nbr(a, e));
 	}
 	check(a, rp[nv], e);
-	bfs_ref(a, rp, col, ref, q);
-	for (v = 0; v < nv; v++) {
+	ret = bfs_ref(a, rp, col, ref, q);
+	for (v = 0; !ret && v < nv; v++) {
 		check(a, lev[v], ref[v]);
 		a->expected_result += ref[v] != EM_APP_UNVISITED;
 	}
-	a->result_ok = a->result == a->expected_result;
+	if (!ret)
+		a->result_ok = a->result == a->expected_result;
 out:
 	free(ref);
 	free(q);
@@ -1000,9 +1015,10 @@ static int bfs_expect(struct em_app_data *a)
 	uint32_t *q = malloc(a->n[0] * 4), *lev = w32(a, 2);
 	uint64_t v;
 
-	if (!q)
+	if (!q || bfs_ref(a, a->p[0], a->p[1], lev, q)) {
+		free(q);
 		return -ENOMEM;
-	bfs_ref(a, a->p[0], a->p[1], lev, q);
+	}
 	for (a->expected_result = 0, v = 0; v < a->n[0]; v++)
 		a->expected_result += lev[v] != EM_APP_UNVISITED;
 	a->result_ok = 0;
@@ -1805,32 +1821,20 @@ int em_app_host_digest(const struct em_app_ref *ref, struct em_app_data *a,
 		       struct em_app_digest *out)
 {
 	struct em_app_fold f;
-	int i, ret = 0;
+	int ret;
 
 	if (!ref->expect || !ref->digest)
 		return -ENOTSUP;
-	em_app_size(ref, a);
-	for (i = 0; i < EM_APP_BUFS; i++) {
-		a->p[i] = a->bytes[i] ? calloc(1, a->bytes[i]) : NULL;
-		if (a->bytes[i] && !a->p[i])
-			ret = -ENOMEM;
-	}
-	if (!ret) {
-		ref->fill(a);
-		ret = ref->expect(a);
-	}
-	if (!ret) {
-		app_digest(ref, a, &f);
-		out->digest = f.h;
-		out->words_checked = f.words;
-		out->expected_result = a->expected_result;
-		out->checks_result = a->result_ok >= 0;
-	}
-	for (i = 0; i < EM_APP_BUFS; i++) {
-		free(a->p[i]);
-		a->p[i] = NULL;
-	}
-	return ret;
+	ref->fill(a);
+	ret = ref->expect(a);
+	if (ret)
+		return ret;
+	app_digest(ref, a, &f);
+	out->digest = f.h;
+	out->words_checked = f.words;
+	out->expected_result = a->expected_result;
+	out->checks_result = a->result_ok >= 0;
+	return 0;
 }
 
 int em_app_verify(const struct em_app_ref *ref, struct em_app_data *a,

@@ -153,11 +153,11 @@ void em_app_size(const struct em_app_ref *ref, struct em_app_data *d);
 /* The reference of that name (an app's own, not apps.c's aliases), or NULL. */
 const struct em_app_ref *em_app_ref_find(const char *name);
 /*
- * On the host, natively: d's foot, seed, passes and query set, sizes d,
- * allocates and fills its buffers, writes the reference's outputs with
- * expect() and digests them; frees the buffers. 0, -ENOTSUP (the app has
- * no expect()) or -ENOMEM. (tests/unit checks that verify() finds every
- * word of expect()'s outputs right and counts the words digest() does.)
+ * On the host, natively, d sized (em_app_size) and its buffers allocated:
+ * fills them, writes the reference's outputs with expect() and digests
+ * them. 0, -ENOTSUP (the app has no expect()) or -ENOMEM. (tests/unit
+ * checks that verify() finds every word of expect()'s outputs right and
+ * counts the words digest() does.)
  */
 int em_app_host_digest(const struct em_app_ref *ref, struct em_app_data *d,
 		       struct em_app_digest *out);

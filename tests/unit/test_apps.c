@@ -1029,17 +1029,19 @@ static void digest_case(const struct em_app_ref *ref, uint64_t foot, uint64_t se
 			uint32_t passes, int bad, uint64_t word)
 {
 	struct em_app_data host = { .foot = foot, .seed = seed, .passes = passes, .query = -1 };
-	struct em_app_data d = host;
+	struct em_app_data d;
 	struct em_app_digest dg, other;
 	uint32_t *w;
 	int i;
 
-	CU_ASSERT_EQUAL_FATAL(em_app_host_digest(ref, &host, &dg), 0);
-	em_app_size(ref, &d);
+	em_app_size(ref, &host);
+	d = host;
 	for (i = 0; i < EM_APP_BUFS; i++) {
+		host.p[i] = host.bytes[i] ? calloc(1, host.bytes[i]) : NULL;
 		d.p[i] = d.bytes[i] ? calloc(1, d.bytes[i]) : NULL;
-		CU_ASSERT_FATAL(!d.bytes[i] || d.p[i]);
+		CU_ASSERT_FATAL(!d.bytes[i] || (d.p[i] && host.p[i]));
 	}
+	CU_ASSERT_EQUAL_FATAL(em_app_host_digest(ref, &host, &dg), 0);
 	ref->fill(&d);
 	CU_ASSERT_EQUAL_FATAL(ref->expect(&d), 0);
 	/* the launches' result, where the app checks one */
@@ -1077,8 +1079,10 @@ static void digest_case(const struct em_app_ref *ref, uint64_t foot, uint64_t se
 	CU_ASSERT_EQUAL(d.verified_by_digest, 0);
 	CU_ASSERT_EQUAL(d.mismatches, 0);
 	CU_ASSERT_EQUAL(d.words_checked, dg.words_checked);
-	for (i = 0; i < EM_APP_BUFS; i++)
+	for (i = 0; i < EM_APP_BUFS; i++) {
 		free(d.p[i]);
+		free(host.p[i]);
+	}
 }
 
 static void test_app_digest(void)
