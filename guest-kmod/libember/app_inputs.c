@@ -1804,13 +1804,16 @@ const struct em_app_ref *em_app_ref_find(const char *name)
 	return NULL;
 }
 
-/* The run's layout and parameters first: a digest of another run never matches. */
+/*
+ * The run's parameters and buffers first: a digest of another run never
+ * matches. Not n[], which they determine and a launch sequence may add
+ * to (bfs's levels).
+ */
 static void app_digest(const struct em_app_ref *ref, const struct em_app_data *a,
 		       struct em_app_fold *f)
 {
-	uint64_t head[12] = { a->n[0], a->n[1], a->n[2], a->n[3], a->bytes[0], a->bytes[1],
-			      a->bytes[2], a->bytes[3], a->foot, a->seed, a->passes,
-			      (uint64_t)(int64_t)a->query };
+	uint64_t head[8] = { a->bytes[0], a->bytes[1], a->bytes[2], a->bytes[3], a->foot,
+			     a->seed, a->passes, (uint64_t)(int64_t)a->query };
 
 	f->h = f->words = 0;
 	digest_fold(f, head, sizeof(head));
