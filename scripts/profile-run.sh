@@ -6,7 +6,8 @@
 # guest's code under TCG (JIT), the rest of QEMU (TCG helpers, translation,
 # devices), the host kernel zeroing fresh pages (guest RAM and VRAM touched
 # for the first time) and the rest of the host kernel. Prints one line per
-# part and the ember-run phase times the guest printed.
+# part and the ember-run phase times the guest printed (with what verified
+# the outputs: the host's digest or the in-guest reference).
 #
 # usage: profile-run.sh AGENT QEMU KERNEL INITRD WORKDIR PROFILE MEMORY 'RUN ARGS' MODEL_LIB
 # (MODEL_LIB: libgpumodel.a, whose function names, static ones included,
@@ -21,7 +22,7 @@ perf record -q -e cpu-clock -F 499 -o "$work/perf.data" -- \
 	--workdir "$work/vm" >"$work/vm.log" 2>&1 ||
 	{ echo "profile-run: step 'perf record' (the VM run) failed; its log:" >&2
 	  cat "$work/vm.log" >&2; exit 1; }
-phases=$(grep -ho 'ember-run: .* ms' "$work"/vm/*.log "$work/vm.log" 2>/dev/null || true)
+phases=$(grep -hoE 'ember-run: .* ms( \([a-z ]+\))?' "$work"/vm/*.log "$work/vm.log" 2>/dev/null || true)
 if [ -n "$phases" ]; then
 	head -n1 <<<"$phases"
 else
