@@ -14,7 +14,9 @@
 # sysmem (the counters above), stores (radix's first pass, mapped, 1 GiB:
 # its global stores at the SMs' L1 beside the sectors the L2 gets, into
 # stores.csv), static (kmeans at 1 GiB under Ember-static with its
-# decisions on stderr, and prefetch, into static.jsonl and static.log).
+# decisions on stderr, and prefetch, into static.jsonl and static.log), um
+# (gemv, pathfinder and colscan, uvm, at 32 MiB and 1 GiB under
+# cuda/um-trace: their migrations and fault groups, into um.jsonl).
 #
 # usage: tests/hw/fidelity.sh OUTDIR
 set -uo pipefail
@@ -86,5 +88,22 @@ if part static; then
 		"$build/ember-apps" kmeans uvm $((1 << 30)) 2>"$out/static.log" |
 		sed 's/"variant":"uvm"/"variant":"static"/' | tee "$out/static.jsonl"
 	"$build/ember-apps" kmeans prefetch $((1 << 30)) | tee -a "$out/static.jsonl"
+fi
+if part um; then
+	cuda=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
+	gcc -std=c11 -O2 -Wall -shared -fPIC -I"$cuda/include" \
+		-I"$cuda/extras/CUPTI/include" -o "$build/libum-trace.so" \
+		"$top/cuda/um-trace/um_trace.c" -L"$cuda/lib64" -L"$cuda/lib" \
+		-L"$cuda/extras/CUPTI/lib64" -Wl,-rpath,"$cuda/lib64:$cuda/lib:$cuda/extras/CUPTI/lib64" \
+		-lcupti -lcuda || exit 1
+	: >"$out/um.jsonl"
+	for foot in $((32 << 20)) $((1 << 30)); do
+		for app in gemv pathfinder colscan; do
+			run=$(LD_PRELOAD="$build/libum-trace.so" "$build/ember-apps" $app uvm $foot \
+				2>"$build/um.err")
+			um=$(grep '^{"um_' "$build/um.err" || echo '{"um_error":1}')
+			echo "${run%\}},${um#\{}" | tee -a "$out/um.jsonl"
+		done
+	done
 fi
 echo "fidelity: done"
