@@ -15,8 +15,11 @@
 # its global stores at the SMs' L1 beside the sectors the L2 gets, into
 # stores.csv), static (kmeans at 1 GiB under Ember-static with its
 # decisions on stderr, and prefetch, into static.jsonl and static.log), um
-# (gemv, pathfinder and colscan, uvm, at 32 MiB and 1 GiB under
-# cuda/um-trace: their migrations and fault groups, into um.jsonl).
+# (gemv, pathfinder and colscan, uvm, at 32 MiB, 128 MiB and 1 GiB, gemv at
+# 1 GiB twice; UM_SIZES picks others, UM_TRACE_FLUSH_MS passes through to
+# cuda/um-trace), under cuda/um-trace: their migrations, fault records and the
+# record accounting, into um.jsonl, and every record into
+# um-records/APP-SIZE.csv.gz for tests/hw/um_records.py).
 #
 # usage: tests/hw/fidelity.sh OUTDIR
 set -uo pipefail
@@ -97,12 +100,22 @@ if part um; then
 		-L"$cuda/extras/CUPTI/lib64" -Wl,-rpath,"$cuda/lib64:$cuda/lib:$cuda/extras/CUPTI/lib64" \
 		-lcupti -lcuda || exit 1
 	: >"$out/um.jsonl"
-	for foot in $((32 << 20)) $((1 << 30)); do
+	mkdir -p "$out/um-records"
+	# gemv at 1 GiB twice (1g-2): its bytes fell short of the footprint once
+	for run in ${UM_SIZES:-32m 128m 1g 1g-2}; do
 		for app in gemv pathfinder colscan; do
-			run=$(LD_PRELOAD="$build/libum-trace.so" "$build/ember-apps" $app uvm $foot \
-				2>"$build/um.err")
+			[[ $run == *-2 && $app != gemv ]] && continue
+			csv=$out/um-records/$app-$run.csv
+			size=${run%-2}
+			unit=20
+			[[ $size == *g ]] && unit=30
+			bytes=$((${size%[mg]} << unit))
+			res=$(UM_TRACE_RECORDS=$csv LD_PRELOAD="$build/libum-trace.so" \
+				"$build/ember-apps" $app uvm $bytes 2>"$build/um.err")
 			um=$(grep '^{"um_' "$build/um.err" || echo '{"um_error":1}')
-			echo "${run%\}},${um#\{}" | tee -a "$out/um.jsonl"
+			grep -v '^{"um_' "$build/um.err" >&2
+			echo "${res%\}},${um#\{}" | tee -a "$out/um.jsonl"
+			gzip -f "$csv"
 		done
 	done
 fi

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""What cuda/um-trace's records say about a uvm run's first touch on the
+card (tests/hw/fidelity.sh PARTS=um; cuda/results/h200-um-records/).
+
+FILE.csv[.gz] (UM_TRACE_RECORDS): one line a run: host-to-device
+migrations (count, MB, distinct MB covered, median KiB, MB by CUPTI's
+cause: coherence = the faulted pages' own, prefetch = the driver's
+speculative prefetch), device-to-host MB, and the GPU fault records. A
+fault record's start is when the driver began servicing a fault, its end
+when it queued the replay; every migration of a whole run starts inside
+one, and at most two are open at once, so per record: the MB migrated in
+its window (a migration inside two counts half in each), its service time
+(median), and the MB a ms of fault service (busy: any window open).
+
+--jsonl FILE (um.jsonl): whether each run's records are whole: every byte
+of the allocation migrated in (um_htod_bytes >= alloc_bytes) and back out
+(the apps copy their buffers back to verify: um_dtoh_bytes >=
+alloc_bytes). CUPTI's dropped-record count stayed 0 in runs that lost
+records, so only this check tells.
+
+usage: tests/hw/um_records.py FILE.csv[.gz]... | --jsonl FILE...
+"""
+import csv
+import gzip
+import json
+import statistics
+import sys
+
+HTOD, DTOH, FAULT = 1, 2, 4
+CAUSE = {2: "coherence", 3: "prefetch"}
+
+
+def load(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return [(int(r["kind"]), int(r["value"]), int(r["start_ns"]),
+                 int(r["end_ns"]), int(r["address"], 16), int(r["flags"]))
+                for r in csv.DictReader(f)]
+
+
+def covered(spans):
+    """Bytes in the union of [address, address + size) spans."""
+    total, end = 0, -1
+    for a, n in sorted(spans):
+        if a + n > end:
+            total += a + n - max(a, end)
+            end = a + n
+    return total
+
+
+def busy_ns(windows):
+    """Time at least one of the [start, end] windows is open."""
+    total, end = 0, -1
+    for s, e in sorted(windows):
+        if e > end:
+            total += e - max(s, end)
+            end = e
+    return total
+
+
+def windows(faults, htod):
+    """MB migrated in each fault record's window, and the MB outside all."""
+    per = [0.0] * len(faults)
+    outside = 0
+    for m in htod:
+        hits = [i for i, f in enumerate(faults) if f[2] <= m[2] <= f[3]]
+        for i in hits:
+            per[i] += m[1] / len(hits) / 1e6
+        if not hits:
+            outside += m[1]
+    return per, outside / 1e6
+
+
+def summary(path):
+    recs = load(path)
+    htod = [r for r in recs if r[0] == HTOD]
+    dtoh = [r for r in recs if r[0] == DTOH]
+    faults = sorted((r for r in recs if r[0] == FAULT), key=lambda r: r[2])
+    by_cause = {}
+    for r in htod:
+        name = CAUSE.get(r[5], "other")
+        by_cause[name] = by_cause.get(name, 0) + r[1]
+    htod_mb = sum(r[1] for r in htod) / 1e6
+    out = {
+        "file": path.rsplit("/", 1)[-1],
+        "htod": len(htod),
+        "htod_mb": htod_mb,
+        "htod_covered_mb": covered((r[4], r[1]) for r in htod) / 1e6,
+        "htod_median_kib": statistics.median(r[1] for r in htod) / 1024 if htod else 0,
+        "coherence_mb": by_cause.get("coherence", 0) / 1e6,
+        "prefetch_mb": by_cause.get("prefetch", 0) / 1e6,
+        "dtoh_mb": sum(r[1] for r in dtoh) / 1e6,
+        "fault_records": len(faults),
+        "fault_groups": sum(r[1] for r in faults),
+    }
+    if faults and htod:
+        per, outside = windows(faults, htod)
+        busy = busy_ns((f[2], f[3]) for f in faults) / 1e6
+        out["mb_per_fault_record"] = statistics.median(per)
+        out["service_ms"] = statistics.median((f[3] - f[2]) / 1e6 for f in faults)
+        out["busy_ms"] = busy
+        out["gb_per_s_busy"] = htod_mb / busy
+        out["mb_outside"] = outside
+    return out
+
+
+def whole(path):
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("{"):
+                continue
+            r = json.loads(line)
+            if "um_dtoh_bytes" not in r:  # um-trace before it counted them
+                verdict = "unknown (no device-to-host count)"
+            elif (r["um_htod_bytes"] >= r["alloc_bytes"] and
+                  r["um_dtoh_bytes"] >= r["alloc_bytes"]):
+                verdict = "whole"
+            else:
+                verdict = "RECORDS LOST"
+            print(f"{r['app']} {r['footprint'] >> 20} MiB: htod "
+                  f"{r.get('um_htod_bytes', 0) / 1e6:.1f} MB, dtoh "
+                  f"{r.get('um_dtoh_bytes', 0) / 1e6:.1f} MB of "
+                  f"{r['alloc_bytes'] / 1e6:.1f}, dropped {r.get('um_dropped')}: "
+                  f"{verdict}")
+
+
+def main(argv):
+    if argv[:1] == ["--jsonl"]:
+        for path in argv[1:]:
+            whole(path)
+        return
+    for path in argv:
+        s = summary(path)
+        print(" ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
+                       for k, v in s.items()))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
