@@ -11,7 +11,9 @@ fault record's start is when the driver began servicing a fault, its end
 when it queued the replay; every migration of a whole run starts inside
 one, and at most two are open at once, so per record: the MB migrated in
 its window (a migration inside two counts half in each), its service time
-(median), and the MB a ms of fault service (busy: any window open).
+(median), and the MB a ms of fault service (busy: any window open); the longest
+stretch in which fault records came and no migration did (gap_ms,
+gap_faults, gap_at_ms: lost records) and the records' span (span_ms).
 
 --jsonl FILE (um.jsonl): whether each run's records are whole: every byte
 of the allocation migrated in (um_htod_bytes >= alloc_bytes) and back out
@@ -21,6 +23,7 @@ records, so only this check tells.
 
 usage: tests/hw/um_records.py FILE.csv[.gz]... | --jsonl FILE...
 """
+import bisect
 import csv
 import gzip
 import json
@@ -72,6 +75,19 @@ def windows(faults, htod):
     return per, outside / 1e6
 
 
+def gap(htod, faults):
+    """The longest stretch between two migrations in which fault records
+    started (ms, how many), and when it began (ms after the first)."""
+    starts = sorted(r[2] for r in htod)
+    fs = sorted(r[2] for r in faults)
+    best = (0, 0, 0)
+    for a, b in zip(starts, starts[1:]):
+        n = bisect.bisect_left(fs, b) - bisect.bisect_right(fs, a)
+        if n and b - a > best[0]:
+            best = (b - a, n, a - starts[0])
+    return best[0] / 1e6, best[1], best[2] / 1e6
+
+
 def summary(path):
     recs = load(path)
     htod = [r for r in recs if r[0] == HTOD]
@@ -102,6 +118,9 @@ def summary(path):
         out["busy_ms"] = busy
         out["gb_per_s_busy"] = htod_mb / busy
         out["mb_outside"] = outside
+        g = gap(htod, faults)
+        out["gap_ms"], out["gap_faults"], out["gap_at_ms"] = g
+        out["span_ms"] = (max(r[3] for r in recs) - min(r[2] for r in recs)) / 1e6
     return out
 
 
