@@ -11,7 +11,7 @@ fault record's start is when the driver began servicing a fault, its end
 when it queued the replay; every migration of a whole run starts inside
 one, and at most two are open at once, so per record: the MB migrated in
 its window (a migration inside two counts half in each), its service time
-(median), and the MB a ms of fault service (busy: any window open); the longest
+(median), the service time a MB (all records' over all their MB), and the MB a ms of fault service (busy: any window open); the longest
 stretch in which fault records came and no migration did (gap_ms,
 gap_faults, gap_at_ms: lost records) and the records' span (span_ms).
 
@@ -21,7 +21,16 @@ of the allocation migrated in (um_htod_bytes >= alloc_bytes) and back out
 alloc_bytes). CUPTI's dropped-record count stayed 0 in runs that lost
 records, so only this check tells.
 
-usage: tests/hw/um_records.py FILE.csv[.gz]... | --jsonl FILE...
+--fit FILE.csv[.gz]...: one least-squares line over the fault records of
+all the files, service ms = a + b x MB migrated in the window.
+
+--model results/compare-card/results.csv: the testbed's side of the same
+uvm runs: per app and footprint its fault batches, MB migrated a batch,
+modelled us a batch and ms a MB (sim_ns over bytes_h2d), and the line
+us a batch = a + b x MB over those runs.
+
+usage: tests/hw/um_records.py FILE.csv[.gz]... | --jsonl FILE... |
+       --fit FILE.csv[.gz]... | --model RESULTS.csv
 """
 import bisect
 import csv
@@ -115,6 +124,7 @@ def summary(path):
         busy = busy_ns((f[2], f[3]) for f in faults) / 1e6
         out["mb_per_fault_record"] = statistics.median(per)
         out["service_ms"] = statistics.median((f[3] - f[2]) / 1e6 for f in faults)
+        out["service_ms_a_mb"] = sum((f[3] - f[2]) / 1e6 for f in faults) / sum(per)
         out["busy_ms"] = busy
         out["gb_per_s_busy"] = htod_mb / busy
         out["mb_outside"] = outside
@@ -144,7 +154,54 @@ def whole(path):
                   f"{verdict}")
 
 
+def line(xs, ys):
+    """Least-squares a, b of y = a + b x, and the correlation."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    return my - sxy / sxx * mx, sxy / sxx, sxy / (sxx * syy) ** 0.5
+
+
+def fit(paths):
+    mbs, mss = [], []
+    for path in paths:
+        recs = load(path)
+        faults = sorted((r for r in recs if r[0] == FAULT), key=lambda r: r[2])
+        per, _ = windows(faults, [r for r in recs if r[0] == HTOD])
+        mbs += per
+        mss += [(f[3] - f[2]) / 1e6 for f in faults]
+    a, b, r = line(mbs, mss)
+    print(f"{len(mbs)} fault records: service ms = {a:.3f} + {b:.3f} x MB (r = {r:.2f})")
+
+
+def model(path):
+    mbs, uss = [], []
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            batches = int(r["fault_batches"] or 0)
+            if r["variant"] != "uvm" or r["status"] != "ok" or not batches:
+                continue
+            mb = int(r["bytes_h2d"]) / 1e6
+            us = int(r["sim_ns"]) / 1e3
+            mbs.append(mb / batches)
+            uss.append(us / batches)
+            print(f"{r['app']} x{r['factor']}: {batches} batches, {mb:.1f} MB, "
+                  f"{mb / batches:.3f} MB a batch, {us / batches:.1f} us a batch, "
+                  f"{us / 1e3 / mb:.3f} ms a MB")
+    if len(mbs) > 1:
+        a, b, r = line(mbs, uss)
+        print(f"{len(mbs)} runs: us a batch = {a:.1f} + {b:.1f} x MB (r = {r:.2f})")
+
+
 def main(argv):
+    if argv[:1] == ["--fit"]:
+        fit(argv[1:])
+        return
+    if argv[:1] == ["--model"]:
+        model(argv[1])
+        return
     if argv[:1] == ["--jsonl"]:
         for path in argv[1:]:
             whole(path)
