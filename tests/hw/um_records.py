@@ -24,13 +24,14 @@ records, so only this check tells.
 --fit FILE.csv[.gz]...: one least-squares line over the fault records of
 all the files, service ms = a + b x MB migrated in the window.
 
---model results/compare-card/results.csv: the testbed's side of the same
-uvm runs: per app and footprint its fault batches, MB migrated a batch,
-modelled us a batch and ms a MB (sim_ns over bytes_h2d), and the line
-us a batch = a + b x MB over those runs.
+--model results/compare-card/results.csv (or results.jsonl): the
+testbed's side of the same uvm runs: per app and footprint its fault
+batches, MB migrated a batch, modelled us a batch and ms a MB (sim_ns over
+bytes_h2d), from the .jsonl also the copy engine's bytes a copy, and the
+line us a batch = a + b x MB over those runs (of the APPs named, or all).
 
 usage: tests/hw/um_records.py FILE.csv[.gz]... | --jsonl FILE... |
-       --fit FILE.csv[.gz]... | --model RESULTS.csv
+       --fit FILE.csv[.gz]... | --model RESULTS.csv|RESULTS.jsonl [APP...]
 """
 import bisect
 import csv
@@ -176,20 +177,41 @@ def fit(paths):
     print(f"{len(mbs)} fault records: service ms = {a:.3f} + {b:.3f} x MB (r = {r:.2f})")
 
 
-def model(path):
-    mbs, uss = [], []
+def model_runs(path):
+    """(app, factor, sim_ns, fault_batches, bytes_h2d, bytes_d2h, copies)
+    of the ok uvm runs of a make compare-card results.csv or results.jsonl
+    (only the .jsonl has the copy engine's copies: None otherwise)."""
+    runs = []
     with open(path) as f:
-        for r in csv.DictReader(f):
-            batches = int(r["fault_batches"] or 0)
-            if r["variant"] != "uvm" or r["status"] != "ok" or not batches:
-                continue
-            mb = int(r["bytes_h2d"]) / 1e6
-            us = int(r["sim_ns"]) / 1e3
-            mbs.append(mb / batches)
-            uss.append(us / batches)
-            print(f"{r['app']} x{r['factor']}: {batches} batches, {mb:.1f} MB, "
-                  f"{mb / batches:.3f} MB a batch, {us / batches:.1f} us a batch, "
-                  f"{us / 1e3 / mb:.3f} ms a MB")
+        if path.endswith(".jsonl"):
+            for line in f:
+                r = json.loads(line)
+                run, dev = r.get("run") or {}, r.get("device") or {}
+                if r.get("exit_status") == 0 and run.get("variant") == "uvm":
+                    runs.append((r["app"], r["factor"], run["sim_ns"],
+                                 run["fault_batches"], run["bytes_h2d"],
+                                 run["bytes_d2h"], dev.get("copies")))
+        else:
+            for r in csv.DictReader(f):
+                if r["variant"] == "uvm" and r["status"] == "ok":
+                    runs.append((r["app"], r["factor"], int(r["sim_ns"]),
+                                 int(r["fault_batches"] or 0), int(r["bytes_h2d"]),
+                                 int(r["bytes_d2h"]), None))
+    return runs
+
+
+def model(path, apps):
+    mbs, uss = [], []
+    for app, factor, sim_ns, batches, h2d, d2h, copies in model_runs(path):
+        if not batches or (apps and app not in apps):
+            continue
+        mb, us = h2d / 1e6, sim_ns / 1e3
+        mbs.append(mb / batches)
+        uss.append(us / batches)
+        size = f", {(h2d + d2h) / copies / 1024:.1f} KiB a copy" if copies else ""
+        print(f"{app} x{factor}: {batches} batches, {mb:.1f} MB, "
+              f"{mb / batches:.3f} MB a batch, {us / batches:.1f} us a batch, "
+              f"{us / 1e3 / mb:.3f} ms a MB{size}")
     if len(mbs) > 1:
         a, b, r = line(mbs, uss)
         print(f"{len(mbs)} runs: us a batch = {a:.1f} + {b:.1f} x MB (r = {r:.2f})")
@@ -200,7 +222,7 @@ def main(argv):
         fit(argv[1:])
         return
     if argv[:1] == ["--model"]:
-        model(argv[1])
+        model(argv[1], argv[2:])
         return
     if argv[:1] == ["--jsonl"]:
         for path in argv[1:]:
