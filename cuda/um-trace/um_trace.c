@@ -11,8 +11,10 @@
  * maps, thrashing and throttling events, and the record accounting that
  * says whether the counts are whole: records CUPTI dropped for want of
  * buffer space (cuptiActivityGetNumDroppedRecords), records counted when
- * the context began its teardown, and records that arrived only after a
- * forced flush at exit (delivered late). UM_TRACE_RECORDS=FILE also writes
+ * the context began its teardown (-1: none began before exit), and records
+ * that arrived only after a forced flush at exit (delivered late). Records
+ * lost before CUPTI's buffers show in none of these (cuda/README.md): a
+ * run is whole only if its bytes add up (tests/hw/um_records.py --jsonl). UM_TRACE_RECORDS=FILE also writes
  * every record as a CSV row (kind,value,start_ns,end_ns,address,flags) for
  * the analysis of tests/hw/um_records.py; UM_TRACE_FLUSH_MS=N has CUPTI
  * deliver its buffers every N ms (cuptiActivityFlushPeriod) instead of
