@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "app_inputs.h"
 #include "gpumodel/profile.h"
@@ -92,6 +93,12 @@ int em_run_digest(const char *profile, const char *run_args, char *buf, size_t l
 	d.passes = (uint32_t)strtoul(passes, NULL, 0);
 	d.query = em_app_ssb_query(app);
 	em_app_size(ref, &d);
+	/* a run the guest's RAM could hold, not a full card's footprint */
+	if (d.bytes[0] + d.bytes[1] + d.bytes[2] + d.bytes[3] >
+	    (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 4) {
+		ret = -E2BIG;
+		goto out;
+	}
 	ret = buffers_map(&d);
 	if (!ret)
 		ret = em_app_host_digest(ref, &d, &dg);

@@ -14,8 +14,9 @@
 /*
  * run_args: ember-run's arguments, separated by commas or spaces. Writes
  * the digest's text into buf and returns 0; -ENOENT where the run has
- * none (not an application with one, an unknown profile, -V given), or
- * the host's -errno (then the guest's reference verifies, as without).
+ * none (not an application with one, an unknown profile, -V given),
+ * -E2BIG where its buffers would take over a quarter of the host's memory,
+ * or the host's -errno (then the guest's reference verifies, as without).
  */
 int em_run_digest(const char *profile, const char *run_args, char *buf, size_t len);
 
