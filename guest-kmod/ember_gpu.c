@@ -151,6 +151,21 @@ static bool ember_gpu_try_sync(struct ember_gpu *gpu)
 	return true;
 }
 
+/*
+ * Whether the device stands still, so that what the driver reads of it is
+ * the same in every run. In lockstep it runs between hand-offs in slices
+ * of the main loop, and a bottom half kicked by wall-clock time (the launch
+ * wait's polls) could otherwise service a fault or notification written in
+ * the middle of an epoch: at a modelled time that differs from run to run.
+ */
+static bool ember_gpu_stands_still(struct ember_gpu *gpu)
+{
+	if (!(gpu->caps & EMGPU_CAP_LOCKSTEP))
+		return true;	/* free-running: the driver races it by design */
+	return (ember_rd(gpu, EMGPU_REG_SYNC_STATUS) & EMGPU_SYNC_WAITING) ||
+	       ember_rd(gpu, EMGPU_REG_LAUNCH_STATUS) != EMGPU_LAUNCH_RUNNING;
+}
+
 /* The policy timer ticked: the running launch's policy gets device time. */
 static void ember_gpu_timer_tick(struct ember_gpu *gpu)
 {
@@ -218,6 +233,11 @@ static void ember_gpu_isr_work(struct work_struct *work)
 	/* the device waits for us meanwhile: not a hang (the launch watchdog) */
 	WRITE_ONCE(gpu->isr_running, true);
 	for (rounds = 0; rounds < 1000; rounds++) {
+		/* mid-run: only the launch; its stop raises what it holds */
+		if (!ember_gpu_stands_still(gpu)) {
+			ember_launch_poll(gpu);
+			goto out;
+		}
 		pending = ember_gpu_take_pending(gpu);
 		/* the rings are polled every time: a lost interrupt costs latency */
 		ember_fault_service(gpu);

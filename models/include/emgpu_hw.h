@@ -114,7 +114,7 @@ static inline emgpu_le64 emgpu_cpu_to_le64(uint64_t v)
 #define EMGPU_CAP_ACCESS_COUNTERS	(1u << 1)
 #define EMGPU_CAP_COPY_ENGINE		(1u << 2)
 #define EMGPU_CAP_LAUNCH		(1u << 3)
-#define EMGPU_CAP_LOCKSTEP		(1u << 4)
+#define EMGPU_CAP_LOCKSTEP		(1u << 4)	/* on: stops for SYNC, see below */
 #define EMGPU_CAP_FAULT_INJECTION	(1u << 5)
 
 #define EMGPU_PAGE_SIZE_4K		(1u << 0)
@@ -542,6 +542,16 @@ enum emgpu_kernel_id {
 #define EMGPU_REG_DRIVER_ACTION		0x0810	/* write: action[7:0] | count[31:8] */
 
 #define EMGPU_SYNC_WAITING		(1u << 0)
+
+/*
+ * Lockstep (CAPS.LOCKSTEP set; the default): at every event that needs the
+ * driver (fault batch, notifications, timer tick) the device sets
+ * SYNC_STATUS.WAITING and stands still until SYNC. The interrupts of events
+ * that happen while warps run are raised at that stop, not before. Between
+ * stops the fault and notification rings may already hold entries of the
+ * work under way: a driver that wants the same trace for the same program
+ * services them only while WAITING is set or no launch runs.
+ */
 
 /*
  * Driver timelines: DRIVER_TIME, DRIVER_ACTION, TLB invalidations and copy

@@ -75,9 +75,20 @@ const char *gm_event_name(unsigned int type)
 
 void gm_raise(struct gm_gpu *g, uint32_t cause)
 {
-	uint32_t newly = cause & ~g->intr_status;
+	uint32_t newly;
 	unsigned int v;
 
+	/*
+	 * Lockstep: a cause raised while warps run (a fault or notification
+	 * written mid-epoch) waits for gm_run()'s stop. Raised at once, its
+	 * MSI-X message and GM_EV_IRQ would depend on when the driver last
+	 * cleared INTR_STATUS, which between budget slices is wall-clock time.
+	 */
+	if (g->lockstep && g->in_run) {
+		g->intr_held |= cause;
+		return;
+	}
+	newly = cause & ~g->intr_status;
 	g->intr_status |= cause;
 	newly &= g->intr_enable;
 	if (!newly)
@@ -225,6 +236,7 @@ void gm_reset(struct gm_gpu *g)
 	g->launch_result = 0;
 	gm_sm_reset(g);
 	g->intr_status = g->intr_enable = 0;
+	g->intr_held = 0;
 	g->error_status = g->error_info = g->error_count = 0;
 	g->sync_status = 0;
 	g->hung = 0;

@@ -233,6 +233,8 @@ struct gm_gpu {
 
 	/* interrupts, errors, lockstep */
 	uint32_t intr_status, intr_enable;
+	uint32_t intr_held;	/* lockstep: raised inside gm_run(), sent at its stop */
+	int in_run;		/* inside gm_run() */
 	uint32_t error_status, error_info, error_count;
 	uint32_t sync_status;
 	int hung;

@@ -124,7 +124,8 @@ uint32_t gm_reg_read(struct gm_gpu *g, uint32_t off)
 	case EMGPU_REG_CAPS:
 		return EMGPU_CAP_REPLAYABLE_FAULTS | EMGPU_CAP_ACCESS_COUNTERS |
 		       EMGPU_CAP_COPY_ENGINE | EMGPU_CAP_LAUNCH |
-		       EMGPU_CAP_LOCKSTEP | EMGPU_CAP_FAULT_INJECTION;
+		       (g->lockstep ? EMGPU_CAP_LOCKSTEP : 0) |
+		       EMGPU_CAP_FAULT_INJECTION;
 	case EMGPU_REG_PROFILE: return p->id;
 	case EMGPU_REG_VRAM_SIZE_LO: return (uint32_t)p->vram_bytes;
 	case EMGPU_REG_VRAM_SIZE_HI: return (uint32_t)(p->vram_bytes >> 32);

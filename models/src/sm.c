@@ -700,7 +700,7 @@ static enum gm_stop epoch_end(struct gm_gpu *g)
  * lockstep wait, and when an event happened since the last check point,
  * so neither the budget nor the number of calls changes anything modelled.
  */
-enum gm_stop gm_run(struct gm_gpu *g, uint64_t budget)
+static enum gm_stop run_warps(struct gm_gpu *g, uint64_t budget)
 {
 	uint64_t start_acc = g->st.accesses;
 	enum gm_stop why;
@@ -729,6 +729,28 @@ enum gm_stop gm_run(struct gm_gpu *g, uint64_t budget)
 		if (why != GM_STOP_IDLE)
 			return why;
 	}
+}
+
+/*
+ * In lockstep the interrupts raised while warps run are held until gm_run()
+ * stops for something other than its budget (gm_raise()), so that the
+ * driver hears of a fault or notification only at the hand-off, whatever
+ * it did between two budget slices.
+ */
+enum gm_stop gm_run(struct gm_gpu *g, uint64_t budget)
+{
+	enum gm_stop why;
+	uint32_t held;
+
+	g->in_run = 1;
+	why = run_warps(g, budget);
+	g->in_run = 0;
+	if (why != GM_STOP_BUDGET && g->intr_held) {
+		held = g->intr_held;
+		g->intr_held = 0;
+		gm_raise(g, held);
+	}
+	return why;
 }
 
 void gm_sync(struct gm_gpu *g)

@@ -4,7 +4,10 @@
  * with gm_run(g, B) for any budget B (or budgets changing from call to
  * call, or extra calls while the device waits) gives byte-identical
  * output, stats, clock and trace hash. The driver here services faults,
- * notifications and timer ticks in lockstep, as the guest driver does.
+ * notifications and timer ticks in lockstep, as the guest driver does, and
+ * acknowledges the interrupts at every stop as its interrupt handler does;
+ * MODE_ISR acknowledges them between budget slices too, as a guest's
+ * handler may at any wall-clock moment.
  */
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +42,16 @@ struct outcome {
 /* budget modes */
 #define MODE_RANDOM	(~0ull)		/* 1..30, a new one for every call */
 #define MODE_EXTRA	(~1ull)		/* 0, plus extra calls at every stop */
+#define MODE_ISR	(~2ull)		/* random, INTR_STATUS cleared at budget stops */
+
+/* The guest's interrupt handler: reads the causes and clears them. */
+static void ack_interrupts(struct th *t)
+{
+	uint32_t status = gm_reg_read(t->g, EMGPU_REG_INTR_STATUS);
+
+	if (status)
+		gm_reg_write(t->g, EMGPU_REG_INTR_STATUS, status);
+}
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -132,7 +145,7 @@ static struct outcome run_sliced(const struct scen *sc, uint64_t mode)
 	th_launch(t, sc->kernel, sc->warps, 3, sc->args, sc->nargs);
 
 	for (;;) {
-		if (mode == MODE_RANDOM)
+		if (mode == MODE_RANDOM || mode == MODE_ISR)
 			budget = (rng = gm_mix64(rng)) % 30 + 1;
 		else
 			budget = mode == MODE_EXTRA ? 0 : mode;
@@ -152,8 +165,11 @@ static struct outcome run_sliced(const struct scen *sc, uint64_t mode)
 		if (s == GM_STOP_BUDGET) {
 			o.budget_stops++;
 			CU_ASSERT(used >= budget);
+			if (mode == MODE_ISR)
+				ack_interrupts(t);
 			continue;
 		}
+		ack_interrupts(t);
 		if (s == GM_STOP_LAUNCH_DONE || s == GM_STOP_IDLE || s == GM_STOP_HANG)
 			break;
 		if (++guard > 200000) {
@@ -237,7 +253,7 @@ static const struct scen scens[] = {
 	  .ac_gran = EMGPU_AC_GRAN_64K },
 };
 
-static const uint64_t modes[] = { 1, 7, 1000, 1u << 20, MODE_RANDOM, MODE_EXTRA };
+static const uint64_t modes[] = { 1, 7, 1000, 1u << 20, MODE_RANDOM, MODE_EXTRA, MODE_ISR };
 
 static void check_scen(const struct scen *sc)
 {
@@ -255,7 +271,8 @@ static void check_scen(const struct scen *sc)
 		CU_ASSERT(ref.ticks > 0);
 	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
 		o = run_sliced(sc, modes[m]);
-		if (modes[m] == 1 || modes[m] == 7 || modes[m] == MODE_RANDOM)
+		if (modes[m] == 1 || modes[m] == 7 || modes[m] == MODE_RANDOM ||
+		    modes[m] == MODE_ISR)
 			CU_ASSERT(o.budget_stops > 0);
 		CU_ASSERT_EQUAL(o.hash, ref.hash);
 		CU_ASSERT_EQUAL(o.out, ref.out);
