@@ -385,12 +385,18 @@ int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
  * 64-byte line, reading the line first unless it holds it: a line a write
  * reached recently (its host_lines slot) or one this write covers whole
  * costs link_whit_ps, any other link_wreq_ps. Marks the lines reached.
+ *
+ * Lines are named by the GPU virtual address: the physical pages behind a
+ * buffer are the guest kernel's allocator's choice, which changes from boot
+ * to boot, and with them which lines share a slot, so a physical name would
+ * make the same program's time differ from run to run. (Page-aligned
+ * mappings keep a write's offset in its line the same under both names.)
  */
-static gm_time_t sysmem_write_req_ps(struct gm_gpu *g, uint64_t pa,
+static gm_time_t sysmem_write_req_ps(struct gm_gpu *g, uint64_t va,
 				     uint32_t len)
 {
-	uint64_t line = pa >> GM_HOST_LINE_SHIFT;
-	uint64_t last = (pa + len - 1) >> GM_HOST_LINE_SHIFT;
+	uint64_t line = va >> GM_HOST_LINE_SHIFT;
+	uint64_t last = (va + len - 1) >> GM_HOST_LINE_SHIFT;
 	uint64_t *slot;
 	int held = 1;
 
@@ -399,8 +405,8 @@ static gm_time_t sysmem_write_req_ps(struct gm_gpu *g, uint64_t pa,
 	for (; line <= last; line++) {
 		slot = &g->host_lines[(line * 0x9e3779b97f4a7c15ull) >>
 				      (64 - GM_HOST_LINE_SLOTS_SHIFT)];
-		if (*slot != line + 1 && (pa > line << GM_HOST_LINE_SHIFT ||
-					  pa + len < (line + 1) << GM_HOST_LINE_SHIFT))
+		if (*slot != line + 1 && (va > line << GM_HOST_LINE_SHIFT ||
+					  va + len < (line + 1) << GM_HOST_LINE_SHIFT))
 			held = 0;
 		*slot = line + 1;
 	}
@@ -425,7 +431,7 @@ int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 			return -EMGPU_ERR_DMA;
 		account_sysmem(g, w, va, pa, len, flags, &g->d2h_q,
 			       g->d2h_128_ps, &g->wreq_q,
-			       sysmem_write_req_ps(g, pa, len));
+			       sysmem_write_req_ps(g, va, len));
 		return 0;
 	}
 	r = vram_line_write(g, pa, buf, len);

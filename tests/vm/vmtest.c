@@ -686,7 +686,10 @@ static void test_workload(struct boot *b, const char *cell)
 	report(ok, "workload %s (%s)", cell, b->name);
 }
 
-/* Same program and seed, two boots: identical trace hash and results. */
+/*
+ * Same program and seed, two boots (the second with a small run budget):
+ * identical trace hash and results.
+ */
 static void test_determinism(struct boot *a, struct boot *b)
 {
 	json_t *ha = a->qmp.stats ? json_object_get(a->qmp.stats, "trace_hash") : NULL;
@@ -699,7 +702,7 @@ static void test_determinism(struct boot *a, struct boot *b)
 	note("trace hashes %s and %s", sa ? sa : "?", sb ? sb : "?");
 	if (ra && rb && strcmp(ra, rb))
 		note("the guests' results differ");
-	report(ok, "determinism: same seed, same trace hash and results");
+	report(ok, "determinism: same seed, any run budget, same trace hash and results");
 	free(ra);
 	free(rb);
 }
@@ -754,7 +757,11 @@ int main(int argc, char **argv)
 			       "table1_switches" },
 		{ .name = "workloads", .profile = "h200-64m", .scenarios = WORKLOADS },
 		{ .name = "determinism-1", .profile = "h200-64m", .scenarios = REPEATED },
-		{ .name = "determinism-2", .profile = "h200-64m", .scenarios = REPEATED },
+		/* the device yields to the guest every 64 accesses: a driver
+		 * that serviced what it saw between two slices would change
+		 * the trace (the lockstep contract, emgpu_hw.h) */
+		{ .name = "determinism-2", .profile = "h200-64m", .scenarios = REPEATED,
+		  .device_opts = ",run-budget=64" },
 		/* lockstep=off: device and driver race; data must stay intact */
 		{ .name = "free-running", .profile = "h200-64m", .scenarios = RACING,
 		  .device_opts = ",lockstep=off" },
