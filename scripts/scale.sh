@@ -6,9 +6,9 @@
 # deviation across sizes, per adaptive run its policy periods (timer ticks)
 # and eager evictions, and a closing summary against the goals of issue 14.
 #
-# Runs go one VM at a time, application by application across the sizes
-# (so that each finished application already gives its deviations), and
-# resume: a finished run (runs/<id>/result.json) is kept. The report reads
+# Runs go application by application across the sizes (so that each
+# finished application already gives its deviations), one VM per core (the
+# matrices' jobs = 0), and resume: a finished run (runs/<id>/result.json) is kept. The report reads
 # every result.json there is, so it can be printed at any point.
 #
 # usage: scale.sh AGENT QEMU KERNEL INITRD RESULTS ACCEL
