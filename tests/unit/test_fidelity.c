@@ -280,6 +280,14 @@ static void test_gather_collapse(void)
  * profile p, the buffer first filled with 0xff bytes. Returns the model,
  * the launch done, for the caller to read and th_free().
  */
+/* The hotset kernel on 4 warps over what t maps, run to its end. */
+static void hotset_to_end(struct th *t, const uint64_t *args, int nargs)
+{
+	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_HOTSET, 4, 0, args, nargs),
+			EMGPU_LAUNCH_RUNNING);
+	CU_ASSERT_EQUAL(th_run_to_end(t, NULL, NULL, NULL), EMGPU_LAUNCH_DONE);
+}
+
 static struct th *sysmem_hotset(const struct gm_profile *p, const uint64_t *args,
 				int nargs)
 {
@@ -289,9 +297,7 @@ static struct th *sysmem_hotset(const struct gm_profile *p, const uint64_t *args
 	memset(t->sys + TH_DATA, 0xff, SYSMEM_BYTES);
 	for (off = 0; off < SYSMEM_BYTES; off += 4096)
 		th_map(t, VA_BASE + off, EMGPU_APERTURE_SYSMEM, TH_DATA + off, 12, 0);
-	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_HOTSET, 4, 0, args, nargs),
-			EMGPU_LAUNCH_RUNNING);
-	CU_ASSERT_EQUAL(th_run_to_end(t, NULL, NULL, NULL), EMGPU_LAUNCH_DONE);
+	hotset_to_end(t, args, nargs);
 	return t;
 }
 
@@ -455,9 +461,7 @@ static uint64_t sysmem_pages_store_ns(uint64_t stride, uint64_t *hash)
 		CU_ASSERT_FATAL(pa + 4096 <= TH_SYS_SIZE);
 		th_map(t, VA_BASE + i * 4096, EMGPU_APERTURE_SYSMEM, pa, 12, 0);
 	}
-	CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_HOTSET, 4, 0, args, 8),
-			EMGPU_LAUNCH_RUNNING);
-	CU_ASSERT_EQUAL(th_run_to_end(t, NULL, NULL, NULL), EMGPU_LAUNCH_DONE);
+	hotset_to_end(t, args, 8);
 	ns = gm_launch_time_ns(t->g);
 	*hash = gm_trace_hash(t->g);
 	th_free(t);
