@@ -30,9 +30,9 @@ qemu: deps
 # Guest side: ember.ko, libember + ember-run, the guest test program and the
 # image holding them.
 guest: deps
-	$(MAKE) -C guest-kmod
-	$(MAKE) -C tests/vm/kmod
-	$(MAKE) -C guest-kmod/libember
+	$(MAKE) -C driver
+	$(MAKE) -C driver/modules/hooktest
+	$(MAKE) -C userspace
 	$(MAKE) -C tests/vm $(BUILD)/guest/ember-vmtest
 	$(MAKE) -C tests/fuzz-ioctl
 	$(MAKE) -C images
@@ -72,7 +72,7 @@ loaded-test: all
 # ember-agent report beside the paper's CSVs, on results made from the
 # paper's own numbers (no VM): exact order counts and geometric means.
 report-test: host
-	$(MAKE) -C guest-kmod/libember $(BUILD)/guest/ember-run
+	$(MAKE) -C userspace $(BUILD)/guest/ember-run
 	bash tests/report/run-test.sh $(AGENT) $(BUILD)/report-test $(BUILD)/guest/ember-run
 
 # One app at two card sizes and two seeds: every result reads back.
@@ -82,7 +82,7 @@ sizes-test: all
 
 # The fault-injection campaign behind the README's table (resumable, like
 # `make run`): every kind x workload x policy x factor, then the table.
-CAMPAIGN ?= host-agent/matrices/inject-campaign.conf
+CAMPAIGN ?= experiments/matrices/inject-campaign.conf
 inject-campaign: all
 	$(AGENT) run $(CAMPAIGN) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) \
 		--initrd $(INITRD) --results $(RESULTS) --accel $(ACCEL); \
@@ -133,18 +133,18 @@ fuzz-qemu-report:
 
 # NVIDIA's open kernel modules (nvidia.ko, nvidia-uvm.ko) with the Ember
 # series and the policy core, one build per driver branch, into
-# build/nvidia/<version>/ (guest-kmod/nvidia/build.sh says how).
-NVIDIA_BRANCHES := guest-kmod/nvidia guest-kmod/nvidia/550
+# build/nvidia/<version>/ (nvidia/build.sh says how).
+NVIDIA_BRANCHES := nvidia/branches/535.261.03 nvidia/branches/550.163.01
 nvidia: deps
 	for b in $(NVIDIA_BRANCHES); do \
-		bash guest-kmod/nvidia/build.sh --into $(BUILD)/nvidia $$b >/dev/null || exit 1; done
+		bash nvidia/build.sh --into $(BUILD)/nvidia $$b >/dev/null || exit 1; done
 
 nvidia-test: nvidia
-	for b in $(NVIDIA_BRANCHES); do bash guest-kmod/nvidia/check.sh $$b || exit 1; done
+	for b in $(NVIDIA_BRANCHES); do bash nvidia/check.sh $$b || exit 1; done
 
 .PHONY: nvidia nvidia-test
 
-# The guest images for a real card (images/nvidia): the cloud kernel
+# The guest images for a real card (nvidia/image): the cloud kernel
 # (build/images/vmlinuz) and build/images/initramfs-nvidia.cpio with the
 # 535 branch's modules (initramfs-nvidia-550.cpio: the 550 branch's), the
 # GSP firmware and CUDA user-space libraries of the same version, and the
@@ -153,22 +153,22 @@ nvidia-test: nvidia
 # one with a card.
 image-nvidia: deps
 	$(MAKE) -C images $(KERNEL)
-	$(MAKE) -C images/nvidia
+	$(MAKE) -C nvidia/image
 
-# Their contents listed and checked (images/nvidia/check.sh), each rebuilt
+# Their contents listed and checked (nvidia/image/check.sh), each rebuilt
 # byte for byte, then each booted under TCG with no card
-# (images/nvidia/boot-test.sh).
+# (nvidia/image/boot-test.sh).
 image-nvidia-test: image-nvidia qemu host
-	$(MAKE) -C images/nvidia check
-	$(MAKE) -C images/nvidia check-reproducible
+	$(MAKE) -C nvidia/image check
+	$(MAKE) -C nvidia/image check-reproducible
 	for i in initramfs-nvidia initramfs-nvidia-550; do \
-		bash images/nvidia/boot-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
+		bash nvidia/image/boot-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
 			$(BUILD)/images/$$i.cpio $(BUILD)/image-nvidia-boot/$$i || exit 1; done
 
 .PHONY: image-nvidia image-nvidia-test
 
 # Model speed: modelled 128-byte accesses per second of one core's CPU time,
-# four access mixes (models/README.md has the table and what bounds each).
+# four access mixes (docs/model.md has the table and what bounds each).
 bench: deps
 	$(MAKE) -C models bench
 
@@ -176,20 +176,20 @@ vm-test: all
 	$(VMTEST) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) --initrd $(INITRD) \
 		--outdir $(BUILD)/vm-test --accel $(ACCEL)
 
-# The main job: the paper's comparison matrix (host-agent/matrices/), then
+# The main job: the paper's comparison matrix (experiments/matrices/), then
 # the speedup table beside the paper's Table 4 and the plots. Resumable:
 # rerunning skips finished runs; `make run-clean` starts over.
-MATRIX ?= host-agent/matrices/paper.conf
+MATRIX ?= experiments/matrices/paper.conf
 RESULTS ?= results
 run: all
 	$(AGENT) run $(MATRIX) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) \
 		--initrd $(INITRD) --results $(RESULTS) --accel $(ACCEL); \
 	rc=$$?; name=$$(sed -n 's/^name *= *//p' $(MATRIX)); \
-	$(AGENT) report $(RESULTS)/$$name --paper host-agent/paper-table4.csv; \
+	$(AGENT) report $(RESULTS)/$$name --paper experiments/paper/table4.csv; \
 	exit $$rc
 
 # Every table of the paper's appendix beside the testbed's (issue 16): the
-# matrices host-agent/matrices/table*.conf, each reported beside its CSV,
+# matrices experiments/matrices/table*.conf, each reported beside its CSV,
 # into one Markdown report whose path it prints (scripts/paper.sh: resumable;
 # CONNECT="qemu+ssh://a/system ..." spreads the runs over libvirt hosts).
 paper: all
@@ -206,7 +206,7 @@ profile-run: all
 		$(BUILD)/models/libgpumodel.a
 
 # The paper matrix at 1.5x on three card sizes with the scaling rule
-# (host-agent/matrices/scale-*.conf), one VM at a time, then per application
+# (experiments/matrices/scale-*.conf), one VM at a time, then per application
 # the speedups over UVM at each size, their deviation across sizes and the
 # adaptive runs' timer ticks and eager evictions (scripts/scale.sh).
 # Resumable; SCALE_SIZES, SCALE_APPS narrow it, SCALE_REPORT=1 only reports.
@@ -217,25 +217,25 @@ scale: all
 run-clean:
 	rm -rf $(RESULTS)/$$(sed -n 's/^name *= *//p' $(MATRIX))
 
-# The card's microbenchmarks (cuda/ubench, results in cuda/results/) beside
+# The card's microbenchmarks (cuda/ubench, results in experiments/card-results/) beside
 # the same set in a VM on the h200x16 profile: card, model, error per row.
-CARD_UBENCH ?= cuda/results/h200-calibrate.jsonl
+CARD_UBENCH ?= experiments/card-results/h200-calibrate.jsonl
 calibrate: all
 	$(AGENT) calibrate --card $(CARD_UBENCH) --qemu "$$(cat $(QEMU_PATH))" \
 		--kernel $(KERNEL) --initrd $(INITRD) --workdir $(BUILD)/calibrate \
 		--accel $(ACCEL)
 
-# The applications measured on the H200 (cuda/results/h200-apps*.jsonl,
+# The applications measured on the H200 (experiments/card-results/h200-apps*.jsonl,
 # tests/hw/apps.sh; repeats and later kernel revisions) beside the same
 # apps, variants and footprints in the testbed on h200x16 scaled by 1/32:
 # per cell card ms (median of the runs), model ms and ratio, speedups over
 # uvm, variant order with the card's ties, closing counts. Resumable like `run`;
-# `make run-clean MATRIX=host-agent/matrices/compare-card.conf` starts over.
-CARD_MATRIX := host-agent/matrices/compare-card.conf
+# `make run-clean MATRIX=experiments/matrices/compare-card.conf` starts over.
+CARD_MATRIX := experiments/matrices/compare-card.conf
 CARD_SCALE := 32
-CARD_APPS ?= cuda/results/h200-apps.jsonl cuda/results/h200-apps-2.jsonl \
-	cuda/results/h200-apps-3.jsonl cuda/results/h200-apps-4.jsonl \
-	cuda/results/h200-apps-5.jsonl cuda/results/h200-apps-6.jsonl
+CARD_APPS ?= experiments/card-results/h200-apps.jsonl experiments/card-results/h200-apps-2.jsonl \
+	experiments/card-results/h200-apps-3.jsonl experiments/card-results/h200-apps-4.jsonl \
+	experiments/card-results/h200-apps-5.jsonl experiments/card-results/h200-apps-6.jsonl
 compare-card: all
 	$(AGENT) run $(CARD_MATRIX) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) \
 		--initrd $(INITRD) --results $(RESULTS) --accel $(ACCEL); \
@@ -245,7 +245,7 @@ compare-card: all
 # make compare-card's runs unscaled, beside the card run at the testbed's
 # own footprints (32, 64 and 128 MiB): which misses come from running the
 # card's 1-4 GiB scaled by 1/32. Reads the runs make compare-card made.
-CARD_APPS_SMALL ?= cuda/results/h200-apps-small.jsonl cuda/results/h200-apps-small-2.jsonl
+CARD_APPS_SMALL ?= experiments/card-results/h200-apps-small.jsonl experiments/card-results/h200-apps-small-2.jsonl
 compare-card-small: host
 	$(BUILD)/host-agent/compare-card $(RESULTS)/compare-card 1 $(CARD_APPS_SMALL)
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * compare-card: the applications measured on a real card
- * (cuda/results/h200-apps.jsonl, tests/hw/apps.sh) beside the same
+ * (experiments/card-results/h200-apps.jsonl, tests/hw/apps.sh) beside the same
  * applications, variants and footprints in the testbed (a matrix's
- * results.jsonl, host-agent/matrices/compare-card.conf), per app x variant
+ * results.jsonl, experiments/matrices/compare-card.conf), per app x variant
  * x footprint: the card's ms, the model's ms and their ratio, each
  * variant's speedup over UVM on both, and the order of the variants; then
  * the closing counts.

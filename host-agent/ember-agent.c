@@ -45,7 +45,7 @@ static void usage(FILE *f)
 		"  --vfio DDDD:BB:SS.F  pass a real card through (vfio-pci; needs --accel kvm)\n"
 		"  --modparams 'LIST' module parameters for the guest's init (ember_modparams=)\n"
 		"  --append 'WORDS'   more kernel command line words (the real-card image's\n"
-		"                     ember_apps=... ember_variants=...; images/nvidia/init)\n"
+		"                     ember_apps=... ember_variants=...; nvidia/image/init)\n"
 		"  --dry-run          print the QEMU command line instead of running it\n"
 		"  --libvirt-xml      print the equivalent libvirt domain XML instead\n"
 		"\n"
@@ -66,7 +66,7 @@ static void usage(FILE *f)
 		"DIR/<name>/ (default results/); finished runs are kept, so a rerun\n"
 		"resumes; --list prints each run's id and ember-run arguments instead.\n"
 		"`report` prints speedups over UVM beside the paper's table in\n"
-		"CSV (host-agent/paper-table*.csv), each cell's order of the variants and\n"
+		"CSV (experiments/paper/table*.csv), each cell's order of the variants and\n"
 		"a summary line per size, and draws DIR/speedup-<factor>x.png with gnuplot.\n"
 		"\n"
 		"usage: ember-agent calibrate --card JSONL --qemu PATH --kernel PATH --initrd PATH\n"
@@ -76,7 +76,7 @@ static void usage(FILE *f)
 		"\n"
 		"`calibrate` runs ember-ubench (the card's microbenchmarks, cuda/ubench) in\n"
 		"a VM (default profile h200x16-2g) and prints each row beside the card's\n"
-		"(cuda/results/), with the error and a closing \"N of M within 25%%\";\n"
+		"(experiments/card-results/), with the error and a closing \"N of M within 25%%\";\n"
 		"--model prints from a VM's results.jsonl without booting one.\n");
 }
 

@@ -67,7 +67,7 @@ static const struct {
 
 /*
  * What each kind must lead to once it fired during a launch (ember.ko's
- * recovery paths, guest-kmod/README.md): the workload recovers (its output
+ * recovery paths, docs/driver.md): the workload recovers (its output
  * verified), or fails cleanly with errno (the data it had read back, then a
  * health check passed). All clean errors are EIO. ce-error's default
  * spec fails at most 2 copies, fewer than ember.ko's ce_retries

@@ -5,7 +5,7 @@
  * speedup over stock UVM (modelled time of setup — advice, prefetch — plus
  * kernels, as the paper's runtimes include them), beside the paper's
  * numbers for the same GPU from one of its appendix tables in CSV
- * (host-agent/paper-table*.csv); the geometric means; per cell the order of
+ * (experiments/paper/table*.csv); the geometric means; per cell the order of
  * the variants beside the paper's, with a summary line per size; and a
  * Figure 10-style bar chart (log scale) drawn by gnuplot.
  */
@@ -38,7 +38,7 @@ static const char *const variant_order[] = {
  */
 #define SSB_QUERIES "q1.3+q2.1+q2.2+q2.3+q3.1+q3.2+q3.3+q3.4"
 
-/* Our names -> the paper's (rows of host-agent/paper-table*.csv). */
+/* Our names -> the paper's (rows of experiments/paper/table*.csv). */
 static const struct {
 	const char *ours, *paper;
 } app_names[] = {
@@ -1112,7 +1112,7 @@ static bool in_spec(const char *spec, double x)
 }
 
 /*
- * The paper's row of paper-fig16.csv for quantity q at a cell (pattern,
+ * The paper's row of experiments/paper/fig16.csv for quantity q at a cell (pattern,
  * randomness, reuse): its value field into val, or false where the text
  * gives none. Pass reuse -1 to match any reuse range.
  */
@@ -1347,7 +1347,7 @@ static void print_fig16_summary(const struct grid *g, const char *csv,
  * and by how much, beside the paper's winner where its text gives one;
  * Ember-adaptive's counter notifications and promotions; the data moved at 0 % randomness in multiples of Ember-static's; and a
  * summary line counting the cells whose winner is the paper's. The
- * paper's figures all come from csv (paper-fig16.csv).
+ * paper's figures all come from csv (experiments/paper/fig16.csv).
  */
 static bool print_fig16(json_t *all, const char *csv, FILE *out)
 {

@@ -7,7 +7,7 @@
 /*
  * Prints (and writes to <dir>/table.txt) the speedup-over-UVM tables of the
  * matrix in dir, beside the paper's table (paper_csv, may be NULL: one of
- * host-agent/paper-table*.csv), each cell's order of the variants against
+ * experiments/paper/table*.csv), each cell's order of the variants against
  * the paper's and a summary line per size, and
  * with draw, renders <dir>/speedup-<factor>x.png with gnuplot. 0 or 1.
  */

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # make paper: every table of the paper's appendix beside the testbed's.
-# Runs each matrix (host-agent/matrices/table*.conf, or those in
+# Runs each matrix (experiments/matrices/table*.conf, or those in
 # PAPER_MATRICES) with `ember-agent run` (resumable: finished runs are
 # kept), reports each beside the paper's CSV its config names in a
 # "# paper-csv:" line, and writes one Markdown report with every table, its
@@ -9,7 +9,7 @@
 #
 # usage: paper.sh AGENT QEMU KERNEL INITRD RESULTS ACCEL
 # Environment:
-#   PAPER_MATRICES  matrices to run (default: host-agent/matrices/table*.conf
+#   PAPER_MATRICES  matrices to run (default: experiments/matrices/table*.conf
 #                   and fig16.conf)
 #   CONNECT         libvirt URIs to spread the runs over (added to each matrix
 #                   as its `connect` line; default: QEMU on this machine)
@@ -19,7 +19,7 @@
 #                   `jobs` line; default: the matrices', else one per core)
 set -u
 agent=$1 qemu=$2 kernel=$3 initrd=$4 results=$5 accel=$6
-matrices=${PAPER_MATRICES:-$(ls host-agent/matrices/table*.conf host-agent/matrices/fig16.conf | sort -V)}
+matrices=${PAPER_MATRICES:-$(ls experiments/matrices/table*.conf experiments/matrices/fig16.conf | sort -V)}
 out=$results/paper-report
 mkdir -p "$out/matrices"
 report=$out/REPORT.md
@@ -44,9 +44,9 @@ field() { sed -n "s/^$1 *= *//p" "$2" | head -n1; }
 {
 	echo "Written by \`make paper\` on $(date -u '+%Y-%m-%d %H:%M UTC'), commit" \
 		"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
-	echo "Each section is one matrix (\`host-agent/matrices/\`), reported by"
+	echo "Each section is one matrix (\`experiments/matrices/\`), reported by"
 	echo "\`ember-agent report\` beside the paper's appendix table in CSV"
-	echo "(\`host-agent/paper-table*.csv\`). Speedups are over UVM in modelled time;"
+	echo "(\`experiments/paper/table*.csv\`). Speedups are over UVM in modelled time;"
 	echo "the paper's are in brackets (\`<\`/\`>\`: a capped run bounds them). Under"
 	echo "each table, every cell's order of the variants, fastest first, testbed |"
 	echo "paper, marked \`same\` when every pair the paper orders agrees, \`DIFF\`"
@@ -72,10 +72,10 @@ for conf in $matrices; do
 		echo "Matrix \`$conf\` (profile \`$(field profile "$copy")\`," \
 			"apps \`$(field apps "$copy")\`, factors" \
 			"$(field factors "$copy")${args:+, ember-run \`$args\`})," \
-			"paper: \`host-agent/$csv\`."
+			"paper: \`experiments/paper/$csv\`."
 		echo
 		echo '```'
-		"$agent" report "$results/$name" ${csv:+--paper host-agent/$csv} |
+		"$agent" report "$results/$name" ${csv:+--paper experiments/paper/$csv} |
 			grep -v '^plot: ' | tee -a "$out/report-$name.txt"
 		echo '```'
 		echo
@@ -111,7 +111,7 @@ done
 	echo '```'
 	echo
 	echo "Figure 16 (\`fig16\`: randomness x reuse, RTX 5080, 1.3x) is compared"
-	echo "with what the paper's text gives of its grid (\`host-agent/paper-fig16.csv\`:"
+	echo "with what the paper's text gives of its grid (\`experiments/paper/fig16.csv\`:"
 	echo "the winner over ranges of cells, the data moved at 0 % randomness); its"
 	echo "summary line counts the cells whose faster Ember variant is the paper's."
 	echo

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # make scale (issue 14): the paper matrix at 1.5x on several card sizes with
-# the scaling rule (host-agent/matrices/scale-*.conf), then per application
+# the scaling rule (experiments/matrices/scale-*.conf), then per application
 # the speedup of each variant over UVM at each size, the largest relative
 # deviation across sizes, per adaptive run its policy periods (timer ticks)
 # and eager evictions, and a closing summary against the goals of issue 14.
@@ -14,17 +14,17 @@
 # usage: scale.sh AGENT QEMU KERNEL INITRD RESULTS ACCEL
 # Environment:
 #   SCALE_SIZES   card sizes (default "256m 512m 1g"; each needs its
-#                 host-agent/matrices/scale-SIZE.conf)
+#                 experiments/matrices/scale-SIZE.conf)
 #   SCALE_APPS    applications to run (default: the matrices' six)
 #   SCALE_REPORT  1: run nothing, print the report of what has finished
 set -u
 agent=$1 qemu=$2 kernel=$3 initrd=$4 results=$5 accel=$6
 sizes=${SCALE_SIZES:-256m 512m 1g}
 variants="uvm prefetch mapped static adaptive"
-paper=host-agent/paper-table4.csv
+paper=experiments/paper/table4.csv
 rc=0
 
-conf_of() { echo "host-agent/matrices/scale-$1.conf"; }
+conf_of() { echo "experiments/matrices/scale-$1.conf"; }
 for size in $sizes; do
 	[ -f "$(conf_of "$size")" ] || { echo "scale: no $(conf_of "$size")" >&2; exit 2; }
 done

@@ -5,7 +5,7 @@
  * file libember's apps use in the guest (same footprint, same words, every
  * output word checked the same way); the kernels below compute what the
  * model's kernels of models/src/kernels/ compute, with the same launch
- * sequence as guest-kmod/libember/apps.c (one launch per phase; the launch
+ * sequence as userspace/apps.c (one launch per phase; the launch
  * is the barrier).
  *
  * usage: ember-apps APP VARIANT FOOTPRINT_BYTES [SEED]
@@ -21,7 +21,7 @@
  * in it, as in the testbed. The footprint must stay below a quarter of the
  * free device memory and 4 GiB: the program refuses otherwise, unless
  * EMBER_APPS_ANY_FOOTPRINT=1 (a card of one's own, e.g. the real-card guest
- * image of images/nvidia, where oversubscribing it is the point).
+ * image of nvidia/image, where oversubscribing it is the point).
  *
  * EMBER_APPS_LOCK=FILE: several runs fill and verify on the CPU in parallel
  * while the card runs one timed section at a time (tests/hw/apps.sh). The
@@ -117,7 +117,7 @@ __global__ void km_assign(const uint4 *pts, uint64_t n, const uint32_t *cent,
 	 * Every loop over mine[] is unrolled: an index the compiler cannot
 	 * resolve puts the array on the stack (local memory), as the first
 	 * version's loops did: 160 bytes a thread, ~1 GB more DRAM traffic
-	 * a pass over 1 GiB (cuda/results/h200-kernels.csv, km_assign;
+	 * a pass over 1 GiB (experiments/card-results/h200-kernels.csv, km_assign;
 	 * README, "Fidelity to a real card").
 	 */
 	if (threadIdx.x < EM_KM_K * EM_KM_D + EM_KM_K)
@@ -246,7 +246,7 @@ static int cv_launch(struct run *r)
  * (k, 0) runs the in-line stages, a warp per line. j / 32 is a power of
  * two and so is G at power-of-two footprints: shifts, not the 64-bit
  * division routine the first version ran per element (its passes were
- * issue-bound: cuda/results/h200-kernels.csv, bt_lines and bt_in_line;
+ * issue-bound: experiments/card-results/h200-kernels.csv, bt_lines and bt_in_line;
  * README, "Fidelity to a real card"). Another G divides. ----
  */
 

@@ -31,7 +31,7 @@
  *   EMBER_STATIC_VERBOSE=1   one line per decision on stderr
  *
  * Built against CUDA 13, or CUDA 11.8 for the real-card guest image
- * (images/nvidia), whose runtime and driver name memory locations by device
+ * (nvidia/image), whose runtime and driver name memory locations by device
  * number and have no cuLaunchKernelEx.
  *
  * The program must use the shared CUDA runtime (nvcc -cudart shared) or

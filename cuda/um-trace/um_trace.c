@@ -13,7 +13,7 @@
  * buffer space (cuptiActivityGetNumDroppedRecords), records counted when
  * the context began its teardown (-1: none began before exit), and records
  * that arrived only after a forced flush at exit (delivered late). Records
- * lost before CUPTI's buffers show in none of these (cuda/README.md): a
+ * lost before CUPTI's buffers show in none of these (docs/real-cards.md): a
  * run is whole only if its bytes add up (tests/hw/um_records.py --jsonl). UM_TRACE_RECORDS=FILE also writes
  * every record as a CSV row (kind,value,start_ns,end_ns,address,flags) for
  * the analysis of tests/hw/um_records.py; UM_TRACE_FLUSH_MS=N has CUPTI

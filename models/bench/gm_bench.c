@@ -7,7 +7,7 @@
  * sysmem (gather over 4K sysmem pages, access counters on), fault-heavy
  * (stream over unmapped 4K pages, every page faulted, serviced by a
  * minimal driver loop here) and mapped-sysmem-cold (below). Goal
- * (DESIGN.md section 7): >= 50 M/s; models/README.md has what bounds each.
+ * (DESIGN.md section 7): >= 50 M/s; docs/model.md has what bounds each.
  * Each mix repeats until it has used >= 0.5 s of CPU (argument 1 changes
  * that) and prints one "gm-bench: mix=..." line.
  */

@@ -7,7 +7,7 @@
  *
  * Formats follow NVIDIA's public class headers where practical (fault entries
  * like C369, access-counter notifications like C365, PTEs like MMU VER2) so
- * that a driver's parsing mirrors nvidia-uvm's HAL. qemu-device/README.md is
+ * that a driver's parsing mirrors nvidia-uvm's HAL. docs/specs/emgpu.md is
  * the register reference written from this file.
  *
  * Conventions: all registers are 32 bits wide and little-endian; 64-bit
@@ -124,7 +124,7 @@ static inline emgpu_le64 emgpu_cpu_to_le64(uint64_t v)
 /*
  * Profiles; names and numbers live in models/src/profile.c. A profile may be
  * scaled to less VRAM (VRAM_SIZE); FULL_VRAM_SIZE is then the card it stands
- * for under the scaling rule (models/README.md: the paper's card, capped at
+ * for under the scaling rule (docs/model.md: the paper's card, capped at
  * 16 GiB), and k = FULL_VRAM_SIZE / VRAM_SIZE is what the driver divides its
  * per-card knobs by. With the rule off the two are equal (k = 1).
  */
@@ -134,7 +134,7 @@ enum emgpu_profile_id {
 	EMGPU_PROFILE_A40 = 2,
 	EMGPU_PROFILE_H200 = 3,
 	EMGPU_PROFILE_GH200 = 4,
-	EMGPU_PROFILE_H200X16 = 5,	/* the H200 measured in cuda/results/ */
+	EMGPU_PROFILE_H200X16 = 5,	/* the H200 measured in experiments/card-results/ */
 };
 
 /* ---------------------------------------------------------------------------

@@ -23,7 +23,7 @@
  * not counted). Not a clock hand (first in, first out): then an entry
  * lives about N / r accesses when a share r of them go to untracked
  * regions, N the number of counters, and the scaling rule divides N by k
- * but not the threshold (models/README.md), so a scaled card would drop a
+ * but not the threshold (docs/model.md), so a scaled card would drop a
  * hot region's count k times sooner than the card it stands for (Figure
  * 16's window at 10 % randomness: about 70 accesses on 8 counters, 2300 on
  * 256, against a threshold of 256). Least recently counted keeps a region

@@ -78,9 +78,9 @@
 
 /*
  * The H200 we measure: every number below names the row of
- * cuda/results/h200-calibrate.jsonl it comes from (its "bench" field;
+ * experiments/card-results/h200-calibrate.jsonl it comes from (its "bench" field;
  * "seconds" is the median of a run's repetitions, and the file holds two
- * runs at 4 GiB, 256 MiB and 64 MiB, the session cuda/results/
+ * runs at 4 GiB, 256 MiB and 64 MiB, the session experiments/card-results/
  * h200-apps.jsonl was measured in, and a third session's mapped_reuse
  * rows). tests/hw/run.sh measures them again;
  * `make calibrate` runs the same set in the testbed on h200x16 and prints
@@ -92,7 +92,7 @@
  * VA block), fault_seq (~2 faulted pages of one block a batch; its batches
  * cost ~50 us on the card, ~25 us with gpu_first_touch's GPU-made pages,
  * whose blocks skip drv_fault_block_ns: README, "Fidelity to a real
- * card"). A later session (cuda/results/h200-ubench-3.jsonl, same card
+ * card"). A later session (experiments/card-results/h200-ubench-3.jsonl, same card
  * and driver) ran the fault path 1.3-1.9x faster: these constants are of
  * the host the first two sessions ran on.
  */
@@ -111,7 +111,7 @@
 	 * the copy batch) and the fault_granule misses (~46 us with	\
 	 * launch). A block made on the GPU skips it (the guest charges \
 	 * host blocks only): fault_latency_gpu_made, a sixth session	\
-	 * (cuda/results/h200-ubench-6.jsonl), 10 us below that		\
+	 * (experiments/card-results/h200-ubench-6.jsonl), 10 us below that		\
 	 * session's fault_latency, whose host path ran 1.5x faster */	\
 	.drv_fault_block_ns = 11000,					\
 	/* per distinct faulted page of a batch: fault_seq's batches	\
@@ -147,7 +147,7 @@
 	/* one warp instruction a cycle per modelled warp (a modelled	\
 	 * warp is one of an SM's 4 schedulers, warps_per_sm = 4) at	\
 	 * the SM clock under load: sm__cycles_elapsed.avg.per_second	\
-	 * of cuda/results/h200-kernels.csv, 1.94-1.98 GHz (the data	\
+	 * of experiments/card-results/h200-kernels.csv, 1.94-1.98 GHz (the data	\
 	 * sheet's boost: 1.98). The kernels' instruction counts are	\
 	 * that file's smsp__inst_executed (models/src/kernels/) */	\
 	.warp_issue_ps = 508,						\
@@ -265,7 +265,7 @@ const struct gm_profile *gm_profile_at(size_t index)
 }
 
 /*
- * The scaling rule (models/README.md): a card of vram_bytes stands for the
+ * The scaling rule (docs/model.md): a card of vram_bytes stands for the
  * paper's card, the base capped at GM_PAPER_CARD_BYTES, at 1/k with
  * k = that card's VRAM / vram_bytes. The model divides by k what it owns
  * of the per-card quantities, the access counters (rounded, at least one);

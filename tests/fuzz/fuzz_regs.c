@@ -5,7 +5,7 @@
  * descriptors, page tables), all driven by the fuzzer's bytes. The model
  * must never crash, touch memory outside its buffers (ASan) or hit undefined
  * behaviour (UBSan), whatever the guest programs — the same property the
- * QEMU device relies on (qemu-device/README.md, "Guest errors").
+ * QEMU device relies on (docs/specs/emgpu.md, "Guest errors").
  *
  * Input: a sequence of 8-byte operations
  *   byte 0: opcode % 4 — 0 write a register, 1 read one, 2 run warps,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """What cuda/um-trace's records say about a uvm run's first touch on the
-card (tests/hw/fidelity.sh PARTS=um; cuda/results/h200-um-records/).
+card (tests/hw/fidelity.sh PARTS=um; experiments/card-results/h200-um-records/).
 
 FILE.csv[.gz] (UM_TRACE_RECORDS): one line a run: host-to-device
 migrations (count, MB, distinct MB covered, median KiB, MB by CUPTI's

@@ -247,7 +247,7 @@ static void test_probe(void)
     g_assert_cmpuint(rd64(g, EMGPU_REG_VRAM_SIZE_LO, EMGPU_REG_VRAM_SIZE_HI),
                      ==, GPU_VRAM);
     /*
-     * the scaling rule (models/README.md): h200-256m stands for the
+     * the scaling rule (docs/model.md): h200-256m stands for the
      * paper's 16 GiB card at 1/64, with 256 / 64 access counters
      */
     g_assert_cmpuint(rd64(g, EMGPU_REG_FULL_VRAM_SIZE_LO,

@@ -39,7 +39,7 @@ expect() {
 		line kmeans "$1" h200-512m 1.5 "$(awk "BEGIN{printf \"%.0f\", $2 * 1e9}")" 0
 	done
 } >"$work/t4/results.jsonl"
-"$agent" report "$work/t4" --paper host-agent/paper-table4.csv --no-plot >"$work/t4/out"
+"$agent" report "$work/t4" --paper experiments/paper/table4.csv --no-plot >"$work/t4/out"
 expect "$work/t4/out" "summary h200 1.5x: paper's order in 1 of 2 cells, 19 of 20 pairs; speedup over UVM testbed/paper, geomean: prefetch 1.00 (2) mapped 1.00 (2) static 1.08 (2) adaptive 0.93 (2)"
 
 # Table 6, rtx5080 1.41x, tokens/s: kernel time per token from the paper's
@@ -52,7 +52,7 @@ expect "$work/t4/out" "summary h200 1.5x: paper's order in 1 of 2 cells, 19 of 2
 		line llm "$1" rtx5080-512m 1.41 "$(awk "BEGIN{printf \"%.0f\", 1e9 / $2}")" "$3"
 	done
 } >"$work/t6/results.jsonl"
-"$agent" report "$work/t6" --paper host-agent/paper-table6.csv --no-plot >"$work/t6/out"
+"$agent" report "$work/t6" --paper experiments/paper/table6.csv --no-plot >"$work/t6/out"
 expect "$work/t6/out" "summary rtx5080 1.41x: paper's order in 1 of 1 cells, 9 of 9 pairs; speedup over UVM testbed/paper, geomean: prefetch 1.00 (1) mapped 1.00 (1) static 1.00 (1) adaptive 1.00 (1)"
 
 # Tables 7-8, h200 0.5x: colscan against the sum of q1.3-q3.4 (uvm 6.92 s,
@@ -61,7 +61,7 @@ expect "$work/t6/out" "summary rtx5080 1.41x: paper's order in 1 of 1 cells, 9 o
 	line colscan uvm h200-512m 0.5 6920000000 0
 	line colscan mapped h200-512m 0.5 4360000000 0
 } >"$work/t78/results.jsonl"
-"$agent" report "$work/t78" --paper host-agent/paper-table7-8.csv --no-plot >"$work/t78/out"
+"$agent" report "$work/t78" --paper experiments/paper/table7-8.csv --no-plot >"$work/t78/out"
 expect "$work/t78/out" "summary h200 0.5x: paper's order in 1 of 1 cells, 1 of 1 pairs; speedup over UVM testbed/paper, geomean: mapped 1.00 (1)"
 if grep -q '^colscan .*1\.59\]' "$work/t78/out"; then
 	echo "ok: colscan bracket [1.59]"
@@ -87,14 +87,14 @@ seconds() {
 	seconds ssb-q1.3 h200-512m 0.5 "uvm 1.05" "mapped 0.54" "static 0.50" "adaptive 0.38"
 	seconds ssb-q2.1 h200-512m 0.5 "uvm 0.79" "mapped 0.55" "static 0.50" "adaptive 0.60"
 } >"$work/t78q/results.jsonl"
-"$agent" report "$work/t78q" --paper host-agent/paper-table7-8.csv --no-plot >"$work/t78q/out"
+"$agent" report "$work/t78q" --paper experiments/paper/table7-8.csv --no-plot >"$work/t78q/out"
 expect "$work/t78q/out" "summary h200 0.5x: paper's order in 1 of 2 cells, 10 of 12 pairs; speedup over UVM testbed/paper, geomean: mapped 1.00 (2) static 1.00 (2) adaptive 0.80 (2)"
 
 # A tie on the testbed (mapped and adaptive the same ns, as when adaptive
 # promotes nothing) does not agree with the paper's order of that pair.
 seconds ssb-q3.3 rtx5080-512m 1.5 "uvm 0.99" "mapped 0.72" "static 0.75" "adaptive 0.72" \
 	>"$work/t78q/results.jsonl"
-"$agent" report "$work/t78q" --paper host-agent/paper-table7-8.csv --no-plot >"$work/t78q/out"
+"$agent" report "$work/t78q" --paper experiments/paper/table7-8.csv --no-plot >"$work/t78q/out"
 expect "$work/t78q/out" "summary rtx5080 1.5x: paper's order in 0 of 1 cells, 5 of 6 pairs; speedup over UVM testbed/paper, geomean: mapped 1.00 (1) static 1.00 (1) adaptive 0.79 (1)"
 
 # Table 10 at 25 % drift (ember-run -d 25): the rows are d25, compared on
@@ -106,7 +106,7 @@ expect "$work/t78q/out" "summary rtx5080 1.5x: paper's order in 0 of 1 cells, 5 
 		line movinghot "$1" gh200-512m 4 "$(awk "BEGIN{printf \"%.0f\", $2 * 1e9}")" "$3" "-d 25"
 	done
 } >"$work/t10/results.jsonl"
-"$agent" report "$work/t10" --paper host-agent/paper-table10.csv --no-plot >"$work/t10/out"
+"$agent" report "$work/t10" --paper experiments/paper/table10.csv --no-plot >"$work/t10/out"
 expect "$work/t10/out" "summary gh200 d25: paper's order in 1 of 1 cells, 6 of 6 pairs; speedup over UVM testbed/paper, geomean: prefetch 1.00 (1) mapped 1.00 (1) static 1.00 (1)"
 
 expect "$work/t10/out" "movinghot    d25   static      1340.000 | 1.34"
@@ -133,7 +133,7 @@ mkdir -p "$work/f16"
 	gline static passes 100 128 1000000000 0 536870912
 	gline adaptive passes 100 128 2000000000 0 536870912
 } >"$work/f16/results.jsonl"
-"$agent" report "$work/f16" --paper host-agent/paper-fig16.csv --no-plot >"$work/f16/out"
+"$agent" report "$work/f16" --paper experiments/paper/fig16.csv --no-plot >"$work/f16/out"
 expect "$work/f16/out" "summary rtx5080 1.3x: paper's winner in 2 of 3 cells (pass 2 of 2, passes 0 of 1; 1 cells the paper does not give); adaptive over static at reuse 32: 2.00-2.00x [1.3-4x]; static over adaptive at most: 3.00x [3.2x]"
 expect "$work/f16/out" "pass     u32 256/512=0.50  range 0.50-0.50 [0.42-1.52]"
 expect "$work/f16/out" "0                  84/3            -            -            -"

@@ -38,7 +38,7 @@ struct expected_gpu {
 
 /*
  * Paper Table 2 capacities, vendors' SM counts, 256 counters (paper §2.3),
- * divided by k on a scaled card (models/README.md: 256 MiB is the paper's
+ * divided by k on a scaled card (docs/model.md: 256 MiB is the paper's
  * 16 GiB card at 1/64).
  */
 static const struct expected_gpu expected_gpus[] = {
@@ -417,7 +417,7 @@ static void test_good_property(const char *opts)
 
 /* ---- the UVM driver: managed memory, migrations, bad input ---- */
 
-/* managed_badinput: every bad call gets exactly its errno (guest-kmod/README.md). */
+/* managed_badinput: every bad call gets exactly its errno (docs/driver.md). */
 static const struct {
 	const char *call;
 	json_int_t errno_expected;	/* 0: must succeed */

@@ -72,7 +72,7 @@ const struct gm_profile *gm_profile_at(size_t index);
 
 /*
  * The paper's cards: it caps every card's memory at 16 GiB, so a scaled
- * profile stands for its base card at this size (models/README.md).
+ * profile stands for its base card at this size (docs/model.md).
  */
 #define GM_PAPER_CARD_BYTES	(16ull << 30)
 
@@ -86,7 +86,7 @@ int gm_profile_lookup(const char *name, struct gm_profile *out);
 
 /*
  * Scales a profile to vram_bytes (a multiple of 2 MiB, at least 64 MiB)
- * by the scaling rule (models/README.md): the card stands for the paper's
+ * by the scaling rule (docs/model.md): the card stands for the paper's
  * card (the base capped at GM_PAPER_CARD_BYTES) at 1/k, and the access
  * counters are divided by k; bandwidths, latencies, per-operation costs
  * and SM/warp counts are kept, so the device-memory to interconnect gap

@@ -25,7 +25,7 @@
 
 /*
  * Warp instructions a level line issues on the card, its frontier search
- * and a level's share of the edges: bfs_level of cuda/results/
+ * and a level's share of the edges: bfs_level of experiments/card-results/
  * h200-kernels.csv, 8.68-8.80 M a level over 440,643 level lines (1 GiB).
  */
 #define BFS_LINE_INSTS	20

@@ -24,7 +24,7 @@
 #include "gpumodel/kernel.h"
 
 /*
- * Warp instructions on the card (cuda/results/h200-kernels.csv, rev 2, at
+ * Warp instructions on the card (experiments/card-results/h200-kernels.csv, rev 2, at
  * 1 GiB: 2^23 lines): a pass j >= 32, 168.6 M over 2^22 line pairs, 40 a
  * pair; an in-line pass, 2559 M with 15 stages (k = 32) and 898 M with 5
  * (k >= 64): 8 + 20 a stage per line (305 and 107 measured).

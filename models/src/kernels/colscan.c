@@ -18,7 +18,7 @@
 
 /*
  * Warp instructions a line of 32 rows issues on the card: cs_scan of
- * cuda/results/h200-kernels.csv, 108-127 M a query over 1,395,360 row
+ * experiments/card-results/h200-kernels.csv, 108-127 M a query over 1,395,360 row
  * lines (1 GiB), 84 a line on average over the four queries.
  */
 #define CS_LINE_INSTS	84

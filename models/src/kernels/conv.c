@@ -21,7 +21,7 @@
 
 /*
  * Warp instructions an output line issues on the card (3 channels): cv_layer
- * of cuda/results/h200-kernels.csv, 418 M over 2^21 output lines (1 GiB).
+ * of experiments/card-results/h200-kernels.csv, 418 M over 2^21 output lines (1 GiB).
  */
 #define CV_LINE_INSTS	199
 

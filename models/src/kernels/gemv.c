@@ -24,7 +24,7 @@
 
 /*
  * Warp instructions per 128-byte weight line, in hundredths, on the card:
- * gv_token of cuda/results/h200-kernels.csv, 35.98 M a token over
+ * gv_token of experiments/card-results/h200-kernels.csv, 35.98 M a token over
  * 8,323,200 weight lines (1 GiB).
  */
 #define GV_LINE_INSTS_X100	432

@@ -32,7 +32,7 @@
 
 /*
  * Warp instructions a point line (8 points) issues on the card: km_assign
- * of cuda/results/h200-kernels.csv, rev 2, 452 M a launch over 53.6 M
+ * of experiments/card-results/h200-kernels.csv, rev 2, 452 M a launch over 53.6 M
  * points at 1 GiB (8.44 a point: 64-bit distances to 4 centroids, the
  * sums kept per thread).
  */

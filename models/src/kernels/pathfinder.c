@@ -15,7 +15,7 @@
 
 /*
  * Warp instructions a line of a row issues on the card: pf_row of
- * cuda/results/h200-kernels.csv, 8.27 M a launch over 246,723 lines (1 GiB).
+ * experiments/card-results/h200-kernels.csv, 8.27 M a launch over 246,723 lines (1 GiB).
  */
 #define PF_LINE_INSTS	34
 

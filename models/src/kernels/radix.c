@@ -28,7 +28,7 @@
 #define RX_D	16
 
 /*
- * Warp instructions a key line issues on the card (cuda/results/
+ * Warp instructions a key line issues on the card (experiments/card-results/
  * h200-kernels.csv, 1 GiB: 4,186,112 key lines a pass): rx_count 86.0 M a
  * launch, 20.5 a line; rx_scatter 248.6 M, 59.4 a line.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CUnit tests of Ember-adaptive's arithmetic (guest-kmod/policy/ember_adaptive.c),
+ * CUnit tests of Ember-adaptive's arithmetic (policy/ember_adaptive.c),
  * compiled in userspace from the same source ember.ko builds: parameters,
  * score decay and returns, grace, victim order, reclamation passes and
  * promotion spans, each against the paper's sections 5.3 and 6.1.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CUnit tests of ARIADNE's decisions (guest-kmod/policy/
+ * CUnit tests of ARIADNE's decisions (policy/
  * ember_policy_ariadne.c), compiled in userspace from the source ember.ko
  * builds: parameters, sharing degree over the circular fault history, the
  * eviction key, the WCSS windows, dynamic zero-copy and its timing,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CUnit tests of AutoUVM's decisions (guest-kmod/policy/ember_autouvm.c):
+ * CUnit tests of AutoUVM's decisions (policy/ember_autouvm.c):
  * the profile file round trip, its refusal of another version, a corrupt
  * or truncated file and another program, the kernel classes, and the
  * online plan (profile matching, look-ahead, reuse order, budget).

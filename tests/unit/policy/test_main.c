@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CUnit run of guest-kmod/policy/, every file of which is compiled here
+ * The CUnit run of policy/, every file of which is compiled here
  * unchanged, as in ember.ko. This file is the host the core asks for: it
  * provides ember_policy_zalloc()/ember_policy_free().
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CUnit tests of the policies as ops tables (guest-kmod/policy/): what each
+ * CUnit tests of the policies as ops tables (policy/): what each
  * hook decides when a driver calls it as ember.ko does. The test plays the
  * driver: it allocates the per-block and per-chunk state the policy
  * declares, builds the views and calls the hooks in the driver's order.

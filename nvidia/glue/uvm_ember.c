@@ -1,0 +1,1003 @@
+/*******************************************************************************
+    Ember glue for nvidia-uvm: see uvm_ember.h for what it does and its lock
+    order. SPDX-License-Identifier: GPL-2.0 OR MIT
+
+    The core (ember_policy_ember.c and the files it uses) is hardware-neutral
+    and identical to the one ember.ko runs on the Ember testbed's emulated
+    GPU; this file is its host in nvidia-uvm: Table 1's module parameters,
+    the core's allocator, the views the hooks see and the carrying out of
+    what they decide.
+*******************************************************************************/
+
+#include "uvm_ember.h"
+#include "uvm_api.h"
+#include "uvm_global.h"
+#include "uvm_gpu.h"
+#include "uvm_hal_types.h"
+#include "uvm_kvmalloc.h"
+#include "uvm_linux.h"
+#include "uvm_pmm_gpu.h"
+#include "uvm_va_block.h"
+#include "uvm_va_range.h"
+#include "uvm_va_space.h"
+#include "uvm_ember_compat.h"
+
+#include "ember_policy_ember.h"
+
+// ---- Table 1: the same names, defaults and ranges as ember.ko ----
+
+#define UVM_EMBER_PARAM(name, desc)                                  \
+    module_param_named(name, ember_params.name, uint, S_IRUGO);     \
+    MODULE_PARM_DESC(name, desc)
+
+UVM_EMBER_PARAM(cpu_preferred_blocks_enable,
+                "Ember-adaptive master switch: `ember` is new VA spaces' policy (0 or 1, default 0)");
+UVM_EMBER_PARAM(cpu_preferred_block_promotion_enable,
+                "Promote a span of blocks on a notification at the threshold (0 or 1, default 1)");
+UVM_EMBER_PARAM(cpu_preferred_prefetch_chunk_mb,
+                "Span promoted per notification, MiB (even, default 64)");
+UVM_EMBER_PARAM(perf_access_counter_threshold,
+                "Accesses before a notification (1..65535, default 256)");
+UVM_EMBER_PARAM(perf_eager_eviction_enable,
+                "Decay-based eager reclamation (0 or 1, default 1)");
+UVM_EMBER_PARAM(perf_eager_eviction_high_watermark,
+                "Device memory use forcing eviction, % (default 90)");
+UVM_EMBER_PARAM(perf_eager_eviction_low_watermark,
+                "Device memory use reclamation targets, % (below the high one, default 85)");
+UVM_EMBER_PARAM(perf_eager_eviction_interval_ms,
+                "Aging period, ms (default 25)");
+UVM_EMBER_PARAM(perf_eager_eviction_batch_count,
+                "Root chunks evicted per pass at most (default 16)");
+UVM_EMBER_PARAM(perf_eager_eviction_heat_ratio,
+                "Hottest:coldest demand ratio that replaces below the high watermark (default 2)");
+UVM_EMBER_PARAM(perf_eager_eviction_stale_intervals,
+                "Intervals at zero demand until a chunk is cold (default 5)");
+UVM_EMBER_PARAM(perf_migration_aware_eviction_enable,
+                "Migration-aware protection and victim order (0 or 1, default 1)");
+UVM_EMBER_PARAM(perf_migration_eviction_base_grace_ms,
+                "Grace after arrival, ms (default 100)");
+UVM_EMBER_PARAM(perf_migration_eviction_return_window_ms,
+                "Window counting returns after an eviction, ms (default 500)");
+UVM_EMBER_PARAM(perf_migration_eviction_score_grace_ms,
+                "Grace per migration score point, ms (default 250)");
+UVM_EMBER_PARAM(perf_migration_eviction_max_grace_ms,
+                "Grace cap, ms (default 2000)");
+UVM_EMBER_PARAM(perf_migration_eviction_decay_ms,
+                "Migration score halving period, ms (default 1000)");
+
+static const struct ember_policy_ops *g_uvm_ember_ops = &ember_policy_ember;
+
+NV_STATUS uvm_ember_init(void)
+{
+    char msg[160];
+
+    // A real card's time is real time: the core's "ms" are ms.
+    ember_params.ns_per_ms = NSEC_PER_MSEC;
+
+    if (ember_policy_ember_check(msg, sizeof(msg))) {
+        pr_err("Invalid Ember-adaptive parameters: %s\n", msg);
+        return NV_ERR_INVALID_ARGUMENT;
+    }
+    if (ember_policy_ops_check(g_uvm_ember_ops, msg, sizeof(msg))) {
+        pr_err("Ember policy %s refused: %s\n", g_uvm_ember_ops->name, msg);
+        return NV_ERR_INVALID_STATE;
+    }
+    if (ember_params.cpu_preferred_blocks_enable && PAGE_SIZE != UVM_PAGE_SIZE_4K) {
+        pr_err("cpu_preferred_blocks_enable=1 needs 4K pages (the core's masks are 4K pages)\n");
+        return NV_ERR_NOT_SUPPORTED;
+    }
+    if (ember_params.cpu_preferred_blocks_enable)
+        pr_info("Ember-adaptive is the policy of new VA spaces\n");
+    return NV_OK;
+}
+
+bool uvm_ember_enabled(void)
+{
+    return ember_params.cpu_preferred_blocks_enable != 0;
+}
+
+NvU32 uvm_ember_access_counter_threshold(void)
+{
+    return ember_params.perf_access_counter_threshold;
+}
+
+// The core's allocator (ember_policy.h: provided by each host).
+void *ember_policy_zalloc(size_t size)
+{
+    return uvm_kvmalloc_zero(size);
+}
+
+void ember_policy_free(void *p)
+{
+    uvm_kvfree(p);
+}
+
+// ---- state ----
+
+struct uvm_ember_va_space_struct
+{
+    const struct ember_policy_ops *ops;
+
+    // The core's per-VA-space state, created when the first GPU registers
+    // (it is sized for that GPU's memory); NULL before.
+    void *pdata;
+
+    // Serialises the core's hooks of this VA space: the replayable fault
+    // and access counter bottom halves and the reclamation worker may run
+    // at once. Protects pdata's contents.
+    spinlock_t lock;
+};
+
+// Per VA block, allocated with the block; the core's block_priv follows.
+typedef struct
+{
+    // Pages left a GPU since the block last arrived: its next arrival is a
+    // return. Protected by the block lock.
+    bool evicted;
+
+    // The GPU and root chunk this block's chunk state was last given to;
+    // chunk_index is root chunk index + 1, 0 for none. Block lock.
+    uvm_gpu_id_t gpu_id;
+    NvU32 chunk_index;
+
+    // The count of the notification whose promotion is moving the block's
+    // pages now, 0 otherwise: the chunk's starting demand. Block lock.
+    NvU32 promotion_counter;
+
+    NvU64 priv[];
+} uvm_ember_block_t;
+
+// Per root chunk of a GPU; the core's chunk_priv follows. Valid while the
+// root chunk is allocated, unsplit and backs block (checked under
+// pmm->list_lock before use, so a freed block is never looked at).
+typedef struct
+{
+    uvm_ember_va_space_t *space;
+    uvm_va_block_t *block;
+    NvU64 va;
+    NvU64 last_used_ns;
+    NvU64 priv[];
+} uvm_ember_chunk_t;
+
+struct uvm_ember_pmm_struct
+{
+    uvm_pmm_gpu_t *pmm;
+
+    // Protects chunks[] (headers and the core's chunk state) and the
+    // scratch arrays below. Taken after pmm->list_lock.
+    spinlock_t lock;
+
+    size_t count;               // root chunks (pmm->root_chunks.count)
+    size_t stride;              // bytes per chunks[] entry
+    NvU8 *chunks;
+
+    // Scratch for a tick or a victim choice, one entry per root chunk.
+    struct ember_policy_chunk *views;
+    NvU32 *index;               // views[i] is root chunk index[i]
+    NvU32 *victims;
+
+    // Watermarks: UVM's user root chunks allocated from PMA, of total.
+    atomic_t used;
+    NvU32 total;
+
+    // The eager reclamation worker and, while it evicts, its task (so the
+    // residency hook can tell eager from on-demand eviction).
+    struct delayed_work reclaim_work;
+    struct task_struct *eager_task;
+};
+
+static uvm_ember_chunk_t *ember_chunk(uvm_ember_pmm_t *ember, size_t index)
+{
+    return (uvm_ember_chunk_t *)(ember->chunks + index * ember->stride);
+}
+
+static NvU64 ember_now_ns(void)
+{
+    return NV_GETTIME();
+}
+
+static uvm_ember_pmm_t *ember_pmm(uvm_gpu_t *gpu)
+{
+    return gpu->pmm.ember;
+}
+
+// ---- VA spaces ----
+
+NV_STATUS uvm_ember_va_space_create(uvm_va_space_t *va_space)
+{
+    uvm_ember_va_space_t *space;
+
+    va_space->ember = NULL;
+    if (!uvm_ember_enabled())
+        return NV_OK;
+
+    space = uvm_kvmalloc_zero(sizeof(*space));
+    if (!space)
+        return NV_ERR_NO_MEMORY;
+    space->ops = g_uvm_ember_ops;
+    spin_lock_init(&space->lock);
+    va_space->ember = space;
+
+    // The core prefetches: the stock page prefetcher would add pages to its
+    // decisions. Ranges the application advises get stock servicing back
+    // (uvm_ember_block_is_managed()), the prefetcher included.
+    return NV_OK;
+}
+
+// Creates the core's state when the first GPU registers.
+// LOCKING: the VA space lock in write mode.
+NV_STATUS uvm_ember_va_space_gpu_registered(uvm_va_space_t *va_space, uvm_gpu_t *gpu)
+{
+    uvm_ember_va_space_t *space = va_space->ember;
+    struct ember_policy_env env = { 0 };
+    uvm_ember_pmm_t *ember = ember_pmm(gpu);
+
+    if (!space || space->pdata || !space->ops->init)
+        return NV_OK;
+
+    env.vram_bytes = gpu->mem_info.size;
+    env.full_vram_bytes = gpu->mem_info.size;
+    env.chunks_total = ember ? ember->total : (NvU32)(gpu->mem_info.size / UVM_CHUNK_SIZE_MAX);
+    if (space->ops->init(&space->pdata, &env))
+        return NV_ERR_NO_MEMORY;
+    return NV_OK;
+}
+
+void uvm_ember_va_space_destroy(uvm_va_space_t *va_space)
+{
+    uvm_ember_va_space_t *space = va_space->ember;
+
+    if (!space)
+        return;
+    if (space->pdata && space->ops->fini)
+        space->ops->fini(space->pdata);
+    uvm_kvfree(space);
+    va_space->ember = NULL;
+}
+
+bool uvm_ember_va_space_is_ember(uvm_va_space_t *va_space)
+{
+    return va_space->ember != NULL;
+}
+
+NV_STATUS uvm_ember_block_state_alloc(uvm_va_range_t *va_range, void **state)
+{
+    uvm_ember_va_space_t *space;
+
+    *state = NULL;
+    if (!va_range || !va_range->va_space->ember)
+        return NV_OK;
+    space = va_range->va_space->ember;
+    *state = uvm_kvmalloc_zero(sizeof(uvm_ember_block_t) + space->ops->block_priv_size);
+    return *state ? NV_OK : NV_ERR_NO_MEMORY;
+}
+
+void uvm_ember_block_state_free(void *state)
+{
+    uvm_kvfree(state);
+}
+
+static bool ember_range_is_managed(uvm_va_range_t *va_range)
+{
+    return va_range &&
+           va_range->type == UVM_VA_RANGE_TYPE_MANAGED &&
+           va_range->va_space->ember &&
+           va_range->va_space->ember->pdata &&
+           !READ_ONCE(va_range->managed.policy.ember_hinted);
+}
+
+bool uvm_ember_block_is_managed(uvm_va_block_t *va_block)
+{
+    return va_block->ember && ember_range_is_managed(va_block->va_range);
+}
+
+void uvm_ember_va_range_created(uvm_va_range_t *va_range, struct mm_struct *mm)
+{
+    uvm_va_space_t *va_space = va_range->va_space;
+    uvm_tracker_t tracker = UVM_TRACKER_INIT();
+    NV_STATUS status, tracker_status;
+    uvm_gpu_t *gpu;
+
+    if (!va_space->ember || va_range->type != UVM_VA_RANGE_TYPE_MANAGED)
+        return;
+
+    // Mapped by default: host pages stay on the host and every GPU maps
+    // them (with access counting), so they never fault; the core promotes
+    // them on the counters' notifications. These are not the
+    // application's hints: ember_hinted stays false.
+    status = UVM_EMBER_SET_PREFERRED_CPU(va_range, mm, &tracker);
+    for_each_va_space_gpu(gpu, va_space) {
+        if (status != NV_OK)
+            break;
+        status = uvm_va_range_set_accessed_by(va_range, gpu->id, mm, &tracker);
+    }
+    tracker_status = uvm_tracker_wait_deinit(&tracker);
+    if (status == NV_OK)
+        status = tracker_status;
+    if (status != NV_OK)
+        UVM_DBG_PRINT_RL("Ember: range [0x%llx, 0x%llx] not mapped by default: %s\n",
+                         va_range->node.start, va_range->node.end, nvstatusToString(status));
+}
+
+void uvm_ember_mark_hinted(uvm_va_space_t *va_space, NvU64 base, NvU64 length)
+{
+    uvm_va_range_t *va_range;
+
+    if (!va_space->ember || length == 0)
+        return;
+
+    // The advice APIs split ranges at base and base + length; a prefetch
+    // does not, and marks the whole allocations it touches. A one-way flag:
+    // readers under the VA space lock in read mode see either value.
+    uvm_va_space_down_read(va_space);
+    uvm_for_each_va_range_in(va_range, va_space, base, base + length - 1) {
+        if (va_range->type == UVM_VA_RANGE_TYPE_MANAGED)
+            WRITE_ONCE(va_range->managed.policy.ember_hinted, true);
+    }
+    uvm_va_space_up_read(va_space);
+}
+
+// ---- views ----
+
+static void ember_mask_from_uvm(struct ember_page_mask *out, const uvm_page_mask_t *in, size_t pages)
+{
+    unsigned long page_index;
+
+    ember_mask_zero(out);
+    if (!in)
+        return;
+    for_each_set_bit(page_index, in->bitmap, pages)
+        ember_mask_set(out, page_index);
+}
+
+static void ember_mask_to_uvm(uvm_page_mask_t *out, const struct ember_page_mask *in, size_t pages)
+{
+    size_t page_index;
+
+    uvm_page_mask_zero(out);
+    for (page_index = 0; page_index < pages; page_index++) {
+        if (ember_mask_test(in, page_index))
+            uvm_page_mask_set(out, page_index);
+    }
+}
+
+static const uvm_page_mask_t *ember_gpu_resident(uvm_va_block_t *va_block, uvm_gpu_id_t gpu_id)
+{
+    uvm_va_block_gpu_state_t *gpu_state = uvm_va_block_gpu_state_get(va_block, gpu_id);
+
+    return gpu_state ? &gpu_state->resident : NULL;
+}
+
+static void *ember_block_priv(uvm_va_block_t *va_block)
+{
+    uvm_ember_block_t *state = va_block->ember;
+
+    return state ? state->priv : NULL;
+}
+
+// The core's view of a managed block of an Ember space, for gpu.
+// LOCKING: the block lock.
+static void ember_block_view(uvm_va_block_t *va_block, uvm_gpu_t *gpu, struct ember_policy_block *view)
+{
+    uvm_va_range_t *va_range = va_block->va_range;
+    const uvm_va_policy_t *policy = uvm_va_range_get_policy(va_range);
+    uvm_ember_pmm_t *ember = ember_pmm(gpu);
+    size_t pages = uvm_va_block_num_cpu_pages(va_block);
+
+    memset(view, 0, sizeof(*view));
+    view->start = va_block->start;
+    view->now_ns = ember_now_ns();
+    view->range_start = va_range->node.start;
+    view->range_end = va_range->node.end + 1;
+    if (UVM_ID_IS_CPU(policy->preferred_location))
+        view->preferred = EMBER_LOC_CPU;
+    else if (UVM_ID_IS_VALID(policy->preferred_location))
+        view->preferred = EMBER_LOC_GPU;
+    view->accessed_by_gpu = uvm_processor_mask_test(&policy->accessed_by, gpu->id);
+    view->hinted = READ_ONCE(policy->ember_hinted);
+    ember_mask_from_uvm(&view->resident_cpu, &va_block->cpu.resident, pages);
+    ember_mask_from_uvm(&view->resident_gpu, ember_gpu_resident(va_block, gpu->id), pages);
+    if (ember) {
+        view->chunks_used = atomic_read(&ember->used);
+        view->chunks_total = ember->total;
+    }
+    view->priv = ember_block_priv(va_block);
+}
+
+// ---- faults ----
+
+bool uvm_ember_service_fault_block(uvm_gpu_t *gpu,
+                                   uvm_va_block_t *va_block,
+                                   uvm_service_block_context_t *service_context)
+{
+    uvm_ember_va_space_t *space;
+    struct ember_policy_block view;
+    uvm_processor_id_t id, dest_id;
+    uvm_page_mask_t *new_residency;
+    uvm_page_index_t page_index;
+    size_t pages = uvm_va_block_num_cpu_pages(va_block);
+    uvm_page_mask_t faulted_pages, *faulted = &faulted_pages;
+
+    uvm_assert_mutex_locked(&va_block->lock);
+
+    if (!uvm_ember_block_is_managed(va_block) ||
+        uvm_processor_mask_empty(&service_context->resident_processors))
+        return false;
+    space = va_block->va_range->va_space->ember;
+
+    // The pages the stock loop decided to service (permission checks,
+    // throttling and duplicates already applied), whatever destination it
+    // chose for them.
+    uvm_page_mask_zero(faulted);
+    for_each_id_in_mask(id, &service_context->resident_processors)
+        uvm_page_mask_or(faulted, faulted, &service_context->per_processor_masks[uvm_id_value(id)].new_residency);
+
+    ember_block_view(va_block, gpu, &view);
+    ember_mask_from_uvm(&view.faulted, faulted, pages);
+
+    spin_lock(&space->lock);
+    space->ops->on_fault_block(space->pdata, &view);
+    spin_unlock(&space->lock);
+
+    // The core's migrate mask is a superset of the faulted pages; pages
+    // beyond them are its prefetch.
+    dest_id = view.dest == EMBER_LOC_GPU ? gpu->id : UVM_ID_CPU;
+    new_residency = &service_context->per_processor_masks[uvm_id_value(dest_id)].new_residency;
+    ember_mask_to_uvm(new_residency, &view.migrate, pages);
+    uvm_page_mask_or(new_residency, new_residency, faulted);
+    for_each_va_block_page_in_mask(page_index, new_residency, va_block) {
+        if (!uvm_page_mask_test(faulted, page_index))
+            service_context->access_type[page_index] = UVM_FAULT_ACCESS_TYPE_PREFETCH;
+    }
+    uvm_processor_mask_zero(&service_context->resident_processors);
+    uvm_processor_mask_set(&service_context->resident_processors, dest_id);
+    service_context->read_duplicate_count = 0;
+    service_context->region = uvm_va_block_region_from_mask(va_block, new_residency);
+    return true;
+}
+
+// ---- access counters: the access monitor and span promotion ----
+
+// The core's chunk state for the root chunk backing va_block on gpu, or
+// NULL. LOCKING: the block lock and ember->lock.
+static void *ember_block_chunk_priv(uvm_ember_pmm_t *ember, uvm_va_block_t *va_block, uvm_gpu_t *gpu)
+{
+    uvm_ember_block_t *state = va_block->ember;
+    uvm_ember_chunk_t *chunk;
+
+    if (!ember || !state || !state->chunk_index || !uvm_id_equal(state->gpu_id, gpu->id))
+        return NULL;
+    chunk = ember_chunk(ember, state->chunk_index - 1);
+    return chunk->block == va_block ? chunk->priv : NULL;
+}
+
+// Makes the core's pages of one block resident on gpu and maps them there,
+// as the stock access counter servicing does (operation ACCESS_COUNTERS:
+// make_resident cause UVM_MAKE_RESIDENT_CAUSE_ACCESS_COUNTER).
+// LOCKING: the VA space lock in read mode, the block lock.
+static NV_STATUS ember_promote_pages(uvm_gpu_t *gpu,
+                                     uvm_va_block_t *va_block,
+                                     uvm_va_block_retry_t *va_block_retry,
+                                     uvm_service_block_context_t *service_context,
+                                     const uvm_page_mask_t *pages)
+{
+    uvm_page_mask_t *new_residency = &service_context->per_processor_masks[uvm_id_value(gpu->id)].new_residency;
+    uvm_page_index_t page_index;
+
+    uvm_processor_mask_zero(&service_context->resident_processors);
+    service_context->read_duplicate_count = 0;
+    service_context->thrashing_pin_count = 0;
+
+    // Pages that moved meanwhile (a retry dropped the block lock) are left.
+    if (!uvm_page_mask_and(new_residency, pages, &va_block->cpu.resident))
+        return NV_OK;
+    for_each_va_block_page_in_mask(page_index, new_residency, va_block)
+        service_context->access_type[page_index] = UVM_FAULT_ACCESS_TYPE_PREFETCH;
+    uvm_processor_mask_set(&service_context->resident_processors, gpu->id);
+    service_context->region = uvm_va_block_region_from_mask(va_block, new_residency);
+    return uvm_va_block_service_locked(gpu->id, va_block, va_block_retry, service_context);
+}
+
+// One block of a promotion span. Returns true when the core stops the span.
+// LOCKING: the VA space lock in read mode; takes the block lock.
+static bool ember_promote_block(uvm_gpu_t *gpu,
+                                struct mm_struct *mm,
+                                uvm_ember_va_space_t *space,
+                                uvm_va_range_t *va_range,
+                                NvU64 address,
+                                const struct ember_policy_notification *n,
+                                uvm_service_block_context_t *service_context)
+{
+    uvm_va_block_t *va_block = uvm_va_range_block(va_range, uvm_va_range_block_index(va_range, address));
+    uvm_page_mask_t request;
+    struct ember_policy_block view;
+    enum ember_promote verdict;
+    uvm_va_block_retry_t va_block_retry;
+    NV_STATUS status;
+
+    // A block never touched holds nothing to move.
+    if (!va_block)
+        return false;
+
+    uvm_mutex_lock(&va_block->lock);
+    if (uvm_va_block_is_dead(va_block) || !uvm_ember_block_is_managed(va_block)) {
+        uvm_mutex_unlock(&va_block->lock);
+        return false;
+    }
+    ember_block_view(va_block, gpu, &view);
+
+    spin_lock(&space->lock);
+    verdict = space->ops->promote_block(space->pdata, n, &view);
+    spin_unlock(&space->lock);
+
+    if (verdict == EMBER_PROMOTE_GO && view.dest != EMBER_LOC_CPU) {
+        uvm_ember_block_t *state = va_block->ember;
+
+        // The request outlives retries: the service context's masks do not.
+        ember_mask_to_uvm(&request, &view.migrate, uvm_va_block_num_cpu_pages(va_block));
+        service_context->operation = UVM_SERVICE_OPERATION_ACCESS_COUNTERS;
+        service_context->num_retries = 0;
+        UVM_EMBER_SERVICE_BLOCK_CONTEXT(service_context)->mm = mm;
+        state->promotion_counter = n->counter;
+        status = UVM_VA_BLOCK_RETRY_LOCKED(va_block,
+                                           &va_block_retry,
+                                           ember_promote_pages(gpu, va_block, &va_block_retry, service_context, &request));
+        state->promotion_counter = 0;
+        // A failed promotion leaves the pages on the host, mapped; the
+        // next notification asks again.
+        if (status != NV_OK)
+            UVM_DBG_PRINT_RL("Ember promotion of 0x%llx failed: %s\n", va_block->start, nvstatusToString(status));
+    }
+    uvm_mutex_unlock(&va_block->lock);
+    return verdict == EMBER_PROMOTE_STOP;
+}
+
+NV_STATUS uvm_ember_service_notification(uvm_gpu_va_space_t *gpu_va_space,
+                                         struct mm_struct *mm,
+                                         const uvm_access_counter_buffer_entry_t *entry,
+                                         uvm_service_block_context_t *service_context)
+{
+    uvm_va_space_t *va_space = gpu_va_space->va_space;
+    uvm_gpu_t *gpu = gpu_va_space->gpu;
+    uvm_ember_va_space_t *space = va_space->ember;
+    uvm_ember_pmm_t *ember = ember_pmm(gpu);
+    NvU64 address = entry->address.address;
+    NvU64 block_va = UVM_VA_BLOCK_ALIGN_DOWN(address);
+    struct ember_policy_notification n = { 0 };
+    struct ember_policy_span span = { 0 };
+    struct ember_policy_block view, *blk = NULL;
+    uvm_va_range_t *va_range;
+    uvm_va_block_t *va_block;
+    bool promote;
+    NvU64 va;
+
+    uvm_assert_rwsem_locked(&va_space->lock);
+
+    // MIMC: this GPU's accesses to memory outside it, i.e. to the host
+    // pages mapped by default.
+    if (!space || !space->ops->on_notification || entry->counter_type != UVM_ACCESS_COUNTER_TYPE_MIMC)
+        return NV_OK;
+    va_range = uvm_va_range_find(va_space, address);
+    if (!ember_range_is_managed(va_range))
+        return NV_OK;
+
+    n.va = address;
+    n.now_ns = ember_now_ns();
+    n.range_start = va_range->node.start;
+    n.range_end = va_range->node.end + 1;
+    n.sub_mask = entry->sub_granularity;
+    n.counter = entry->counter_value;
+
+    // Ask the core with a view of the notified block (none if it holds no
+    // pages yet); its chunk state is stable under ember->lock.
+    va_block = uvm_va_range_block(va_range, uvm_va_range_block_index(va_range, address));
+    if (va_block) {
+        uvm_mutex_lock(&va_block->lock);
+        if (!uvm_va_block_is_dead(va_block) && va_block->ember) {
+            ember_block_view(va_block, gpu, &view);
+            blk = &view;
+        }
+    }
+    if (ember)
+        spin_lock(&ember->lock);
+    if (blk)
+        view.chunk_priv = ember_block_chunk_priv(ember, va_block, gpu);
+    spin_lock(&space->lock);
+    promote = space->ops->on_notification(space->pdata, &n, blk, &span);
+    spin_unlock(&space->lock);
+    if (ember)
+        spin_unlock(&ember->lock);
+    if (va_block)
+        uvm_mutex_unlock(&va_block->lock);
+    if (!promote || !space->ops->promote_block)
+        return NV_OK;
+
+    // The span, block by block, the notified block first, until the core
+    // says stop (its high watermark).
+    span.start = max(UVM_VA_BLOCK_ALIGN_DOWN(span.start), va_range->node.start);
+    span.end = min(UVM_VA_BLOCK_ALIGN_UP(span.end), va_range->node.end + 1);
+    va = max(block_va, va_range->node.start);
+    if (va >= span.start && va < span.end &&
+        ember_promote_block(gpu, mm, space, va_range, va, &n, service_context))
+        return NV_OK;
+    for (va = span.start; va < span.end; va = UVM_VA_BLOCK_ALIGN_DOWN(va) + UVM_VA_BLOCK_SIZE) {
+        if (UVM_VA_BLOCK_ALIGN_DOWN(va) == block_va)
+            continue;
+        if (ember_promote_block(gpu, mm, space, va_range, va, &n, service_context))
+            break;
+    }
+    return NV_OK;
+}
+
+// ---- arrival and eviction history ----
+
+void uvm_ember_residency_snapshot(uvm_va_block_t *va_block, NvU32 *gpu_pages)
+{
+    uvm_gpu_id_t gpu_id;
+
+    if (!va_block->ember)
+        return;
+    for_each_gpu_id(gpu_id) {
+        const uvm_page_mask_t *resident = ember_gpu_resident(va_block, gpu_id);
+
+        gpu_pages[uvm_id_gpu_index(gpu_id)] = resident ? uvm_page_mask_weight(resident) : 0;
+    }
+}
+
+static enum ember_policy_cause ember_cause(uvm_make_resident_cause_t cause, uvm_ember_pmm_t *ember)
+{
+    switch (cause) {
+        case UVM_MAKE_RESIDENT_CAUSE_REPLAYABLE_FAULT:
+        case UVM_MAKE_RESIDENT_CAUSE_NON_REPLAYABLE_FAULT:
+            return EMBER_POLICY_CAUSE_FAULT;
+        case UVM_MAKE_RESIDENT_CAUSE_ACCESS_COUNTER:
+            return EMBER_POLICY_CAUSE_PROMOTION;
+        case UVM_MAKE_RESIDENT_CAUSE_EVICTION:
+            return ember && READ_ONCE(ember->eager_task) == current ? EMBER_POLICY_CAUSE_EAGER :
+                                                                      EMBER_POLICY_CAUSE_EVICTION;
+        case UVM_MAKE_RESIDENT_CAUSE_API_TOOLS:
+        case UVM_MAKE_RESIDENT_CAUSE_API_MIGRATE:
+        case UVM_MAKE_RESIDENT_CAUSE_API_SET_RANGE_GROUP:
+        case UVM_MAKE_RESIDENT_CAUSE_API_HINT:
+            return EMBER_POLICY_CAUSE_PREFETCH;
+        default:
+            return EMBER_POLICY_CAUSE_CPU;
+    }
+}
+
+// Gives the root chunk backing the block's first page on gpu to the block:
+// its header is (re)set, and its core state zeroed when it changes hands.
+// Returns the core's chunk state, or NULL. LOCKING: the block lock, ember->lock.
+static void *ember_chunk_take(uvm_ember_pmm_t *ember,
+                              uvm_ember_va_space_t *space,
+                              uvm_va_block_t *va_block,
+                              uvm_gpu_t *gpu,
+                              const uvm_page_mask_t *resident,
+                              NvU64 now_ns)
+{
+    uvm_ember_block_t *state = va_block->ember;
+    uvm_page_index_t first = find_first_bit(resident->bitmap, uvm_va_block_num_cpu_pages(va_block));
+    uvm_gpu_chunk_t *gpu_chunk = uvm_va_block_lookup_gpu_chunk(va_block, gpu, uvm_va_block_cpu_page_address(va_block, first));
+    uvm_ember_chunk_t *chunk;
+    size_t index;
+
+    if (!gpu_chunk)
+        return NULL;
+    index = gpu_chunk->address / UVM_CHUNK_SIZE_MAX;
+    if (index >= ember->count)
+        return NULL;
+    chunk = ember_chunk(ember, index);
+    if (chunk->block != va_block) {
+        memset(chunk, 0, ember->stride);
+        chunk->space = space;
+        chunk->block = va_block;
+        chunk->va = va_block->start;
+    }
+    chunk->last_used_ns = now_ns;
+    state->gpu_id = gpu->id;
+    state->chunk_index = index + 1;
+    return chunk->priv;
+}
+
+// The registered GPU gpu_id, or NULL (it is being unregistered). Runs on the
+// eviction path too, which holds no VA space lock: a plain read.
+static uvm_gpu_t *ember_space_gpu(uvm_va_space_t *va_space, uvm_gpu_id_t gpu_id)
+{
+    if (!uvm_processor_mask_test(&va_space->registered_gpus, gpu_id))
+        return NULL;
+    return va_space->registered_gpus_table[uvm_id_gpu_index(gpu_id)];
+}
+
+void uvm_ember_residency_changed(uvm_va_block_t *va_block,
+                                 uvm_va_block_context_t *va_block_context,
+                                 const NvU32 *gpu_pages)
+{
+    uvm_ember_block_t *state = va_block->ember;
+    uvm_va_space_t *va_space;
+    uvm_ember_va_space_t *space;
+    uvm_gpu_id_t gpu_id;
+    NvU64 now_ns;
+
+    if (!state || !va_block->va_range)
+        return;
+    va_space = va_block->va_range->va_space;
+    space = va_space->ember;
+    if (!space || !space->pdata)
+        return;
+    now_ns = ember_now_ns();
+
+    for_each_gpu_id(gpu_id) {
+        const uvm_page_mask_t *resident = ember_gpu_resident(va_block, gpu_id);
+        NvU32 before = gpu_pages[uvm_id_gpu_index(gpu_id)];
+        NvU32 after = resident ? uvm_page_mask_weight(resident) : 0;
+        uvm_gpu_t *gpu = ember_space_gpu(va_space, gpu_id);
+        uvm_ember_pmm_t *ember;
+        struct ember_policy_residency r = { 0 };
+
+        if (before == after || !gpu)
+            continue;
+        ember = ember_pmm(gpu);
+        r.va = va_block->start;
+        r.now_ns = now_ns;
+        r.cause = ember_cause(va_block_context->make_resident.cause, ember);
+        r.counter = state->promotion_counter;
+        r.block_priv = state->priv;
+
+        if (ember)
+            spin_lock(&ember->lock);
+        if (after > before) {
+            r.pages = after - before;
+            if (ember)
+                r.chunk_priv = ember_chunk_take(ember, space, va_block, gpu, resident, now_ns);
+            spin_lock(&space->lock);
+            if (state->evicted && space->ops->on_return)
+                space->ops->on_return(space->pdata, &r);
+            if (space->ops->on_arrive)
+                space->ops->on_arrive(space->pdata, &r);
+            spin_unlock(&space->lock);
+            state->evicted = false;
+        }
+        else {
+            r.pages = before - after;
+            r.chunk_priv = ember_block_chunk_priv(ember, va_block, gpu);
+            spin_lock(&space->lock);
+            if (space->ops->on_evict)
+                space->ops->on_evict(space->pdata, &r);
+            spin_unlock(&space->lock);
+            state->evicted = true;
+        }
+        if (ember)
+            spin_unlock(&ember->lock);
+    }
+}
+
+// ---- the PMM: usage, victims, eager reclamation ----
+
+void uvm_ember_pmm_root_chunk_allocated(uvm_pmm_gpu_t *pmm)
+{
+    if (pmm->ember)
+        atomic_inc(&pmm->ember->used);
+}
+
+void uvm_ember_pmm_root_chunk_freed(uvm_pmm_gpu_t *pmm)
+{
+    if (pmm->ember)
+        atomic_dec(&pmm->ember->used);
+}
+
+// Whether root chunk index still backs the block its header names (the
+// root chunk allocated unsplit to it): only then are the header's block
+// and space alive. LOCKING: pmm->list_lock.
+static bool ember_chunk_valid(uvm_pmm_gpu_t *pmm, uvm_ember_chunk_t *chunk, size_t index)
+{
+    uvm_gpu_chunk_t *root = &pmm->root_chunks.array[index].chunk;
+
+    return chunk->block &&
+           root->state == UVM_PMM_GPU_CHUNK_STATE_ALLOCATED &&
+           root->va_block == chunk->block;
+}
+
+static void ember_view(uvm_ember_pmm_t *ember, uvm_ember_chunk_t *chunk, size_t index, NvU32 n, bool busy)
+{
+    uvm_ember_block_t *state = chunk->block->ember;
+
+    ember->views[n] = (struct ember_policy_chunk) {
+        .va = chunk->va,
+        .last_used_ns = chunk->last_used_ns,
+        .priv = chunk->priv,
+        .block_priv = state ? state->priv : NULL,
+        .busy = busy,
+    };
+    ember->index[n] = index;
+}
+
+uvm_gpu_chunk_t *uvm_ember_pmm_pick_victim(uvm_pmm_gpu_t *pmm)
+{
+    uvm_ember_pmm_t *ember = pmm->ember;
+    uvm_ember_va_space_t *space = NULL;
+    uvm_gpu_root_chunk_t *root;
+    uvm_gpu_chunk_t *chunk, *victim = NULL;
+    NvU32 n = 0, pick;
+
+    uvm_assert_spinlock_locked(&pmm->list_lock);
+    if (!ember)
+        return NULL;
+
+    // The candidates: the used root chunks backing blocks of the VA space
+    // of the least recently used one, oldest first (the stock choice is
+    // that head; its space's policy may pick another of its own).
+    spin_lock(&ember->lock);
+    list_for_each_entry(chunk, &pmm->root_chunks.va_block_used, list) {
+        size_t index = chunk->address / UVM_CHUNK_SIZE_MAX;
+        uvm_ember_chunk_t *header = ember_chunk(ember, index);
+
+        if (chunk->in_eviction || !ember_chunk_valid(pmm, header, index))
+            continue;
+        if (!space)
+            space = header->space;
+        if (header->space != space || !space->pdata)
+            continue;
+        ember_view(ember, header, index, n++, false);
+    }
+    if (n && space->ops->pick_victim) {
+        spin_lock(&space->lock);
+        pick = space->ops->pick_victim(space->pdata, ember->views, n, ember_now_ns());
+        spin_unlock(&space->lock);
+        root = &pmm->root_chunks.array[ember->index[pick < n ? pick : 0]];
+        victim = &root->chunk;
+    }
+    spin_unlock(&ember->lock);
+    return victim;
+}
+
+// A root chunk the worker evicts, and the block it backed when chosen.
+typedef struct
+{
+    NvU32 index;
+    uvm_va_block_t *block;
+} uvm_ember_victim_t;
+
+// One reclamation pass for the VA space of the chunks whose header names
+// space: the core ages them (on_timer_tick) and picks victims. Fills
+// victims[] with root chunk indices and returns how many.
+// LOCKING: pmm->list_lock, ember->lock.
+static NvU32 ember_reclaim_space(uvm_pmm_gpu_t *pmm,
+                                 uvm_ember_va_space_t *space,
+                                 uvm_ember_victim_t *victims,
+                                 NvU64 now_ns)
+{
+    uvm_ember_pmm_t *ember = pmm->ember;
+    struct ember_policy_tick t = { 0 };
+    NvU32 n = 0, k = 0, i;
+    size_t index;
+
+    for (index = 0; index < ember->count; index++) {
+        uvm_ember_chunk_t *header = ember_chunk(ember, index);
+
+        if (header->space != space || !ember_chunk_valid(pmm, header, index))
+            continue;
+        ember_view(ember, header, index, n++, pmm->root_chunks.array[index].chunk.in_eviction);
+    }
+    t.now_ns = now_ns;
+    t.chunks = ember->views;
+    t.n = n;
+    t.chunks_used = atomic_read(&ember->used);
+    t.chunks_total = ember->total;
+    t.victims = ember->victims;
+
+    spin_lock(&space->lock);
+    space->ops->on_timer_tick(space->pdata, &t);
+    if (space->ops->pick_eager_victims)
+        k = min(space->ops->pick_eager_victims(space->pdata, &t), n);
+    spin_unlock(&space->lock);
+
+    for (i = 0; i < k; i++) {
+        victims[i].index = ember->index[ember->victims[i] < n ? ember->victims[i] : 0];
+        victims[i].block = ember_chunk(ember, victims[i].index)->block;
+    }
+    return k;
+}
+
+#define UVM_EMBER_MAX_SPACES_PER_PASS 16
+
+// The eager reclamation worker, per GPU, every perf_eager_eviction_interval_ms.
+// It never takes a VA space lock: the chunks' headers are checked under
+// pmm->list_lock, and eviction goes through the PMM's own path (block locks
+// only). The GPU outlives it: uvm_ember_pmm_deinit() cancels it first.
+static void ember_reclaim(struct work_struct *work)
+{
+    uvm_ember_pmm_t *ember = container_of(to_delayed_work(work), uvm_ember_pmm_t, reclaim_work);
+    uvm_pmm_gpu_t *pmm = ember->pmm;
+    uvm_ember_va_space_t *done[UVM_EMBER_MAX_SPACES_PER_PASS];
+    uvm_ember_victim_t *victims;
+    NvU32 k = 0, nspaces = 0, i;
+    NvU64 now_ns = ember_now_ns();
+    size_t index;
+
+    victims = uvm_kvmalloc(ember->count * sizeof(*victims));
+    if (!victims)
+        goto out;
+
+    uvm_spin_lock(&pmm->list_lock);
+    spin_lock(&ember->lock);
+    for (index = 0; index < ember->count && nspaces < ARRAY_SIZE(done); index++) {
+        uvm_ember_chunk_t *header = ember_chunk(ember, index);
+        uvm_ember_va_space_t *space = header->space;
+
+        if (!ember_chunk_valid(pmm, header, index) || !space->pdata || !space->ops->on_timer_tick)
+            continue;
+        for (i = 0; i < nspaces && done[i] != space; i++)
+            ;
+        if (i < nspaces)
+            continue;
+        done[nspaces++] = space;
+        k += ember_reclaim_space(pmm, space, victims + k, now_ns);
+    }
+    spin_unlock(&ember->lock);
+    uvm_spin_unlock(&pmm->list_lock);
+
+    WRITE_ONCE(ember->eager_task, current);
+    for (i = 0; i < k; i++)
+        (void)uvm_pmm_gpu_evict_root_chunk_index(pmm, victims[i].index, victims[i].block);
+    WRITE_ONCE(ember->eager_task, NULL);
+    uvm_kvfree(victims);
+
+out:
+    queue_delayed_work(system_long_wq, &ember->reclaim_work,
+                       msecs_to_jiffies(ember_params.perf_eager_eviction_interval_ms));
+}
+
+static void ember_reclaim_work(struct work_struct *work)
+{
+    UVM_ENTRY_VOID(ember_reclaim(work));
+}
+
+NV_STATUS uvm_ember_pmm_init(uvm_pmm_gpu_t *pmm)
+{
+    uvm_gpu_t *gpu = uvm_pmm_to_gpu(pmm);
+    const struct ember_policy_ops *ops = g_uvm_ember_ops;
+    uvm_ember_pmm_t *ember;
+
+    pmm->ember = NULL;
+    if (!uvm_ember_enabled() || !UVM_EMBER_GPU_SUPPORTS_EVICTION(gpu))
+        return NV_OK;
+
+    ember = uvm_kvmalloc_zero(sizeof(*ember));
+    if (!ember)
+        return NV_ERR_NO_MEMORY;
+    ember->pmm = pmm;
+    spin_lock_init(&ember->lock);
+    ember->count = pmm->root_chunks.count;
+    ember->stride = sizeof(uvm_ember_chunk_t) + ALIGN(ops->chunk_priv_size, sizeof(NvU64));
+    ember->total = gpu->mem_info.size ? gpu->mem_info.size / UVM_CHUNK_SIZE_MAX : ember->count;
+    ember->chunks = uvm_kvmalloc_zero(ember->count * ember->stride);
+    ember->views = uvm_kvmalloc_zero(ember->count * sizeof(*ember->views));
+    ember->index = uvm_kvmalloc_zero(ember->count * sizeof(*ember->index));
+    ember->victims = uvm_kvmalloc_zero(ember->count * sizeof(*ember->victims));
+    atomic_set(&ember->used, 0);
+    INIT_DELAYED_WORK(&ember->reclaim_work, ember_reclaim_work);
+    pmm->ember = ember;
+    if (!ember->chunks || !ember->views || !ember->index || !ember->victims) {
+        uvm_ember_pmm_deinit(pmm);
+        return NV_ERR_NO_MEMORY;
+    }
+    if (ember_params.perf_eager_eviction_enable)
+        queue_delayed_work(system_long_wq, &ember->reclaim_work,
+                           msecs_to_jiffies(ember_params.perf_eager_eviction_interval_ms));
+    return NV_OK;
+}
+
+void uvm_ember_pmm_deinit(uvm_pmm_gpu_t *pmm)
+{
+    uvm_ember_pmm_t *ember = pmm->ember;
+
+    if (!ember)
+        return;
+    cancel_delayed_work_sync(&ember->reclaim_work);
+    uvm_kvfree(ember->victims);
+    uvm_kvfree(ember->index);
+    uvm_kvfree(ember->views);
+    uvm_kvfree(ember->chunks);
+    uvm_kvfree(ember);
+    pmm->ember = NULL;
+}
