@@ -125,6 +125,7 @@ static u32 ember_fault_host_blocks(struct ember_va_space *vs, const u64 *pages,
 	u32 i, j, k, host = 0;
 	bool from_host;
 
+	lockdep_assert_held(&vs->lock);
 	for (i = 0; i < n; i = j) {
 		u64 block_va = pages[i] & ~(EMBER_VA_BLOCK_SIZE - 1);
 

@@ -106,6 +106,7 @@ static void ember_ce_requeue(struct ember_ce_batch *b, u32 count)
 	struct emgpu_ce_desc *ring = gpu->ce_ring.cpu;
 	u32 i;
 
+	lockdep_assert_held(&gpu->hw_lock);
 	for (i = 0; i < count; i++) {
 		ring[gpu->ce_put] = ring[(b->first + i) % EMBER_CE_RING_ENTRIES];
 		gpu->ce_put = (gpu->ce_put + 1) % EMBER_CE_RING_ENTRIES;
@@ -130,6 +131,7 @@ static int ember_ce_flush(struct ember_ce_batch *b)
 	unsigned long deadline;
 	u32 status;
 
+	lockdep_assert_held(&gpu->hw_lock);
 	if (!b->count || b->error)
 		return b->error;
 	b->count = 0;
@@ -192,6 +194,7 @@ static void ember_ce_push(struct ember_ce_batch *b, u32 op, u32 flags,
 	struct ember_gpu *gpu = b->gpu;
 	struct emgpu_ce_desc *d;
 
+	lockdep_assert_held(&gpu->hw_lock);
 	if (b->error)
 		return;
 	if (b->count == EMBER_CE_RING_ENTRIES - 1 && ember_ce_flush(b))
@@ -250,6 +253,7 @@ static int ember_tlb_wait(struct ember_gpu *gpu)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(ember_hw_timeout_ms);
 
+	lockdep_assert_held(&gpu->hw_lock);
 	while (ember_rd(gpu, EMGPU_REG_TLB_INV_STATUS) & EMGPU_TLB_INV_PENDING) {
 		if (time_after(jiffies, deadline)) {
 			dev_warn_ratelimited(&gpu->pdev->dev,

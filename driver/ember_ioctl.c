@@ -37,6 +37,7 @@ static struct ember_gpu *ember_gpu_at(u32 index, u32 *count)
 	struct ember_gpu *gpu, *found = NULL;
 	u32 n = 0;
 
+	lockdep_assert_held(&ember_gpus_lock);
 	list_for_each_entry(gpu, &ember_gpus, node) {
 		if (n == index)
 			found = gpu;

@@ -225,6 +225,7 @@ static void ember_launch_ranges(struct ember_va_space *vs,
 	struct ember_va_range *range;
 	unsigned int i, j;
 
+	lockdep_assert_held(&vs->lock);
 	for (i = 0; i < EMBER_LAUNCH_MAX_ARGS; i++) {
 		range = ember_range_find(vs, l->args[i], 1);
 		if (!range)
@@ -255,6 +256,8 @@ static void ember_launch_begin_policy(struct ember_gpu *gpu,
 	};
 	u32 config = EMGPU_AC_CONFIG_DEFAULT, gran;
 
+	lockdep_assert_held(&gpu->launch_lock);
+	lockdep_assert_held(&vs->lock);
 	ember_launch_ranges(vs, l, &pl);
 	if (vs->policy->on_launch_begin) {
 		ember_hook_count(vs, EMBER_HOOK_LAUNCH_BEGIN);

@@ -65,6 +65,7 @@ static int ember_promote_block(struct ember_va_space *vs,
 	unsigned int pages;
 	int ret = 0;
 
+	lockdep_assert_held(&vs->lock);
 	block = ember_range_block(range, va, false);
 	if (!block)
 		return 0;	/* never touched: nothing to move */
@@ -110,6 +111,7 @@ static bool ember_notify_ask(struct ember_gpu *gpu, struct ember_va_space *vs,
 	struct ember_policy_block view, *blk = NULL;
 	bool promote;
 
+	lockdep_assert_held(&vs->lock);
 	if (block) {
 		mutex_lock(&block->lock);
 		if (!block->dead) {

@@ -82,6 +82,7 @@ u64 ember_pmm_total_bytes(struct ember_gpu *gpu)
 /* LOCKING: pmm->lock */
 static void pmm_retire_locked(struct ember_pmm *pmm, struct ember_chunk *chunk)
 {
+	lockdep_assert_held(&pmm->lock);
 	if (chunk->retired)
 		return;
 	if (!chunk->block)
@@ -96,6 +97,8 @@ static void pmm_retire_locked(struct ember_pmm *pmm, struct ember_chunk *chunk)
 /* Takes a poisoned chunk out of service. LOCKING: its owner's block lock. */
 void ember_pmm_retire(struct ember_gpu *gpu, struct ember_chunk *chunk)
 {
+	if (chunk->block)	/* its owner's, who called */
+		lockdep_assert_held(&chunk->block->lock);
 	mutex_lock(&gpu->pmm.lock);
 	pmm_retire_locked(&gpu->pmm, chunk);
 	mutex_unlock(&gpu->pmm.lock);
@@ -147,6 +150,7 @@ void ember_pmm_free(struct ember_gpu *gpu, struct ember_chunk *chunk)
 {
 	struct ember_pmm *pmm = &gpu->pmm;
 
+	lockdep_assert_held(&chunk->block->lock);
 	mutex_lock(&pmm->lock);
 	chunk->block = NULL;
 	chunk->evicting = false;
@@ -160,6 +164,7 @@ void ember_pmm_mark_used(struct ember_gpu *gpu, struct ember_chunk *chunk)
 {
 	u64 now = ember_gpu_now_ns(gpu);
 
+	lockdep_assert_held(&chunk->block->lock);
 	mutex_lock(&gpu->pmm.lock);
 	chunk->last_used_ns = now;
 	list_move_tail(&chunk->node, &gpu->pmm.used);
@@ -172,6 +177,7 @@ static struct ember_chunk *pmm_take_free(struct ember_pmm *pmm,
 {
 	struct ember_chunk *chunk;
 
+	lockdep_assert_held(&pmm->lock);
 	chunk = list_first_entry_or_null(&pmm->free, struct ember_chunk, node);
 	if (!chunk)
 		return NULL;
@@ -194,6 +200,7 @@ static u32 pmm_gather(struct ember_pmm *pmm, struct ember_va_space *vs,
 	struct ember_chunk *chunk;
 	u32 n = 0;
 
+	lockdep_assert_held(&pmm->lock);
 	list_for_each_entry(chunk, &pmm->used, node) {
 		if (!chunk->block || chunk->block->vs != vs ||
 		    (skip_busy && chunk->evicting))
@@ -213,6 +220,7 @@ static u32 pmm_gather(struct ember_pmm *pmm, struct ember_va_space *vs,
 /* Marks chunk for eviction and pins its owner. LOCKING: pmm->lock. */
 static struct ember_chunk *pmm_claim(struct ember_chunk *chunk)
 {
+	lockdep_assert_held(&chunk->block->vs->gpu->pmm.lock);
 	chunk->evicting = true;
 	kref_get(&chunk->block->kref);
 	return chunk;
@@ -233,6 +241,8 @@ static struct ember_chunk *pmm_pick_victim(struct ember_gpu *gpu,
 	struct ember_chunk *chunk;
 	u32 n, pick = 0;
 
+	lockdep_assert_held(&pmm->lock);
+	lockdep_assert_held(&vs->lock);
 	n = pmm_gather(pmm, vs, true);
 	if (!n) {
 		list_for_each_entry(chunk, &pmm->used, node)
@@ -315,6 +325,7 @@ void ember_pmm_timer_tick(struct ember_gpu *gpu, struct ember_va_space *vs)
 	struct ember_policy_tick t;
 	u32 k = 0, i;
 
+	lockdep_assert_held(&vs->lock);
 	if (!ops->on_timer_tick || !pmm->nchunks)
 		return;
 	victims = kmalloc_array(pmm->nchunks, sizeof(*victims), GFP_KERNEL);
@@ -365,6 +376,7 @@ struct ember_chunk *ember_pmm_alloc(struct ember_gpu *gpu,
 	unsigned int tries;
 	int ret;
 
+	lockdep_assert_held(&vs->lock);
 	for (tries = 0; tries < pmm->nchunks + 64; tries++) {
 		mutex_lock(&pmm->lock);
 		chunk = pmm_take_free(pmm, block);

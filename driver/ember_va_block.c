@@ -109,6 +109,7 @@ static int block_unmap_gpu(struct ember_va_block *block,
 	DECLARE_BITMAP(unmap, EMBER_BLOCK_PAGES);
 	unsigned int i, first = EMBER_BLOCK_PAGES, last = 0, runs = 0;
 
+	lockdep_assert_held(&block->lock);
 	if (!block->pt ||
 	    !bitmap_and(unmap, mask, block->gpu_mapped, EMBER_BLOCK_PAGES))
 		return 0;
@@ -134,6 +135,7 @@ static void block_map_vidmem(struct ember_va_block *block,
 {
 	unsigned int i;
 
+	lockdep_assert_held(&block->lock);
 	for_each_page_in(i, mask) {
 		WRITE_ONCE(block->pt->cpu[i],
 			   emgpu_cpu_to_le64(ember_pte_vidmem(block->chunk->addr +
@@ -157,6 +159,7 @@ int ember_block_map_remote(struct ember_va_block *block,
 	unsigned int i, n = 0;
 	int ret;
 
+	lockdep_assert_held(&block->lock);
 	if (!bitmap_and(map, mask, block->cpu_resident, EMBER_BLOCK_PAGES))
 		return 0;
 	ret = block_get_pt(block);
@@ -192,6 +195,8 @@ int ember_block_ensure_chunk(struct ember_va_block *block,
 	struct ember_gpu *gpu = block->vs->gpu;
 	struct ember_chunk *chunk;
 
+	lockdep_assert_held(&block->lock);
+	lockdep_assert_held(&block->vs->lock);
 	while (!block->chunk) {
 		mutex_unlock(&block->lock);
 		chunk = ember_pmm_alloc(gpu, block->vs, block, cause);
@@ -248,6 +253,7 @@ static void block_policy_residency(struct ember_va_block *block, bool arrive,
 	bool returned = arrive && block->evicted;
 	struct ember_policy_residency r;
 
+	lockdep_assert_held(&block->lock);
 	block->evicted = !arrive;
 	/* a policy without residency hooks costs no clock read, no pmm.lock */
 	if (!(returned && ops->on_return) && !(arrive && ops->on_arrive) &&
@@ -299,6 +305,7 @@ int ember_block_make_resident_gpu(struct ember_va_block *block,
 	u64 base;
 	int ret;
 
+	lockdep_assert_held(&block->lock);
 	if (!gpu || !gpu->ready)
 		return -ENODEV;
 	if (bitmap_intersects(mask, block->lost, EMBER_BLOCK_PAGES))
@@ -383,6 +390,7 @@ static int block_make_resident_cpu(struct ember_va_block *block,
 	unsigned int i, nmove;
 	int ret = 0;
 
+	lockdep_assert_held(&block->lock);
 	if (bitmap_intersects(mask, block->lost, EMBER_BLOCK_PAGES))
 		return -EIO;	/* their data is gone: never hand out zeros */
 	bitmap_and(move, mask, block->gpu_resident, EMBER_BLOCK_PAGES);
@@ -542,6 +550,7 @@ void ember_block_policy_view(struct ember_va_range *range,
 			     struct ember_policy_block *view)
 {
 	BUILD_BUG_ON(sizeof(view->resident_cpu) != sizeof(block->cpu_resident));
+	lockdep_assert_held(&block->lock);
 	memset(view, 0, sizeof(*view));
 	view->start = block->start;
 	view->now_ns = block->vs->gpu ? ember_gpu_now_ns(block->vs->gpu) : 0;
@@ -582,6 +591,8 @@ int ember_block_apply(struct ember_va_block *block,
 	u64 bytes = 0;
 	int ret;
 
+	lockdep_assert_held(&block->lock);
+	lockdep_assert_held(&block->vs->lock);
 	memcpy(mask, &view->migrate, sizeof(mask));
 	if (view->dest == EMBER_LOC_CPU) {
 		ret = ember_block_make_resident_cpu(block, mask, cause, NULL);
@@ -644,6 +655,7 @@ void ember_block_lose_chunk(struct ember_va_block *block)
 	struct ember_chunk *chunk = block->chunk;
 	unsigned int n;
 
+	lockdep_assert_held(&block->lock);
 	if (!chunk)
 		return;
 	block_unmap_gpu(block, block->gpu_resident, EMBER_CAUSE_EVICTION);

@@ -64,6 +64,8 @@ struct ember_va_block *ember_range_block(struct ember_va_range *range, u64 va,
 	unsigned long idx = (va - range->start) >> EMBER_VA_BLOCK_SHIFT;
 	struct ember_va_block *block, *old;
 
+	lockdep_assert(lockdep_is_held(&range->vs->lock) ||
+		       lockdep_is_held(&range->vs->mm->mmap_lock));
 	block = READ_ONCE(range->blocks[idx]);
 	if (block || !create)
 		return block;
@@ -86,6 +88,7 @@ struct ember_va_range *ember_range_find(struct ember_va_space *vs, u64 addr,
 {
 	struct ember_va_range *range;
 
+	lockdep_assert_held(&vs->lock);
 	list_for_each_entry(range, &vs->ranges, node)
 		if (addr >= range->start && addr + length <= range->end)
 			return range;
