@@ -90,6 +90,7 @@ int main(int argc, char **argv)
 	};
 	struct em_wl_result res;
 	const char *policy = NULL;
+	unsigned int i;
 	long v;
 	int opt, ret;
 
@@ -161,7 +162,16 @@ int main(int argc, char **argv)
 	fputc('{', stdout);
 	em_wl_json(stdout, &cfg, &res);
 	em_app_json(stdout, &cfg, &res);
-	fputs("}\n", stdout);
+	/*
+	 * The policy hooks ember.ko called for this VA space, in enum
+	 * ember_policy_hook order (fini comes when the VA space closes, after
+	 * this line; emGetStats(, 1) counts it)
+	 */
+	fputs(",\"hook_calls\":[", stdout);
+	for (i = 0; i < EMBER_POLICY_HOOKS; i++)
+		printf("%s%llu", i ? "," : "",
+		       (unsigned long long)res.stats.hook_calls[i]);
+	fputs("]}\n", stdout);
 	emReset();
 	return ret || res.mismatches ? 1 : 0;
 }
