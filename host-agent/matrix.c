@@ -164,6 +164,42 @@ const char *em_variant_args(const char *variant)
 	return NULL;
 }
 
+void em_args_policy(const char *args, char *policy, size_t len)
+{
+	const char *p, *last = NULL;
+
+	/* ember-run's getopt keeps the last -P; options are words apart */
+	for (p = args; (p = strstr(p, "-P")); p += 2)
+		if ((p == args || p[-1] == ' ' || p[-1] == ',') &&
+		    (p[2] == ' ' || p[2] == ','))
+			last = p + 3;
+	if (!last) {
+		snprintf(policy, len, "%s", "uvm");
+		return;
+	}
+	last += strspn(last, " ,");
+	snprintf(policy, len, "%.*s", (int)strcspn(last, " ,"), last);
+}
+
+void em_variant_policy(const char *variant, char *policy, size_t len)
+{
+	const char *args = em_variant_args(variant);
+
+	if (!args)
+		snprintf(policy, len, "%s", "");
+	else
+		em_args_policy(args, policy, len);
+}
+
+/* Whether a variant runs the stock policy, so that `policies` replace it. */
+static bool variant_takes_policies(const char *variant)
+{
+	char own[EM_POLICY_NAME_MAX];
+
+	em_variant_policy(variant, own, sizeof(own));
+	return !strcmp(own, "uvm");
+}
+
 /* ---- config ---- */
 
 static char *trim(char *s)
@@ -241,6 +277,24 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 				return cfg_error(file, ln, "unknown variant '%s' (uvm, prefetch, "
 						 "mapped, static, adaptive, ac, ariadne, ember, "
 						 "autouvm)", m->variants[i]);
+	} else if (!strcmp(key, "policies")) {
+		if (split_words(val, &m->policies[0][0], EM_POLICY_NAME_MAX, EM_MAX_LIST,
+				&m->npolicies) || !m->npolicies)
+			return cfg_error(file, ln, "bad policies list (1 to 16 names of at "
+					 "most 15 characters)%s", "");
+		for (i = 0; i < m->npolicies; i++) {
+			const char *c;
+
+			/* the name becomes a module path and a word of ember_run= */
+			for (c = m->policies[i]; *c; c++)
+				if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+					return cfg_error(file, ln, "bad policy '%s' (letters, "
+							 "digits, '_', '-')", m->policies[i]);
+			for (n = 0; n < i; n++)
+				if (!strcmp(m->policies[n], m->policies[i]))
+					return cfg_error(file, ln, "policy '%s' listed twice",
+							 m->policies[i]);
+		}
 	} else if (!strcmp(key, "factors") || !strcmp(key, "seeds")) {
 		bool factors = key[0] == 'f';
 
@@ -352,6 +406,30 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 	return 0;
 }
 
+/*
+ * A matrix with `policies` names the policy one way only: a sweep of -P
+ * would cross it again, and `run_args -P` would override every run's; and
+ * some variant must take the policies, else the key says nothing.
+ */
+static int check_policies(const struct em_matrix *m, const char *file, unsigned int ln)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nsweeps; i++)
+		if (m->sweeps[i].flag == 'P')
+			return cfg_error(file, ln, "policies and a sweep of -P: name the "
+					 "policies once, in policies%s", "");
+	if (strstr(m->run_args, "-P"))
+		return cfg_error(file, ln, "policies and run_args -P: name the policies "
+				 "once, in policies%s", "");
+	for (i = 0; i < m->nvariants; i++)
+		if (variant_takes_policies(m->variants[i]))
+			return 0;
+	return cfg_error(file, ln, "policies: no variant runs the stock policy (uvm, "
+			 "prefetch, mapped, static and autouvm take policies; adaptive, "
+			 "ac, ariadne and ember run their own)%s", "");
+}
+
 int em_matrix_load(const char *path, struct em_matrix *m)
 {
 	char line[1024], *hash, *eq, *key, *val;
@@ -391,6 +469,8 @@ int em_matrix_load(const char *path, struct em_matrix *m)
 	fclose(f);
 	if (!ret && (!m->napps || !m->nvariants || !m->nfactors))
 		ret = cfg_error(path, ln, "apps, variants and factors are required%s", "");
+	if (!ret && m->npolicies)
+		ret = check_policies(m, path, ln);
 	return ret;
 }
 
@@ -748,6 +828,7 @@ const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 	json_object_set_new(obj, "run_args", json_string(m->run_args));
 	json_object_set_new(obj, "ember_run", json_string(r->args));
 	json_object_set_new(obj, "sweep", json_string(r->sweep));
+	json_object_set_new(obj, "policy", json_string(r->policy));
 	if (why[0])
 		json_object_set_new(obj, "why", json_string(why));
 	if (r->device)
@@ -892,17 +973,39 @@ static void sweep_point(const struct em_matrix *m, unsigned int w, char *args,
 	}
 }
 
+/*
+ * The policies variant v runs under in matrix m: the matrix's list where
+ * the variant runs the stock policy, else its own alone. Returns how many;
+ * names[i] points at each.
+ */
+static unsigned int variant_policies(const struct em_matrix *m, const char *variant,
+				     char own[EM_POLICY_NAME_MAX],
+				     const char *names[EM_MAX_LIST])
+{
+	unsigned int i;
+
+	em_variant_policy(variant, own, EM_POLICY_NAME_MAX);
+	if (!m->npolicies || !variant_takes_policies(variant)) {
+		names[0] = own;
+		return 1;
+	}
+	for (i = 0; i < m->npolicies; i++)
+		names[i] = m->policies[i];
+	return m->npolicies;
+}
+
 static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 			   size_t *n)
 {
 	unsigned int ninj = m->ninjects ? m->ninjects : 1, nsweep = 1, w, i;
+	unsigned int npol = m->npolicies ? m->npolicies : 1;
 	struct em_run *runs;
-	unsigned int a, v, f, s, j;
+	unsigned int a, v, f, s, j, q;
 	size_t k = 0;
 
 	for (i = 0; i < m->nsweeps; i++)
 		nsweep *= m->sweeps[i].nvalues;
-	runs = calloc((size_t)m->napps * m->nvariants * m->nfactors * m->nseeds *
+	runs = calloc((size_t)m->napps * m->nvariants * npol * m->nfactors * m->nseeds *
 		      ninj * nsweep, sizeof(*runs));
 
 	if (!runs)
@@ -910,15 +1013,24 @@ static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 	/* injection kinds innermost: a campaign cut short covered every kind */
 	for (a = 0; a < m->napps; a++)
 		for (f = 0; f < m->nfactors; f++)
-			for (v = 0; v < m->nvariants; v++)
+			for (v = 0; v < m->nvariants; v++) {
+				char own[EM_POLICY_NAME_MAX];
+				const char *pols[EM_MAX_LIST];
+				unsigned int np = variant_policies(m, m->variants[v], own, pols);
+
+				for (q = 0; q < np; q++)
 				for (s = 0; s < m->nseeds; s++)
 				for (w = 0; w < nsweep; w++)
 				for (j = 0; j < ninj; j++) {
 					struct em_run *r = &runs[k++];
+					/* "-P NAME" where the run's policy is not its variant's */
+					bool other = strcmp(pols[q], own) != 0;
+					char polarg[EM_POLICY_NAME_MAX + 4] = "";
 					int len;
 
 					r->app = m->apps[a];
 					r->variant = m->variants[v];
+					snprintf(r->policy, sizeof(r->policy), "%s", pols[q]);
 					r->factor = m->factors[f];
 					r->seed = m->seeds[s];
 					r->injections_fired = -1;
@@ -929,6 +1041,11 @@ static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 					}
 					len = snprintf(r->id, sizeof(r->id), "%s-%s-x%g-s%" PRIu64,
 						       r->app, r->variant, r->factor, r->seed);
+					if (other) {
+						len += snprintf(r->id + len, sizeof(r->id) - len,
+								"-P%s", r->policy);
+						snprintf(polarg, sizeof(polarg), " -P %s", r->policy);
+					}
 					if (r->inject_kind)
 						len += snprintf(r->id + len, sizeof(r->id) - len,
 								"-%s", r->inject_kind);
@@ -937,11 +1054,14 @@ static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 					snprintf(r->dir, sizeof(r->dir), "%s/%s/runs/%s",
 						 p->results, m->name, r->id);
 					snprintf(r->args, sizeof(r->args),
-						 "-k %s -x %g -s %" PRIu64 " %s %s %s",
+						 "-k %s -x %g -s %" PRIu64 " %s%s %s %s",
 						 r->app, r->factor, r->seed,
-						 em_variant_args(r->variant), m->run_args,
+						 em_variant_args(r->variant), polarg, m->run_args,
 						 r->sweep);
+					/* what the guest gets: a sweep of -P included */
+					em_args_policy(r->args, r->policy, sizeof(r->policy));
 				}
+			}
 	*n = k;
 	return runs;
 }
@@ -992,7 +1112,7 @@ static void write_summary(const struct em_matrix *m, const struct em_paths *p,
 			fclose(csv);
 		return;
 	}
-	fprintf(csv, "commit,profile,app,variant,factor,seed,status,wall_s");
+	fprintf(csv, "commit,profile,app,variant,policy,factor,seed,status,wall_s");
 	for (j = 0; j < sizeof(fields) / sizeof(fields[0]); j++)
 		fprintf(csv, ",%s", fields[j]);
 	fputc('\n', csv);
@@ -1009,10 +1129,10 @@ static void write_summary(const struct em_matrix *m, const struct em_paths *p,
 		fprintf(jl, "%s\n", line);
 		free(line);
 		run = json_object_get(o, "run");
-		fprintf(csv, "%s,%s,%s,%s,%g,%" JSON_INTEGER_FORMAT ",%s,%.2f",
+		fprintf(csv, "%s,%s,%s,%s,%s,%g,%" JSON_INTEGER_FORMAT ",%s,%.2f",
 			json_string_value(json_object_get(o, "commit")),
 			json_string_value(json_object_get(o, "profile")),
-			runs[i].app, runs[i].variant, runs[i].factor,
+			runs[i].app, runs[i].variant, runs[i].policy, runs[i].factor,
 			json_integer_value(json_object_get(o, "seed")),
 			json_string_value(json_object_get(o, "status")),
 			json_real_value(json_object_get(o, "wall_s")));

@@ -12,6 +12,15 @@
  *   profile   = h200-128m                  # emgpu profile
  *   apps      = pathfinder kmeans ...      # ember-run kernels
  *   variants  = uvm prefetch mapped static adaptive
+ *   policies  = uvm mine                   # ember.ko policies, by registered name:
+ *               each variant that runs the stock policy (uvm, prefetch,
+ *               mapped, static, autouvm) runs once per policy, `ember-run -P NAME`
+ *               (ember-run loads /lib/modules/ember_NAME.ko when NAME is not
+ *               registered yet); "uvm" is the stock policy itself (no -P).
+ *               Variants with a policy of their own (adaptive and ember:
+ *               ember, ac, ariadne) run once, under it. A run whose policy is not
+ *               its variant's own gains "-PNAME" in its id; every run's
+ *               policy is in result.json, results.csv and the report.
  *   factors   = 0.5 1.5                    # footprint / VRAM
  *   seeds     = 1
  *   memory    = 1024                       # guest RAM, MiB
@@ -52,6 +61,8 @@
 
 #define EM_MAX_LIST	16
 #define EM_MAX_SWEEPS	3
+/* a policy name as ember.ko registers it: at most 15 characters */
+#define EM_POLICY_NAME_MAX	16
 
 struct em_matrix {
 	char name[64];
@@ -60,6 +71,8 @@ struct em_matrix {
 	unsigned int napps;
 	char variants[EM_MAX_LIST][32];
 	unsigned int nvariants;
+	char policies[EM_MAX_LIST][EM_POLICY_NAME_MAX];	/* none: each variant's own */
+	unsigned int npolicies;
 	double factors[EM_MAX_LIST];
 	unsigned int nfactors;
 	uint64_t seeds[EM_MAX_LIST];
@@ -95,6 +108,7 @@ struct em_paths {
 struct em_run {
 	char id[160];
 	const char *app, *variant;
+	char policy[EM_POLICY_NAME_MAX];	/* the policy ember.ko runs it under */
 	double factor;
 	uint64_t seed;
 	char dir[4096];		/* logs and result.json */
@@ -133,6 +147,22 @@ int em_matrix_list(const struct em_matrix *m, const struct em_paths *p);
 
 /* The variants the paper compares, and the ember-run arguments of each. */
 const char *em_variant_args(const char *variant);
+
+/*
+ * The policy a variant runs under: the name its arguments give -P, or
+ * "uvm", the stock policy ember.ko starts a VA space with, for a variant
+ * without one (modparams can make `ember` that default: a matrix doing so
+ * says it in its modparams, recorded beside the policy). Writes "" for an
+ * unknown variant.
+ */
+void em_variant_policy(const char *variant, char *policy, size_t len);
+
+/*
+ * The policy ember-run arguments select ("-v uvm -P ember -r 0": ember):
+ * the last -P's name, as ember-run's getopt keeps it, or "uvm" without one.
+ * The words may be apart by spaces or commas (the guest's ember_run=).
+ */
+void em_args_policy(const char *args, char *policy, size_t len);
 
 /* What a kind must lead to once it hit a launch: "recovered", "EIO", ... */
 const char *em_inject_expected(const char *kind);

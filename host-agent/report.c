@@ -23,6 +23,7 @@
 
 #define MAX_APPS	16
 #define MAX_FACTORS	8
+#define MAX_COLUMNS	32
 
 static const char *const variant_order[] = {
 	"uvm", "prefetch", "mapped", "static", "adaptive",
@@ -53,11 +54,38 @@ static const struct {
 	{ "static", "ember_static" }, { "adaptive", "ember_adaptive" },
 };
 
+/*
+ * One column of the speedup tables: a variant under one policy at one
+ * sweep point and seed. A column is keyed by every dimension a matrix
+ * varies besides the rows (app, factor), so two runs share a cell only
+ * when they differ in nothing the matrix says (a run recorded twice, or
+ * results of two matrices merged): the report names such a pair as an
+ * error instead of keeping either (cell.dup).
+ */
+struct column {
+	int variant;		/* index into variant_order */
+	char policy[EM_POLICY_NAME_MAX];
+	char sweep[96];		/* the sweep options without -P ("-r 0 -u 32"), or "" */
+	json_int_t seed;
+	bool own_policy;	/* the policy the variant runs without `policies` */
+	char label[160];	/* "uvm", "uvm/mine", "static -p 2", "mapped s2" */
+	/*
+	 * stock uvm at the same sweep point and seed, its speedups' base; -1
+	 * when the matrix has none
+	 */
+	int baseline;
+	/* the variant as the paper has it: own policy, at the first point */
+	bool paper;
+};
+
 struct cell {
 	double sim_ns;		/* modelled setup + kernels; 0: no successful run */
 	double kernel_ns;	/* the kernels alone */
 	double tokens_per_s;	/* decode runs */
 	const char *status;
+	const char *id;		/* the run's id, or NULL */
+	size_t line;		/* its line of results.jsonl */
+	bool dup;		/* a second run claimed the cell: not shown */
 };
 
 struct table {
@@ -68,7 +96,10 @@ struct table {
 	char profile[64];
 	/* the moving hot set's drift (ember-run -d), -1: none; see size_label() */
 	int drift;
-	struct cell cells[MAX_APPS][MAX_FACTORS][NVARIANTS];
+	struct column cols[MAX_COLUMNS];
+	size_t ncols;
+	int uvm;		/* the first stock uvm column (the tables' "uvm ms"), or -1 */
+	struct cell cells[MAX_APPS][MAX_FACTORS][MAX_COLUMNS];
 };
 
 static const char *map_name(const char *ours, int apps)
@@ -125,13 +156,175 @@ static size_t factor_slot(struct table *t, double f)
 	return t->nfactors++;
 }
 
+/*
+ * The column of run o, without its label, baseline or paper flag; false
+ * when o is not a run of a known variant. The policy is the one recorded
+ * ("policy"), else the one its ember-run arguments select (results from
+ * before the field, e.g. a sweep of -P), else the variant's own; a -P in
+ * the sweep is the policy, not a sweep point.
+ */
+static bool run_column(json_t *o, struct column *c)
+{
+	const char *variant = json_string_value(json_object_get(o, "variant"));
+	const char *policy = json_string_value(json_object_get(o, "policy"));
+	const char *args = json_string_value(json_object_get(o, "ember_run"));
+	const char *sweep = json_string_value(json_object_get(o, "sweep")) ?: "";
+	char own[EM_POLICY_NAME_MAX], word[96];
+	size_t n = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!variant || (c->variant = index_of_variant(variant)) < 0)
+		return false;
+	em_variant_policy(variant, own, sizeof(own));
+	if (policy)
+		snprintf(c->policy, sizeof(c->policy), "%s", policy);
+	else if (args)
+		em_args_policy(args, c->policy, sizeof(c->policy));
+	else
+		snprintf(c->policy, sizeof(c->policy), "%s", own);
+	c->own_policy = !strcmp(c->policy, own);
+	/* the sweep's options but -P, word pairs "-r 0" */
+	while (*sweep) {
+		size_t len;
+
+		sweep += strspn(sweep, " ");
+		len = strcspn(sweep, " ");
+		len += strspn(sweep + len, " ");
+		len += strcspn(sweep + len, " ");
+		if (len && strncmp(sweep, "-P ", 3)) {
+			snprintf(word, sizeof(word), "%.*s", (int)len, sweep);
+			n += (size_t)snprintf(c->sweep + n, sizeof(c->sweep) - n, "%s%s",
+					      n ? " " : "", word);
+			if (n >= sizeof(c->sweep))
+				break;
+		}
+		sweep += len;
+	}
+	c->seed = json_integer_value(json_object_get(o, "seed"));
+	return true;
+}
+
+static bool same_column(const struct column *a, const struct column *b)
+{
+	return a->variant == b->variant && !strcmp(a->policy, b->policy) &&
+	       !strcmp(a->sweep, b->sweep) && a->seed == b->seed;
+}
+
+static int find_column(const struct table *t, const struct column *c)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++)
+		if (same_column(&t->cols[i], c))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Orders the columns as the paper's variants (stable: a variant's policies
+ * and points in the order the runs came), then labels each and finds its
+ * baseline and whether it is the paper's column.
+ */
+static void columns_finish(struct table *t)
+{
+	bool seeds = false;
+	size_t i, j;
+	int first;
+
+	for (i = 1; i < t->ncols; i++)
+		for (j = i; j > 0 && t->cols[j].variant < t->cols[j - 1].variant; j--) {
+			struct column x = t->cols[j];
+
+			t->cols[j] = t->cols[j - 1];
+			t->cols[j - 1] = x;
+		}
+	for (i = 1; i < t->ncols; i++)
+		seeds |= t->cols[i].seed != t->cols[0].seed;
+	t->uvm = -1;
+	for (i = 0; i < t->ncols && t->uvm < 0; i++)
+		if (!strcmp(variant_order[t->cols[i].variant], "uvm") &&
+		    !strcmp(t->cols[i].policy, "uvm"))
+			t->uvm = (int)i;
+	/* the paper's point: stock uvm's, or the first column's */
+	first = t->uvm >= 0 ? t->uvm : 0;
+	for (i = 0; i < t->ncols; i++) {
+		struct column *c = &t->cols[i];
+		struct column base = *c;
+		size_t n;
+
+		n = (size_t)snprintf(c->label, sizeof(c->label), "%s", variant_order[c->variant]);
+		if (!c->own_policy)
+			n += (size_t)snprintf(c->label + n, sizeof(c->label) - n, "/%s", c->policy);
+		if (c->sweep[0] && n < sizeof(c->label))
+			n += (size_t)snprintf(c->label + n, sizeof(c->label) - n, " %s", c->sweep);
+		if (seeds && n < sizeof(c->label))
+			snprintf(c->label + n, sizeof(c->label) - n, " s%" JSON_INTEGER_FORMAT,
+				 c->seed);
+		base.variant = index_of_variant("uvm");
+		snprintf(base.policy, sizeof(base.policy), "%s", "uvm");
+		c->baseline = find_column(t, &base);
+		c->paper = c->own_policy && !strcmp(c->sweep, t->cols[first].sweep) &&
+			   c->seed == t->cols[first].seed;
+	}
+}
+
+/*
+ * Puts run o (line of results.jsonl) in its cell. A cell a run already
+ * holds is a duplicate: both are kept out of the tables, and the report
+ * names them (print_duplicates) and fails, since either number alone
+ * would be a silent choice.
+ */
+static void cell_fill(struct table *t, json_t *o, size_t line)
+{
+	const char *app = json_string_value(json_object_get(o, "app"));
+	const char *status = json_string_value(json_object_get(o, "status"));
+	struct column key;
+	struct cell *c;
+	size_t a, fi;
+	int v;
+
+	if (!app || !status || !run_column(o, &key) || (v = find_column(t, &key)) < 0)
+		return;
+	snprintf(t->profile, sizeof(t->profile), "%s",
+		 json_string_value(json_object_get(o, "profile")) ?: "?");
+	a = slot(t->apps, &t->napps, MAX_APPS, app);
+	fi = factor_slot(t, json_real_value(json_object_get(o, "factor")));
+	if (a == MAX_APPS || fi == MAX_FACTORS)
+		return;
+	c = &t->cells[a][fi][v];
+	if (c->status) {
+		c->dup = true;
+		c->sim_ns = c->kernel_ns = c->tokens_per_s = 0;
+		return;
+	}
+	c->status = status;
+	c->id = json_string_value(json_object_get(o, "id"));
+	c->line = line;
+	{
+		const char *args = json_string_value(json_object_get(o, "run_args"));
+		const char *d = args ? strstr(args, "-d ") : NULL;
+
+		if (d)
+			t->drift = atoi(d + 3);
+	}
+	/* the whole modelled run: advice and prefetch, then the kernels */
+	if (!strcmp(status, "ok")) {
+		json_t *run = json_object_get(o, "run");
+
+		c->sim_ns = (double)json_integer_value(json_object_get(run, "sim_ns")) +
+			    (double)json_integer_value(json_object_get(run, "setup_ns"));
+		c->kernel_ns = (double)json_integer_value(json_object_get(run, "sim_ns"));
+		c->tokens_per_s = json_number_value(json_object_get(run, "tokens_per_s"));
+	}
+}
+
 static int load(const char *dir, struct table *t, json_t **keep)
 {
 	char path[4200];
 	json_t *all = json_array(), *o;
 	FILE *f;
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, i;
 
 	t->drift = -1;
 	snprintf(path, sizeof(path), "%s/results.jsonl", dir);
@@ -142,52 +335,76 @@ static int load(const char *dir, struct table *t, json_t **keep)
 		return -1;
 	}
 	while (getline(&line, &cap, f) > 0) {
-		const char *app, *variant, *status;
-		size_t a, fi;
-		int v;
+		struct column c;
 
 		o = json_loads(line, 0, NULL);
 		if (!json_is_object(o)) {
 			json_decref(o);
-			continue;
+			/* kept in place, so array index + 1 is the line number */
+			o = json_null();
 		}
 		json_array_append_new(all, o);
-		app = json_string_value(json_object_get(o, "app"));
-		variant = json_string_value(json_object_get(o, "variant"));
-		status = json_string_value(json_object_get(o, "status"));
-		if (!app || !variant || !status || (v = index_of_variant(variant)) < 0)
+		if (!json_string_value(json_object_get(o, "app")) ||
+		    !json_string_value(json_object_get(o, "status")) || !run_column(o, &c) ||
+		    find_column(t, &c) >= 0 || t->ncols == MAX_COLUMNS)
 			continue;
-		snprintf(t->profile, sizeof(t->profile), "%s",
-			 json_string_value(json_object_get(o, "profile")) ?: "?");
-		a = slot(t->apps, &t->napps, MAX_APPS, app);
-		fi = factor_slot(t, json_real_value(json_object_get(o, "factor")));
-		if (a == MAX_APPS || fi == MAX_FACTORS)
-			continue;
-		t->cells[a][fi][v].status = status;
-		{
-			const char *args = json_string_value(json_object_get(o, "run_args"));
-			const char *d = args ? strstr(args, "-d ") : NULL;
-
-			if (d)
-				t->drift = atoi(d + 3);
-		}
-		/* the whole modelled run: advice and prefetch, then the kernels */
-		if (!strcmp(status, "ok")) {
-			json_t *run = json_object_get(o, "run");
-
-			t->cells[a][fi][v].sim_ns =
-				(double)json_integer_value(json_object_get(run, "sim_ns")) +
-				(double)json_integer_value(json_object_get(run, "setup_ns"));
-			t->cells[a][fi][v].kernel_ns =
-				(double)json_integer_value(json_object_get(run, "sim_ns"));
-			t->cells[a][fi][v].tokens_per_s =
-				json_number_value(json_object_get(run, "tokens_per_s"));
-		}
+		t->cols[t->ncols++] = c;
 	}
 	free(line);
 	fclose(f);
+	columns_finish(t);
+	json_array_foreach(all, i, o)
+		cell_fill(t, o, i + 1);
 	*keep = all;
 	return 0;
+}
+
+/*
+ * Every cell two or more runs claimed, naming them (their ids, or lines of
+ * results.jsonl): the same run recorded twice, or runs that differ only in
+ * what no column says (run_args, modparams, profile, commit). Averaging
+ * them would hide exactly such a mix-up, and the runs are deterministic,
+ * so a true repeat adds nothing to average. Returns how many cells.
+ */
+static unsigned int print_duplicates(const struct table *t, json_t *all, FILE *out)
+{
+	unsigned int cells = 0;
+	size_t a, f, v, i;
+	json_t *o;
+
+	for (a = 0; a < t->napps; a++)
+		for (f = 0; f < t->nfactors; f++)
+			for (v = 0; v < t->ncols; v++) {
+				bool first = true;
+
+				if (!t->cells[a][f][v].dup)
+					continue;
+				cells++;
+				fprintf(out, "error: one cell, several runs: %s %gx %s:", t->apps[a],
+					t->factors[f], t->cols[v].label);
+				json_array_foreach(all, i, o) {
+					const char *app = json_string_value(json_object_get(o, "app"));
+					const char *id = json_string_value(json_object_get(o, "id"));
+					struct column c;
+
+					if (!app || strcmp(app, t->apps[a]) ||
+					    !json_string_value(json_object_get(o, "status")) ||
+					    fabs(json_real_value(json_object_get(o, "factor")) -
+						 t->factors[f]) >= 1e-9 ||
+					    !run_column(o, &c) || !same_column(&c, &t->cols[v]))
+						continue;
+					if (id)
+						fprintf(out, "%s %s", first ? "" : ",", id);
+					else
+						fprintf(out, "%s line %zu", first ? "" : ",", i + 1);
+					first = false;
+				}
+				fprintf(out, " (a cell is app, factor, variant, policy, sweep and "
+					"seed; these runs differ in none: the same run twice, or "
+					"results of two matrices in one file); none of them is "
+					"shown\n");
+			}
+	return cells;
 }
 
 /*
@@ -303,29 +520,49 @@ static void base_gpu(const char *profile, char *out, size_t len)
 	out[strcspn(out, "-")] = '\0';
 }
 
-/* Whether any run of variant v is in the table (columns of absent ones are left out). */
-static bool variant_present(const struct table *t, size_t v)
+/* The time of column v's base in cell (a, f): stock uvm's at its point. */
+static const struct cell *base_cell(const struct table *t, size_t a, size_t f, size_t v)
 {
-	size_t a, f;
+	static const struct cell none;
+	int b = t->cols[v].baseline;
 
-	for (a = 0; a < t->napps; a++)
-		for (f = 0; f < t->nfactors; f++)
-			if (t->cells[a][f][v].status)
-				return true;
-	return false;
+	return b >= 0 ? &t->cells[a][f][b] : &none;
+}
+
+/*
+ * The paper's time of column v's variant, 0 where the column is not the
+ * paper's (another policy, another sweep point or seed).
+ */
+static double paper_column(const struct table *t, const char *csv, const char *gpu,
+			   const char *size, size_t a, size_t v, int *capped)
+{
+	*capped = 0;
+	if (!t->cols[v].paper)
+		return 0;
+	return paper_value(csv, gpu, size, t->apps[a], variant_order[t->cols[v].variant],
+			   capped);
+}
+
+/* What a cell without a time shows: its status, "dup", or "-". */
+static const char *cell_word(const struct cell *c)
+{
+	return c->dup ? "dup" : c->status ? c->status : "-";
 }
 
 static void print_tables(const struct table *t, const char *paper_csv, FILE *out)
 {
 	char gpu[64];
 	size_t a, f, v;
+	bool bases = false;
 
 	enum paper_unit unit = paper_unit_of(paper_csv);
 
 	base_gpu(t->profile, gpu, sizeof(gpu));
+	for (v = 0; v < t->ncols; v++)
+		bases |= t->cols[v].baseline >= 0 && t->cols[v].baseline != t->uvm;
 	for (f = 0; f < t->nfactors; f++) {
-		double logsum[NVARIANTS] = { 0 }, plogsum[NVARIANTS] = { 0 };
-		unsigned int cnt[NVARIANTS] = { 0 }, pcnt[NVARIANTS] = { 0 };
+		double logsum[MAX_COLUMNS] = { 0 }, plogsum[MAX_COLUMNS] = { 0 };
+		unsigned int cnt[MAX_COLUMNS] = { 0 }, pcnt[MAX_COLUMNS] = { 0 };
 		char size[16];
 
 		bool paper = false;
@@ -342,37 +579,40 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 		else
 			fprintf(out, "\nSpeedup over UVM at %s (profile %s)\n", size,
 				t->profile);
+		/* several stock uvm columns (sweep points, seeds): each its own base */
+		if (bases)
+			fprintf(out, "(each column over stock uvm at its own sweep point and seed)\n");
 		fprintf(out, "%-12s", "app");
-		for (v = 1; v < NVARIANTS; v++)
-			if (variant_present(t, v))
-				fprintf(out, " %18s", variant_order[v]);
+		for (v = 0; v < t->ncols; v++)
+			if ((int)v != t->uvm)
+				fprintf(out, " %18s", t->cols[v].label);
 		fprintf(out, " %14s\n", "uvm ms");
 		for (a = 0; a < t->napps; a++) {
-			const struct cell *uvm = &t->cells[a][f][0];
-			int capped_u, capped_v;
-			double pu = paper_value(paper_csv, gpu, size, t->apps[a], "uvm",
-						&capped_u);
+			static const struct cell none;
+			const struct cell *uvm = t->uvm >= 0 ? &t->cells[a][f][t->uvm] : &none;
 			double tu = cell_time(uvm, unit);
 
 			fprintf(out, "%-12s", t->apps[a]);
-			for (v = 1; v < NVARIANTS; v++) {
+			for (v = 0; v < t->ncols; v++) {
 				const struct cell *c = &t->cells[a][f][v];
-
-				if (!variant_present(t, v))
-					continue;
-				{
-				double pv = paper_value(paper_csv, gpu, size, t->apps[a],
-							variant_order[v], &capped_v);
+				double base = cell_time(base_cell(t, a, f, v), unit);
+				int capped_u = 0, capped_v;
+				/* the paper's uvm beside the paper's columns only */
+				double pv = paper_column(t, paper_csv, gpu, size, a, v, &capped_v);
+				double pu = pv > 0 ? paper_value(paper_csv, gpu, size, t->apps[a],
+								 "uvm", &capped_u) : 0;
 				char ours[24] = "-", theirs[24] = "";
 
-				if (cell_time(c, unit) > 0 && tu > 0) {
-					double s = tu / cell_time(c, unit);
+				if ((int)v == t->uvm)
+					continue;
+				if (cell_time(c, unit) > 0 && base > 0) {
+					double s = base / cell_time(c, unit);
 
 					snprintf(ours, sizeof(ours), "%.2f", s);
 					logsum[v] += log(s);
 					cnt[v]++;
 				} else if (c->status) {
-					snprintf(ours, sizeof(ours), "%s", c->status);
+					snprintf(ours, sizeof(ours), "%s", cell_word(c));
 				}
 				if (pu > 0 && pv > 0) {
 					/* a capped time bounds the speedup only one way */
@@ -384,20 +624,18 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 					pcnt[v]++;
 				}
 				fprintf(out, " %8s %9s", ours, theirs);
-				}
 			}
 			if (tu > 0)
 				fprintf(out, " %14.3f\n", tu / 1e6);
 			else
-				fprintf(out, " %14s\n", uvm->status ? uvm->status : "-");
+				fprintf(out, " %14s\n", uvm->status ? cell_word(uvm) : "-");
 		}
 		fprintf(out, "%-12s", "geomean");
-		for (v = 1; v < NVARIANTS; v++) {
+		for (v = 0; v < t->ncols; v++) {
 			char ours[24] = "-", theirs[24] = "";
 
-			if (!variant_present(t, v))
+			if ((int)v == t->uvm)
 				continue;
-
 			if (cnt[v])
 				snprintf(ours, sizeof(ours), "%.2f", exp(logsum[v] / cnt[v]));
 			if (pcnt[v])
@@ -409,11 +647,11 @@ static void print_tables(const struct table *t, const char *paper_csv, FILE *out
 	}
 }
 
-/* Variants of cell (a, f) that both the testbed and the paper timed. */
+/* Columns of cell (a, f) that both the testbed and the paper timed. */
 struct paper_cell {
-	int v[NVARIANTS];
-	double ours[NVARIANTS], theirs[NVARIANTS];
-	int capped[NVARIANTS];
+	int v[MAX_COLUMNS];
+	double ours[MAX_COLUMNS], theirs[MAX_COLUMNS];
+	int capped[MAX_COLUMNS];
 	size_t n;
 };
 
@@ -426,11 +664,11 @@ static void paper_cell_load(const struct table *t, const char *csv, const char *
 
 	size_label(t, f, size, sizeof(size));
 	pc->n = 0;
-	for (v = 0; v < NVARIANTS; v++) {
+	for (v = 0; v < t->ncols; v++) {
 		double ours = cell_time(&t->cells[a][f][v], unit), theirs;
 		int capped;
 
-		theirs = paper_value(csv, gpu, size, t->apps[a], variant_order[v], &capped);
+		theirs = paper_column(t, csv, gpu, size, a, v, &capped);
 		if (ours <= 0 || theirs <= 0)
 			continue;
 		pc->v[pc->n] = (int)v;
@@ -442,9 +680,10 @@ static void paper_cell_load(const struct table *t, const char *csv, const char *
 }
 
 /* "static < adaptive < uvm": the variants fastest first. */
-static void print_order(const struct paper_cell *pc, const double *time, FILE *out)
+static void print_order(const struct table *t, const struct paper_cell *pc,
+			const double *time, FILE *out)
 {
-	size_t idx[NVARIANTS], i, j;
+	size_t idx[MAX_COLUMNS], i, j;
 
 	for (i = 0; i < pc->n; i++)
 		idx[i] = i;
@@ -456,7 +695,7 @@ static void print_order(const struct paper_cell *pc, const double *time, FILE *o
 			idx[j - 1] = x;
 		}
 	for (i = 0; i < pc->n; i++)
-		fprintf(out, "%s%s", i ? " < " : "", variant_order[pc->v[idx[i]]]);
+		fprintf(out, "%s%s", i ? " < " : "", t->cols[pc->v[idx[i]]].label);
 }
 
 /*
@@ -466,7 +705,8 @@ static void print_order(const struct paper_cell *pc, const double *time, FILE *o
  * does not agree); the cells whose every
  * counted pair agrees; and per variant the geometric mean over the apps of
  * testbed speedup over UVM / paper speedup over UVM (cells with a capped
- * paper time left out: their speedup is a bound).
+ * paper time left out: their speedup is a bound). Only the paper's columns
+ * count (their variant's own policy, at the first sweep point and seed).
  */
 static void print_paper_summary(const struct table *t, const char *csv, FILE *out)
 {
@@ -477,8 +717,8 @@ static void print_paper_summary(const struct table *t, const char *csv, FILE *ou
 		return;
 	base_gpu(t->profile, gpu, sizeof(gpu));
 	for (f = 0; f < t->nfactors; f++) {
-		double logsum[NVARIANTS] = { 0 };
-		unsigned int cnt[NVARIANTS] = { 0 }, cells = 0, ordered = 0;
+		double logsum[MAX_COLUMNS] = { 0 };
+		unsigned int cnt[MAX_COLUMNS] = { 0 }, cells = 0, ordered = 0;
 		unsigned int agree_all = 0, pairs_all = 0;
 
 		size_label(t, f, size, sizeof(size));
@@ -487,13 +727,13 @@ static void print_paper_summary(const struct table *t, const char *csv, FILE *ou
 		for (a = 0; a < t->napps; a++) {
 			struct paper_cell pc;
 			unsigned int agree = 0, pairs = 0;
-			size_t u = NVARIANTS;
+			size_t u = MAX_COLUMNS;
 
 			paper_cell_load(t, csv, gpu, a, f, &pc);
 			if (pc.n < 2)
 				continue;
 			for (i = 0; i < pc.n; i++) {
-				if (pc.v[i] == 0)
+				if (pc.v[i] == t->uvm)
 					u = i;
 				for (j = i + 1; j < pc.n; j++) {
 					double p = pc.theirs[i] - pc.theirs[j];
@@ -506,7 +746,7 @@ static void print_paper_summary(const struct table *t, const char *csv, FILE *ou
 					agree += o != 0 && (p < 0) == (o < 0);
 				}
 			}
-			if (u < NVARIANTS && !pc.capped[u])
+			if (u < MAX_COLUMNS && !pc.capped[u])
 				for (i = 0; i < pc.n; i++) {
 					if (i == u || pc.capped[i])
 						continue;
@@ -519,9 +759,9 @@ static void print_paper_summary(const struct table *t, const char *csv, FILE *ou
 			agree_all += agree;
 			pairs_all += pairs;
 			fprintf(out, "%-12s %s  ", t->apps[a], agree == pairs ? "same " : "DIFF ");
-			print_order(&pc, pc.ours, out);
+			print_order(t, &pc, pc.ours, out);
 			fprintf(out, " | ");
-			print_order(&pc, pc.theirs, out);
+			print_order(t, &pc, pc.theirs, out);
 			fprintf(out, "  (%u/%u pairs)\n", agree, pairs);
 		}
 		if (!cells)
@@ -529,12 +769,32 @@ static void print_paper_summary(const struct table *t, const char *csv, FILE *ou
 		fprintf(out, "summary %s %s: paper's order in %u of %u cells, %u of %u pairs; "
 			"speedup over UVM testbed/paper, geomean:", gpu, size, ordered, cells,
 			agree_all, pairs_all);
-		for (i = 1; i < NVARIANTS; i++)
-			if (cnt[i])
-				fprintf(out, " %s %.2f (%u)", variant_order[i],
+		for (i = 0; i < t->ncols; i++)
+			if (cnt[i] && (int)i != t->uvm)
+				fprintf(out, " %s %.2f (%u)", t->cols[i].label,
 					exp(logsum[i] / cnt[i]), cnt[i]);
 		fputc('\n', out);
 	}
+}
+
+/* The paper's column of a variant (its own policy, the first point), or -1. */
+static int paper_col(const struct table *t, const char *variant)
+{
+	int v = index_of_variant(variant);
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++)
+		if (t->cols[i].variant == v && t->cols[i].paper)
+			return (int)i;
+	return -1;
+}
+
+/* Cell (a, f) of column v; an empty one for v < 0 (no such column). */
+static const struct cell *cell_at(const struct table *t, size_t a, size_t f, int v)
+{
+	static const struct cell none;
+
+	return v >= 0 ? &t->cells[a][f][v] : &none;
 }
 
 /*
@@ -561,8 +821,9 @@ static void print_placement_costs(const struct table *t, const char *csv, FILE *
 		size_label(t, f, size, sizeof(size));
 		for (a = 0; a < t->napps; a++)
 			for (i = 0; i < sizeof(costs) / sizeof(costs[0]); i++) {
-				int v = index_of_variant(costs[i].variant), capped;
-				const struct cell *c = &t->cells[a][f][v];
+				int capped;
+				const struct cell *c = cell_at(t, a, f,
+							       paper_col(t, costs[i].variant));
 				double theirs = paper_row(csv, gpu, size, t->apps[a],
 							  costs[i].paper, &capped);
 
@@ -589,7 +850,7 @@ static double geomean_ratio(const struct table *t, size_t f, int num, int den,
 
 	*n = 0;
 	for (a = 0; a < t->napps; a++) {
-		const struct cell *x = &t->cells[a][f][num], *y = &t->cells[a][f][den];
+		const struct cell *x = cell_at(t, a, f, num), *y = cell_at(t, a, f, den);
 
 		if (x->sim_ns > 0 && y->sim_ns > 0) {
 			logsum += log(x->sim_ns / y->sim_ns);
@@ -609,33 +870,33 @@ static void print_claims(const struct table *t, FILE *out)
 	static const struct {
 		double factor, claim;
 	} ariadne_claims[] = { { 1.3, 1.9 }, { 1.75, 2.3 }, { 3.0, 4.0 } };
-	int uvm = index_of_variant("uvm"), ac = index_of_variant("ac");
-	int ar = index_of_variant("ariadne"), au = index_of_variant("autouvm");
+	int uvm = paper_col(t, "uvm"), ac = paper_col(t, "ac");
+	int ar = paper_col(t, "ariadne"), au = paper_col(t, "autouvm");
 	double r, logsum = 0;
 	unsigned int n, nf = 0;
 	size_t f, i, a;
 
-	if (variant_present(t, (size_t)ar) && variant_present(t, (size_t)ac)) {
+	if (ar >= 0 && ac >= 0) {
 		fprintf(out, "\nModelled ms (setup + kernels) per app and factor; ARIADNE over AC\n");
 		fprintf(out, "%-10s %6s %10s %10s %10s %10s %8s\n", "app", "factor", "uvm",
 			"ac", "ariadne", "ember", "ar/ac");
 		for (a = 0; a < t->napps; a++)
 			for (f = 0; f < t->nfactors; f++) {
-				int cols[4] = { uvm, ac, ar, index_of_variant("ember") };
+				int cols[4] = { uvm, ac, ar, paper_col(t, "ember") };
 				size_t c;
 
 				fprintf(out, "%-10s %5gx", t->apps[a], t->factors[f]);
 				for (c = 0; c < 4; c++) {
-					const struct cell *x = &t->cells[a][f][cols[c]];
+					const struct cell *x = cell_at(t, a, f, cols[c]);
 
 					if (x->sim_ns > 0)
 						fprintf(out, " %10.3f", x->sim_ns / 1e6);
 					else
-						fprintf(out, " %10s", x->status ? x->status : "-");
+						fprintf(out, " %10s", cell_word(x));
 				}
-				if (t->cells[a][f][ac].sim_ns > 0 && t->cells[a][f][ar].sim_ns > 0)
-					fprintf(out, " %7.2fx", t->cells[a][f][ac].sim_ns /
-						t->cells[a][f][ar].sim_ns);
+				if (cell_at(t, a, f, ac)->sim_ns > 0 && cell_at(t, a, f, ar)->sim_ns > 0)
+					fprintf(out, " %7.2fx", cell_at(t, a, f, ac)->sim_ns /
+						cell_at(t, a, f, ar)->sim_ns);
 				fputc('\n', out);
 			}
 		fprintf(out, "\nARIADNE's claims (geomean over the apps; the paper's in brackets)\n");
@@ -661,7 +922,7 @@ static void print_claims(const struct table *t, FILE *out)
 					x, r, n);
 		}
 	}
-	if (variant_present(t, (size_t)au) && variant_present(t, (size_t)uvm)) {
+	if (au >= 0 && uvm >= 0) {
 		fprintf(out, "\nAutoUVM's claim: 3.1x over UVM on average (ten LLMs, 2.0x oversubscription)\n");
 		for (f = 0; f < t->nfactors; f++) {
 			char x[16];
@@ -682,12 +943,12 @@ static void print_claims(const struct table *t, FILE *out)
 			for (f = 0; f < t->nfactors; f++) {
 				size_t v;
 
-				if (t->cells[a][f][uvm].tokens_per_s <= 0)
+				if (cell_at(t, a, f, uvm)->tokens_per_s <= 0)
 					continue;
 				fprintf(out, "  %-10s %5gx", t->apps[a], t->factors[f]);
-				for (v = 0; v < NVARIANTS; v++)
+				for (v = 0; v < t->ncols; v++)
 					if (t->cells[a][f][v].tokens_per_s > 0)
-						fprintf(out, "  %s %.1f", variant_order[v],
+						fprintf(out, "  %s %.1f", t->cols[v].label,
 							t->cells[a][f][v].tokens_per_s);
 				fputc('\n', out);
 			}
@@ -715,7 +976,7 @@ static void print_errors(json_t *all, FILE *out)
 static int plot(const struct table *t, const char *dir)
 {
 	char path[4200], cmd[8600];
-	size_t a, f, v;
+	size_t a, f, v, datcol;
 	bool first;
 	FILE *d, *g;
 	int rc = 0;
@@ -725,17 +986,20 @@ static int plot(const struct table *t, const char *dir)
 		d = fopen(path, "we");
 		if (!d)
 			return -1;
+		/* a column per table column but stock uvm, each over its base */
 		fprintf(d, "# app");
-		for (v = 1; v < NVARIANTS; v++)
-			fprintf(d, " %s", variant_order[v]);
+		for (v = 0; v < t->ncols; v++)
+			if ((int)v != t->uvm)
+				fprintf(d, " %s", t->cols[v].label);
 		fputc('\n', d);
 		for (a = 0; a < t->napps; a++) {
-			const struct cell *uvm = &t->cells[a][f][0];
-
 			fprintf(d, "%s", t->apps[a]);
-			for (v = 1; v < NVARIANTS; v++) {
+			for (v = 0; v < t->ncols; v++) {
 				const struct cell *c = &t->cells[a][f][v];
+				const struct cell *uvm = base_cell(t, a, f, v);
 
+				if ((int)v == t->uvm)
+					continue;
 				if (c->sim_ns > 0 && uvm->sim_ns > 0)
 					fprintf(d, " %g", uvm->sim_ns / c->sim_ns);
 				else
@@ -764,14 +1028,17 @@ static int plot(const struct table *t, const char *dir)
 			"plot",
 			dir, t->factors[f], t->factors[f], t->profile);
 		/* only variants with a value: gnuplot refuses an empty series */
-		for (v = 1, first = true; v < NVARIANTS; v++) {
+		for (v = 0, datcol = 1, first = true; v < t->ncols; v++) {
+			if ((int)v == t->uvm)
+				continue;
+			datcol++;
 			for (a = 0; a < t->napps; a++)
-				if (t->cells[a][f][v].sim_ns > 0 && t->cells[a][f][0].sim_ns > 0)
+				if (t->cells[a][f][v].sim_ns > 0 && base_cell(t, a, f, v)->sim_ns > 0)
 					break;
 			if (a == t->napps)
 				continue;
 			fprintf(g, "%s '%s/speedup-%gx.dat' using %zu:xtic(1) title '%s'",
-				first ? "" : ",", dir, t->factors[f], v + 1, variant_order[v]);
+				first ? "" : ",", dir, t->factors[f], datcol, t->cols[v].label);
 			first = false;
 		}
 		fputc('\n', g);
@@ -825,12 +1092,16 @@ static void print_campaign_detail(json_t *all, FILE *out)
 		const char *kind = json_string_value(json_object_get(r, "inject"));
 		const char *status = json_string_value(json_object_get(r, "status"));
 		const char *commit = json_string_value(json_object_get(r, "commit"));
-		char cell[32];
+		struct column col;
+		char cell[64];
 
 		if (!kind || !status)
 			continue;
-		snprintf(cell, sizeof(cell), "%s-x%g",
+		/* the policy where it is not the variant's own ("uvm/mine-x1.5") */
+		snprintf(cell, sizeof(cell), "%s%s%s-x%g",
 			 json_string_value(json_object_get(r, "variant")) ?: "?",
+			 run_column(r, &col) && !col.own_policy ? "/" : "",
+			 run_column(r, &col) && !col.own_policy ? col.policy : "",
 			 json_number_value(json_object_get(r, "factor")));
 		k = slot(kinds, &nkinds, 32, kind);
 		c = slot(cells, &ncells, 32, cell);
@@ -957,12 +1228,16 @@ static int plot_moving_hot(json_t *all, const char *dir)
 	json_array_foreach(all, i, r) {
 		json_t *run = json_object_get(r, "run");
 		json_t *phases = run ? json_object_get(run, "phase_ns") : NULL;
+		struct column col;
 		double window = json_number_value(json_object_get(run, "window"));
 
 		if (!json_is_array(phases) || !json_array_size(phases) ||
 		    strcmp(json_string_value(json_object_get(r, "status")) ?: "", "ok"))
 			continue;
-		fprintf(d, "\"%s %gx\"\n", json_string_value(json_object_get(r, "variant")),
+		if (!run_column(r, &col))
+			continue;
+		fprintf(d, "\"%s%s%s %gx\"\n", json_string_value(json_object_get(r, "variant")),
+			col.own_policy ? "" : "/", col.own_policy ? "" : col.policy,
 			json_number_value(json_object_get(r, "factor")));
 		for (p = 0; p < json_array_size(phases); p++) {
 			double ns = (double)json_integer_value(json_array_get(phases, p));
@@ -1002,6 +1277,8 @@ static int plot_moving_hot(json_t *all, const char *dir)
 
 struct grid_cell {
 	double ns[2];		/* static, adaptive: modelled setup + kernels; 0: none */
+	size_t line[2];		/* the line of results.jsonl holding each, 0: none */
+	bool dup[2];		/* another run claimed it too: not shown */
 	double moved[2];	/* bytes host to device */
 	long long notes, promos;	/* adaptive's counter notifications, promotions */
 };
@@ -1013,6 +1290,8 @@ struct grid {
 	size_t nrand, nreuse;
 	struct grid_cell cells[2][GRID_MAX][GRID_MAX];	/* pass, passes */
 	bool any[2];
+	/* runs under a policy not their variant's own: not Figure 16's */
+	unsigned int other_policy;
 };
 
 static const char *const grid_patterns[] = { "pass", "passes" };
@@ -1044,6 +1323,26 @@ static size_t int_index(const int *vals, size_t n, int v)
 	return i;
 }
 
+/* Empties the cells that two runs claimed: a choice between them would be silent. */
+static void grid_drop_duplicates(struct grid *g)
+{
+	size_t p, r, u;
+	int v;
+
+	for (p = 0; p < 2; p++)
+		for (r = 0; r < g->nrand; r++)
+			for (u = 0; u < g->nreuse; u++)
+				for (v = 0; v < 2; v++) {
+					struct grid_cell *c = &g->cells[p][r][u];
+
+					if (!c->dup[v])
+						continue;
+					c->ns[v] = c->moved[v] = 0;
+					if (v == 1)
+						c->notes = c->promos = 0;
+				}
+}
+
 /* Collects the hotset grid runs (run.pattern set); false when there are none. */
 static bool grid_load(json_t *all, struct grid *g)
 {
@@ -1060,6 +1359,7 @@ static bool grid_load(json_t *all, struct grid *g)
 			const char *status = json_string_value(json_object_get(o, "status"));
 			int rnd = (int)json_integer_value(json_object_get(run, "randomness"));
 			int reuse = (int)json_integer_value(json_object_get(run, "reuse"));
+			struct column col;
 			size_t p, r, u;
 			int v;
 
@@ -1083,7 +1383,17 @@ static bool grid_load(json_t *all, struct grid *g)
 			if (v < 0 || r >= g->nrand || u >= g->nreuse || !status ||
 			    strcmp(status, "ok"))
 				continue;
+			if (!run_column(o, &col) || !col.own_policy) {
+				g->other_policy++;
+				continue;
+			}
 			g->any[p] = true;
+			if (g->cells[p][r][u].line[v]) {
+				/* two runs, one cell: neither is shown (print_grid_duplicates) */
+				g->cells[p][r][u].dup[v] = true;
+				continue;
+			}
+			g->cells[p][r][u].line[v] = i + 1;
 			g->cells[p][r][u].ns[v] =
 				(double)json_integer_value(json_object_get(run, "sim_ns")) +
 				(double)json_integer_value(json_object_get(run, "setup_ns"));
@@ -1096,7 +1406,71 @@ static bool grid_load(json_t *all, struct grid *g)
 					json_object_get(run, "promotions"));
 			}
 		}
+	grid_drop_duplicates(g);
 	return found;
+}
+
+/* A grid run's identity: pattern, randomness, reuse and variant (0 static, 1 adaptive). */
+static bool grid_run_at(json_t *o, const char *pattern, int rnd, int reuse, int v)
+{
+	json_t *run = json_object_get(o, "run");
+	const char *pat = json_string_value(json_object_get(run, "pattern"));
+	const char *variant = json_string_value(json_object_get(o, "variant"));
+	const char *status = json_string_value(json_object_get(o, "status"));
+	struct column col;
+
+	return pat && variant && status && !strcmp(status, "ok") && !strcmp(pat, pattern) &&
+	       !strcmp(variant, v ? "adaptive" : "static") &&
+	       json_integer_value(json_object_get(run, "randomness")) == rnd &&
+	       json_integer_value(json_object_get(run, "reuse")) == reuse &&
+	       run_column(o, &col) && col.own_policy;
+}
+
+/*
+ * Every grid cell two or more runs claimed, naming them (see
+ * print_duplicates: neither is shown). Returns how many cells.
+ */
+static unsigned int print_grid_duplicates(const struct grid *g, json_t *all, FILE *out)
+{
+	unsigned int cells = 0;
+	size_t p, r, u, i;
+	int v;
+	json_t *o;
+
+	for (p = 0; p < 2; p++)
+		for (r = 0; r < g->nrand; r++)
+			for (u = 0; u < g->nreuse; u++)
+				for (v = 0; v < 2; v++) {
+					bool first = true;
+
+					if (!g->cells[p][r][u].dup[v])
+						continue;
+					cells++;
+					fprintf(out, "error: one cell, several runs: %s r%d u%d %s:",
+						grid_patterns[p], g->randomness[r], g->reuse[u],
+						v ? "adaptive" : "static");
+					json_array_foreach(all, i, o) {
+						const char *id = json_string_value(
+							json_object_get(o, "id"));
+
+						if (!grid_run_at(o, grid_patterns[p], g->randomness[r],
+								 g->reuse[u], v))
+							continue;
+						if (id)
+							fprintf(out, "%s %s", first ? "" : ",", id);
+						else
+							fprintf(out, "%s line %zu", first ? "" : ",", i + 1);
+						first = false;
+					}
+					fprintf(out, " (a cell is pattern, randomness, reuse and "
+						"variant; these runs differ in none of them, e.g. "
+						"two factors or seeds); none of them is shown\n");
+				}
+	if (g->other_policy)
+		fprintf(out, "not in Figure 16: %u runs under a policy other than their "
+			"variant's own (the figure compares stock static with adaptive)\n",
+			g->other_policy);
+	return cells;
 }
 
 /* Whether x lies in spec: "any", "a-b" (inclusive) or "a". */
@@ -1349,7 +1723,8 @@ static void print_fig16_summary(const struct grid *g, const char *csv,
  * summary line counting the cells whose winner is the paper's. The
  * paper's figures all come from csv (experiments/paper/fig16.csv).
  */
-static bool print_fig16(json_t *all, const char *csv, FILE *out)
+static bool print_fig16(json_t *all, const char *csv, FILE *out,
+			unsigned int *duplicates)
 {
 	struct grid *g = calloc(1, sizeof(*g));
 	struct fig16_tally tally = { 0 };
@@ -1364,6 +1739,7 @@ static bool print_fig16(json_t *all, const char *csv, FILE *out)
 	print_fig16_notes(g, out);
 	print_fig16_moved(g, csv, out);
 	print_fig16_summary(g, csv, &tally, out);
+	*duplicates = print_grid_duplicates(g, all, out);
 	free(g);
 	return true;
 }
@@ -1375,15 +1751,17 @@ static bool print_fig16(json_t *all, const char *csv, FILE *out)
  * that are also drawn).
  */
 static bool print_report(const struct table *t, json_t *all, const char *csv,
-			 FILE *out)
+			 FILE *out, unsigned int *duplicates)
 {
 	bool tables = false;
 
-	if (!print_campaign(all, out) && !print_fig16(all, csv, out)) {
+	*duplicates = 0;
+	if (!print_campaign(all, out) && !print_fig16(all, csv, out, duplicates)) {
 		print_tables(t, csv, out);
 		print_paper_summary(t, csv, out);
 		print_placement_costs(t, csv, out);
 		print_claims(t, out);
+		*duplicates = print_duplicates(t, all, out);
 		tables = true;
 	}
 	print_errors(all, out);
@@ -1395,6 +1773,7 @@ int em_report(const char *dir, const char *paper_csv, bool draw)
 	struct table *t = calloc(1, sizeof(*t));
 	json_t *all = NULL;
 	char path[4200];
+	unsigned int duplicates;
 	bool tables;
 	FILE *out;
 	int rc = 0;
@@ -1403,16 +1782,23 @@ int em_report(const char *dir, const char *paper_csv, bool draw)
 		free(t);
 		return 1;
 	}
-	tables = print_report(t, all, paper_csv, stdout);
+	tables = print_report(t, all, paper_csv, stdout, &duplicates);
 	/* the same report beside the results */
 	snprintf(path, sizeof(path), "%s/table.txt", dir);
 	out = fopen(path, "we");
 	if (out) {
-		print_report(t, all, paper_csv, out);
+		print_report(t, all, paper_csv, out, &duplicates);
 		fclose(out);
 	}
+	/* a cell that two runs claimed shows neither: the report is not whole */
+	if (duplicates) {
+		fprintf(stderr, "ember-agent: %s: %u cells with more than one run (named "
+			"above)\n", dir, duplicates);
+		rc = -1;
+	}
 	if (tables && draw) {
-		rc = plot(t, dir);
+		if (plot(t, dir))
+			rc = -1;
 		if (plot_moving_hot(all, dir))
 			rc = -1;
 	}

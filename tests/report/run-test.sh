@@ -145,6 +145,92 @@ else
 	fails=$((fails + 1))
 fi
 
+# A policy beside the stock one (matrix key `policies`, or the older
+# `sweep = -P uvm NAME`): its runs are a column of their own, "uvm/NAME",
+# over stock uvm; the paper's columns and summary are stock uvm's alone.
+# pline APP VARIANT SECONDS ID [POLICY] [EMBER_RUN] [SWEEP]
+pline() {
+	printf '{"app":"%s","variant":"%s","profile":"h200-512m","factor":1.5,"status":"ok","id":"%s",%s%s"sweep":"%s","seed":1,"run":{"sim_ns":%s,"setup_ns":0}}\n' \
+		"$1" "$2" "$4" "${5:+\"policy\":\"$5\",}" "${6:+\"ember_run\":\"$6\",}" "${7:-}" \
+		"$(awk "BEGIN{printf \"%.0f\", $3 * 1e9}")"
+}
+mkdir -p "$work/pol"
+{
+	pline pathfinder uvm 2.27 pathfinder-uvm-x1.5-s1 uvm
+	pline pathfinder static 0.76 pathfinder-static-x1.5-s1 uvm
+	# the user's policy last: the old report put its time in the uvm column
+	pline pathfinder uvm 1.00 pathfinder-uvm-x1.5-s1-Pmine mine
+	pline pathfinder static 0.50 pathfinder-static-x1.5-s1-Pmine mine
+} >"$work/pol/results.jsonl"
+"$agent" report "$work/pol" --paper experiments/paper/table4.csv --no-plot >"$work/pol/out"
+expect "$work/pol/out" "app                    uvm/mine             static        static/mine         uvm ms"
+expect "$work/pol/out" "pathfinder       2.27               2.99    [2.99]     4.54                 2270.000"
+expect "$work/pol/out" "summary h200 1.5x: paper's order in 1 of 1 cells, 1 of 1 pairs; speedup over UVM testbed/paper, geomean: static 1.00 (1)"
+
+# The same from results of `sweep = -P uvm mine` (no policy field: the
+# policy is read from the ember-run arguments, the -P is not a sweep point).
+{
+	pline pathfinder uvm 2.27 pathfinder-uvm-x1.5-s1-Puvm "" "-k,pathfinder,-x,1.5,-s,1,-v,uvm,-P,uvm" "-P uvm"
+	pline pathfinder uvm 1.00 pathfinder-uvm-x1.5-s1-Pmine "" "-k,pathfinder,-x,1.5,-s,1,-v,uvm,-P,mine" "-P mine"
+} >"$work/pol/results.jsonl"
+"$agent" report "$work/pol" --paper experiments/paper/table4.csv --no-plot >"$work/pol/out"
+expect "$work/pol/out" "pathfinder       2.27                 2270.000"
+
+# Two runs in one cell (the same run twice): an error naming both, and
+# neither number shown, instead of the last one silently winning.
+{
+	pline pathfinder uvm 2.27 pathfinder-uvm-x1.5-s1 uvm
+	pline pathfinder static 0.76 run-a uvm
+	pline pathfinder static 0.50 run-b uvm
+} >"$work/pol/results.jsonl"
+if "$agent" report "$work/pol" --no-plot >"$work/pol/out" 2>"$work/pol/err"; then
+	echo "FAIL: a cell of two runs did not fail the report"
+	fails=$((fails + 1))
+else
+	echo "ok: a cell of two runs fails the report"
+fi
+expect "$work/pol/out" "pathfinder        dup                 2270.000"
+if grep -q '^error: one cell, several runs: pathfinder 1.5x static: run-a, run-b ' "$work/pol/out"; then
+	echo "ok: the duplicate cell is named with both runs"
+else
+	echo "FAIL: the duplicate cell is not named in:"
+	cat "$work/pol/out"
+	fails=$((fails + 1))
+fi
+
+# policies in a matrix: stock-policy variants once per policy (-P NAME and
+# -PNAME in the id where it is not the variant's own), adaptive once.
+printf 'name = p\napps = kmeans\nvariants = uvm adaptive\nfactors = 1.5\npolicies = uvm mine\n' \
+	>"$work/pol.conf"
+"$agent" run "$work/pol.conf" --list >"$work/pol.out"
+expect "$work/pol.out" "kmeans-uvm-x1.5-s1 -k kmeans -x 1.5 -s 1 -v uvm  "
+expect "$work/pol.out" "kmeans-uvm-x1.5-s1-Pmine -k kmeans -x 1.5 -s 1 -v uvm -P mine  "
+expect "$work/pol.out" "kmeans-adaptive-x1.5-s1 -k kmeans -x 1.5 -s 1 -v uvm -P ember  "
+if [ "$(wc -l <"$work/pol.out")" -eq 3 ]; then
+	echo "ok: 3 policy runs"
+else
+	echo "FAIL: $(wc -l <"$work/pol.out") policy runs, expected 3"
+	fails=$((fails + 1))
+fi
+for bad in $'policies = uvm mine\nsweep = -P uvm x' $'policies = a a' $'policies = a/b' \
+	   $'policies = mine\nrun_args = -P x'; do
+	printf 'apps = hotset\nvariants = static\nfactors = 1\n%s\n' "$bad" >"$work/bad.conf"
+	if "$agent" run "$work/bad.conf" --list >/dev/null 2>"$work/bad.err" ||
+	   ! grep -q 'bad.conf:[0-9]*: ' "$work/bad.err"; then
+		echo "FAIL: matrix lines '$bad' not refused with a line number"
+		fails=$((fails + 1))
+	else
+		echo "ok: refused: $(head -n1 "$work/bad.err" | sed 's/.*bad.conf://')"
+	fi
+done
+printf 'apps = hotset\nvariants = adaptive\nfactors = 1\npolicies = mine\n' >"$work/bad.conf"
+if "$agent" run "$work/bad.conf" --list >/dev/null 2>"$work/bad.err"; then
+	echo "FAIL: policies with no variant taking them not refused"
+	fails=$((fails + 1))
+else
+	echo "ok: refused: $(head -n1 "$work/bad.err" | sed 's/.*bad.conf://')"
+fi
+
 # Matrix sweep lines: every combination, the last line fastest, in the id
 # and the ember-run arguments; bad lines refused with their line number.
 printf 'name = s\napps = hotset\nvariants = static\nfactors = 1.3\nsweep = -m pass passes\nsweep = -r 0 100\n' \
