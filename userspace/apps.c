@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The paper's applications over libember: see apps.h. Sizes, inputs and
- * references are app_inputs.c's (shared with cuda/apps/); this file holds
- * each app's launch sequence and the run around it.
+ * references are workloads/'s (a file per app, shared with cuda/apps/);
+ * this file holds each app's launch sequence and the run around it.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -91,7 +91,7 @@ static int app_launch(struct app_run *a, const uint64_t *args, int nargs)
 	return app_launch_kernel(a, a->app->kernel, args, nargs);
 }
 
-/* ---- launch sequences (buffers and sizes: app_inputs.c) ---- */
+/* ---- launch sequences (buffers and sizes: workloads/<app>.c) ---- */
 
 /* pathfinder: row r goes to half (r + 1) % 2 of b1, reading row 0 from the wall */
 static int pf_launch(struct app_run *a)

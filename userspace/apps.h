@@ -28,7 +28,7 @@
  *  nw          NW          -                      2 n / 32 - 1
  *  decode      GEMV        tokens (4)             2 per layer and token
  * decode is an LLM decode step: L layers' weights and KV caches packed by a
- * caching allocator into 3 managed pools (app_inputs.c).
+ * caching allocator into 3 managed pools (workloads/decode.c).
  */
 #ifndef EMBER_APPS_H
 #define EMBER_APPS_H

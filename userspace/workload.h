@@ -87,7 +87,7 @@ struct em_wl_result {
 	 * (its input, or a partial result), never zeros in place of data
 	 * (counted in mismatches). stream, gather and hotset check every
 	 * word; bitonic and radix too, against their references after the
-	 * launches that completed (app_inputs.c's verify_failed); the other
+	 * launches that completed (verify_failed, workloads/<app>.c); the other
 	 * applications (apps.c) check the buffers no launch writes, and read
 	 * the others for lost pages only.
 	 */

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The applications' sizes, input generators and CPU references, in one
- * place for both sides: libember's apps (apps.c, in the guest) and the CUDA
- * programs of cuda/apps/ on a real card. Both size their buffers from the
- * same footprint, fill them with the same words and check every output word
- * against the same reference, so a cell of the testbed and the card's cell
- * beside it ran the same computation on the same data. Plain C11 and libc:
- * no libember, no CUDA.
+ * place (workloads/: a file per app, named like its kernel in
+ * models/src/kernels/; app_common.c the table) for both sides: libember's
+ * apps (apps.c, in the guest) and the CUDA programs of cuda/apps/ on a
+ * real card. Both size their buffers from the same footprint, fill them
+ * with the same words and check every output word against the same
+ * reference, so a cell of the testbed and the card's cell beside it ran
+ * the same computation on the same data. Plain C11 and libc: no
+ * libember, no CUDA.
  *
  * A run: set foot, seed, passes; em_app_size(); allocate bytes[i] for every
  * nonzero entry into p[i]; fill(); launch the phases (each app's launch
@@ -40,7 +42,7 @@ extern "C" {
 #define EM_CS_NONE		0xffu
 /* ssb: the SSB queries q1.1 .. q4.3, one per run */
 #define EM_SSB_QUERIES		13
-#define EM_SSB_COLS		9	/* lineorder's columns (app_inputs.c) */
+#define EM_SSB_COLS		9	/* lineorder's columns (ssb.c) */
 
 struct em_app_data {
 	/* set by the caller */
@@ -49,7 +51,7 @@ struct em_app_data {
 	uint32_t passes;		/* 0: the app's default */
 	int query;			/* ssb: em_app_ssb_query() of the app */
 	/* set by em_app_size() */
-	uint64_t n[4];			/* the app's sizes (see app_inputs.c) */
+	uint64_t n[4];			/* the app's sizes (see its file) */
 	size_t bytes[EM_APP_BUFS];	/* multiples of 128; 0: buffer unused */
 	/* set by the caller: the buffers, and the launches' summed results */
 	void *p[EM_APP_BUFS];
@@ -96,7 +98,7 @@ struct em_app_ref {
 	 * is compared with the reference after done launches, and where
 	 * launch done writes, with the reference after it too: each unit
 	 * the model's kernel writes at once must hold the one or the other,
-	 * whole (app_inputs.c says, per app, what that unit is and why a
+	 * whole (the app's file says what that unit is and why a
 	 * failure cannot split it). NULL: the app's partial state is not
 	 * described. 0, -EINVAL (done is past the last launch) or -ENOMEM.
 	 */
@@ -120,7 +122,7 @@ struct em_app_ref {
 extern const struct em_app_ref em_app_pathfinder, em_app_kmeans, em_app_conv,
 	em_app_bitonic, em_app_radix, em_app_bfs, em_app_gemv, em_app_colscan,
 	em_app_ssb;
-/* ARIADNE's workloads (app_inputs.c says which sharing degree each has) */
+/* ARIADNE's workloads (app_common.h and each file say which sharing degree each has) */
 extern const struct em_app_ref em_app_gemvrow, em_app_atax, em_app_gemm,
 	em_app_nw, em_app_decode;
 

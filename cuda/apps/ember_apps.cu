@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * ember-apps: the testbed's applications on a real card, one run per call,
- * one JSON line. Sizes, inputs and the CPU reference are app_inputs.c's, the
- * file libember's apps use in the guest (same footprint, same words, every
+ * one JSON line. Sizes, inputs and the CPU reference are workloads/'s, the
+ * files libember's apps use in the guest (same footprint, same words, every
  * output word checked the same way); the kernels below compute what the
  * model's kernels of models/src/kernels/ compute, with the same launch
  * sequence as userspace/apps.c (one launch per phase; the launch

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The application kernels (pathfinder, kmeans, conv, bitonic, radix, bfs,
- * gemv, colscan; the SSB queries with app_inputs.c's inputs and reference)
+ * gemv, colscan; the SSB queries with workloads/ssb.c's inputs and reference)
  * run through the model on small inputs, one launch per phase as the guest
  * does, with pages mapped on first touch (faults replayed) or up front, and
  * every output word compared with a CPU reference (computed here; the SSB
- * queries' by app_inputs.c).
+ * queries' by workloads/).
  */
 #include <errno.h>
 #include <math.h>
@@ -918,7 +918,7 @@ static void test_colscan(void)
 	th_free(a.t);
 }
 
-/* ---- ssb: the 13 SSB queries of app_inputs.c ---- */
+/* ---- ssb: the 13 SSB queries of workloads/ssb.c ---- */
 
 /* Rows of the table em_app_ssb filled that query q passes (CPU). */
 static uint64_t ssb_rows(const struct em_app_data *d, int q)
