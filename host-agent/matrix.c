@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "result_record.h"
 #include "sched.h"
 #include "vm.h"
 
@@ -802,38 +803,20 @@ const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 	const char *status = r->inject_kind ?
 			     judge_injected(m, run, r, o, why, sizeof(why)) :
 			     judge(run, r, o, why, sizeof(why));
-	json_t *obj = json_pack("{s:s,s:s,s:s,s:f,s:I,s:s,s:s,s:s,s:s,s:f,s:i}",
-				"id", r->id, "app", r->app, "variant", r->variant,
-				"factor", r->factor, "seed", (json_int_t)r->seed,
-				"profile", m->profile, "commit", commit, "host", o->host,
-				"status", status, "wall_s", o->wall_s,
-				"exit_status", o->exit_status);
+	struct em_result_src src = {
+		.m = m, .r = r, .o = o, .commit = commit, .status = status, .why = why,
+		.expected = r->inject_kind ? em_run_expected(m, r->inject_kind) : NULL,
+	};
+	json_t *obj;
 
+	if (!run && !strcmp(status, "error"))
+		unparsed_reason(all, why, sizeof(why));
+	/* the host's fields (result_fields.h), then the guest's and device's objects */
+	obj = em_result_json(&src);
 	if (run)
 		json_object_set(obj, "run", run);
-	else if (!strcmp(status, "error"))
-		unparsed_reason(all, why, sizeof(why));
-	/* what the guest was given, so a result says how it was obtained */
-	json_object_set_new(obj, "modparams", json_string(m->modparams));
-	json_object_set_new(obj, "run_args", json_string(m->run_args));
-	json_object_set_new(obj, "ember_run", json_string(r->args));
-	json_object_set_new(obj, "sweep", json_string(r->sweep));
-	json_object_set_new(obj, "policy", json_string(r->policy));
-	if (why[0])
-		json_object_set_new(obj, "why", json_string(why));
 	if (r->device)
 		json_object_set(obj, "device", r->device);
-	if (r->inject_kind) {
-		json_object_set_new(obj, "inject", json_string(r->inject_kind));
-		json_object_set_new(obj, "inject_spec", json_string(r->inject_spec));
-		json_object_set_new(obj, "expected",
-				    json_string(em_run_expected(m, r->inject_kind)));
-		json_object_set_new(obj, "injections_fired", json_integer(r->injections_fired));
-		json_object_set_new(obj, "injections_in_launch",
-				    json_integer(r->injections_in_launch));
-		if (r->inject_error[0])
-			json_object_set_new(obj, "inject_error", json_string(r->inject_error));
-	}
 	/* result.json appears atomically: its presence marks the run done */
 	snprintf(path, sizeof(path), "%s/result.json", r->dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -1000,18 +983,16 @@ static void commas(char *s)
 	*w = '\0';
 }
 
-/* Merges every run's result.json into results.jsonl and results.csv. */
+/*
+ * Merges every run's result.json into results.jsonl and results.csv (its
+ * columns result_fields.h's list, read back from each result.json).
+ */
 static void write_summary(const struct em_matrix *m, const struct em_paths *p,
 			  struct em_run *runs, size_t n)
 {
-	static const char *const fields[] = {
-		"sim_ns", "faults", "fault_batches", "evictions", "bytes_h2d",
-		"bytes_d2h", "prefetched_bytes", "notifications", "promotions",
-		"mismatches",
-	};
 	char path[4200];
 	FILE *jl, *csv;
-	size_t i, j;
+	size_t i;
 
 	snprintf(path, sizeof(path), "%s/%s/results.jsonl", p->results, m->name);
 	jl = fopen(path, "we");
@@ -1025,13 +1006,10 @@ static void write_summary(const struct em_matrix *m, const struct em_paths *p,
 			fclose(csv);
 		return;
 	}
-	fprintf(csv, "commit,profile,app,variant,policy,factor,seed,status,wall_s");
-	for (j = 0; j < sizeof(fields) / sizeof(fields[0]); j++)
-		fprintf(csv, ",%s", fields[j]);
-	fputc('\n', csv);
+	em_result_csv_header(csv);
 	for (i = 0; i < n; i++) {
 		char rp[4200];
-		json_t *o, *run;
+		json_t *o;
 		char *line;
 
 		snprintf(rp, sizeof(rp), "%s/result.json", runs[i].dir);
@@ -1041,23 +1019,7 @@ static void write_summary(const struct em_matrix *m, const struct em_paths *p,
 		line = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 		fprintf(jl, "%s\n", line);
 		free(line);
-		run = json_object_get(o, "run");
-		fprintf(csv, "%s,%s,%s,%s,%s,%g,%" JSON_INTEGER_FORMAT ",%s,%.2f",
-			json_string_value(json_object_get(o, "commit")),
-			json_string_value(json_object_get(o, "profile")),
-			runs[i].app, runs[i].variant, runs[i].policy, runs[i].factor,
-			json_integer_value(json_object_get(o, "seed")),
-			json_string_value(json_object_get(o, "status")),
-			json_real_value(json_object_get(o, "wall_s")));
-		for (j = 0; j < sizeof(fields) / sizeof(fields[0]); j++) {
-			json_t *v = run ? json_object_get(run, fields[j]) : NULL;
-
-			if (json_is_integer(v))
-				fprintf(csv, ",%" JSON_INTEGER_FORMAT, json_integer_value(v));
-			else
-				fputc(',', csv);
-		}
-		fputc('\n', csv);
+		em_result_csv_row(csv, o);
 		json_decref(o);
 	}
 	fclose(jl);
