@@ -18,7 +18,6 @@
 #include "sched.h"
 #include "vm.h"
 
-
 /* The paper's five variants (its Table 3) as ember-run arguments. */
 static const struct {
 	const char *name;
