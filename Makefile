@@ -56,6 +56,7 @@ test: all
 	$(MAKE) -C tests/fuzz smoke
 	$(MAKE) vm-test
 	$(MAKE) nvidia-test
+	$(MAKE) nvidia-vm-test
 	$(MAKE) image-nvidia-test
 
 # A fault-injection campaign subset: every run recovers or fails cleanly.
@@ -143,6 +144,21 @@ nvidia-test: nvidia
 	for b in $(NVIDIA_BRANCHES); do bash nvidia/check.sh $$b || exit 1; done
 
 .PHONY: nvidia nvidia-test
+
+# NVIDIA's nvidia-uvm.ko, as make nvidia built it, in a VM against emgpu:
+# the resource-manager stand-in (rm-standin/: emgpu-rm.ko, one build per
+# branch) in nvidia.ko's place, then NVIDIA's built-in tests
+# (tests/nvidia-uvm/), both branches in one image (images/nvidia-uvm/).
+NVIDIA_UVM_IMAGE := $(BUILD)/images/initramfs-nvidia-uvm.cpio
+image-nvidia-uvm: deps
+	$(MAKE) -C images $(KERNEL)
+	bash images/nvidia-uvm/mkimage.sh $(NVIDIA_UVM_IMAGE) $(NVIDIA_BRANCHES)
+
+nvidia-vm-test: image-nvidia-uvm qemu host
+	bash tests/nvidia-uvm/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
+		$(NVIDIA_UVM_IMAGE) $(BUILD)/nvidia-vm-test $(NVIDIA_BRANCHES)
+
+.PHONY: image-nvidia-uvm nvidia-vm-test
 
 # The guest images for a real card (nvidia/image): the cloud kernel
 # (build/images/vmlinuz) and build/images/initramfs-nvidia.cpio with the

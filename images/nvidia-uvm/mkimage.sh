@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds the nvidia-uvm guest initramfs reproducibly (write_cpio in
+# images/common.sh): busybox-static, init, and per driver branch
+# lib/modules/<version>/ with emgpu-rm.ko and uvm-builtin-tests
+# (rm-standin/build.sh) and nvidia-uvm.ko exactly as nvidia/build.sh made
+# it (the module that goes into the real-card image).
+#
+# usage: mkimage.sh OUTPUT.cpio BRANCH_DIR...
+set -euo pipefail
+
+out=$1
+shift
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$top/scripts/common.sh"
+. "$top/images/common.sh"
+check_busybox
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,dev,proc,sys,lib/modules}
+install -m 0755 "$busybox" "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
+install -m 0755 "$here/init" "$root/init"
+for branch_dir in "$@"; do
+	version=$(. "$branch_dir/branch.conf" && echo "${version%-*}")
+	nvidia=$(bash "$top/nvidia/build.sh" "$branch_dir") ||
+		die "the $version modules did not build (nvidia/build.sh $branch_dir)"
+	standin=$(bash "$top/rm-standin/build.sh" "$branch_dir") ||
+		die "the $version stand-in did not build (rm-standin/build.sh $branch_dir)"
+	dest="$root/lib/modules/$version"
+	mkdir -p "$dest"
+	install -m 0644 "$nvidia/nvidia-uvm.ko" "$standin/emgpu-rm.ko" "$dest/"
+	install -m 0755 "$standin/uvm-builtin-tests" "$dest/"
+done
+write_cpio "$root" "$out"

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Builds the resource-manager stand-in for one driver branch: emgpu-rm.ko
+# (against that branch's nv_uvm_interface.h, so that the CRCs nvidia-uvm.ko
+# was linked with match) and uvm-builtin-tests, the guest runner of NVIDIA's
+# built-in tests (tests/nvidia-uvm/, against that branch's uvm_test_ioctl.h).
+#
+#   build.sh [--into DIR] BRANCH_DIR   (BRANCH_DIR: nvidia/branches/<version>)
+#
+# NVIDIA's headers come from the branch's build tree as nvidia/build.sh
+# leaves it (run first if needed), and emgpu_rm.c is compiled with the
+# include paths and NVIDIA defines of the nvidia.ko object that exports
+# these functions (nvidia/nv_uvm_interface.o), read from its Kbuild
+# command file: the same declarations in the same context, so genksyms
+# gives the same CRCs. The outputs are cached under
+# $EMBER_CACHE/nvidia/<version>/rm-standin/<key>, key = hash of the
+# package, these sources and the kernel ABI; prints that directory;
+# --into DIR also copies them to DIR/<version>/.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+into=
+if [ "${1:-}" = --into ]; then
+	into=$2
+	shift 2
+fi
+branch_dir=$(cd "${1:?usage: build.sh [--into DIR] BRANCH_DIR}" && pwd)
+. "$top/nvidia/common.sh"
+
+pristine="$cache/pristine" tree="$cache/tree"
+exporter="$tree/nvidia/.nv_uvm_interface.o.cmd"
+[ -f "$exporter" ] || bash "$top/nvidia/build.sh" "$branch_dir" >/dev/null ||
+	die "the $version modules did not build (nvidia/build.sh $branch_dir)"
+[ -f "$exporter" ] || die "no $exporter: nvidia.ko's export unit was not built"
+# Its NVIDIA include paths and defines (the version string aside: it names
+# no type).
+nv_cflags=$(sed -n 1p "$exporter" | tr ' ' '\n' |
+	grep -E "^-I$tree|^-DNV|^-DNVIDIA|^-DNDEBUG\$|^-U_?DEBUG\$" | grep -v '^-DNV_VERSION_STRING=' | tr '\n' ' ')
+
+abi=$(kernel_abi)
+kdir="/usr/src/linux-headers-$abi-cloud-amd64"
+[ -f "$kdir/.config" ] || die "no kernel headers at $kdir (scripts/setup.sh installs them)"
+sources=("$here"/Kbuild "$here"/*.[ch] "$here"/gen-unbacked.sh "$top"/tests/nvidia-uvm/uvm-builtin-tests.c)
+key=$( { echo "$sha256 $abi $nv_cflags"; cat "$0" "${sources[@]}"; } | sha256sum | cut -c1-16)
+out="$cache/rm-standin/$key"
+
+if [ ! -f "$out/emgpu-rm.ko" ]; then
+	work="$cache/rm-standin/build"
+	rm -rf "$work" "$out.tmp"
+	mkdir -p "$work" "$out.tmp"
+	cp "$here"/Kbuild "$here"/*.[ch] "$work/"
+	bash "$here/gen-unbacked.sh" "$pristine/common/inc/nv_uvm_interface.h" "$here/emgpu_rm.c" \
+		>"$work/emgpu_rm_unbacked.c"
+	log "emgpu-rm.ko for $version against $kdir"
+	make -C "$kdir" M="$work" NV_CFLAGS="$nv_cflags" modules >"$work/build.log" 2>&1 ||
+		{ tail -n 30 "$work/build.log" >&2; die "emgpu-rm.ko did not build; see $work/build.log"; }
+	strip --strip-debug -o "$out.tmp/emgpu-rm.ko" "$work/emgpu-rm.ko"
+	cp "$work/Module.symvers" "$out.tmp/emgpu-rm.symvers"
+	log "uvm-builtin-tests for $version"
+	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -static -I"$pristine/nvidia-uvm" \
+		-I"$pristine/common/inc" -o "$out.tmp/uvm-builtin-tests" \
+		"$top/tests/nvidia-uvm/uvm-builtin-tests.c" ||
+		die "uvm-builtin-tests did not build against $version's uvm_test_ioctl.h"
+	rm -rf "$out" "$work"
+	mv "$out.tmp" "$out"
+fi
+if [ -n "$into" ]; then
+	mkdir -p "$into/$version"
+	cp "$out"/* "$into/$version/"
+fi
+echo "$out"

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# NVIDIA's nvidia-uvm in the VM against emgpu (make nvidia-vm-test): for each
+# driver branch,
+#   - the stand-in exports what NVIDIA's nvidia.ko exports for nvidia-uvm
+#     (every nvUvmInterface* function and whatever else nvidia-uvm.ko
+#     imports from it), each with the CRC nvidia.ko's build gave it, so
+#     that nvidia-uvm.ko's modversions match;
+#   - the nvidia-uvm.ko in the image is the very file make nvidia built;
+# then one boot of the image (images/nvidia-uvm/) under TCG, in which per
+# branch emgpu-rm.ko and nvidia-uvm.ko (uvm_enable_builtin_tests=1, Ember's
+# master switch on, so the glue's load-time checks and VA-space hooks run)
+# load, NVIDIA's built-in tests pass one by one, and both unload; the
+# console must show no oops, BUG or warning (ember-agent vm's judgement).
+# KTAP, then "N passed, M failed".
+#
+#   run-test.sh AGENT QEMU KERNEL INITRD WORKDIR BRANCH_DIR...
+set -uo pipefail
+
+agent=$1 qemu=$2 kernel=$3 initrd=$4 work=$5
+shift 5
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/scripts/common.sh"
+. "$top/scripts/ktap.sh"
+rm -rf "$work"
+mkdir -p "$work"
+
+# export_crcs SYMVERS MODULE: "symbol crc" of MODULE's exports, sorted
+export_crcs() { awk -v m="$2" '$3 ~ "(^|/)" m "$" { print $2, $1 }' "$1" | LC_ALL=C sort; }
+
+# uvm_side SYMVERS NVIDIA_UVM_KO: nvidia.ko's exports that are the UVM
+# interface or that nvidia-uvm.ko imports (its others serve nvidia-modeset
+# and nvidia-drm)
+uvm_side() {
+	local imports
+	imports=$(/sbin/modprobe --dump-modversions "$2" | awk '{ print $2 }')
+	export_crcs "$1" nvidia | while read -r sym crc; do
+		case $sym in
+		nvUvmInterface*) echo "$sym $crc" ;;
+		*) grep -qx "$sym" <<<"$imports" && echo "$sym $crc" ;;
+		esac
+	done
+}
+
+same_exports() {
+	local nv=$1 rm=$2
+	[ -s "$nv" ] || { echo "no nvidia.ko exports in the build tree's Module.symvers"; return 1; }
+	diff "$nv" "$rm" && echo "$(wc -l <"$nv") exports, CRCs equal"
+}
+
+image_module_is_built() {
+	local version=$1 built=$2 x
+	x=$work/image/lib/modules/$version/nvidia-uvm.ko
+	cmp "$built" "$x"
+}
+
+echo "KTAP version 1"
+mkdir -p "$work/image"
+(cd "$work/image" && cpio -idm --quiet) <"$initrd"
+versions=()
+for branch_dir in "$@"; do
+	. "$branch_dir/branch.conf"
+	v=${version%-*}
+	versions+=("$v")
+	nvidia_out=$(bash "$top/nvidia/build.sh" "$branch_dir" 2>/dev/null)
+	standin_out=$(bash "$top/rm-standin/build.sh" "$branch_dir" 2>/dev/null)
+	symvers="$EMBER_CACHE/nvidia/$version/tree/Module.symvers"
+	uvm_side "$symvers" "$nvidia_out/nvidia-uvm.ko" >"$work/nvidia-$v.crcs"
+	export_crcs "$standin_out/emgpu-rm.symvers" emgpu-rm >"$work/emgpu-rm-$v.crcs"
+	check "$v: emgpu-rm.ko exports nvidia.ko's UVM interface, each with nvidia.ko's CRC" \
+		same_exports "$work/nvidia-$v.crcs" "$work/emgpu-rm-$v.crcs"
+	check "$v: the image's nvidia-uvm.ko is make nvidia's" \
+		image_module_is_built "$v" "$nvidia_out/nvidia-uvm.ko"
+done
+
+"$agent" vm --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" --memory 1024 \
+	--timeout 900 --scenarios none --json --workdir "$work/vm" \
+	--append 'nvuvm_modparams=cpu_preferred_blocks_enable=1 nvuvm_refused=cpu_preferred_blocks_enable=1,perf_access_counter_threshold=0' \
+	>"$work/lines" 2>"$work/agent.err"
+rc=$?
+check "the VM powers off cleanly, console clean (ember-agent vm exit 0)" \
+	sh -c "[ $rc = 0 ] || cat '$work/agent.err'"
+
+line() { grep -F -- "$1" "$work/lines" | grep -F -- "$2"; }
+# test_ok BRANCH_KEY NAME: the runner printed "ok N NAME" (and the failure
+# comment that follows a "not ok" otherwise)
+test_ok() {
+	grep -F -- "$1" "$work/lines" | grep -qE "\"ktap\":\"ok [0-9]+ $2\"" && return
+	grep -F -- "$1" "$work/lines" | grep -A1 -E "\"ktap\":\"not ok [0-9]+ $2\""
+	return 1
+}
+for v in "${versions[@]}"; do
+	b="\"branch\":\"$v\""
+	check "$v: emgpu-rm.ko loads" line "$b" '"insmod":"emgpu-rm","ret":0'
+	check "$v: the Ember glue refuses perf_access_counter_threshold=0 at load, naming it" \
+		line "$b" 'Invalid Ember-adaptive parameters: perf_access_counter_threshold'
+	check "$v: nvidia-uvm.ko loads against it" line "$b" '"insmod":"nvidia-uvm","ret":0'
+	check "$v: nvidia-uvm registers its device" line "$b" 'Loaded the UVM driver'
+	check "$v: the Ember glue makes Ember-adaptive the policy of new VA spaces" \
+		line "$b" '"ember":"' 'Ember-adaptive is the policy of new VA spaces'
+	# NVIDIA's tests, one check each, named by the runner's KTAP lines
+	tests=$(grep -F "$b" "$work/lines" | sed -n 's/.*"ktap":"\(not \)\{0,1\}ok [0-9]* \([A-Z0-9_]*\)".*/\2/p')
+	[ -n "$tests" ] || check "$v: the built-in tests ran" false
+	for t in $tests; do
+		check "$v: $t" test_ok "$b" "$t"
+	done
+	check "$v: nvidia-uvm.ko unloads" line "$b" '"rmmod":"nvidia-uvm","ret":0'
+	check "$v: emgpu-rm.ko unloads" line "$b" '"rmmod":"emgpu-rm","ret":0'
+done
+check "no warning, BUG or oops in the guest's kernel log" line '"scenario":"boot"' '"warnings":0,'
+echo "1..$n"
+ktap_summary
