@@ -11,6 +11,19 @@ check_busybox() {
 	fi
 }
 
+# new_root INIT: sets root to a fresh temporary folder, removed when the
+# script exits, with the folders every guest image has, busybox-static as
+# /bin/sh and INIT as /init. (Not in a command substitution: its exit
+# would run the trap.)
+new_root() {
+	root=$(mktemp -d)
+	trap 'rm -rf "$root"' EXIT
+	mkdir -p "$root"/{bin,dev,proc,sys,lib/modules}
+	install -m 0755 "$busybox" "$root/bin/busybox"
+	ln -s busybox "$root/bin/sh"
+	install -m 0755 "$1" "$root/init"
+}
+
 # write_cpio ROOT OUT: ROOT as a newc cpio, reproducibly: the same tree
 # gives the same bytes (entries sorted, owners root, every mtime
 # SOURCE_DATE_EPOCH, default 0).

@@ -12,12 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 check_busybox
 
-root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
-mkdir -p "$root"/{bin,dev,proc,sys,lib/modules}
-install -m 0755 "$busybox" "$root/bin/busybox"
-ln -s busybox "$root/bin/sh"
-install -m 0755 "$here/init" "$root/init"
+new_root "$here/init"
 install -m 0644 "$kmod" "$root/lib/modules/ember.ko"
 install -m 0755 "$vmtest" "$root/bin/ember-vmtest"
 install -m 0755 "$run" "$root/bin/ember-run"

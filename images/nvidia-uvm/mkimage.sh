@@ -16,12 +16,7 @@ top=$(cd "$here/../.." && pwd)
 . "$top/images/common.sh"
 check_busybox
 
-root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
-mkdir -p "$root"/{bin,dev,proc,sys,lib/modules}
-install -m 0755 "$busybox" "$root/bin/busybox"
-ln -s busybox "$root/bin/sh"
-install -m 0755 "$here/init" "$root/init"
+new_root "$here/init"
 for branch_dir in "$@"; do
 	version=$(. "$branch_dir/branch.conf" && echo "${version%-*}")
 	nvidia=$(bash "$top/nvidia/build.sh" "$branch_dir") ||
