@@ -24,6 +24,7 @@
 #include "matrix.h"
 #include "qmp.h"
 #include "report.h"
+#include "result_record.h"
 #include "vm.h"
 
 static void usage(FILE *f)
@@ -60,6 +61,7 @@ static void usage(FILE *f)
 		"                   [--results DIR] [--accel tcg|kvm]\n"
 		"       ember-agent run CONFIG --list\n"
 		"       ember-agent report DIR [--paper CSV] [--no-plot]\n"
+		"       ember-agent result-fields\n"
 		"\n"
 		"`run` boots one VM per combination of the config's apps, variants,\n"
 		"policies, factors and seeds (syntax in host-agent/matrix.h), in parallel, into\n"
@@ -70,6 +72,9 @@ static void usage(FILE *f)
 		"a summary line per size, and draws DIR/speedup-<factor>x.png with gnuplot;\n"
 		"a column per variant, policy, sweep point and seed, and a cell that\n"
 		"two runs claim is an error that names them (exit status 1).\n"
+		"`result-fields` prints every field of result.json and column of results.csv\n"
+		"(host-agent/result_fields.h, the one list both are written from) as a\n"
+		"Markdown table.\n"
 		"\n"
 		"usage: ember-agent calibrate --card JSONL --qemu PATH --kernel PATH --initrd PATH\n"
 		"                   [--profile NAME] [--ubench 'ARGS'] [--workdir DIR]\n"
@@ -468,6 +473,10 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "calibrate"))
 		return cmd_calibrate(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "result-fields") && argc == 2) {
+		em_result_fields_markdown(stdout);
+		return 0;
+	}
 	fprintf(stderr, "ember-agent: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

@@ -12,6 +12,7 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
+#include "sched.h"
 #include "vm.h"
 
 #define MAX_CONN	16
@@ -269,113 +270,164 @@ static struct lv_conn *least_loaded(struct lv_conn *c, unsigned int nc,
 	return best;
 }
 
-int em_libvirt_run_matrix(const struct em_matrix *m, const struct em_paths *p,
-			  struct em_run *runs, size_t n, const char *commit,
-			  size_t done, volatile sig_atomic_t *interrupted)
-{
-	struct lv_conn conns[MAX_CONN] = { 0 };
+/* The libvirt back-end of the scheduler (sched.h). */
+struct lv_backend {
+	const struct em_matrix *m;
+	struct em_paths abs;	/* the paths made absolute, for the daemons */
+	struct lv_conn conns[MAX_CONN];
+	unsigned int nc, per_host;
+	/* the running domains, dense: [0, active) */
 	struct lv_job jobs[MAX_ACTIVE];
-	const struct timespec tick = { 0, 20 * 1000 * 1000 };
-	unsigned int nc = 0, i, per_host = m->jobs;
-	size_t next = 0, active = 0, k;
-	struct em_paths abs = *p;
-	int failed = 0, usable = 0;
+	size_t active;
+};
 
-	if (!per_host) {
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+static bool lv_has_room(const struct em_backend *be)
+{
+	struct lv_backend *b = be->state;
 
-		per_host = cores > 0 ? (unsigned int)cores : 1;
-	}
-	for (i = 0; i < m->nconnect && i < MAX_CONN; i++) {
-		conns[nc].uri = m->connect[i];
-		conns[nc].conn = virConnectOpen(m->connect[i]);
-		if (!conns[nc].conn)
-			fprintf(stderr, "ember-agent: cannot connect to libvirt at %s: %s\n",
-				m->connect[i], lv_error());
-		else
-			usable++;
-		nc++;
-	}
-	if (!usable) {
-		fprintf(stderr, "ember-agent: no libvirt host reachable; nothing ran\n");
+	return b->active < MAX_ACTIVE && least_loaded(b->conns, b->nc, b->per_host);
+}
+
+static int lv_start(struct em_backend *be, struct em_run *r, const char **host)
+{
+	struct lv_backend *b = be->state;
+	struct lv_job *j = &b->jobs[b->active];
+
+	memset(j, 0, sizeof(*j));
+	j->run = r;
+	j->c = least_loaded(b->conns, b->nc, b->per_host);
+	*host = j->c->uri;
+	if (job_start(j, b->m, &b->abs))
 		return -1;
-	}
-	abs.qemu = abs.kernel = abs.initrd = NULL;
-	/* the daemon resolves paths from its own directory: make them absolute */
-	abs.qemu = realpath(p->qemu, NULL);
-	abs.kernel = realpath(p->kernel, NULL);
-	abs.initrd = realpath(p->initrd, NULL);
-	if (!abs.qemu || !abs.kernel || !abs.initrd) {
-		fprintf(stderr, "ember-agent: cannot resolve the QEMU, kernel or initrd path\n");
-		failed = -1;
-		goto out;
-	}
-	p = &abs;
+	b->active++;
+	return 0;
+}
 
-	em_run_progress(done, n, 0, NULL, NULL, 0);
-	while (!*interrupted && (next < n || active)) {
-		struct lv_conn *c;
+/*
+ * Polls the domains every 20 ms, copying their consoles, until one is
+ * gone (drained, closed) or the matrix is interrupted.
+ */
+static struct em_run *lv_wait(struct em_backend *be, volatile sig_atomic_t *interrupted,
+			      struct em_run_outcome *o, const char **results_path)
+{
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+	struct lv_backend *b = be->state;
+	size_t k;
 
-		while (!*interrupted && next < n && active < MAX_ACTIVE &&
-		       (c = least_loaded(conns, nc, per_host))) {
-			struct em_run *r = &runs[next++];
-			char rp[4200];
+	while (b->active) {
+		for (k = 0; k < b->active; k++) {
+			struct lv_job *j = &b->jobs[k];
 
-			snprintf(rp, sizeof(rp), "%s/result.json", r->dir);
-			if (access(rp, F_OK) == 0)
+			if (!job_poll(j, b->m->timeout_s))
 				continue;
-			memset(&jobs[active], 0, sizeof(jobs[active]));
-			jobs[active].run = r;
-			jobs[active].c = c;
-			if (job_start(&jobs[active], m, p)) {
-				struct em_run_outcome o = { .exit_status = -1, .host = c->uri };
-
-				em_run_record(m, r, commit, "/nonexistent", &o);
-				failed++;
-				done++;
-				continue;
-			}
-			active++;
-		}
-		if (!active)
-			break;
-		nanosleep(&tick, NULL);
-		for (k = 0; k < active; k++) {
-			struct lv_job *j = &jobs[k];
-			struct em_run_outcome o;
-			const char *status;
-
-			if (!job_poll(j, m->timeout_s))
-				continue;
-			job_poll(j, m->timeout_s);	/* drain what is left */
-			o = (struct em_run_outcome){
+			job_poll(j, b->m->timeout_s);	/* drain what is left */
+			*o = (struct em_run_outcome){
 				.timed_out = j->timed_out, .exit_status = 0,
 				.wall_s = now_s() - j->started, .host = j->c->uri,
 			};
 			job_close(j);
 			j->c->running--;
-			status = em_run_record(m, j->run, commit, j->results_path, &o);
-			if (!em_status_acceptable(status))
-				failed++;
-			done++;
-			em_run_progress(done, n, active - 1, j->run, status, o.wall_s);
-			jobs[k--] = jobs[--active];
+			*results_path = j->results_path;
+			return j->run;
 		}
+		if (*interrupted)
+			return NULL;
+		nanosleep(&tick, NULL);
 	}
-	if (*interrupted) {
-		for (k = 0; k < active; k++) {
-			virDomainDestroy(jobs[k].dom);
-			job_close(&jobs[k]);
-		}
-		fprintf(stderr, "\nember-agent: interrupted; rerun to resume\n");
-		failed = -1;
+	return NULL;
+}
+
+/* Keeps the running set dense: the last job moves into the freed slot. */
+static void lv_release(struct em_backend *be, struct em_run *r)
+{
+	struct lv_backend *b = be->state;
+	size_t k;
+
+	for (k = 0; k < b->active && b->jobs[k].run != r; k++)
+		;
+	if (k == b->active)
+		return;
+	b->jobs[k] = b->jobs[--b->active];
+}
+
+static void lv_stop_all(struct em_backend *be)
+{
+	struct lv_backend *b = be->state;
+	size_t k;
+
+	for (k = 0; k < b->active; k++) {
+		virDomainDestroy(b->jobs[k].dom);
+		job_close(&b->jobs[k]);
 	}
-out:
-	for (i = 0; i < nc; i++)
-		if (conns[i].conn)
-			virConnectClose(conns[i].conn);
-	free((char *)abs.qemu);
-	free((char *)abs.kernel);
-	free((char *)abs.initrd);
-	return failed;
+	b->active = 0;
+}
+
+static void lv_close(struct em_backend *be)
+{
+	struct lv_backend *b = be->state;
+	unsigned int i;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->nc; i++)
+		if (b->conns[i].conn)
+			virConnectClose(b->conns[i].conn);
+	free((char *)b->abs.qemu);
+	free((char *)b->abs.kernel);
+	free((char *)b->abs.initrd);
+	free(b);
+	be->state = NULL;
+}
+
+static const struct em_backend_ops lv_ops = {
+	.has_room = lv_has_room,
+	.start = lv_start,
+	.wait = lv_wait,
+	.release = lv_release,
+	.stop_all = lv_stop_all,
+	.close = lv_close,
+	.record_start_failure = true,
+};
+
+int em_libvirt_backend_open(struct em_backend *be, const struct em_matrix *m,
+			    const struct em_paths *p)
+{
+	struct lv_backend *b = calloc(1, sizeof(*b));
+	unsigned int i;
+	int usable = 0;
+
+	if (!b) {
+		fprintf(stderr, "ember-agent: out of memory\n");
+		return -1;
+	}
+	be->ops = &lv_ops;
+	be->state = b;
+	b->m = m;
+	b->per_host = em_matrix_jobs(m);
+	for (i = 0; i < m->nconnect && i < MAX_CONN; i++) {
+		b->conns[b->nc].uri = m->connect[i];
+		b->conns[b->nc].conn = virConnectOpen(m->connect[i]);
+		if (!b->conns[b->nc].conn)
+			fprintf(stderr, "ember-agent: cannot connect to libvirt at %s: %s\n",
+				m->connect[i], lv_error());
+		else
+			usable++;
+		b->nc++;
+	}
+	if (!usable) {
+		fprintf(stderr, "ember-agent: no libvirt host reachable; nothing ran\n");
+		lv_close(be);
+		return -1;
+	}
+	/* the daemon resolves paths from its own directory: make them absolute */
+	b->abs = *p;
+	b->abs.qemu = realpath(p->qemu, NULL);
+	b->abs.kernel = realpath(p->kernel, NULL);
+	b->abs.initrd = realpath(p->initrd, NULL);
+	if (!b->abs.qemu || !b->abs.kernel || !b->abs.initrd) {
+		fprintf(stderr, "ember-agent: cannot resolve the QEMU, kernel or initrd path\n");
+		lv_close(be);
+		return -1;
+	}
+	return 0;
 }

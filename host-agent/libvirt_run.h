@@ -10,9 +10,6 @@
 #ifndef EMBER_AGENT_LIBVIRT_RUN_H
 #define EMBER_AGENT_LIBVIRT_RUN_H
 
-#include <signal.h>
-#include <stddef.h>
-
 #include "matrix.h"
 #include "vm.h"
 
@@ -22,13 +19,6 @@
  */
 char *em_libvirt_domain_xml(const struct em_vm_config *cfg, const char *name);
 
-/*
- * Runs the runs not yet finished (done of n are); returns how many did not
- * succeed, or -1 if interrupted or a URI is unreachable (a clear message
- * names it).
- */
-int em_libvirt_run_matrix(const struct em_matrix *m, const struct em_paths *p,
-			  struct em_run *runs, size_t n, const char *commit,
-			  size_t done, volatile sig_atomic_t *interrupted);
+/* The scheduler's libvirt back-end is em_libvirt_backend_open (sched.h). */
 
 #endif /* EMBER_AGENT_LIBVIRT_RUN_H */

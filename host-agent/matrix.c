@@ -14,11 +14,9 @@
 
 #include <jansson.h>
 
-#include "libvirt_run.h"
-#include "qmp.h"
+#include "result_record.h"
+#include "sched.h"
 #include "vm.h"
-
-#define MAX_JOBS 32
 
 /* The paper's five variants (its Table 3) as ember-run arguments. */
 static const struct {
@@ -323,7 +321,7 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 		if (parse_uint(val, &m->timeout_s, 1, 86400))
 			return cfg_error(file, ln, "bad timeout '%s' (seconds)", val);
 	} else if (!strcmp(key, "jobs")) {
-		if (parse_uint(val, &m->jobs, 0, MAX_JOBS))
+		if (parse_uint(val, &m->jobs, 0, EM_MAX_JOBS))
 			return cfg_error(file, ln, "bad jobs '%s' (0 = cores, at most 32)", val);
 	} else if (!strcmp(key, "run_args")) {
 		if (strlen(val) >= sizeof(m->run_args) || strpbrk(val, ","))
@@ -633,14 +631,6 @@ static char *git_commit(void)
 	return strdup(buf);
 }
 
-static bool run_finished(const struct em_run *r)
-{
-	char path[4200];
-
-	snprintf(path, sizeof(path), "%s/result.json", r->dir);
-	return access(path, F_OK) == 0;
-}
-
 /* Whether a finished run's result.json names this commit. */
 static bool same_commit(const struct em_run *r, const char *commit)
 {
@@ -812,38 +802,20 @@ const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 	const char *status = r->inject_kind ?
 			     judge_injected(m, run, r, o, why, sizeof(why)) :
 			     judge(run, r, o, why, sizeof(why));
-	json_t *obj = json_pack("{s:s,s:s,s:s,s:f,s:I,s:s,s:s,s:s,s:s,s:f,s:i}",
-				"id", r->id, "app", r->app, "variant", r->variant,
-				"factor", r->factor, "seed", (json_int_t)r->seed,
-				"profile", m->profile, "commit", commit, "host", o->host,
-				"status", status, "wall_s", o->wall_s,
-				"exit_status", o->exit_status);
+	struct em_result_src src = {
+		.m = m, .r = r, .o = o, .commit = commit, .status = status, .why = why,
+		.expected = r->inject_kind ? em_run_expected(m, r->inject_kind) : NULL,
+	};
+	json_t *obj;
 
+	if (!run && !strcmp(status, "error"))
+		unparsed_reason(all, why, sizeof(why));
+	/* the host's fields (result_fields.h), then the guest's and device's objects */
+	obj = em_result_json(&src);
 	if (run)
 		json_object_set(obj, "run", run);
-	else if (!strcmp(status, "error"))
-		unparsed_reason(all, why, sizeof(why));
-	/* what the guest was given, so a result says how it was obtained */
-	json_object_set_new(obj, "modparams", json_string(m->modparams));
-	json_object_set_new(obj, "run_args", json_string(m->run_args));
-	json_object_set_new(obj, "ember_run", json_string(r->args));
-	json_object_set_new(obj, "sweep", json_string(r->sweep));
-	json_object_set_new(obj, "policy", json_string(r->policy));
-	if (why[0])
-		json_object_set_new(obj, "why", json_string(why));
 	if (r->device)
 		json_object_set(obj, "device", r->device);
-	if (r->inject_kind) {
-		json_object_set_new(obj, "inject", json_string(r->inject_kind));
-		json_object_set_new(obj, "inject_spec", json_string(r->inject_spec));
-		json_object_set_new(obj, "expected",
-				    json_string(em_run_expected(m, r->inject_kind)));
-		json_object_set_new(obj, "injections_fired", json_integer(r->injections_fired));
-		json_object_set_new(obj, "injections_in_launch",
-				    json_integer(r->injections_in_launch));
-		if (r->inject_error[0])
-			json_object_set_new(obj, "inject_error", json_string(r->inject_error));
-	}
 	/* result.json appears atomically: its presence marks the run done */
 	snprintf(path, sizeof(path), "%s/result.json", r->dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -867,83 +839,6 @@ void em_run_progress(size_t done, size_t total, size_t running,
 	if (!tty || done == total)
 		fputc('\n', stderr);
 	fflush(stderr);
-}
-
-/*
- * Arms the run's injection on its paused VM over QMP, then lets it run. A
- * refused spec is kept in the run (it is then an "error" run).
- */
-static void arm_injection(struct em_vm *vm, struct em_run *r)
-{
-	char err[200], spec[256], *one, *save = NULL;
-	struct em_qmp q;
-	json_t *ret;
-
-	if (em_qmp_connect(&q, vm->qmp_path, 10000, r->inject_error,
-			   sizeof(r->inject_error)))
-		return;
-	/* "A;B": the run's kind A, then B armed beside it (counts are A's) */
-	snprintf(spec, sizeof(spec), "%s", r->inject_spec);
-	for (one = strtok_r(spec, ";", &save); one && !r->inject_error[0];
-	     one = strtok_r(NULL, ";", &save)) {
-		ret = em_qmp_execute(&q, "qom-set", json_pack("{s:s,s:s,s:s}", "path",
-				     EM_VM_GPU_QOM_PATH, "property", "inject", "value",
-				     one), r->inject_error, sizeof(r->inject_error));
-		json_decref(ret);
-	}
-	/* run even when refused: the run is recorded as an error, logs kept */
-	ret = em_qmp_execute(&q, "cont", NULL, err, sizeof(err));
-	if (!ret && !r->inject_error[0])
-		snprintf(r->inject_error, sizeof(r->inject_error), "cont: %s", err);
-	json_decref(ret);
-	em_qmp_close(&q);
-}
-
-/*
- * At the guest's final hold: the device's stats (kept in result.json) and,
- * for an injected run, how often the injection fired.
- */
-static void read_device_stats(struct em_vm *vm, json_t *obj, void *arg)
-{
-	struct em_run *r = arg;
-	const char *scenario = json_string_value(json_object_get(obj, "scenario"));
-	char err[256];
-	struct em_qmp q;
-	json_t *stats;
-
-	if (!scenario || strcmp(scenario, "hold") || !json_object_get(obj, "waiting"))
-		return;
-	if (!em_qmp_connect(&q, vm->qmp_path, 5000, err, sizeof(err))) {
-		stats = em_qmp_execute(&q, "qom-get", json_pack("{s:s,s:s}", "path",
-				       EM_VM_GPU_QOM_PATH, "property", "stats"),
-				       err, sizeof(err));
-		if (json_is_integer(json_object_get(stats, "injections_fired")))
-			r->injections_fired = json_integer_value(
-				json_object_get(stats, "injections_fired"));
-		json_decref(r->device);
-		r->device = json_is_object(stats) ? json_incref(stats) : NULL;
-		json_decref(stats);
-		if (!r->inject_kind)
-			goto out;
-		/* a device reset clears the stats, not the armed injection's count */
-		stats = em_qmp_execute(&q, "qom-get", json_pack("{s:s,s:s}", "path",
-				       EM_VM_GPU_QOM_PATH, "property", "inject"),
-				       err, sizeof(err));
-		if (json_is_string(stats)) {
-			const char *f = strstr(json_string_value(stats), " fired=");
-			const char *l = strstr(json_string_value(stats), " in_launch=");
-			json_int_t n = f ? strtoll(f + 7, NULL, 10) : 0;
-
-			if (n > r->injections_fired)
-				r->injections_fired = n;
-			/* the device's own count of firings that hit a launch */
-			r->injections_in_launch = l ? strtoll(l + 11, NULL, 10) : -1;
-		}
-		json_decref(stats);
-out:
-		em_qmp_close(&q);
-	}
-	em_vm_send(vm, "go\n");
 }
 
 /*
@@ -1087,18 +982,16 @@ static void commas(char *s)
 	*w = '\0';
 }
 
-/* Merges every run's result.json into results.jsonl and results.csv. */
+/*
+ * Merges every run's result.json into results.jsonl and results.csv (its
+ * columns result_fields.h's list, read back from each result.json).
+ */
 static void write_summary(const struct em_matrix *m, const struct em_paths *p,
 			  struct em_run *runs, size_t n)
 {
-	static const char *const fields[] = {
-		"sim_ns", "faults", "fault_batches", "evictions", "bytes_h2d",
-		"bytes_d2h", "prefetched_bytes", "notifications", "promotions",
-		"mismatches",
-	};
 	char path[4200];
 	FILE *jl, *csv;
-	size_t i, j;
+	size_t i;
 
 	snprintf(path, sizeof(path), "%s/%s/results.jsonl", p->results, m->name);
 	jl = fopen(path, "we");
@@ -1112,13 +1005,10 @@ static void write_summary(const struct em_matrix *m, const struct em_paths *p,
 			fclose(csv);
 		return;
 	}
-	fprintf(csv, "commit,profile,app,variant,policy,factor,seed,status,wall_s");
-	for (j = 0; j < sizeof(fields) / sizeof(fields[0]); j++)
-		fprintf(csv, ",%s", fields[j]);
-	fputc('\n', csv);
+	em_result_csv_header(csv);
 	for (i = 0; i < n; i++) {
 		char rp[4200];
-		json_t *o, *run;
+		json_t *o;
 		char *line;
 
 		snprintf(rp, sizeof(rp), "%s/result.json", runs[i].dir);
@@ -1128,23 +1018,7 @@ static void write_summary(const struct em_matrix *m, const struct em_paths *p,
 		line = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 		fprintf(jl, "%s\n", line);
 		free(line);
-		run = json_object_get(o, "run");
-		fprintf(csv, "%s,%s,%s,%s,%s,%g,%" JSON_INTEGER_FORMAT ",%s,%.2f",
-			json_string_value(json_object_get(o, "commit")),
-			json_string_value(json_object_get(o, "profile")),
-			runs[i].app, runs[i].variant, runs[i].policy, runs[i].factor,
-			json_integer_value(json_object_get(o, "seed")),
-			json_string_value(json_object_get(o, "status")),
-			json_real_value(json_object_get(o, "wall_s")));
-		for (j = 0; j < sizeof(fields) / sizeof(fields[0]); j++) {
-			json_t *v = run ? json_object_get(run, fields[j]) : NULL;
-
-			if (json_is_integer(v))
-				fprintf(csv, ",%" JSON_INTEGER_FORMAT, json_integer_value(v));
-			else
-				fputc(',', csv);
-		}
-		fputc('\n', csv);
+		em_result_csv_row(csv, o);
 		json_decref(o);
 	}
 	fclose(jl);
@@ -1166,28 +1040,17 @@ int em_matrix_list(const struct em_matrix *m, const struct em_paths *p)
 
 int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 {
-	struct em_vm vms[MAX_JOBS], *active[MAX_JOBS];
-	struct em_vm_outcome outs[MAX_JOBS];
-	size_t slot_run[MAX_JOBS];
-	size_t n, next = 0, done = 0, running = 0, i, skipped = 0, other_commit = 0;
-	unsigned int jobs = m->jobs;
+	size_t n, done = 0, i, skipped = 0, other_commit = 0;
 	struct em_run *runs = plan(m, p, &n);
 	char *commit = git_commit();
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct em_backend be = { 0 };
 	int failed = 0;
-	long k;
 
 	if (!runs) {
 		free(commit);
 		return -1;
 	}
-	if (!jobs) {
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
-
-		jobs = cores > 0 ? (unsigned int)cores : 1;
-	}
-	if (jobs > MAX_JOBS)
-		jobs = MAX_JOBS;
 	if (em_matrix_check_modparams(m, p->initrd)) {
 		fprintf(stderr, "ember-agent: %s: no VM started\n", m->name);
 		free(runs);
@@ -1195,7 +1058,7 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 		return -2;
 	}
 	for (i = 0; i < n; i++)
-		if (run_finished(&runs[i])) {
+		if (em_run_finished(&runs[i])) {
 			skipped++;
 			done++;
 			other_commit += !same_commit(&runs[i], commit);
@@ -1215,78 +1078,16 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 		failed = -1;
 		goto out;
 	}
-	if (m->nconnect) {
-		for (i = 0; i < n; i++)
-			commas(runs[i].args);
-		failed = em_libvirt_run_matrix(m, p, runs, n, commit, done, &interrupted);
+	/* the guest's init splits ember_run= at commas */
+	for (i = 0; i < n; i++)
+		commas(runs[i].args);
+	if (m->nconnect ? em_libvirt_backend_open(&be, m, p) :
+			  em_qemu_backend_open(&be, m, p)) {
+		failed = -1;
 		goto out;
 	}
-
-	em_run_progress(done, n, 0, NULL, NULL, 0);
-	while (!interrupted && (next < n || running)) {
-		while (!interrupted && running < jobs && next < n) {
-			struct em_run *r = &runs[next++];
-			struct em_vm_config cfg = {
-				.qemu = p->qemu, .kernel = p->kernel, .initrd = p->initrd,
-				.workdir = r->dir, .profile = m->profile, .accel = p->accel,
-				.seed = r->seed, .memory_mib = m->memory_mib,
-				.timeout_s = m->timeout_s, .run_args = r->args,
-				.modparams = m->modparams[0] ? m->modparams : NULL,
-				.paused = r->inject_kind != NULL,
-				.hold_at_end = true,
-				.on_line = read_device_stats, .on_line_arg = r,
-			};
-
-			if (run_finished(r))
-				continue;
-			commas(r->args);
-			if (em_vm_start(&vms[running], &cfg)) {
-				fprintf(stderr, "ember-agent: %s: cannot start QEMU\n", r->id);
-				failed++;
-				continue;
-			}
-			if (r->inject_kind)
-				arm_injection(&vms[running], r);
-			memset(&outs[running], 0, sizeof(outs[running]));
-			active[running] = &vms[running];
-			slot_run[running] = r - runs;
-			running++;
-		}
-		if (!running)
-			break;
-		k = em_vm_wait_any(active, outs, running);
-		if (k < 0)
-			break;
-		{
-			struct em_run *r = &runs[slot_run[k]];
-			struct em_run_outcome o = {
-				.timed_out = outs[k].timed_out,
-				.exit_status = outs[k].exit_status,
-				.wall_s = outs[k].wall_s, .host = "local",
-			};
-			const char *status = em_run_record(m, r, commit,
-							   vms[k].results_path, &o);
-
-			if (!em_status_acceptable(status))
-				failed++;
-			done++;
-			running--;
-			em_run_progress(done, n, running, r, status, o.wall_s);
-			/* keep the active set dense: move the last slot into k */
-			if ((size_t)k != running) {
-				vms[k] = vms[running];
-				outs[k] = outs[running];
-				slot_run[k] = slot_run[running];
-			}
-		}
-	}
-	if (interrupted) {
-		for (i = 0; i < running; i++)
-			kill(vms[i].pid, SIGKILL);
-		fprintf(stderr, "\nember-agent: interrupted; %zu runs finished, rerun to resume\n",
-			done);
-		failed = -1;
-	}
+	failed = em_schedule(m, runs, n, commit, done, &be, &interrupted);
+	be.ops->close(&be);
 out:
 	write_summary(m, p, runs, n);
 	for (i = 0; i < n; i++)

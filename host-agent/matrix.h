@@ -61,6 +61,8 @@
 
 #define EM_MAX_LIST	16
 #define EM_MAX_SWEEPS	3
+/* parallel VMs of one matrix at most (key jobs) */
+#define EM_MAX_JOBS	32
 /* a policy name as ember.ko registers it: at most 15 characters */
 #define EM_POLICY_NAME_MAX	16
 

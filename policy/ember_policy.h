@@ -42,15 +42,20 @@
  * bytes per root chunk (zeroed each time the chunk is given to a block),
  * and hands them to the hooks as priv / block_priv / chunk_priv.
  *
- * Concurrency: the launch, fault, notification, promotion and timer hooks
- * of one VA space never run concurrently with each other (the driver
- * serialises them: one bottom half per GPU, launches one at a time).
- * pick_victim, on_arrive, on_evict and on_return may run concurrently with
- * those and with each other; the driver holds its chunk allocator's lock
- * (every chunk_priv stable) around them and around on_notification,
- * on_timer_tick and pick_eager_victims, and the block's lock (block_priv
- * stable) wherever a block is named. So hooks only compute: no sleeping,
- * no calls back into the driver.
+ * Concurrency: the fault, notification, promotion and timer hooks and
+ * on_launch_end run in the driver's bottom half, one at a time per GPU;
+ * on_launch_begin runs in the launching thread before the bottom half
+ * services the launch, but may overlap the previous launch's
+ * on_launch_end. pick_victim, on_arrive, on_return and on_evict also run
+ * in an application thread (its prefetches), concurrently with the bottom
+ * half's hooks. The driver holds its chunk allocator's lock (every
+ * chunk_priv stable) around those four and around on_notification,
+ * on_timer_tick and pick_eager_victims, so these seven never overlap each
+ * other, and the block's lock (block_priv stable) around every hook that
+ * is given a block view or a residency record (a victim's or a tick's
+ * chunk.block_priv is read without it). So hooks only compute: no
+ * sleeping, no calls back into the driver. docs/writing-a-policy.md has
+ * each hook's context and locks in ember.ko.
  */
 #ifndef EMBER_POLICY_H
 #define EMBER_POLICY_H

@@ -235,6 +235,35 @@ else
 	echo "ok: refused: $(head -n1 "$work/bad.err" | sed 's/.*bad.conf://')"
 fi
 
+# results.csv from the runs' result.json (every run finished, so no VM
+# boots: the matrix resumes with nothing to do and rewrites the summary):
+# its header is the record's field list (ember-agent result-fields, one
+# list for both files), a comma in a value is quoted, and a policy run
+# keeps its policy.
+mkdir -p "$work/csv"
+printf 'name = c\napps = stream\nvariants = uvm\nfactors = 0.5\npolicies = uvm mine\n' >"$work/csv.conf"
+"$agent" run "$work/csv.conf" --list | while read -r id args; do
+	pol=uvm
+	case $id in *-Pmine) pol=mine ;; esac
+	mkdir -p "$work/csv/c/runs/$id"
+	printf '{"id":"%s","app":"stream","variant":"uvm","policy":"%s","factor":0.5,"seed":1,"profile":"h200-128m","commit":"0123456789ab","host":"local","status":"ok","wall_s":1.5,"exit_status":0,"modparams":"","run_args":"","ember_run":"%s","sweep":"","run":{"sim_ns":42,"mismatches":0},"device":{"trace_hash":"00ff"}}\n' \
+		"$id" "$pol" "$(echo $args | tr ' ' ,)" >"$work/csv/c/runs/$id/result.json"
+done
+"$agent" run "$work/csv.conf" --qemu /nonexistent --kernel /nonexistent --initrd /nonexistent \
+	--results "$work/csv" >/dev/null 2>&1
+# the list's scalar fields (run and device are objects, kept whole in result.json)
+fields=$("$agent" result-fields |
+	sed -n 's/^| `\([a-z_0-9]*\)` | result.json[a-z ]* | \(string\|integer\|number\) |.*/\1/p' |
+	paste -sd,)
+expect "$work/csv/c/results.csv" "$fields"
+expect "$work/csv/c/results.csv" "0123456789ab,h200-128m,stream,uvm,mine,0.5,1,ok,1.50,42,,,,,,,,,0,stream-uvm-x0.5-s1-Pmine,local,0,,,\"-k,stream,-x,0.5,-s,1,-v,uvm,-P,mine\",,,,,,,,,00ff"
+if [ "$(wc -l <"$work/csv/c/results.jsonl")" -eq 2 ]; then
+	echo "ok: results.jsonl has both runs"
+else
+	echo "FAIL: results.jsonl: $(wc -l <"$work/csv/c/results.jsonl") lines, expected 2"
+	fails=$((fails + 1))
+fi
+
 # Matrix sweep lines: every combination, the last line fastest, in the id
 # and the ember-run arguments; bad lines refused with their line number.
 printf 'name = s\napps = hotset\nvariants = static\nfactors = 1.3\nsweep = -m pass passes\nsweep = -r 0 100\n' \

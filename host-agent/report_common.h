@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the reports of `ember-agent report` share: the paper's variants in
+ * their order, the table of a matrix's results (a row per application
+ * and factor, a column per variant x policy x sweep point x seed, a cell
+ * per run; report_table.c) and a few helpers. Each report is a file of
+ * its own: report_speedup.c (the speedup tables beside the paper's),
+ * report_claims.c (ARIADNE's and AutoUVM's claims), report_campaign.c (a
+ * fault-injection campaign), report_fig16.c (Figure 16's grid),
+ * report_movinghot.c (the moving hot set's plot); report.c picks them.
+ */
+#ifndef EMBER_AGENT_REPORT_COMMON_H
+#define EMBER_AGENT_REPORT_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "matrix.h"
+
+#define MAX_APPS	16
+#define MAX_FACTORS	8
+#define MAX_COLUMNS	32
+
+/*
+ * One column of the speedup tables: a variant under one policy at one
+ * sweep point and seed. A column is keyed by every dimension a matrix
+ * varies besides the rows (app, factor), so two runs share a cell only
+ * when they differ in nothing the matrix says (a run recorded twice, or
+ * results of two matrices merged): the report names such a pair as an
+ * error instead of keeping either (cell.dup).
+ */
+struct column {
+	int variant;		/* index into rep_variant_order */
+	char policy[EM_POLICY_NAME_MAX];
+	char sweep[96];		/* the sweep options without -P ("-r 0 -u 32"), or "" */
+	json_int_t seed;
+	bool own_policy;	/* the policy the variant runs without `policies` */
+	char label[160];	/* "uvm", "uvm/mine", "static -p 2", "mapped s2" */
+	/*
+	 * stock uvm at the same sweep point and seed, its speedups' base; -1
+	 * when the matrix has none
+	 */
+	int baseline;
+	/* the variant as the paper has it: own policy, at the first point */
+	bool paper;
+};
+
+struct cell {
+	double sim_ns;		/* modelled setup + kernels; 0: no successful run */
+	double kernel_ns;	/* the kernels alone */
+	double tokens_per_s;	/* decode runs */
+	const char *status;
+	bool dup;		/* a second run claimed the cell: not shown */
+};
+
+struct table {
+	char apps[MAX_APPS][32];
+	size_t napps;
+	double factors[MAX_FACTORS];
+	size_t nfactors;
+	char profile[64];
+	/* the moving hot set's drift (ember-run -d), -1: none (size_label) */
+	int drift;
+	struct column cols[MAX_COLUMNS];
+	size_t ncols;
+	int uvm;		/* the first stock uvm column (the tables' "uvm ms"), or -1 */
+	struct cell cells[MAX_APPS][MAX_FACTORS][MAX_COLUMNS];
+};
+
+/* ---- report_common.c ---- */
+
+/* The variants the tables know, in the paper's order (uvm first). */
+extern const char *const rep_variant_order[];
+extern const size_t rep_nvariants;
+/* A variant's index in rep_variant_order, or -1. */
+int rep_index_of_variant(const char *v);
+
+/* The index of name in names[*n] (added when new); max when full. */
+size_t rep_slot(char (*names)[32], size_t *n, size_t max, const char *name);
+
+/*
+ * The column of run o (a result.json object), without its label, baseline
+ * or paper flag; false when o is not a run of a known variant.
+ */
+bool rep_run_column(json_t *o, struct column *c);
+bool rep_same_column(const struct column *a, const struct column *b);
+
+/* The profile's base GPU name ("h200-128m" -> "h200"). */
+void rep_base_gpu(const char *profile, char *out, size_t len);
+
+/* ---- report_table.c ---- */
+
+/* Reads dir/results.jsonl into t; every line kept in *keep (a JSON array). */
+int rep_table_load(const char *dir, struct table *t, json_t **keep);
+/* Names every cell two or more runs claimed; returns how many. */
+unsigned int rep_print_duplicates(const struct table *t, json_t *all, FILE *out);
+/* Cell (a, f) of column v's base (stock uvm at its point), or an empty one. */
+const struct cell *rep_base_cell(const struct table *t, size_t a, size_t f, size_t v);
+/* What a cell without a time shows: its status, "dup", or "-". */
+const char *rep_cell_word(const struct cell *c);
+/* The paper's column of a variant (its own policy, the first point), or -1. */
+int rep_paper_col(const struct table *t, const char *variant);
+/* Cell (a, f) of column v; an empty one for v < 0. */
+const struct cell *rep_cell_at(const struct table *t, size_t a, size_t f, int v);
+
+/* ---- the reports ---- */
+
+/* report_speedup.c: the tables, the order and summary lines, the placement costs */
+void rep_print_tables(const struct table *t, const char *paper_csv, FILE *out);
+void rep_print_paper_summary(const struct table *t, const char *csv, FILE *out);
+void rep_print_placement_costs(const struct table *t, const char *csv, FILE *out);
+/* the speedup bars, one PNG per factor; 0 or -1 */
+int rep_plot_speedup(const struct table *t, const char *dir);
+
+/* report_claims.c */
+void rep_print_claims(const struct table *t, FILE *out);
+
+/* report_campaign.c: false when the results hold no injected run */
+bool rep_print_campaign(json_t *all, FILE *out);
+
+/*
+ * report_fig16.c: false when the results hold no grid run; *duplicates
+ * counts the grid cells two runs claimed (named in the report)
+ */
+bool rep_print_fig16(json_t *all, const char *csv, FILE *out, unsigned int *duplicates);
+
+/* report_movinghot.c: 0, or -1 when gnuplot failed */
+int rep_plot_moving_hot(json_t *all, const char *dir);
+
+#endif /* EMBER_AGENT_REPORT_COMMON_H */

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The result record of one matrix run, as one list: every field of
+ * result.json (and so of results.jsonl) and every column of results.csv,
+ * in the CSV's order. Both producers expand it (result_record.c):
+ * em_result_json() sets each TOP field of result.json from its value, and
+ * the CSV writer reads each field back from that result.json, so a field
+ * cannot be in one and not the other. Two objects are kept whole in
+ * result.json besides: "run" (the guest's result line, every field the
+ * workload reports) and "device" (emgpu's stats at the guest's end); the
+ * RUN and DEVICE rows are the fields of those that the CSV carries.
+ *
+ * X(name, from, type, csv_format, value, present, description)
+ *   from:    TOP (set by the host from value, where present holds),
+ *            RUN (in "run", the guest's), DEVICE (in "device")
+ *   type:    STRING, INT or REAL (the JSON type; a CSV cell of it)
+ *   value:   an expression over `const struct em_result_src *s`
+ *   present: whether the field is in this run's record (empty CSV cell
+ *            where not); RUN and DEVICE rows: their object has them
+ */
+#ifndef EMBER_AGENT_RESULT_FIELDS_H
+#define EMBER_AGENT_RESULT_FIELDS_H
+
+#define EM_RESULT_FIELDS(X)						\
+	X(commit, TOP, STRING, "", s->commit, true,			\
+	  "the testbed's commit that ran it (git rev-parse --short=12)")	\
+	X(profile, TOP, STRING, "", s->m->profile, true,		\
+	  "emgpu profile (models/src/profile.c)")			\
+	X(app, TOP, STRING, "", s->r->app, true,			\
+	  "the kernel, ember-run -k")					\
+	X(variant, TOP, STRING, "", s->r->variant, true,		\
+	  "the variant (matrix.c's list): the program's placement")	\
+	X(policy, TOP, STRING, "", s->r->policy, true,		\
+	  "the ember.ko policy it ran under (the last -P, else uvm)")	\
+	X(factor, TOP, REAL, "%g", s->r->factor, true,			\
+	  "footprint / VRAM, ember-run -x")				\
+	X(seed, TOP, INT, "", (json_int_t)s->r->seed, true,		\
+	  "ember-run -s and emgpu's seed")				\
+	X(status, TOP, STRING, "", s->status, true,			\
+	  "ok, failed, error, timeout; a campaign's: recovered, clean-error, " \
+	  "not-fired, corrupted, oops, hang, unexpected")		\
+	X(wall_s, TOP, REAL, "%.2f", s->o->wall_s, true,		\
+	  "the VM's wall-clock seconds on this host")			\
+	X(sim_ns, RUN, INT, "", 0, false,				\
+	  "modelled kernel time, ns (setup_ns, in run, is the advice and prefetch)") \
+	X(faults, RUN, INT, "", 0, false, "GPU faults serviced")	\
+	X(fault_batches, RUN, INT, "", 0, false, "fault batches serviced") \
+	X(evictions, RUN, INT, "", 0, false, "2 MiB root chunks evicted")	\
+	X(bytes_h2d, RUN, INT, "", 0, false, "bytes migrated host to device") \
+	X(bytes_d2h, RUN, INT, "", 0, false, "bytes migrated device to host") \
+	X(prefetched_bytes, RUN, INT, "", 0, false, "bytes the TBN prefetcher moved beyond the faulted pages") \
+	X(notifications, RUN, INT, "", 0, false, "access-counter notifications handled") \
+	X(promotions, RUN, INT, "", 0, false, "blocks a policy promoted on notification") \
+	X(mismatches, RUN, INT, "", 0, false, "output words that did not verify") \
+	X(id, TOP, STRING, "", s->r->id, true,			\
+	  "the run's id, its directory under runs/")			\
+	X(host, TOP, STRING, "", s->o->host, true,			\
+	  "local (QEMU started here) or the libvirt URI")		\
+	X(exit_status, TOP, INT, "", s->o->exit_status, true,		\
+	  "QEMU's exit status, or -signal (-1: the VM did not start)")	\
+	X(modparams, TOP, STRING, "", s->m->modparams, true,		\
+	  "ember.ko parameters the guest loaded it with, comma-separated") \
+	X(run_args, TOP, STRING, "", s->m->run_args, true,		\
+	  "the matrix's extra ember-run arguments")			\
+	X(ember_run, TOP, STRING, "", s->r->args, true,		\
+	  "the guest's whole ember-run command line, comma-separated")	\
+	X(sweep, TOP, STRING, "", s->r->sweep, true,			\
+	  "this run's sweep options (\"-r 0 -u 32\"), or empty")	\
+	X(why, TOP, STRING, "", s->why, s->why[0] != '\0',		\
+	  "what made the status other than ok")				\
+	X(inject, TOP, STRING, "", s->r->inject_kind, s->r->inject_kind != NULL, \
+	  "the injection kind armed (campaigns)")			\
+	X(inject_spec, TOP, STRING, "", s->r->inject_spec, s->r->inject_kind != NULL, \
+	  "the injection spec armed over QMP")				\
+	X(expected, TOP, STRING, "", s->expected, s->r->inject_kind != NULL, \
+	  "what the kind must lead to: recovered, EIO, ETIMEDOUT")	\
+	X(injections_fired, TOP, INT, "", s->r->injections_fired,	\
+	  s->r->inject_kind != NULL, "times the injection fired (-1: unknown)") \
+	X(injections_in_launch, TOP, INT, "", s->r->injections_in_launch, \
+	  s->r->inject_kind != NULL,					\
+	  "of those, firings during a running launch (-1: unknown)")	\
+	X(inject_error, TOP, STRING, "", s->r->inject_error,		\
+	  s->r->inject_kind != NULL && s->r->inject_error[0] != '\0',	\
+	  "why arming the injection failed")				\
+	X(trace_hash, DEVICE, STRING, "", 0, false,			\
+	  "the device's hash of its event trace: equal runs, equal hashes")
+
+#endif /* EMBER_AGENT_RESULT_FIELDS_H */

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The QEMU back-end of the scheduler (sched.h): each run one QEMU started
+ * here (vm.c), up to the matrix's jobs at once. Every run holds at its
+ * end while the host reads the device's stats over QMP (kept in
+ * result.json as "device"); an injected run starts paused and runs once
+ * its injection is armed over QMP.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "qmp.h"
+#include "sched.h"
+#include "vm.h"
+
+struct qemu_backend {
+	const struct em_matrix *m;
+	const struct em_paths *p;
+	unsigned int jobs;		/* VMs at once */
+	/* the running VMs, dense: [0, running) */
+	struct em_vm vms[EM_MAX_JOBS];
+	struct em_vm *active[EM_MAX_JOBS];
+	struct em_vm_outcome outs[EM_MAX_JOBS];
+	struct em_run *run_of[EM_MAX_JOBS];
+	size_t running;
+};
+
+/*
+ * Arms the run's injection on its paused VM over QMP, then lets it run. A
+ * refused spec is kept in the run (it is then an "error" run).
+ */
+static void arm_injection(struct em_vm *vm, struct em_run *r)
+{
+	char err[200], spec[256], *one, *save = NULL;
+	struct em_qmp q;
+	json_t *ret;
+
+	if (em_qmp_connect(&q, vm->qmp_path, 10000, r->inject_error,
+			   sizeof(r->inject_error)))
+		return;
+	/* "A;B": the run's kind A, then B armed beside it (counts are A's) */
+	snprintf(spec, sizeof(spec), "%s", r->inject_spec);
+	for (one = strtok_r(spec, ";", &save); one && !r->inject_error[0];
+	     one = strtok_r(NULL, ";", &save)) {
+		ret = em_qmp_execute(&q, "qom-set", json_pack("{s:s,s:s,s:s}", "path",
+				     EM_VM_GPU_QOM_PATH, "property", "inject", "value",
+				     one), r->inject_error, sizeof(r->inject_error));
+		json_decref(ret);
+	}
+	/* run even when refused: the run is recorded as an error, logs kept */
+	ret = em_qmp_execute(&q, "cont", NULL, err, sizeof(err));
+	if (!ret && !r->inject_error[0])
+		snprintf(r->inject_error, sizeof(r->inject_error), "cont: %s", err);
+	json_decref(ret);
+	em_qmp_close(&q);
+}
+
+/*
+ * At the guest's final hold: the device's stats (kept in result.json) and,
+ * for an injected run, how often the injection fired.
+ */
+static void read_device_stats(struct em_vm *vm, json_t *obj, void *arg)
+{
+	struct em_run *r = arg;
+	const char *scenario = json_string_value(json_object_get(obj, "scenario"));
+	char err[256];
+	struct em_qmp q;
+	json_t *stats;
+
+	if (!scenario || strcmp(scenario, "hold") || !json_object_get(obj, "waiting"))
+		return;
+	if (!em_qmp_connect(&q, vm->qmp_path, 5000, err, sizeof(err))) {
+		stats = em_qmp_execute(&q, "qom-get", json_pack("{s:s,s:s}", "path",
+				       EM_VM_GPU_QOM_PATH, "property", "stats"),
+				       err, sizeof(err));
+		if (json_is_integer(json_object_get(stats, "injections_fired")))
+			r->injections_fired = json_integer_value(
+				json_object_get(stats, "injections_fired"));
+		json_decref(r->device);
+		r->device = json_is_object(stats) ? json_incref(stats) : NULL;
+		json_decref(stats);
+		if (!r->inject_kind)
+			goto out;
+		/* a device reset clears the stats, not the armed injection's count */
+		stats = em_qmp_execute(&q, "qom-get", json_pack("{s:s,s:s}", "path",
+				       EM_VM_GPU_QOM_PATH, "property", "inject"),
+				       err, sizeof(err));
+		if (json_is_string(stats)) {
+			const char *f = strstr(json_string_value(stats), " fired=");
+			const char *l = strstr(json_string_value(stats), " in_launch=");
+			json_int_t n = f ? strtoll(f + 7, NULL, 10) : 0;
+
+			if (n > r->injections_fired)
+				r->injections_fired = n;
+			/* the device's own count of firings that hit a launch */
+			r->injections_in_launch = l ? strtoll(l + 11, NULL, 10) : -1;
+		}
+		json_decref(stats);
+out:
+		em_qmp_close(&q);
+	}
+	em_vm_send(vm, "go\n");
+}
+
+static bool qemu_has_room(const struct em_backend *be)
+{
+	const struct qemu_backend *q = be->state;
+
+	return q->running < q->jobs;
+}
+
+static int qemu_start(struct em_backend *be, struct em_run *r, const char **host)
+{
+	struct qemu_backend *q = be->state;
+	const struct em_matrix *m = q->m;
+	const struct em_paths *p = q->p;
+	struct em_vm *vm = &q->vms[q->running];
+	struct em_vm_config cfg = {
+		.qemu = p->qemu, .kernel = p->kernel, .initrd = p->initrd,
+		.workdir = r->dir, .profile = m->profile, .accel = p->accel,
+		.seed = r->seed, .memory_mib = m->memory_mib,
+		.timeout_s = m->timeout_s, .run_args = r->args,
+		.modparams = m->modparams[0] ? m->modparams : NULL,
+		.paused = r->inject_kind != NULL,
+		.hold_at_end = true,
+		.on_line = read_device_stats, .on_line_arg = r,
+	};
+
+	*host = "local";
+	if (em_vm_start(vm, &cfg)) {
+		fprintf(stderr, "ember-agent: %s: cannot start QEMU\n", r->id);
+		return -1;
+	}
+	if (r->inject_kind)
+		arm_injection(vm, r);
+	memset(&q->outs[q->running], 0, sizeof(q->outs[q->running]));
+	q->active[q->running] = vm;
+	q->run_of[q->running] = r;
+	q->running++;
+	return 0;
+}
+
+/* QEMU dies with the signal too (one process group): no need to poll it. */
+static struct em_run *qemu_wait(struct em_backend *be, volatile sig_atomic_t *interrupted,
+				struct em_run_outcome *o, const char **results_path)
+{
+	struct qemu_backend *q = be->state;
+	long k = em_vm_wait_any(q->active, q->outs, q->running);
+
+	(void)interrupted;
+	if (k < 0)
+		return NULL;
+	*o = (struct em_run_outcome){
+		.timed_out = q->outs[k].timed_out,
+		.exit_status = q->outs[k].exit_status,
+		.wall_s = q->outs[k].wall_s, .host = "local",
+	};
+	*results_path = q->vms[k].results_path;
+	return q->run_of[k];
+}
+
+/* Keeps the running set dense: the last slot moves into the freed one. */
+static void qemu_release(struct em_backend *be, struct em_run *r)
+{
+	struct qemu_backend *q = be->state;
+	size_t k;
+
+	for (k = 0; k < q->running && q->run_of[k] != r; k++)
+		;
+	if (k == q->running)
+		return;
+	q->running--;
+	if (k != q->running) {
+		q->vms[k] = q->vms[q->running];
+		q->outs[k] = q->outs[q->running];
+		q->run_of[k] = q->run_of[q->running];
+	}
+}
+
+static void qemu_stop_all(struct em_backend *be)
+{
+	struct qemu_backend *q = be->state;
+	size_t i;
+
+	for (i = 0; i < q->running; i++)
+		kill(q->vms[i].pid, SIGKILL);
+}
+
+static void qemu_close(struct em_backend *be)
+{
+	free(be->state);
+	be->state = NULL;
+}
+
+static const struct em_backend_ops qemu_ops = {
+	.has_room = qemu_has_room,
+	.start = qemu_start,
+	.wait = qemu_wait,
+	.release = qemu_release,
+	.stop_all = qemu_stop_all,
+	.close = qemu_close,
+	.record_start_failure = false,
+};
+
+int em_qemu_backend_open(struct em_backend *be, const struct em_matrix *m,
+			 const struct em_paths *p)
+{
+	struct qemu_backend *q = calloc(1, sizeof(*q));
+
+	if (!q) {
+		fprintf(stderr, "ember-agent: out of memory\n");
+		return -1;
+	}
+	q->m = m;
+	q->p = p;
+	q->jobs = em_matrix_jobs(m);
+	if (q->jobs > EM_MAX_JOBS)
+		q->jobs = EM_MAX_JOBS;
+	be->ops = &qemu_ops;
+	be->state = q;
+	return 0;
+}
