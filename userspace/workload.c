@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "gpumodel/splitmix64.h"	/* the model kernels' draws */
 #include "workload.h"
 #include "apps.h"
 
@@ -16,16 +17,6 @@ struct em_buf {
 	uint32_t *p;
 	size_t bytes;
 };
-
-/* The model's splitmix64 (models/src/gpu.c gm_splitmix64). */
-static uint64_t splitmix64(uint64_t state)
-{
-	uint64_t x = state + 0x9e3779b97f4a7c15ull;
-
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
 
 static uint32_t fill_word(uint64_t seed, uint64_t i)
 {
@@ -158,7 +149,7 @@ static void check_gather(const struct em_wl_config *cfg, struct em_buf *src,
 	uint32_t v, w;
 
 	for (k = 0; k < count; k++) {
-		uint64_t line = splitmix64(cfg->seed + k) % lines;
+		uint64_t line = gm_mix64(cfg->seed + k) % lines;
 
 		v = 0;
 		for (w = 0; w < LINE_WORDS; w++)
@@ -198,7 +189,7 @@ static int word_possible(const struct em_wl_config *cfg, int dst, uint32_t passe
 		return 1;
 	for (w = 0; w < LINE_WORDS; w++)
 		g += fill_word(cfg->seed,
-			       splitmix64(cfg->seed + i) % (src->bytes / LINE_BYTES) *
+			       gm_mix64(cfg->seed + i) % (src->bytes / LINE_BYTES) *
 			       LINE_WORDS + w);
 	return v == g;
 }

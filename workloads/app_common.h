@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "app_inputs.h"
+#include "gpumodel/splitmix64.h"	/* gm_mix64, the model's kernels' too */
 
 #define MiB		(1024ull * 1024)
 
@@ -28,14 +29,6 @@ static inline uint32_t gen(uint64_t seed, uint64_t salt, uint64_t i)
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ull;
 	return (uint32_t)(h >> 32);
-}
-
-static inline uint64_t mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
 }
 
 /*

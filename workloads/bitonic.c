@@ -61,8 +61,8 @@ static int bt_verify(struct em_app_data *a)
 			if ((t >= g || x) && v < last[seg])
 				a->mismatches++;
 			last[seg] = v;
-			hout[seg] += mix64(v);
-			hin[seg] += mix64(gen(a->seed, 20, t * 32 + x));
+			hout[seg] += gm_mix64(v);
+			hin[seg] += gm_mix64(gen(a->seed, 20, t * 32 + x));
 		}
 	}
 	for (seg = 0; seg < g; seg++)

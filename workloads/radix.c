@@ -66,8 +66,8 @@ static int rx_verify(struct em_app_data *a)
 		a->words_checked++;
 		if (i && k[i] < k[i - 1])
 			a->mismatches++;
-		hout += mix64(k[i]);
-		hin += mix64(rx_key(a, i));
+		hout += gm_mix64(k[i]);
+		hin += gm_mix64(rx_key(a, i));
 	}
 	check(a, hout, hin);
 	return 0;

@@ -16,17 +16,6 @@
 #define FNV_OFFSET	0xcbf29ce484222325ull
 #define FNV_PRIME	0x100000001b3ull
 
-uint64_t gm_splitmix64(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	*state += 0x9e3779b97f4a7c15ull;
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 /* one little-endian word, byte by byte (unrolled: a fault costs a few events) */
 static inline uint64_t fnv_word(uint64_t h, uint64_t w)
 {

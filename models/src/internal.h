@@ -256,7 +256,6 @@ struct gm_gpu {
 void gm_event(struct gm_gpu *g, enum gm_event_type type, uint64_t a,
 	      uint64_t b, uint64_t c);
 void gm_raise(struct gm_gpu *g, uint32_t cause);
-uint64_t gm_splitmix64(uint64_t *state);
 
 /* mem.c */
 int gm_mem_write(struct gm_gpu *g, unsigned int aperture, uint64_t pa,

@@ -54,6 +54,8 @@
 
 #include <uapi/ember.h>
 
+#include "gpumodel/splitmix64.h"
+
 #define BLOCK		EMBER_VA_BLOCK_SIZE
 #define MAX_VS		3
 #define MAX_ALLOCS	5
@@ -113,13 +115,9 @@ struct fuzz {
 
 /* ---- helpers ---- */
 
-static uint64_t rnd(struct fuzz *f)	/* splitmix64 */
+static uint64_t rnd(struct fuzz *f)
 {
-	uint64_t x = (f->rng += 0x9e3779b97f4a7c15ull);
-
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
+	return gm_splitmix64(&f->rng);
 }
 
 static uint64_t below(struct fuzz *f, uint64_t n)
@@ -551,16 +549,7 @@ static void shadow_stream(struct alloc *a, size_t from, size_t words,
 		a->shadow[i] += passes;
 }
 
-static uint64_t mix(uint64_t s)
-{
-	uint64_t x = s + 0x9e3779b97f4a7c15ull;
-
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-/* gather (models/src/kernels/gather.c): dst[k] = sum of the 32 words of line mix(seed + k) % lines */
+/* gather (models/src/kernels/gather.c): dst[k] = sum of the 32 words of line gm_mix64(seed + k) % lines */
 static void shadow_gather(struct alloc *src, struct alloc *dst, uint64_t count,
 			  uint64_t seed)
 {
@@ -568,7 +557,7 @@ static void shadow_gather(struct alloc *src, struct alloc *dst, uint64_t count,
 	uint32_t w, v;
 
 	for (k = 0; k < count; k++) {
-		line = mix(seed + k) % lines;
+		line = gm_mix64(seed + k) % lines;
 		for (v = 0, w = 0; w < 32; w++)
 			v += src->shadow[line * 32 + w];
 		dst->shadow[k] = v;

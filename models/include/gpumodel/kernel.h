@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "emgpu_hw.h"
+#include "gpumodel/splitmix64.h"	/* gm_mix64, the PRNG kernels use */
 
 struct gm_gpu;
 
@@ -154,15 +155,6 @@ static inline int gm_kernel_buf_ok(uint64_t va, uint64_t bytes)
 {
 	return bytes && !(va & 127) && !(bytes & 127) && va + bytes > va &&
 	       !((va + bytes - 1) >> EMGPU_VA_BITS);
-}
-
-/* splitmix64 step, the PRNG kernels use (seeded from the launch seed). */
-static inline uint64_t gm_mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
 }
 
 #endif /* GPUMODEL_KERNEL_H */
