@@ -107,9 +107,23 @@ libvirt-test: all
 
 # The CUnit suites (libgpumodel; the policy code of ember.ko built in
 # userspace), run under valgrind: memory errors fail them.
-unit: deps
+unit: deps table1-doc-check
 	$(MAKE) -C tests/unit valgrind
 	$(MAKE) -C tests/unit/policy valgrind
+
+# docs/table1.md, Table 1 of the paper as Markdown, printed by
+# scripts/table1-doc.c from the one list (policy/ember_adaptive_params.h);
+# table1-doc-check (part of `make unit`) fails when the page is stale.
+$(BUILD)/table1-doc: scripts/table1-doc.c policy/ember_adaptive_params.h
+	@mkdir -p $(BUILD)
+	$(CC) -std=c11 -Wall -Wextra -Werror -Ipolicy -o $@ scripts/table1-doc.c
+
+table1-doc: $(BUILD)/table1-doc
+	$(BUILD)/table1-doc >docs/table1.md
+
+table1-doc-check: $(BUILD)/table1-doc
+	@$(BUILD)/table1-doc | cmp -s - docs/table1.md || \
+		{ echo "docs/table1.md is stale: make table1-doc"; exit 1; }
 
 # emgpu's registers programmed from the host with QEMU's qtest (no guest).
 qtest: qemu
@@ -273,4 +287,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit qtest libvirt-test inject-test loaded-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card compare-card-small info clean
+.PHONY: all deps model qemu guest host test unit table1-doc table1-doc-check qtest libvirt-test inject-test loaded-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card compare-card-small info clean

@@ -52,47 +52,15 @@ MODULE_PARM_DESC(uvm_perf_prefetch_threshold,
 
 /* ---- `ember`: Table 1 of the paper ---- */
 
-#define EMBER_AP_PARAM(name, desc)					\
-	module_param_named(name, ember_params.name, uint, 0444); \
-	MODULE_PARM_DESC(name, desc)
-
-EMBER_AP_PARAM(cpu_preferred_blocks_enable,
-	       "Ember-adaptive master switch: `ember` is new VA spaces' policy (0 or 1, default 0)");
-EMBER_AP_PARAM(cpu_preferred_block_promotion_enable,
-	       "Promote a span of blocks on a notification at the threshold (0 or 1, default 1)");
-EMBER_AP_PARAM(cpu_preferred_prefetch_chunk_mb,
-	       "Span promoted per notification, MiB (even, default 64)");
-EMBER_AP_PARAM(perf_access_counter_threshold,
-	       "Accesses before a notification (1..65535, default 256)");
-EMBER_AP_PARAM(perf_eager_eviction_enable,
-	       "Decay-based eager reclamation (0 or 1, default 1)");
-EMBER_AP_PARAM(perf_eager_eviction_high_watermark,
-	       "Device memory use forcing eviction, % (default 90)");
-EMBER_AP_PARAM(perf_eager_eviction_low_watermark,
-	       "Device memory use reclamation targets, % (below the high one, default 85)");
-EMBER_AP_PARAM(perf_eager_eviction_interval_ms,
-	       "Aging period, ms (default 25)");
-EMBER_AP_PARAM(perf_eager_eviction_batch_count,
-	       "Root chunks evicted per pass at most (default 16)");
-EMBER_AP_PARAM(perf_eager_eviction_heat_ratio,
-	       "Hottest:coldest demand ratio that replaces below the high watermark (default 2)");
-EMBER_AP_PARAM(perf_eager_eviction_stale_intervals,
-	       "Intervals at zero demand until a chunk is cold (default 5)");
-EMBER_AP_PARAM(perf_migration_aware_eviction_enable,
-	       "Migration-aware protection and victim order (0 or 1, default 1)");
-EMBER_AP_PARAM(perf_migration_eviction_base_grace_ms,
-	       "Grace after arrival, ms (default 100)");
-EMBER_AP_PARAM(perf_migration_eviction_return_window_ms,
-	       "Window counting returns after an eviction, ms (default 500)");
-EMBER_AP_PARAM(perf_migration_eviction_score_grace_ms,
-	       "Grace per migration score point, ms (default 250)");
-EMBER_AP_PARAM(perf_migration_eviction_max_grace_ms,
-	       "Grace cap, ms (default 2000)");
-EMBER_AP_PARAM(perf_migration_eviction_decay_ms,
-	       "Migration score halving period, ms (default 1000)");
-/* Not in Table 1 nor the paper: an experiment (ember_adaptive.h). */
-EMBER_AP_PARAM(ember_replace_on_demand,
-	       "Experiment outside the paper: below the high watermark evict only while a promotion waits for room (0 or 1, default 0)");
+/*
+ * Names, defaults, ranges and descriptions: policy/ember_adaptive_params.h,
+ * Table 1 and then the experiments outside the paper.
+ */
+#define EMBER_AP_PARAM(name, def, min, max, desc)			\
+	module_param_named(name, ember_params.name, uint, 0444);	\
+	MODULE_PARM_DESC(name, EMBER_ADAPTIVE_PARAM_DESC(name, def, min, max, desc));
+EMBER_ADAPTIVE_PARAMS(EMBER_AP_PARAM)
+#undef EMBER_AP_PARAM
 
 /*
  * Not in Table 1. 0, the default, follows the scaling rule (models/

@@ -489,27 +489,32 @@ struct em_modparam {
 
 #define EM_MAX_MODPARAMS 64
 
-/* Narrows p by the first "(...)" of desc that states a range. */
+/*
+ * Narrows p by the first "(...)" of desc that states a range, and by an
+ * "(even" anywhere.
+ */
 static void modparam_range(struct em_modparam *p, const char *desc)
 {
 	const char *s;
 	unsigned long long a, b;
+	bool ranged = false;
 	int n;
 
 	for (s = strchr(desc, '('); s; s = strchr(s + 1, '(')) {
+		if (!strncmp(s, "(even", 5)) {
+			p->even = true;
+			continue;
+		}
+		if (ranged)
+			continue;
 		if (sscanf(s, "(%llu..%llu%n", &a, &b, &n) == 2 ||
 		    sscanf(s, "(%llu or %llu%n", &a, &b, &n) == 2) {
 			p->min = a;
 			p->max = b;
-			return;
-		}
-		if (sscanf(s, "(>= %llu%n", &a, &n) == 1) {
+			ranged = true;
+		} else if (sscanf(s, "(>= %llu%n", &a, &n) == 1) {
 			p->min = a;
-			return;
-		}
-		if (!strncmp(s, "(even", 5)) {
-			p->even = true;
-			return;
+			ranged = true;
 		}
 	}
 }

@@ -6,7 +6,7 @@
 #   - so is the glue (nvidia/glue/, with the branch's compat header), and no
 #     patch of the series adds a glue file of its own;
 #   - modinfo of nvidia-uvm.ko lists every Table 1 parameter with the
-#     default of the core's EMBER_ADAPTIVE_PARAMS_DEFAULT;
+#     default of the core's list (ember_adaptive_params.h);
 #   - every global symbol the core's objects and the glue's (uvm_ember.o)
 #     define is in nvidia-uvm.ko;
 #   - NVIDIA's objects call the glue where the series hooks it in (nm -u);
@@ -94,7 +94,7 @@ check_parameters() {
 			{ log "modinfo: no $name with default $def"; bad=1; }
 	done < <(table1)
 	if [ "$n" -lt 17 ]; then
-		flunk "only $n Table 1 parameters found in ember_adaptive.h"
+		flunk "only $n Table 1 parameters found in ember_adaptive_params.h"
 	elif [ "$bad" = 0 ]; then
 		pass "modinfo lists all $n Table 1 parameters with their defaults"
 	else

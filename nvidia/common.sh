@@ -34,8 +34,9 @@ compat_header="$branch_dir/uvm_ember_compat.h"
 # The series' patch names, in order.
 series_patches() { grep -v '^[[:space:]]*\(#\|$\)' "$branch_dir/patches/series"; }
 
-# Table 1 as the core defines it: "name default" lines.
+# Table 1 as the core defines it, "name default" lines: the list of
+# ember_adaptive_params.h expanded by the C preprocessor.
 table1() {
-	sed -n '/^#define EMBER_ADAPTIVE_PARAMS_DEFAULT/,/^}/s/^[[:space:]]*\.\([a-z_]*\) = \([0-9]*\),.*/\1 \2/p' \
-		"$core_dir/ember_adaptive.h"
+	printf '#include "ember_adaptive_params.h"\n#define T1(name, def, min, max, desc) name def @\nEMBER_TABLE1_PARAMS(T1)\n' |
+		"${CC:-cc}" -E -P -I "$core_dir" -x c - | tr '@' '\n' | sed 's/^[[:space:]]*//; s/[[:space:]]*$//; /^$/d'
 }

@@ -34,26 +34,12 @@ static int check_range(char *msg, size_t len, const char *name,
 int ember_adaptive_params_check(const struct ember_adaptive_params *p,
 				char *msg, size_t len)
 {
-#define RANGE(field, min, max) \
-	do { if (check_range(msg, len, #field, p->field, min, max)) return -1; } while (0)
-	RANGE(cpu_preferred_blocks_enable, 0, 1);
-	RANGE(cpu_preferred_block_promotion_enable, 0, 1);
-	RANGE(cpu_preferred_prefetch_chunk_mb, 2, 1u << 20);
-	RANGE(perf_access_counter_threshold, 1, 65535);
-	RANGE(perf_eager_eviction_enable, 0, 1);
-	RANGE(perf_eager_eviction_high_watermark, 1, 100);
-	RANGE(perf_eager_eviction_low_watermark, 0, 99);
-	RANGE(perf_eager_eviction_interval_ms, 1, 60000);
-	RANGE(perf_eager_eviction_batch_count, 1, 4096);
-	RANGE(perf_eager_eviction_heat_ratio, 1, 1000);
-	RANGE(perf_eager_eviction_stale_intervals, 1, 1000);
-	RANGE(perf_migration_aware_eviction_enable, 0, 1);
-	RANGE(perf_migration_eviction_base_grace_ms, 0, 600000);
-	RANGE(perf_migration_eviction_return_window_ms, 0, 600000);
-	RANGE(perf_migration_eviction_score_grace_ms, 0, 600000);
-	RANGE(perf_migration_eviction_max_grace_ms, 0, 600000);
-	RANGE(perf_migration_eviction_decay_ms, 1, 600000);
-	RANGE(ember_replace_on_demand, 0, 1);
+#define RANGE(field, def, min, max, desc)				\
+	do {								\
+		if (check_range(msg, len, #field, p->field, min, max))	\
+			return -1;					\
+	} while (0);
+	EMBER_ADAPTIVE_PARAMS(RANGE)
 #undef RANGE
 	if (p->cpu_preferred_prefetch_chunk_mb % 2) {
 		snprintf(msg, len, "cpu_preferred_prefetch_chunk_mb=%u is not a multiple of 2 (VA blocks are 2 MiB)",

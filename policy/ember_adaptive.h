@@ -25,28 +25,17 @@
 #include <stdint.h>
 #endif
 
-/* Table 1 of the paper: names and defaults as the module parameters. */
+#include "ember_adaptive_params.h"
+
+/*
+ * Table 1 of the paper (ember_adaptive_params.h, the one list of names,
+ * defaults, ranges and descriptions), then the experiments outside it:
+ * the names are the module parameters'.
+ */
 struct ember_adaptive_params {
-	/* Promotion */
-	unsigned int cpu_preferred_blocks_enable;		/* 0: master switch */
-	unsigned int cpu_preferred_block_promotion_enable;	/* 1 */
-	unsigned int cpu_preferred_prefetch_chunk_mb;		/* 64: span promoted */
-	unsigned int perf_access_counter_threshold;		/* 256 */
-	/* Reclamation */
-	unsigned int perf_eager_eviction_enable;		/* 1 */
-	unsigned int perf_eager_eviction_high_watermark;	/* 90 % */
-	unsigned int perf_eager_eviction_low_watermark;		/* 85 % */
-	unsigned int perf_eager_eviction_interval_ms;		/* 25 */
-	unsigned int perf_eager_eviction_batch_count;		/* 16 */
-	unsigned int perf_eager_eviction_heat_ratio;		/* 2 */
-	unsigned int perf_eager_eviction_stale_intervals;	/* 5 */
-	/* Migration-aware protection */
-	unsigned int perf_migration_aware_eviction_enable;	/* 1 */
-	unsigned int perf_migration_eviction_base_grace_ms;	/* 100 */
-	unsigned int perf_migration_eviction_return_window_ms;	/* 500 */
-	unsigned int perf_migration_eviction_score_grace_ms;	/* 250 */
-	unsigned int perf_migration_eviction_max_grace_ms;	/* 2000 */
-	unsigned int perf_migration_eviction_decay_ms;		/* 1000 */
+#define EMBER_AP_FIELD(name, def, min, max, desc) unsigned int name;
+	EMBER_ADAPTIVE_PARAMS(EMBER_AP_FIELD)
+#undef EMBER_AP_FIELD
 	/*
 	 * Not in Table 1: device ns per "ms" of the parameters above. 0 in
 	 * the module parameters (the default) means "scale with the card":
@@ -54,39 +43,14 @@ struct ember_adaptive_params {
 	 * ember_adaptive_ms_ns reads 0 as 1000000.
 	 */
 	uint64_t ns_per_ms;
-	/*
-	 * Not in Table 1, and not the paper's policy (an experiment, 0 by
-	 * default): below the high watermark, evict only while a promotion
-	 * waits for room (waiting_demand > 0), so a resident chunk that the
-	 * counters cannot see is not reclaimed for nothing. README, "The
-	 * moving hot set", says why the paper's rule does not read so.
-	 */
-	unsigned int ember_replace_on_demand;
 };
 
-#define EMBER_ADAPTIVE_PARAMS_DEFAULT {				\
-	.cpu_preferred_blocks_enable = 0,			\
-	.cpu_preferred_block_promotion_enable = 1,		\
-	.cpu_preferred_prefetch_chunk_mb = 64,			\
-	.perf_access_counter_threshold = 256,			\
-	.perf_eager_eviction_enable = 1,			\
-	.perf_eager_eviction_high_watermark = 90,		\
-	.perf_eager_eviction_low_watermark = 85,		\
-	.perf_eager_eviction_interval_ms = 25,			\
-	.perf_eager_eviction_batch_count = 16,			\
-	.perf_eager_eviction_heat_ratio = 2,			\
-	.perf_eager_eviction_stale_intervals = 5,		\
-	.perf_migration_aware_eviction_enable = 1,		\
-	.perf_migration_eviction_base_grace_ms = 100,		\
-	.perf_migration_eviction_return_window_ms = 500,	\
-	.perf_migration_eviction_score_grace_ms = 250,		\
-	.perf_migration_eviction_max_grace_ms = 2000,		\
-	.perf_migration_eviction_decay_ms = 1000,		\
-}
+#define EMBER_AP_DEFAULT(name, def, min, max, desc) .name = def,
+#define EMBER_ADAPTIVE_PARAMS_DEFAULT { EMBER_ADAPTIVE_PARAMS(EMBER_AP_DEFAULT) }
 
 /*
- * Checks every parameter's range and their relations (low watermark below
- * the high one, grace cap at least the base grace, ...). Returns 0, or -1
+ * Checks every parameter's range (the list's) and their relations (low
+ * watermark below the high one, grace cap at least the base grace, ...). Returns 0, or -1
  * with a message naming the parameter in msg.
  */
 int ember_adaptive_params_check(const struct ember_adaptive_params *p,

@@ -26,44 +26,13 @@
 
 // ---- Table 1: the same names, defaults and ranges as ember.ko ----
 
-#define UVM_EMBER_PARAM(name, desc)                                  \
+// Names, defaults, ranges and descriptions: ember_adaptive_params.h's
+// Table 1 list (the experiments outside the paper are ember.ko's only).
+#define UVM_EMBER_PARAM(name, def, min, max, desc)                   \
     module_param_named(name, ember_params.name, uint, S_IRUGO);     \
-    MODULE_PARM_DESC(name, desc)
-
-UVM_EMBER_PARAM(cpu_preferred_blocks_enable,
-                "Ember-adaptive master switch: `ember` is new VA spaces' policy (0 or 1, default 0)");
-UVM_EMBER_PARAM(cpu_preferred_block_promotion_enable,
-                "Promote a span of blocks on a notification at the threshold (0 or 1, default 1)");
-UVM_EMBER_PARAM(cpu_preferred_prefetch_chunk_mb,
-                "Span promoted per notification, MiB (even, default 64)");
-UVM_EMBER_PARAM(perf_access_counter_threshold,
-                "Accesses before a notification (1..65535, default 256)");
-UVM_EMBER_PARAM(perf_eager_eviction_enable,
-                "Decay-based eager reclamation (0 or 1, default 1)");
-UVM_EMBER_PARAM(perf_eager_eviction_high_watermark,
-                "Device memory use forcing eviction, % (default 90)");
-UVM_EMBER_PARAM(perf_eager_eviction_low_watermark,
-                "Device memory use reclamation targets, % (below the high one, default 85)");
-UVM_EMBER_PARAM(perf_eager_eviction_interval_ms,
-                "Aging period, ms (default 25)");
-UVM_EMBER_PARAM(perf_eager_eviction_batch_count,
-                "Root chunks evicted per pass at most (default 16)");
-UVM_EMBER_PARAM(perf_eager_eviction_heat_ratio,
-                "Hottest:coldest demand ratio that replaces below the high watermark (default 2)");
-UVM_EMBER_PARAM(perf_eager_eviction_stale_intervals,
-                "Intervals at zero demand until a chunk is cold (default 5)");
-UVM_EMBER_PARAM(perf_migration_aware_eviction_enable,
-                "Migration-aware protection and victim order (0 or 1, default 1)");
-UVM_EMBER_PARAM(perf_migration_eviction_base_grace_ms,
-                "Grace after arrival, ms (default 100)");
-UVM_EMBER_PARAM(perf_migration_eviction_return_window_ms,
-                "Window counting returns after an eviction, ms (default 500)");
-UVM_EMBER_PARAM(perf_migration_eviction_score_grace_ms,
-                "Grace per migration score point, ms (default 250)");
-UVM_EMBER_PARAM(perf_migration_eviction_max_grace_ms,
-                "Grace cap, ms (default 2000)");
-UVM_EMBER_PARAM(perf_migration_eviction_decay_ms,
-                "Migration score halving period, ms (default 1000)");
+    MODULE_PARM_DESC(name, EMBER_ADAPTIVE_PARAM_DESC(name, def, min, max, desc));
+EMBER_TABLE1_PARAMS(UVM_EMBER_PARAM)
+#undef UVM_EMBER_PARAM
 
 static const struct ember_policy_ops *g_uvm_ember_ops = &ember_policy_ember;
 

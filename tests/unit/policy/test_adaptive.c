@@ -193,7 +193,7 @@ static void test_reclaim_above_high(void)
 	/* everything protected: space is still freed, earliest expiry first */
 	for (i = 0; i < 20; i++)
 		c[i].grace_until_ns = now + (100 - i) * MS;
-	p.perf_eager_eviction_batch_count = 16;
+	p.perf_eager_eviction_batch_count = defaults.perf_eager_eviction_batch_count;
 	k = ember_reclaim_select(&p, list, 20, 92, 100, 0, now);
 	CU_ASSERT_EQUAL(k, 7);
 	CU_ASSERT_PTR_EQUAL(list[0], &c[19]);
