@@ -18,6 +18,22 @@
  * half. Either way a bottom half runs at most run-budget modelled accesses
  * before it yields to the main loop.
  *
+ * Re-entrancy: the model's DMA goes through the bus-master address space,
+ * where emgpu's own BARs are mapped too, so a PTE, a ring base or a launch
+ * descriptor pointing at BAR0 would reach the register handlers in the
+ * middle of gm_run() or of gm_reg_write(). Guarded twice, the way QEMU
+ * guards its own devices (CVE-2023-3019's fixes, in Debian's 7.2 and in
+ * QEMU from 8.0):
+ *  - the device's MemReentrancyGuard (DeviceState.mem_reentrancy_guard) is
+ *    engaged by the memory core while an MMIO handler runs and by the
+ *    bottom half (qemu_bh_new_guarded); any access to a region of ours that
+ *    finds it engaged fails with MEMTX_ACCESS_ERROR;
+ *  - each DMA of the model's is first translated, and one that would land
+ *    in a region of ours is refused before it starts, with its own trace
+ *    event and guest-error line (emgpu_dma_to_self()).
+ * Either way the DMA fails and the model latches EMGPU_ERR_DMA, as for any
+ * DMA outside guest RAM; nothing recurses.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
@@ -68,7 +84,9 @@ struct EmgpuState {
  * Every error the model latches in ERROR_STATUS comes through here
  * (emgpu_error()), the device's own checks included: they latch it through
  * gm_error() and only trace their details (emgpu_err_access_size,
- * emgpu_err_dma), so each guest error is logged exactly once.
+ * emgpu_err_dma), so each guest error is logged exactly once. The one
+ * detail also logged is a refused DMA to the device itself
+ * (emgpu_err_reentrant), whose reason a plain "dma" error would hide.
  */
 #define EMGPU_GUEST_ERR(trace, fmt, ...)                                      \
     do {                                                                      \
@@ -78,11 +96,52 @@ struct EmgpuState {
 
 /* ---- model callbacks ---- */
 
+/*
+ * Whether any part of the DMA [addr, addr + len) lands in a memory region
+ * of emgpu's own (BAR0, the MSI-X table and PBA), as the bus-master address
+ * space (and a vIOMMU in it) translates it. Such a DMA is refused: it would
+ * re-enter the device while it runs (see the header comment). The caller
+ * has rejected wrap-around.
+ */
+static bool emgpu_dma_to_self(EmgpuState *s, const char *dir, uint64_t addr,
+                              uint64_t len, bool is_write)
+{
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+    uint64_t at = addr, left = len;
+    MemoryRegion *mr;
+    hwaddr xlat, l;
+
+    RCU_READ_LOCK_GUARD();
+    while (left) {
+        l = left;
+        mr = address_space_translate(as, at, &xlat, &l, is_write,
+                                     MEMTXATTRS_UNSPECIFIED);
+        if (memory_region_owner(mr) == OBJECT(s)) {
+            EMGPU_GUEST_ERR(emgpu_err_reentrant, "%s addr 0x%" PRIx64
+                            " len %" PRIu64 " reaches own region %s at 0x%"
+                            PRIx64 ": refused", dir, addr, len,
+                            memory_region_name(mr), at);
+            return true;
+        }
+        if (!l || l > left) {
+            break;
+        }
+        at += l;
+        left -= l;
+    }
+    return false;
+}
+
 /* A failed DMA: the model latches EMGPU_ERR_DMA (logged there). */
 static int emgpu_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
 {
     EmgpuState *s = opaque;
-    MemTxResult r = pci_dma_read(PCI_DEVICE(s), addr, buf, len);
+    MemTxResult r;
+
+    if (emgpu_dma_to_self(s, "read", addr, len, false)) {
+        return 1;
+    }
+    r = pci_dma_read(PCI_DEVICE(s), addr, buf, len);
 
     if (r != MEMTX_OK) {
         trace_emgpu_err_dma("read", addr, len);
@@ -94,7 +153,12 @@ static int emgpu_dma_write(void *opaque, uint64_t addr, const void *buf,
                            uint64_t len)
 {
     EmgpuState *s = opaque;
-    MemTxResult r = pci_dma_write(PCI_DEVICE(s), addr, buf, len);
+    MemTxResult r;
+
+    if (emgpu_dma_to_self(s, "write", addr, len, true)) {
+        return 1;
+    }
+    r = pci_dma_write(PCI_DEVICE(s), addr, buf, len);
 
     if (r != MEMTX_OK) {
         trace_emgpu_err_dma("write", addr, len);
@@ -391,7 +455,9 @@ static void emgpu_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     s->inject_specs = g_ptr_array_new_with_free_func(g_free);
-    s->run_bh = qemu_bh_new(emgpu_run_bh, s);
+    /* runs engaged in I/O: DMA back into our regions fails (see the top) */
+    s->run_bh = qemu_bh_new_guarded(emgpu_run_bh, s,
+                                    &DEVICE(s)->mem_reentrancy_guard);
 
     trace_emgpu_realize(s->profile.name, s->profile.vram_bytes, s->lockstep);
 }

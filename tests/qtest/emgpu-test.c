@@ -609,6 +609,75 @@ static void test_guest_errors_logged(void)
                                   "ERROR_INFO 0x44"));
 }
 
+/*
+ * DMA to the device's own regions is refused, never re-enters the register
+ * handlers: a warp whose PTE points at BAR0 (from the bottom half), a
+ * launch descriptor in BAR0 (from the doorbell's MMIO handler) and a copy
+ * from the MSI-X table each fail with EMGPU_ERR_DMA, log the refused
+ * access, and leave the registers as they were. Unguarded, the stream
+ * kernel's loads and stores ran the register handlers in the middle of
+ * gm_run().
+ */
+static void test_dma_to_own_bar(void)
+{
+    g_autofree char *log = NULL, *text = NULL;
+    g_autofree char *args = NULL;
+    int fd = g_file_open_tmp("emgpu-log-XXXXXX", &log, NULL);
+    QPCIBar msix;
+    uint64_t bar;
+    Gpu *g;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    args = g_strdup_printf("-d guest_errors -D %s", log);
+    g = gpu_start_args(NULL, args);
+    bar = g->bar.addr;
+    g_assert_false(g->bar.is_io);
+    wr(g, EMGPU_REG_SCRATCH, 0x5ca1ab1e);
+
+    /* a warp's load through a PTE whose address is BAR0 */
+    map_sys(g, VA, bar, 4096, EMGPU_PAGE_SHIFT);
+    launch(g, EMGPU_KERNEL_STREAM, VA, 4096, 1);
+    g_assert_cmpuint(wait_launch(g), ==, EMGPU_LAUNCH_ERROR);
+    expect_error(g, EMGPU_ERR_DMA, "warp access to BAR0");
+    g_assert_cmphex(rd(g, EMGPU_REG_SCRATCH), ==, 0x5ca1ab1e);
+
+    /* the doorbell's own read of a launch descriptor placed in BAR0 */
+    wr64(g, EMGPU_REG_LAUNCH_DESC_LO, EMGPU_REG_LAUNCH_DESC_HI, bar);
+    wr(g, EMGPU_REG_LAUNCH_DOORBELL, 1);
+    expect_error(g, EMGPU_ERR_DMA, "launch descriptor in BAR0");
+
+    /* a copy-engine read of the MSI-X table (BAR4) */
+    msix = qpci_iomap(g->dev, EMGPU_BAR_MSIX, NULL);
+    ce_setup(g);
+    ce_push(g, 0, EMGPU_CE_OP_COPY,
+            gmt_ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
+            msix.addr, 0, 64, 0);
+    wr(g, EMGPU_REG_CE_RING_PUT, 1);
+    wr(g, EMGPU_REG_CE_DOORBELL, 1);
+    expect_error(g, EMGPU_ERR_DMA, "copy from the MSI-X table");
+
+    /* the device is still usable */
+    map_sys(g, VA + (2u << 20), DATA, 4096, EMGPU_PAGE_SHIFT);
+    fill_words(g, DATA, 1024);
+    launch(g, EMGPU_KERNEL_STREAM, VA + (2u << 20), 4096, 1);
+    g_assert_cmpuint(wait_launch(g), ==, EMGPU_LAUNCH_DONE);
+    check_streamed(g, DATA, 1024, 1);
+    g_assert_cmphex(rd(g, EMGPU_REG_SCRATCH), ==, 0x5ca1ab1e);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+
+    g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
+    unlink(log);
+    g_assert_cmpuint(count_lines_with(text, "emgpu_err_reentrant: read "),
+                     >=, 3);
+    g_assert_cmpuint(count_lines_with(text, "reaches own region emgpu-regs"),
+                     >=, 2);
+    g_assert_cmpuint(count_lines_with(text, "reaches own region msix-table"),
+                     ==, 1);
+    g_assert_cmpuint(count_lines_with(text, "emgpu_err_guest: dma,"), ==, 3);
+}
+
 /* qom-set inject: a good spec is armed, a bad one refused with a reason. */
 static void test_inject_property(void)
 {
@@ -655,6 +724,7 @@ int main(int argc, char **argv)
     qtest_add_func("/emgpu/inject", test_inject_property);
     qtest_add_func("/emgpu/stats-complete", test_stats_complete);
     qtest_add_func("/emgpu/guest-errors-logged", test_guest_errors_logged);
+    qtest_add_func("/emgpu/dma-to-own-bar", test_dma_to_own_bar);
 
     return g_test_run();
 }
