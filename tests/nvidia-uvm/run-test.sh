@@ -9,7 +9,9 @@
 # then one boot of the image (images/nvidia-uvm/) under TCG, in which per
 # branch emgpu-rm.ko and nvidia-uvm.ko (uvm_enable_builtin_tests=1, Ember's
 # master switch on, so the glue's load-time checks and VA-space hooks run)
-# load, NVIDIA's built-in tests pass one by one, and both unload; the
+# load, NVIDIA's built-in tests and a managed range's checks pass one by
+# one (under Ember-adaptive, whose glue makes the CPU the range's preferred
+# location, then again under NVIDIA's defaults), and both unload; the
 # console must show no oops, BUG or warning (ember-agent vm's judgement).
 # KTAP, then "N passed, M failed".
 #
@@ -84,9 +86,19 @@ line() { grep -F -- "$1" "$work/lines" | grep -F -- "$2"; }
 # test_ok BRANCH_KEY NAME: the runner printed "ok N NAME" (and the failure
 # comment that follows a "not ok" otherwise)
 test_ok() {
-	grep -F -- "$1" "$work/lines" | grep -qE "\"ktap\":\"ok [0-9]+ $2\"" && return
-	grep -F -- "$1" "$work/lines" | grep -A1 -E "\"ktap\":\"not ok [0-9]+ $2\""
+	grep -F -- "$1" "$work/lines" | grep -qF "\"ktap\":\"ok " &&
+		grep -F -- "$1" "$work/lines" | grep -F "\"ktap\":\"ok " | sed 's/.*"ktap":"ok [0-9]* //' |
+		grep -qxF "$2\"}" && return
+	grep -F -- "$1" "$work/lines" | grep -A1 -F " $2\"}"
 	return 1
+}
+
+# planned_ran BRANCH_KEY: as many ok / not ok lines as the plan promised
+planned_ran() {
+	local plan lines
+	plan=$(grep -F -- "$1" "$work/lines" | sed -n 's/.*"ktap":"1\.\.\([0-9]*\)".*/\1/p')
+	lines=$(grep -F -- "$1" "$work/lines" | grep -cE '"ktap":"(not )?ok [0-9]+ ')
+	[ -n "$plan" ] && [ "$plan" = "$lines" ] || { echo "plan ${plan:-missing}, $lines results"; return 1; }
 }
 for v in "${versions[@]}"; do
 	b="\"branch\":\"$v\""
@@ -97,11 +109,17 @@ for v in "${versions[@]}"; do
 	check "$v: nvidia-uvm registers its device" line "$b" 'Loaded the UVM driver'
 	check "$v: the Ember glue makes Ember-adaptive the policy of new VA spaces" \
 		line "$b" '"ember":"' 'Ember-adaptive is the policy of new VA spaces'
-	# NVIDIA's tests, one check each, named by the runner's KTAP lines
-	tests=$(grep -F "$b" "$work/lines" | sed -n 's/.*"ktap":"\(not \)\{0,1\}ok [0-9]* \([A-Z0-9_]*\)".*/\2/p')
-	[ -n "$tests" ] || check "$v: the built-in tests ran" false
-	for t in $tests; do
-		check "$v: $t" test_ok "$b" "$t"
+	# NVIDIA's tests and the managed-range checks, one check each, named by
+	# the runner's KTAP lines: under Ember-adaptive, then NVIDIA's defaults
+	for setting in ember stock; do
+		bs="$b,\"setting\":\"$setting\""
+		tests=$(grep -F "$bs" "$work/lines" |
+			sed -n 's/.*"ktap":"\(not \)\{0,1\}ok [0-9]* \([^"#]*\)".*/\2/p')
+		[ -n "$tests" ] || check "$v ($setting): the built-in tests ran" false
+		while IFS= read -r t; do
+			[ -n "$t" ] && check "$v ($setting): $t" test_ok "$bs" "$t"
+		done <<<"$tests"
+		check "$v ($setting): every planned test ran" planned_ran "$bs"
 	done
 	check "$v: nvidia-uvm.ko unloads" line "$b" '"rmmod":"nvidia-uvm","ret":0'
 	check "$v: emgpu-rm.ko unloads" line "$b" '"rmmod":"emgpu-rm","ret":0'

@@ -9,16 +9,23 @@
  * A test passes when the ioctl returns 0 and its rmStatus is NV_OK; any
  * other answer fails it, with both printed. The tests listed are the ones
  * that need no registered GPU: the stand-in (emgpu-rm.ko) registers none
- * yet.
+ * yet. Then a managed range made as libcuda makes one (mmap of the UVM fd
+ * at offset = address): CPU data read back word for word, and NVIDIA's
+ * range, residency and block tests on it. With --ember, the range must
+ * have the CPU as its preferred location, as the Ember glue sets it for
+ * Ember-adaptive's mapped-by-default ranges; without, none.
  *
- * usage: uvm-builtin-tests [DEVICE]   (default /dev/nvidia-uvm)
+ * usage: uvm-builtin-tests [--ember] [DEVICE]   (default /dev/nvidia-uvm)
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "uvm_linux_ioctl.h"
@@ -163,14 +170,168 @@ static int run_test(int fd, const struct uvm_builtin_test *t, unsigned int n)
 	return 1;
 }
 
+/* Four 2 MiB VA blocks. */
+#define MANAGED_BYTES (8ull << 20)
+#define VA_BLOCK_BYTES (2ull << 20)
+
+/* NVIDIA's UUID for the CPU (nvCpuUuid.c), as UVM reports locations. */
+static const NvU8 cpu_uuid[16] = { 0xa6, 0x5e, 0x0f, 0x4e, 0xd7, 0xd4, 0x7b, 0xa2,
+				   0x50, 0x47, 0x41, 0x2c, 0x14, 0x2a, 0x77, 0x73 };
+
+struct managed {
+	int fd;
+	bool ember;		/* the glue is expected to prefer the CPU */
+	uint64_t *base;
+	unsigned int n;		/* KTAP test number */
+	unsigned int failed;
+};
+
+static void verdict(struct managed *m, bool ok, const char *name, const char *why)
+{
+	m->n++;
+	if (ok) {
+		printf("ok %u %s\n", m->n, name);
+		return;
+	}
+	m->failed++;
+	printf("not ok %u %s\n# %s\n", m->n, name, why);
+}
+
+/* The params buffer is zeroed; the ioctl's own status is checked too. */
+static bool uvm_test(struct managed *m, unsigned long cmd, void *params, NV_STATUS *status,
+		     char *why, size_t len)
+{
+	if (ioctl(m->fd, cmd, params) != 0) {
+		snprintf(why, len, "ioctl failed: %s", strerror(errno));
+		return false;
+	}
+	if (*status != NV_OK) {
+		snprintf(why, len, "rmStatus 0x%x", *status);
+		return false;
+	}
+	return true;
+}
+
+/* 2 MiB-aligned free addresses: reserve, then place the range inside. */
+static void *managed_map(int fd)
+{
+	uint8_t *hole = mmap(NULL, MANAGED_BYTES + VA_BLOCK_BYTES, PROT_NONE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t at;
+
+	if (hole == MAP_FAILED)
+		return MAP_FAILED;
+	at = ((uintptr_t)hole + VA_BLOCK_BYTES - 1) & ~(uintptr_t)(VA_BLOCK_BYTES - 1);
+	/* UVM's rule: the offset is the address itself, and MAP_SHARED. */
+	return mmap((void *)at, MANAGED_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		    fd, (off_t)at);
+}
+
+static void managed_tests(struct managed *m)
+{
+	UVM_TEST_VA_RANGE_INFO_PARAMS range;
+	UVM_TEST_VA_RESIDENCY_INFO_PARAMS res;
+	UVM_TEST_VA_BLOCK_INFO_PARAMS block;
+	UVM_TEST_VA_RANGE_SPLIT_PARAMS split;
+	uint64_t start, words = MANAGED_BYTES / sizeof(uint64_t), bad = 0;
+	char why[160] = "";
+	bool ok;
+
+	m->base = managed_map(m->fd);
+	verdict(m, m->base != MAP_FAILED, "managed range: mmap of the UVM fd at offset = address",
+		strerror(errno));
+	if (m->base == MAP_FAILED)
+		return;
+	start = (uintptr_t)m->base;
+
+	/* CPU first touch: nvidia-uvm populates each page on the CPU. */
+	for (uint64_t i = 0; i < words; i++)
+		m->base[i] = start + i * 0x9e3779b97f4a7c15ull;
+	for (uint64_t i = 0; i < words; i++)
+		bad += m->base[i] != start + i * 0x9e3779b97f4a7c15ull;
+	snprintf(why, sizeof(why), "%llu of %llu words differ", (unsigned long long)bad,
+		 (unsigned long long)words);
+	verdict(m, bad == 0, "managed range: every word the CPU wrote reads back", why);
+
+	memset(&range, 0, sizeof(range));
+	range.lookup_address = start;
+	ok = uvm_test(m, UVM_TEST_VA_RANGE_INFO, &range, &range.rmStatus, why, sizeof(why));
+	if (ok && (range.type != UVM_TEST_VA_RANGE_TYPE_MANAGED || range.va_range_start != start ||
+		   range.va_range_end != start + MANAGED_BYTES - 1)) {
+		snprintf(why, sizeof(why), "type %u, 0x%llx-0x%llx", range.type,
+			 (unsigned long long)range.va_range_start,
+			 (unsigned long long)range.va_range_end);
+		ok = false;
+	}
+	if (ok) {
+		static const NvU8 none[16];
+		const NvU8 *want = m->ember ? cpu_uuid : none;
+
+		ok = memcmp(range.preferred_location.uuid, want, 16) == 0;
+		snprintf(why, sizeof(why), "preferred location is not %s",
+			 m->ember ? "the CPU (the Ember glue's mapped-by-default)" : "unset");
+	}
+	verdict(m, ok, "UVM_TEST_VA_RANGE_INFO: a managed range, its bounds, its preferred location",
+		why);
+
+	memset(&res, 0, sizeof(res));
+	res.lookup_address = start + MANAGED_BYTES / 2;
+	ok = uvm_test(m, UVM_TEST_VA_RESIDENCY_INFO, &res, &res.rmStatus, why, sizeof(why));
+	if (ok && (res.resident_on_count != 1 || memcmp(res.resident_on[0].uuid, cpu_uuid, 16))) {
+		snprintf(why, sizeof(why), "resident on %u processors, not the CPU alone",
+			 res.resident_on_count);
+		ok = false;
+	}
+	verdict(m, ok, "UVM_TEST_VA_RESIDENCY_INFO: resident on the CPU alone", why);
+
+	memset(&block, 0, sizeof(block));
+	block.lookup_address = start + VA_BLOCK_BYTES + 4096;
+	ok = uvm_test(m, UVM_TEST_VA_BLOCK_INFO, &block, &block.rmStatus, why, sizeof(why));
+	if (ok && (block.va_block_start != start + VA_BLOCK_BYTES ||
+		   block.va_block_end != start + 2 * VA_BLOCK_BYTES - 1)) {
+		snprintf(why, sizeof(why), "block 0x%llx-0x%llx",
+			 (unsigned long long)block.va_block_start,
+			 (unsigned long long)block.va_block_end);
+		ok = false;
+	}
+	verdict(m, ok, "UVM_TEST_VA_BLOCK_INFO: the 2 MiB block around an address", why);
+
+	memset(&split, 0, sizeof(split));
+	split.split_address = start + 2 * VA_BLOCK_BYTES - 1;
+	ok = uvm_test(m, UVM_TEST_VA_RANGE_SPLIT, &split, &split.rmStatus, why, sizeof(why));
+	if (ok) {
+		memset(&range, 0, sizeof(range));
+		range.lookup_address = start;
+		ok = uvm_test(m, UVM_TEST_VA_RANGE_INFO, &range, &range.rmStatus, why, sizeof(why));
+		if (ok && range.va_range_end != split.split_address) {
+			snprintf(why, sizeof(why), "the range ends at 0x%llx after the split",
+				 (unsigned long long)range.va_range_end);
+			ok = false;
+		}
+	}
+	verdict(m, ok, "UVM_TEST_VA_RANGE_SPLIT: the range ends at the split", why);
+
+	bad = 0;
+	for (uint64_t i = 0; i < words; i++)
+		bad += m->base[i] != start + i * 0x9e3779b97f4a7c15ull;
+	snprintf(why, sizeof(why), "%llu words differ after the split", (unsigned long long)bad);
+	verdict(m, bad == 0, "managed range: the data survives the split", why);
+	verdict(m, munmap(m->base, MANAGED_BYTES) == 0, "managed range: munmap", strerror(errno));
+}
+
+/* KTAP lines of managed_tests(), for the plan. */
+#define MANAGED_TESTS 8
+
 int main(int argc, char **argv)
 {
-	const char *dev = argc > 1 ? argv[1] : "/dev/nvidia-uvm";
+	bool ember = argc > 1 && strcmp(argv[1], "--ember") == 0;
+	const char *dev = argc > 1 + ember ? argv[1 + ember] : "/dev/nvidia-uvm";
 	UVM_INITIALIZE_PARAMS init = { 0 };
+	struct managed m = { .ember = ember };
 	unsigned int failed = 0;
 	int fd;
 
-	printf("KTAP version 1\n1..%zu\n", NTESTS + 1);
+	printf("KTAP version 1\n1..%zu\n", NTESTS + 1 + MANAGED_TESTS);
 	fd = open(dev, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		printf("not ok 1 UVM_INITIALIZE\n# open %s: %s\nBail out!\n", dev, strerror(errno));
@@ -184,7 +345,13 @@ int main(int argc, char **argv)
 	printf("ok 1 UVM_INITIALIZE\n");
 	for (unsigned int i = 0; i < NTESTS; i++)
 		failed += run_test(fd, &tests[i], i + 2);
+	m.fd = fd;
+	m.n = NTESTS + 1;
+	managed_tests(&m);
+	failed += m.failed;
 	close(fd);
-	printf("# %zu passed, %u failed\n", NTESTS + 1 - failed, failed);
-	return failed ? 1 : 0;
+	/* A test that did not run (after a failed mmap) is neither. */
+	printf("# %u passed, %u failed, %zu not run\n", m.n - failed, failed,
+	       NTESTS + 1 + MANAGED_TESTS - m.n);
+	return failed || m.n != NTESTS + 1 + MANAGED_TESTS;
 }
