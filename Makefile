@@ -42,22 +42,29 @@ host: deps
 	$(MAKE) -C host-agent
 	$(MAKE) -C tests/vm $(VMTEST)
 
-test: all
-	$(MAKE) unit
-	$(MAKE) qtest
-	$(MAKE) -C images check-reproducible
-	$(MAKE) libvirt-test
-	bash tests/vfio/check-dry-run.sh
-	$(MAKE) inject-test
-	$(MAKE) loaded-test
-	$(MAKE) sizes-test
-	$(MAKE) report-test
-	$(MAKE) fuzz-ioctl
-	$(MAKE) -C tests/fuzz smoke
-	$(MAKE) vm-test
-	$(MAKE) nvidia-test
-	$(MAKE) nvidia-vm-test
-	$(MAKE) image-nvidia-test
+# Each step timed (scripts/timed.sh): the table of what it took closes the
+# run, so a cold setup's cost shows step by step.
+TEST_TIMES := $(BUILD)/test-times
+TIMED := bash scripts/timed.sh $(TEST_TIMES)
+test:
+	@mkdir -p $(BUILD) && : >$(TEST_TIMES)
+	$(TIMED) build $(MAKE) all
+	$(TIMED) unit $(MAKE) unit
+	$(TIMED) qtest $(MAKE) qtest
+	$(TIMED) image-reproducible $(MAKE) -C images check-reproducible
+	$(TIMED) libvirt-test $(MAKE) libvirt-test
+	$(TIMED) vfio-dry-run bash tests/vfio/check-dry-run.sh
+	$(TIMED) inject-test $(MAKE) inject-test
+	$(TIMED) loaded-test $(MAKE) loaded-test
+	$(TIMED) sizes-test $(MAKE) sizes-test
+	$(TIMED) report-test $(MAKE) report-test
+	$(TIMED) fuzz-ioctl $(MAKE) fuzz-ioctl
+	$(TIMED) fuzz-smoke $(MAKE) -C tests/fuzz smoke
+	$(TIMED) vm-test $(MAKE) vm-test
+	$(TIMED) nvidia-test $(MAKE) nvidia-test
+	$(TIMED) nvidia-vm-test $(MAKE) nvidia-vm-test
+	$(TIMED) image-nvidia-test $(MAKE) image-nvidia-test
+	@bash scripts/timed.sh --report $(TEST_TIMES)
 
 # A fault-injection campaign subset: every run recovers or fails cleanly.
 inject-test: all
