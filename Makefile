@@ -82,6 +82,9 @@ loaded-test: all
 report-test: host
 	$(MAKE) -C userspace $(BUILD)/guest/ember-run
 	bash tests/report/run-test.sh $(AGENT) $(BUILD)/report-test $(BUILD)/guest/ember-run
+	$(CC) -std=gnu11 -Wall -Wextra -O2 -Ihost-agent -o $(BUILD)/report-test/test-judge \
+		tests/report/test_judge.c $(BUILD)/host-agent/libemberagent.a -ljansson -lvirt -lm
+	$(BUILD)/report-test/test-judge $(BUILD)/report-test/judge
 
 # One app at two card sizes and two seeds: every result reads back.
 sizes-test: all

@@ -76,22 +76,36 @@ static const struct {
 #define EM_EXPECT_RECOVERED	(1u << 0)
 #define EM_EXPECT_CLEAN_ERROR	(1u << 1)
 
+/*
+ * The data a kind may lose (docs/driver.md, "Robustness"): none, except
+ * poison, whose chunks held the only copy; ember.ko retires them and
+ * their owners' pages fault. The bound is then every page of the 2 MiB
+ * chunks the spec's range touches (lost_pages_bound()).
+ */
+enum em_inject_loss {
+	EM_LOSS_NONE,
+	EM_LOSS_POISONED_CHUNKS,
+};
+
 static const struct {
 	const char *kind;
 	unsigned int outcomes;
 	int err;		/* the clean error's errno */
+	enum em_inject_loss loss;
 } inject_expect[] = {
-	{ "ce-error", EM_EXPECT_RECOVERED, 0 },	/* count 2 <= ce_retries */
-	{ "ce-stall", EM_EXPECT_RECOVERED, 0 },
-	{ "fault-overflow", EM_EXPECT_RECOVERED, 0 },
-	{ "fault-dup", EM_EXPECT_RECOVERED, 0 },
-	{ "notify-drop", EM_EXPECT_RECOVERED, 0 },
-	{ "notify-dup", EM_EXPECT_RECOVERED, 0 },
-	{ "notify-corrupt", EM_EXPECT_RECOVERED, 0 },
-	{ "lost-irq", EM_EXPECT_RECOVERED, 0 },
-	{ "poison", EM_EXPECT_CLEAN_ERROR, EIO },	/* the only copy was in VRAM */
-	{ "tlb-timeout", EM_EXPECT_RECOVERED, 0 },
-	{ "hang", EM_EXPECT_CLEAN_ERROR, EIO },		/* reset under the launch */
+	{ "ce-error", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },	/* count 2 <= ce_retries */
+	{ "ce-stall", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
+	{ "fault-overflow", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
+	{ "fault-dup", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
+	{ "notify-drop", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
+	{ "notify-dup", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
+	{ "notify-corrupt", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
+	{ "lost-irq", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
+	/* the only copy was in VRAM */
+	{ "poison", EM_EXPECT_CLEAN_ERROR, EIO, EM_LOSS_POISONED_CHUNKS },
+	{ "tlb-timeout", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
+	/* reset under the launch; VRAM survives a reset */
+	{ "hang", EM_EXPECT_CLEAN_ERROR, EIO, EM_LOSS_NONE },
 };
 
 static int expect_slot(const char *kind)
@@ -121,6 +135,49 @@ const char *em_inject_expected(const char *kind)
 		 inject_expect[e].outcomes & EM_EXPECT_CLEAN_ERROR ?
 		 (inject_expect[e].err == EIO ? "EIO" : "errno") : "");
 	return b;
+}
+
+/* The page lost_pages counts in (read_back() in userspace/workload.c). */
+#define EM_LOST_PAGE_BYTES	4096ull
+/* The unit in which ember.ko probes and retires poisoned VRAM. */
+#define EM_VRAM_CHUNK_BYTES	(2ull << 20)
+
+/*
+ * The most pages (EM_LOST_PAGE_BYTES) a run armed with spec ("SPEC" or
+ * "SPEC;SPEC2...") may lose: the sum over its specs of what each kind
+ * declares (inject_expect[].loss). A poison spec's range (required by
+ * the model) rounds out to whole chunks; an unparsable one allows
+ * nothing, so the run fails and the spec is looked at.
+ */
+static unsigned long long lost_pages_bound(const char *spec)
+{
+	unsigned long long bound = 0;
+	const char *one = spec ?: "";
+
+	while (*one) {
+		const char *end = strchr(one, ';') ?: one + strlen(one);
+		char part[256], kind[32] = "", *range;
+		unsigned long long addr, bytes;
+		int e;
+
+		snprintf(part, sizeof(part), "%.*s", (int)(end - one), one);
+		one = *end ? end + 1 : end;
+		if (sscanf(part, "kind=%31[^,]", kind) != 1 || (e = expect_slot(kind)) < 0 ||
+		    inject_expect[e].loss != EM_LOSS_POISONED_CHUNKS)
+			continue;
+		range = strstr(part, "range=");
+		if (!range)
+			continue;
+		addr = strtoull(range + strlen("range="), &range, 0);
+		if (*range != '+')
+			continue;
+		bytes = strtoull(range + 1, NULL, 0);
+		if (bytes == 0)
+			continue;
+		bound += ((addr + bytes - 1) / EM_VRAM_CHUNK_BYTES - addr / EM_VRAM_CHUNK_BYTES +
+			  1) * (EM_VRAM_CHUNK_BYTES / EM_LOST_PAGE_BYTES);
+	}
+	return bound;
 }
 
 /* The errno a clean error must show under expected ("EIO", "recovered|EIO", ...), or 0. */
@@ -703,9 +760,11 @@ static const char *judge(json_t *run, const struct em_run *r,
 		return "error";
 	}
 	if (run_int(run, "ret") || run_int(run, "mismatches") ||
-	    run_int(run, "result_ok") == 0) {
+	    run_int(run, "result_ok") == 0 || run_int(run, "lost_pages")) {
 		snprintf(why, len, "ret %" JSON_INTEGER_FORMAT ", %" JSON_INTEGER_FORMAT
-			 " mismatches", run_int(run, "ret"), run_int(run, "mismatches"));
+			 " mismatches, %" JSON_INTEGER_FORMAT " pages lost",
+			 run_int(run, "ret"), run_int(run, "mismatches"),
+			 run_int(run, "lost_pages"));
 		return "failed";
 	}
 	return "ok";
@@ -714,11 +773,12 @@ static const char *judge(json_t *run, const struct em_run *r,
 /*
  * An injected run's outcome: hang, oops, error (the VM or the arming
  * failed), corrupted (wrong data anywhere: the output, the pages read back
- * after a failure, the health check), not-fired (the injection never hit
+ * after a failure, the health check; or more pages lost than its kinds
+ * may lose, lost_pages_bound()), not-fired (the injection never hit
  * a launch, and the run was correct), recovered (it hit a launch and the
- * output verified), clean-error (it hit a launch and the run failed with
- * the kind's errno, its data read back intact and the health check
- * passed), or unexpected (anything else: a wrong errno, an outcome the
+ * output verified; for ce-error, with ce_retries > 0), clean-error (it
+ * hit a launch and the run failed with the kind's errno, its data read
+ * back intact and the health check passed), or unexpected (anything else: a wrong errno, an outcome the
  * kind does not declare, data not read back, a failed health check).
  */
 static const char *judge_injected(const struct em_matrix *m, json_t *run,
@@ -730,8 +790,9 @@ static const char *judge_injected(const struct em_matrix *m, json_t *run,
 	const char *expected = em_run_expected(m, r->inject_kind);
 	bool may_recover = strstr(expected, "recovered") != NULL;
 	int err = expected_errno(expected);
+	unsigned long long lost_bound = lost_pages_bound(r->inject_spec);
 	const char *failed;
-	json_int_t ret;
+	json_int_t ret, lost;
 
 	if (vm)
 		return vm;
@@ -741,12 +802,20 @@ static const char *judge_injected(const struct em_matrix *m, json_t *run,
 		return "error";
 	}
 	ret = run_int(run, "ret");
+	lost = run_int(run, "lost_pages");
 	failed = json_string_value(json_object_get(run, "failed")) ?: "";
 	if (run_int(run, "mismatches") || run_int(run, "health_mismatches") ||
 	    (!ret && run_int(run, "result_ok") == 0)) {
 		snprintf(why, len, "%" JSON_INTEGER_FORMAT " wrong words, %"
 			 JSON_INTEGER_FORMAT " in the health check",
 			 run_int(run, "mismatches"), run_int(run, "health_mismatches"));
+		return "corrupted";
+	}
+	/* a lost page faults rather than reading wrong, but its data is gone */
+	if (lost < 0 || (unsigned long long)lost > lost_bound) {
+		snprintf(why, len, "%" JSON_INTEGER_FORMAT " pages lost, more than the "
+			 "%llu its injection may lose (%s)", lost, lost_bound,
+			 lost_bound ? "its poisoned chunks" : "it promises no loss");
 		return "corrupted";
 	}
 	if (r->injections_in_launch <= 0) {
@@ -757,6 +826,19 @@ static const char *judge_injected(const struct em_matrix *m, json_t *run,
 		return "unexpected";
 	}
 	if (!ret) {
+		/*
+		 * A failed copy moves no bytes: a run that got past one did so
+		 * only by ember.ko resubmitting it. Correct output without a
+		 * retry means the failure went unseen (or the copy was not
+		 * needed), which is not the recovery this kind tests.
+		 */
+		if (may_recover && !strcmp(r->inject_kind, "ce-error") &&
+		    run_int(run, "ce_retries") <= 0) {
+			snprintf(why, len, "correct output, but ce_retries %" JSON_INTEGER_FORMAT
+				 ": the failed copy was never resubmitted",
+				 run_int(run, "ce_retries"));
+			return "unexpected";
+		}
 		if (may_recover)
 			return "recovered";
 		snprintf(why, len, "recovered, where %s must fail the launch (%s)",

@@ -99,6 +99,7 @@ bool rep_print_campaign(json_t *all, FILE *out)
 {
 	char kinds[32][32], expected[32][32] = { { 0 } };
 	unsigned int counts[33][NOUTCOMES + 4] = { { 0 } };
+	unsigned long long lost[33] = { 0 };	/* pages, summed over the runs */
 	size_t nkinds = 0, i, k, o;
 	json_t *r;
 
@@ -106,6 +107,8 @@ bool rep_print_campaign(json_t *all, FILE *out)
 		const char *kind = json_string_value(json_object_get(r, "inject"));
 		const char *status = json_string_value(json_object_get(r, "status"));
 		json_t *hit = json_object_get(r, "injections_in_launch");
+		json_int_t lost_pages = json_integer_value(
+			json_object_get(json_object_get(r, "run"), "lost_pages"));
 		size_t col;
 
 		if (!kind || !status)
@@ -122,6 +125,8 @@ bool rep_print_campaign(json_t *all, FILE *out)
 		      json_integer_value(hit) > 0 ? C_IN_LAUNCH : C_NOT_FIRED;
 		counts[k][C_RUNS]++;
 		counts[32][C_RUNS]++;
+		lost[k] += lost_pages > 0 ? (unsigned long long)lost_pages : 0;
+		lost[32] += lost_pages > 0 ? (unsigned long long)lost_pages : 0;
 		counts[k][col]++;
 		counts[32][col]++;
 		if (o < NOUTCOMES) {
@@ -137,7 +142,7 @@ bool rep_print_campaign(json_t *all, FILE *out)
 	for (o = 0; o < NOUTCOMES; o++)
 		fprintf(out, " %*s", (int)strlen(outcomes[o]) > 5 ? (int)strlen(outcomes[o]) : 5,
 			outcomes[o]);
-	fputc('\n', out);
+	fprintf(out, " %10s\n", "lost-pages");
 	for (k = 0; k <= nkinds; k++) {
 		unsigned int *c = counts[k == nkinds ? 32 : k];
 
@@ -147,10 +152,12 @@ bool rep_print_campaign(json_t *all, FILE *out)
 		for (o = 0; o < NOUTCOMES; o++)
 			fprintf(out, " %*u", (int)strlen(outcomes[o]) > 5 ?
 				(int)strlen(outcomes[o]) : 5, c[o]);
-		fputc('\n', out);
+		fprintf(out, " %10llu\n", lost[k == nkinds ? 32 : k]);
 	}
 	fprintf(out, "in-launch: the injection hit a running launch (the device's count); "
-		"recovered needs that and verified output\n");
+		"recovered needs that and verified output (ce-error: and a copy-engine "
+		"retry); lost-pages: 4 KiB pages that fault when read back, a run losing "
+		"more than its kind may (none, poison: its chunks) is corrupted\n");
 	if (counts[32][C_UNREAD])
 		fprintf(out, "%u runs ended before the device's counts were read (neither "
 			"in-launch nor not-fired)\n", counts[32][C_UNREAD]);

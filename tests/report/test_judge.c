@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fault-campaign judge (judge_injected() in host-agent/matrix.c) on
+ * guest results written here, no VM: lost pages bounded per kind (none,
+ * poison: the pages of its chunks) and a recovered ce-error only with a
+ * copy-engine retry. Each case goes through em_run_record(), as a real
+ * run does, from a clean console log and one result line.
+ *
+ * usage: test-judge WORKDIR
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "matrix.h"
+
+struct judge_case {
+	const char *what;
+	const char *kind;	/* NULL: a run without injection */
+	const char *spec;
+	const char *run_fields;	/* the result line's fields past "scenario" */
+	const char *status;	/* what the judge must say */
+};
+
+/* a clean-error's read-back and health check, passed */
+#define EIO_READ_BACK "\"ret\":-5,\"failed\":\"launch\",\"words_checked\":1000," \
+		      "\"result_ok\":-1,\"health_ret\":0,\"health_words\":1000"
+#define RECOVERED "\"ret\":0,\"words_checked\":1000,\"result_ok\":1"
+#define CE_SPEC "kind=ce-error,trigger=event:40,count=2,during=launch"
+#define POISON_SPEC "kind=poison,range=0x0+0x400000,during=launch"
+
+static const struct judge_case cases[] = {
+	{ "ce-error recovered by a retry", "ce-error", CE_SPEC,
+	  RECOVERED ",\"ce_retries\":1,\"lost_pages\":0", "recovered" },
+	{ "ce-error correct without a retry", "ce-error", CE_SPEC,
+	  RECOVERED ",\"ce_retries\":0,\"lost_pages\":0", "unexpected" },
+	{ "ce-stall recovered, a page lost", "ce-stall",
+	  "kind=ce-stall,trigger=event:40,count=8,factor=100,during=launch",
+	  RECOVERED ",\"ce_retries\":0,\"lost_pages\":1", "corrupted" },
+	{ "hang's EIO, a page lost (VRAM survives a reset)", "hang",
+	  "kind=hang,trigger=event:200,count=1,during=launch",
+	  EIO_READ_BACK ",\"lost_pages\":1", "corrupted" },
+	{ "poison's EIO, its two chunks lost", "poison", POISON_SPEC,
+	  EIO_READ_BACK ",\"lost_pages\":1024", "clean-error" },
+	{ "poison's EIO, a page more than its chunks", "poison", POISON_SPEC,
+	  EIO_READ_BACK ",\"lost_pages\":1025", "corrupted" },
+	{ "poison across a chunk boundary: two chunks", "poison",
+	  "kind=poison,range=0x100000+0x200000,during=launch",
+	  EIO_READ_BACK ",\"lost_pages\":1000", "clean-error" },
+	{ "poison beside a hang: the poison's chunks", "poison",
+	  POISON_SPEC ";kind=hang,trigger=event:200,count=1,during=launch",
+	  EIO_READ_BACK ",\"lost_pages\":512", "clean-error" },
+	{ "a run without injection, a page lost", NULL, NULL,
+	  RECOVERED ",\"lost_pages\":1", "failed" },
+	{ "a run without injection, nothing lost", NULL, NULL,
+	  RECOVERED ",\"lost_pages\":0", "ok" },
+};
+
+/* Writes path with text; false on failure. */
+static bool write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+	bool ok = f && fputs(text, f) >= 0;
+
+	if (f && fclose(f))
+		ok = false;
+	return ok;
+}
+
+static bool judge_one(const char *work, size_t n, const struct judge_case *c)
+{
+	static struct em_matrix m;	/* large; no expect.KIND overrides */
+	struct em_run r = { .app = "gather", .variant = "uvm", .factor = 0.5, .seed = 1 };
+	struct em_run_outcome o = { .host = "local" };
+	char path[4300], line[1024];
+	const char *status;
+
+	snprintf(m.profile, sizeof(m.profile), "h200-128m");
+	snprintf(r.id, sizeof(r.id), "case%zu", n);
+	snprintf(r.dir, sizeof(r.dir), "%s/case%zu", work, n);
+	mkdir(r.dir, 0755);
+	r.inject_kind = c->kind;
+	r.inject_spec = c->spec;
+	r.injections_fired = c->kind ? 1 : -1;
+	r.injections_in_launch = c->kind ? 1 : -1;
+	snprintf(path, sizeof(path), "%s/console.log", r.dir);
+	if (!write_file(path, "ember: loaded\n"))
+		return false;
+	snprintf(path, sizeof(path), "%s/results.jsonl", r.dir);
+	snprintf(line, sizeof(line), "{\"scenario\":\"run\",\"kernel\":\"gather\",%s}\n",
+		 c->run_fields);
+	if (!write_file(path, line))
+		return false;
+	status = em_run_record(&m, &r, "test", path, &o);
+	if (strcmp(status, c->status)) {
+		printf("FAIL: %s: %s, expected %s\n", c->what, status, c->status);
+		return false;
+	}
+	printf("ok: %s: %s\n", c->what, status);
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int fails = 0;
+	size_t i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s WORKDIR\n", argv[0]);
+		return 2;
+	}
+	mkdir(argv[1], 0755);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		fails += !judge_one(argv[1], i, &cases[i]);
+	printf("judge-test: %u failed\n", fails);
+	return fails ? 1 : 0;
+}
