@@ -20,6 +20,23 @@
 
 #define EMBER_MAX_POLICIES 8
 
+/*
+ * uapi's hook list (EMBER_POLICY_HOOK_LIST, the hook_calls indices) names
+ * the ops table's hooks in the table's order, and all of them: a hook
+ * renamed, moved, added or removed in one and not the other fails the
+ * build here.
+ */
+#define EMBER_HOOK_OFFSET(member)	offsetof(struct ember_policy_ops, member)
+#define EMBER_HOOK_CHECK_(id, member)					\
+	static_assert(EMBER_HOOK_OFFSET(member) == EMBER_HOOK_OFFSET(init) +	\
+		      EMBER_HOOK_##id * sizeof(void (*)(void)),		\
+		      "EMBER_POLICY_HOOK_LIST: " #member " out of place");
+EMBER_POLICY_HOOK_LIST(EMBER_HOOK_CHECK_)
+#undef EMBER_HOOK_CHECK_
+static_assert(sizeof(struct ember_policy_ops) == EMBER_HOOK_OFFSET(init) +
+	      EMBER_POLICY_HOOKS * sizeof(void (*)(void)),
+	      "EMBER_POLICY_HOOK_LIST: the ops table has hooks the list lacks");
+
 static DEFINE_MUTEX(ember_policies_lock);	/* protects ember_policies */
 static const struct ember_policy_ops *ember_policies[EMBER_MAX_POLICIES];
 

@@ -172,23 +172,33 @@ struct ember_mem_info {
 	__u64 total;			/* (out) bytes of VRAM */
 };
 
-/* The policy hooks (ember_policy.h's ops table), for hook_calls. */
+/*
+ * The policy hooks, for hook_calls: X(ID, member), member the hook's name in
+ * struct ember_policy_ops (policy/ember_policy.h), in that table's order
+ * (driver/ember_policy.c checks each name against the table). The enum's
+ * values are the ABI's indices into hook_calls: append, never reorder.
+ */
+#define EMBER_POLICY_HOOK_LIST(X)		\
+	X(INIT, init)				\
+	X(FINI, fini)				\
+	X(LAUNCH_BEGIN, on_launch_begin)	\
+	X(LAUNCH_END, on_launch_end)		\
+	X(FAULT_BLOCK, on_fault_block)		\
+	X(NOTIFICATION, on_notification)	\
+	X(PROMOTE_BLOCK, promote_block)		\
+	X(TIMER_TICK, on_timer_tick)		\
+	X(PICK_EAGER_VICTIMS, pick_eager_victims) \
+	X(PICK_VICTIM, pick_victim)		\
+	X(ARRIVE, on_arrive)			\
+	X(RETURN, on_return)			\
+	X(EVICT, on_evict)
+
+#define EMBER_HOOK_ENUM_(id, member) EMBER_HOOK_##id,
 enum ember_policy_hook {
-	EMBER_HOOK_INIT,
-	EMBER_HOOK_FINI,
-	EMBER_HOOK_LAUNCH_BEGIN,
-	EMBER_HOOK_LAUNCH_END,
-	EMBER_HOOK_FAULT_BLOCK,
-	EMBER_HOOK_NOTIFICATION,
-	EMBER_HOOK_PROMOTE_BLOCK,
-	EMBER_HOOK_TIMER_TICK,
-	EMBER_HOOK_PICK_EAGER_VICTIMS,
-	EMBER_HOOK_PICK_VICTIM,
-	EMBER_HOOK_ARRIVE,
-	EMBER_HOOK_RETURN,
-	EMBER_HOOK_EVICT,
+	EMBER_POLICY_HOOK_LIST(EMBER_HOOK_ENUM_)
 	EMBER_POLICY_HOOKS
 };
+#undef EMBER_HOOK_ENUM_
 
 /* Counters; "pages" are 4 KiB pages. */
 struct ember_stats_counters {

@@ -19,6 +19,7 @@
 
 #include "qmp.h"
 #include "vm.h"
+#include "vmtest_scenarios.h"	/* scenarios, calls and errnos, the guest's too */
 
 #define MiB (1ull << 20)
 #define GiB (1ull << 30)
@@ -44,18 +45,6 @@ struct expected_gpu {
 static const struct expected_gpu expected_gpus[] = {
 	{ "h200-256m", 3, 256 * MiB, 132, 4 },
 	{ "rtx5080", 1, 16 * GiB, 84, 256 },
-};
-
-static const struct {
-	const char *call;
-	json_int_t errno_expected;
-} expected_bad_ioctls[] = {
-	{ "unknown_cmd", 25 /* ENOTTY */ },
-	{ "wrong_size", 25 /* ENOTTY */ },
-	{ "null_pointer", 14 /* EFAULT */ },
-	{ "bad_pointer", 14 /* EFAULT */ },
-	{ "nonzero_pad", 22 /* EINVAL */ },
-	{ "no_such_gpu", 19 /* ENODEV */ },
 };
 
 /* What the host saw over QMP while the guest held (scenario "hold"). */
@@ -374,8 +363,8 @@ static void test_bad_ioctls(struct boot *b)
 	size_t i, j;
 	json_t *obj;
 
-	for (i = 0; i < sizeof(expected_bad_ioctls) / sizeof(expected_bad_ioctls[0]); i++) {
-		const char *call = expected_bad_ioctls[i].call;
+	for (i = 0; i < VMTEST_NBADIOCTL; i++) {
+		const char *call = vmtest_badioctl_calls[i].call;
 		json_t *found = NULL;
 
 		json_array_foreach(b->results, j, obj) {
@@ -386,7 +375,7 @@ static void test_bad_ioctls(struct boot *b)
 		}
 		if (!found)
 			note("no result for %s", call);
-		report(found && expect_int(found, "errno", expected_bad_ioctls[i].errno_expected),
+		report(found && expect_int(found, "errno", vmtest_badioctl_calls[i].errno_expected),
 		       "badioctl %s", call);
 	}
 }
@@ -417,33 +406,31 @@ static void test_good_property(const char *opts)
 
 /* ---- the UVM driver: managed memory, migrations, bad input ---- */
 
-/* managed_badinput: every bad call gets exactly its errno (docs/driver.md). */
-static const struct {
-	const char *call;
-	json_int_t errno_expected;	/* 0: must succeed */
-} expected_managed_badinput[] = {
-	{ "policy_uvm_before_mmap", 0 }, { "policy_unknown", 2 },
-	{ "policy_empty", 22 }, { "policy_unterminated", 22 },
-	{ "mmap_private", 22 }, { "mmap_unaligned_length", 22 },
-	{ "mmap_unaligned_address", 22 }, { "mmap_offset_not_address", 22 },
-	{ "munmap_partial", 22 }, { "mremap_move", 22 },
-	{ "policy_after_mmap", 16 }, { "advise_ok", 0 },
-	{ "advise_zero_length", 22 }, { "advise_unaligned_addr", 22 },
-	{ "advise_unaligned_length", 22 }, { "advise_overflow", 75 },
-	{ "advise_unknown_advice", 22 }, { "advise_zero_advice", 22 },
-	{ "advise_bad_processor", 22 }, { "advise_accessed_by_cpu", 22 },
-	{ "advise_flags", 22 }, { "advise_pad", 22 },
-	{ "advise_outside", 14 }, { "advise_straddles_end", 14 },
-	{ "prefetch_cpu_ok", 0 }, { "prefetch_zero_length", 22 },
-	{ "prefetch_unaligned", 22 }, { "prefetch_overflow", 75 },
-	{ "prefetch_no_processor", 22 }, { "prefetch_flags", 22 },
-	{ "prefetch_outside", 14 }, { "launch_no_kernel", 22 },
-	{ "launch_kernel_too_big", 22 }, { "launch_flags", 22 },
-	{ "launch_pad", 22 }, { "synchronize_flags", 22 },
-	{ "mem_get_info_ok", 0 }, { "mem_get_info_gpu_index", 22 },
-	{ "mem_get_info_pad", 22 }, { "stats_scope", 22 },
-	{ "stats_pad", 22 }, { "stats_null", 14 },
-};
+/*
+ * Whether every scenario of a boot's comma-separated list is one the guest
+ * has (vmtest_scenarios.h), or a workload ("<kernel>-<variant>-<f>x...").
+ */
+static bool scenarios_known(const char *boot, const char *scenarios)
+{
+#define SCENARIO_NAME(name, fn)	#name,
+	static const char *const known[] = { VMTEST_SCENARIOS(SCENARIO_NAME) };
+#undef SCENARIO_NAME
+	char list[4096], *save = NULL, *s;
+	bool ok = true;
+	size_t i;
+
+	snprintf(list, sizeof(list), "%s", scenarios);
+	for (s = strtok_r(list, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < sizeof(known) / sizeof(known[0]) && strcmp(s, known[i]); i++)
+			;
+		if (i == sizeof(known) / sizeof(known[0]) && !strchr(s, '-')) {
+			fprintf(stderr, "vmtest: boot %s: the guest has no scenario '%s' "
+				"(vmtest_scenarios.h)\n", boot, s);
+			ok = false;
+		}
+	}
+	return ok;
+}
 
 static json_t *find_scenario(struct boot *b, const char *scenario, const char *key)
 {
@@ -452,7 +439,7 @@ static json_t *find_scenario(struct boot *b, const char *scenario, const char *k
 
 static void test_managed_badinput(struct boot *b)
 {
-	size_t i, j, n = sizeof(expected_managed_badinput) / sizeof(expected_managed_badinput[0]);
+	size_t i, j, n = VMTEST_NBADINPUT;
 	bool ok = true;
 	json_t *obj;
 
@@ -464,18 +451,18 @@ static void test_managed_badinput(struct boot *b)
 			const char *call = json_string_value(json_object_get(obj, "call"));
 
 			if (sc && call && !strcmp(sc, "managed_badinput") &&
-			    !strcmp(call, expected_managed_badinput[i].call))
+			    !strcmp(call, vmtest_badinput_calls[i].call))
 				found = obj;
 		}
 		if (!found) {
-			note("%s: no result", expected_managed_badinput[i].call);
+			note("%s: no result", vmtest_badinput_calls[i].call);
 			ok = false;
 		} else if (json_integer_value(json_object_get(found, "errno")) !=
-			   expected_managed_badinput[i].errno_expected) {
+			   vmtest_badinput_calls[i].errno_expected) {
 			note("%s: errno %" JSON_INTEGER_FORMAT ", expected %" JSON_INTEGER_FORMAT,
-			     expected_managed_badinput[i].call,
+			     vmtest_badinput_calls[i].call,
 			     json_integer_value(json_object_get(found, "errno")),
-			     expected_managed_badinput[i].errno_expected);
+			     vmtest_badinput_calls[i].errno_expected);
 			ok = false;
 		}
 	}
@@ -507,6 +494,9 @@ struct scenario_expect {
 	struct field_check f[MAX_FIELD_CHECKS];
 };
 
+#define HOOK_CALLED(id, member)	{ "hook_" #member, GT, 0, NULL },
+_Static_assert(EMBER_POLICY_HOOKS <= MAX_FIELD_CHECKS, "policy_hooks: one row per hook");
+
 static const struct scenario_expect driver_expects[] = {
 	{ "managed_cpu", "cpu_faults",
 	  "managed_cpu: first touch, one fault a page, data and zeroing", true,
@@ -515,7 +505,7 @@ static const struct scenario_expect driver_expects[] = {
 	{ "managed_cpu", "realloc_ret", "managed_cpu: a freed range comes back zeroed",
 	  true, { { "realloc_ret", EQ, 0 } } },
 	{ "invalid_access", "first_errno", "invalid_access: EFAULT, then healthy", true,
-	  { { "first_errno", EQ, 14 }, { "second_ret", EQ, 0 }, { "third_ret", EQ, 0 } } },
+	  { { "first_errno", EQ, EFAULT }, { "second_ret", EQ, 0 }, { "third_ret", EQ, 0 } } },
 	{ "interleave", "ret", "interleave: CPU and GPU take turns, data intact", true,
 	  { { "ret", EQ, 0 } } },
 	{ "concurrent", "ret", "concurrent: CPU faults during a kernel, data intact", true,
@@ -536,21 +526,17 @@ static const struct scenario_expect driver_expects[] = {
 	  true, { { "set_policy_ret", EQ, 0 }, { "ret", EQ, 0 }, { "result_ok", EQ, 1 },
 		  { "cancels", EQ, 0 }, { "faults", EQ, 0 }, { "promotions", GT, 0 } } },
 	{ "adaptive_params", "reload_ret", "adaptive_params: bad watermarks refused, master switch",
-	  true, { { "unload_ret", EQ, 0 }, { "bad_watermark_errno", EQ, 22 },
+	  true, { { "unload_ret", EQ, 0 }, { "bad_watermark_errno", EQ, EINVAL },
 		  { "default_ember_ret", EQ, 0 }, { "run_ret", EQ, 0 }, { "faults", EQ, 0 },
 		  { "reload_ret", EQ, 0 }, { "promotions", GT, 0 } } },
-	/* every hook called (enum ember_policy_hook order), bad tables refused */
+	/* every hook called (its count "hook_<ops member>"), bad tables refused */
 	{ "policy_hooks", "load_ret", "policy_hooks: a module implementing every hook sees each called",
-	  true, { { "nofault_errno", EQ, 22 }, { "longname_errno", EQ, 22 },
-		  { "dupname_errno", EQ, 22 }, { "load_ret", EQ, 0 },
+	  true, { { "nofault_errno", EQ, EINVAL }, { "longname_errno", EQ, EINVAL },
+		  { "dupname_errno", EQ, EINVAL }, { "load_ret", EQ, 0 },
 		  { "set_policy_ret", EQ, 0 }, { "ret", EQ, 0 }, { "result_ok", EQ, 1 },
-		  { "unload_ret", EQ, 0 },
-		  { "hook0", GT, 0 }, { "hook1", GT, 0 }, { "hook2", GT, 0 },
-		  { "hook3", GT, 0 }, { "hook4", GT, 0 }, { "hook5", GT, 0 },
-		  { "hook6", GT, 0 }, { "hook7", GT, 0 } } },
-	{ "policy_hooks", "hook8", "policy_hooks: victims, arrivals, returns and evictions",
-	  false, { { "hook8", GT, 0 }, { "hook9", GT, 0 }, { "hook10", GT, 0 },
-		   { "hook11", GT, 0 }, { "hook12", GT, 0 } } },
+		  { "unload_ret", EQ, 0 } } },
+	{ "policy_hooks", "hook_init", "policy_hooks: each hook of the ops table called",
+	  false, { EMBER_POLICY_HOOK_LIST(HOOK_CALLED) } },
 	/* Table 1's switches do what their names say */
 	{ "table1_switches", "reload_ret",
 	  "table1_switches: no promotion, no eager reclamation, parameters checked on write",
@@ -558,8 +544,8 @@ static const struct scenario_expect driver_expects[] = {
 		  { "nopromo_notifications", GT, 0 }, { "noeager_ret", EQ, 0 },
 		  { "noeager_timer_ticks", EQ, 0 }, { "noeager_eager_evictions", EQ, 0 },
 		  { "noeager_promotions", GT, 0 }, { "reload_ret", EQ, 0 },
-		  { "sysfs_bad_errno", EQ, 22 }, { "sysfs_good_ret", EQ, 0 },
-		  { "sysfs_readonly_errno", EQ, 13 } } },
+		  { "sysfs_bad_errno", EQ, EINVAL }, { "sysfs_good_ret", EQ, 0 },
+		  { "sysfs_readonly_errno", EQ, EACCES } } },
 };
 
 #define NDRIVER_EXPECTS (sizeof(driver_expects) / sizeof(driver_expects[0]))
@@ -568,7 +554,7 @@ static const struct scenario_expect driver_expects[] = {
 static const struct scenario_expect policy_expects[] = {
 	/* ARIADNE from its module: refused parameter, selected, verified, unloaded */
 	{ "ariadne", "load_ret", "ariadne: a policy module refuses a bad parameter, runs, unloads",
-	  true, { { "unknown_ret", EQ, -2 }, { "bad_param_ret", EQ, -22 },
+	  true, { { "unknown_ret", EQ, -ENOENT }, { "bad_param_ret", EQ, -EINVAL },
 		  { "load_ret", EQ, 0 }, { "set_policy_ret", EQ, 0 }, { "ret", EQ, 0 },
 		  { "result_ok", EQ, 1 }, { "faults", GT, 0 }, { "evictions", GT, 0 },
 		  { "unload_ret", EQ, 0 } } },
@@ -788,11 +774,14 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	for (i = 0; i < nboots; i++)
+		if (!scenarios_known(boots[i].name, boots[i].scenarios))
+			return 2;
 	if (em_mkdir_p(h.outdir))
 		return 1;
 
 	h.planned = 4 + (int)nboots + 2 + 1 + 1 +
-		    (int)(sizeof(expected_bad_ioctls) / sizeof(expected_bad_ioctls[0])) +
+		    (int)VMTEST_NBADIOCTL +
 		    1 + (int)NDRIVER_EXPECTS + (int)count_words(WORKLOADS) + 1 +
 		    (int)count_words(RACING) + (int)NPOLICY_EXPECTS;
 	printf("KTAP version 1\n1..%d\n", h.planned);

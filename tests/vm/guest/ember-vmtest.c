@@ -26,6 +26,7 @@
 
 #include "libember.h"
 #include "workload.h"
+#include "vmtest_scenarios.h"
 
 #define RELOAD_CYCLES 10
 
@@ -203,11 +204,17 @@ static int scenario_reload(const char *name)
 	return 0;
 }
 
-/* One bad call: the errno it got (0 when it wrongly succeeded). */
-static void emit_bad(const char *name, const char *call, int ret)
+/*
+ * One call of a row of vmtest_scenarios.h: the errno it got (0 when it
+ * succeeded); the host compares it with the row's.
+ */
+static void emit_bad(const char *name, const struct vmtest_call *c, int ret)
 {
-	emit(name, "\"call\":\"%s\",\"errno\":%d", call, ret < 0 ? errno : 0);
+	emit(name, "\"call\":\"%s\",\"errno\":%d", c->call, ret < 0 ? errno : 0);
 }
+
+#define BADIOCTL(call)	(&vmtest_badioctl_calls[VMTEST_BADIOCTL_##call])
+#define BADINPUT(call)	(&vmtest_badinput_calls[VMTEST_BADINPUT_##call])
 
 static int scenario_badioctl(const char *name)
 {
@@ -219,21 +226,21 @@ static int scenario_badioctl(const char *name)
 		emit(name, "\"error\":\"open /dev/ember\",\"errno\":%d", errno);
 		return -1;
 	}
-	emit_bad(name, "unknown_cmd",
+	emit_bad(name, BADIOCTL(unknown_cmd),
 		 ioctl(fd, _IOWR(EMBER_IOCTL_MAGIC, 0x7f, struct ember_device_info), &info));
-	emit_bad(name, "wrong_size",
+	emit_bad(name, BADIOCTL(wrong_size),
 		 ioctl(fd, _IOWR(EMBER_IOCTL_MAGIC, 1, uint64_t), &info));
-	emit_bad(name, "null_pointer",
+	emit_bad(name, BADIOCTL(null_pointer),
 		 ioctl(fd, EMBER_IOCTL_GET_DEVICE_INFO, NULL));
-	emit_bad(name, "bad_pointer",
+	emit_bad(name, BADIOCTL(bad_pointer),
 		 ioctl(fd, EMBER_IOCTL_GET_DEVICE_INFO, (void *)16));
 	memset(&info, 0, sizeof(info));
 	info.pad = 1;
-	emit_bad(name, "nonzero_pad",
+	emit_bad(name, BADIOCTL(nonzero_pad),
 		 ioctl(fd, EMBER_IOCTL_GET_DEVICE_INFO, &info));
 	memset(&info, 0, sizeof(info));
 	info.gpu_index = 7;
-	emit_bad(name, "no_such_gpu",
+	emit_bad(name, BADIOCTL(no_such_gpu),
 		 ioctl(fd, EMBER_IOCTL_GET_DEVICE_INFO, &info));
 	close(fd);
 	return 0;
@@ -393,19 +400,19 @@ static int scenario_managed_badinput(const char *name)
 		return -1;
 	}
 	/* set_policy works before any mapping exists */
-	emit_bad(name, "policy_uvm_before_mmap", policy(fd, "uvm", 3));
-	emit_bad(name, "policy_unknown", policy(fd, "nosuch", 6));
-	emit_bad(name, "policy_empty", policy(fd, "", 0));
-	emit_bad(name, "policy_unterminated", policy(fd, "0123456789abcdef", 16));
+	emit_bad(name, BADINPUT(policy_uvm_before_mmap), policy(fd, "uvm", 3));
+	emit_bad(name, BADINPUT(policy_unknown), policy(fd, "nosuch", 6));
+	emit_bad(name, BADINPUT(policy_empty), policy(fd, "", 0));
+	emit_bad(name, BADINPUT(policy_unterminated), policy(fd, "0123456789abcdef", 16));
 
-	emit_bad(name, "mmap_private",
+	emit_bad(name, BADINPUT(mmap_private),
 		 try_mmap(fd, win, 2 * B, MAP_PRIVATE, (off_t)(uintptr_t)win));
-	emit_bad(name, "mmap_unaligned_length",
+	emit_bad(name, BADINPUT(mmap_unaligned_length),
 		 try_mmap(fd, win, B / 2, MAP_SHARED, (off_t)(uintptr_t)win));
-	emit_bad(name, "mmap_unaligned_address",
+	emit_bad(name, BADINPUT(mmap_unaligned_address),
 		 try_mmap(fd, win + 4096, 2 * B, MAP_SHARED,
 			  (off_t)(uintptr_t)(win + 4096)));
-	emit_bad(name, "mmap_offset_not_address",
+	emit_bad(name, BADINPUT(mmap_offset_not_address),
 		 try_mmap(fd, win, 2 * B, MAP_SHARED, 0));
 
 	if (mmap(win, 4 * B, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
@@ -415,57 +422,57 @@ static int scenario_managed_badinput(const char *name)
 	}
 	a = (uintptr_t)win;
 	outside = a + 6 * B;
-	emit_bad(name, "munmap_partial", munmap(win, B));
-	emit_bad(name, "mremap_move",
+	emit_bad(name, BADINPUT(munmap_partial), munmap(win, B));
+	emit_bad(name, BADINPUT(mremap_move),
 		 mremap(win, 4 * B, 4 * B, MREMAP_MAYMOVE | MREMAP_FIXED,
 			win + 8 * B) == MAP_FAILED ? -1 : 0);
-	emit_bad(name, "policy_after_mmap", policy(fd, "uvm", 3));
+	emit_bad(name, BADINPUT(policy_after_mmap), policy(fd, "uvm", 3));
 
-	emit_bad(name, "advise_ok", adv(fd, a, B, EMBER_ADVISE_SET_PREFERRED_LOCATION,
+	emit_bad(name, BADINPUT(advise_ok), adv(fd, a, B, EMBER_ADVISE_SET_PREFERRED_LOCATION,
 					EMBER_PROC_CPU, 0, 0));
-	emit_bad(name, "advise_zero_length", adv(fd, a, 0, 1, EMBER_PROC_CPU, 0, 0));
-	emit_bad(name, "advise_unaligned_addr", adv(fd, a + 1, 4096, 1, EMBER_PROC_CPU, 0, 0));
-	emit_bad(name, "advise_unaligned_length", adv(fd, a, 100, 1, EMBER_PROC_CPU, 0, 0));
-	emit_bad(name, "advise_overflow", adv(fd, a, -4096ull, 1, EMBER_PROC_CPU, 0, 0));
-	emit_bad(name, "advise_unknown_advice", adv(fd, a, 4096, 9, EMBER_PROC_CPU, 0, 0));
-	emit_bad(name, "advise_zero_advice", adv(fd, a, 4096, 0, EMBER_PROC_CPU, 0, 0));
-	emit_bad(name, "advise_bad_processor", adv(fd, a, 4096, 1, 7, 0, 0));
-	emit_bad(name, "advise_accessed_by_cpu", adv(fd, a, 4096, 3, EMBER_PROC_CPU, 0, 0));
-	emit_bad(name, "advise_flags", adv(fd, a, 4096, 1, EMBER_PROC_CPU, 1, 0));
-	emit_bad(name, "advise_pad", adv(fd, a, 4096, 1, EMBER_PROC_CPU, 0, 1));
-	emit_bad(name, "advise_outside", adv(fd, outside, 4096, 1, EMBER_PROC_CPU, 0, 0));
-	emit_bad(name, "advise_straddles_end", adv(fd, a + 3 * B, 2 * B, 1, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, BADINPUT(advise_zero_length), adv(fd, a, 0, 1, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, BADINPUT(advise_unaligned_addr), adv(fd, a + 1, 4096, 1, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, BADINPUT(advise_unaligned_length), adv(fd, a, 100, 1, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, BADINPUT(advise_overflow), adv(fd, a, -4096ull, 1, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, BADINPUT(advise_unknown_advice), adv(fd, a, 4096, 9, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, BADINPUT(advise_zero_advice), adv(fd, a, 4096, 0, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, BADINPUT(advise_bad_processor), adv(fd, a, 4096, 1, 7, 0, 0));
+	emit_bad(name, BADINPUT(advise_accessed_by_cpu), adv(fd, a, 4096, 3, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, BADINPUT(advise_flags), adv(fd, a, 4096, 1, EMBER_PROC_CPU, 1, 0));
+	emit_bad(name, BADINPUT(advise_pad), adv(fd, a, 4096, 1, EMBER_PROC_CPU, 0, 1));
+	emit_bad(name, BADINPUT(advise_outside), adv(fd, outside, 4096, 1, EMBER_PROC_CPU, 0, 0));
+	emit_bad(name, BADINPUT(advise_straddles_end), adv(fd, a + 3 * B, 2 * B, 1, EMBER_PROC_CPU, 0, 0));
 
-	emit_bad(name, "prefetch_cpu_ok", pref(fd, a, B, EMBER_PROC_CPU, 0));
-	emit_bad(name, "prefetch_zero_length", pref(fd, a, 0, EMBER_PROC_CPU, 0));
-	emit_bad(name, "prefetch_unaligned", pref(fd, a + 8, 4096, EMBER_PROC_CPU, 0));
-	emit_bad(name, "prefetch_overflow", pref(fd, a, -4096ull, EMBER_PROC_CPU, 0));
-	emit_bad(name, "prefetch_no_processor", pref(fd, a, 4096, EMBER_PROC_NONE, 0));
-	emit_bad(name, "prefetch_flags", pref(fd, a, 4096, EMBER_PROC_CPU, 2));
-	emit_bad(name, "prefetch_outside", pref(fd, outside, 4096, EMBER_PROC_CPU, 0));
+	emit_bad(name, BADINPUT(prefetch_cpu_ok), pref(fd, a, B, EMBER_PROC_CPU, 0));
+	emit_bad(name, BADINPUT(prefetch_zero_length), pref(fd, a, 0, EMBER_PROC_CPU, 0));
+	emit_bad(name, BADINPUT(prefetch_unaligned), pref(fd, a + 8, 4096, EMBER_PROC_CPU, 0));
+	emit_bad(name, BADINPUT(prefetch_overflow), pref(fd, a, -4096ull, EMBER_PROC_CPU, 0));
+	emit_bad(name, BADINPUT(prefetch_no_processor), pref(fd, a, 4096, EMBER_PROC_NONE, 0));
+	emit_bad(name, BADINPUT(prefetch_flags), pref(fd, a, 4096, EMBER_PROC_CPU, 2));
+	emit_bad(name, BADINPUT(prefetch_outside), pref(fd, outside, 4096, EMBER_PROC_CPU, 0));
 
-	emit_bad(name, "launch_no_kernel", lnch(fd, 0, 0, 0));
-	emit_bad(name, "launch_kernel_too_big", lnch(fd, 256, 0, 0));
-	emit_bad(name, "launch_flags", lnch(fd, EMBER_KERNEL_STREAM, 0x80, 0));
-	emit_bad(name, "launch_pad", lnch(fd, EMBER_KERNEL_STREAM, 0, 1));
+	emit_bad(name, BADINPUT(launch_no_kernel), lnch(fd, 0, 0, 0));
+	emit_bad(name, BADINPUT(launch_kernel_too_big), lnch(fd, 256, 0, 0));
+	emit_bad(name, BADINPUT(launch_flags), lnch(fd, EMBER_KERNEL_STREAM, 0x80, 0));
+	emit_bad(name, BADINPUT(launch_pad), lnch(fd, EMBER_KERNEL_STREAM, 0, 1));
 	memset(&sy, 0, sizeof(sy));
 	sy.flags = 1;
-	emit_bad(name, "synchronize_flags", ioctl(fd, EMBER_IOCTL_SYNCHRONIZE, &sy));
+	emit_bad(name, BADINPUT(synchronize_flags), ioctl(fd, EMBER_IOCTL_SYNCHRONIZE, &sy));
 
 	memset(&mi, 0, sizeof(mi));
-	emit_bad(name, "mem_get_info_ok", ioctl(fd, EMBER_IOCTL_MEM_GET_INFO, &mi));
+	emit_bad(name, BADINPUT(mem_get_info_ok), ioctl(fd, EMBER_IOCTL_MEM_GET_INFO, &mi));
 	mi.gpu_index = 1;
-	emit_bad(name, "mem_get_info_gpu_index", ioctl(fd, EMBER_IOCTL_MEM_GET_INFO, &mi));
+	emit_bad(name, BADINPUT(mem_get_info_gpu_index), ioctl(fd, EMBER_IOCTL_MEM_GET_INFO, &mi));
 	memset(&mi, 0, sizeof(mi));
 	mi.pad = 1;
-	emit_bad(name, "mem_get_info_pad", ioctl(fd, EMBER_IOCTL_MEM_GET_INFO, &mi));
+	emit_bad(name, BADINPUT(mem_get_info_pad), ioctl(fd, EMBER_IOCTL_MEM_GET_INFO, &mi));
 	memset(&st, 0, sizeof(st));
 	st.scope = 2;
-	emit_bad(name, "stats_scope", ioctl(fd, EMBER_IOCTL_GET_STATS, &st));
+	emit_bad(name, BADINPUT(stats_scope), ioctl(fd, EMBER_IOCTL_GET_STATS, &st));
 	memset(&st, 0, sizeof(st));
 	st.pad = 1;
-	emit_bad(name, "stats_pad", ioctl(fd, EMBER_IOCTL_GET_STATS, &st));
-	emit_bad(name, "stats_null", ioctl(fd, EMBER_IOCTL_GET_STATS, NULL));
+	emit_bad(name, BADINPUT(stats_pad), ioctl(fd, EMBER_IOCTL_GET_STATS, &st));
+	emit_bad(name, BADINPUT(stats_null), ioctl(fd, EMBER_IOCTL_GET_STATS, NULL));
 
 	munmap(win, 4 * B);
 	close(fd);
@@ -928,7 +935,7 @@ static int scenario_policy_hooks(const char *name)
 		"\"unload_ret\":%d,", name, bad_errno[0], bad_errno[1], bad_errno[2],
 		load_ret, ret, unload_ret);
 	for (i = 0; i < EMBER_POLICY_HOOKS; i++)
-		fprintf(out, "\"hook%u\":%llu,", i,
+		fprintf(out, "\"%s\":%llu,", vmtest_hook_keys[i],
 			(unsigned long long)(after.hook_calls[i] - before.hook_calls[i]));
 	em_wl_json(out, &cfg, &res);
 	fprintf(out, "}\n");
@@ -1010,30 +1017,14 @@ static int scenario_table1_switches(const char *name)
 	return 0;
 }
 
+#define SCENARIO_ROW(name, fn)	{ #name, scenario_##fn },
 static const struct {
 	const char *name;
 	int (*run)(const char *name);
 } scenarios[] = {
-	{ "probe", scenario_probe },
-	{ "info", scenario_probe },	/* what `make run` shows */
-	{ "reload", scenario_reload },
-	{ "badioctl", scenario_badioctl },
-	{ "hold", scenario_hold },
-	{ "managed_cpu", scenario_managed_cpu },
-	{ "managed_badinput", scenario_managed_badinput },
-	{ "invalid_access", scenario_invalid_access },
-	{ "interleave", scenario_interleave },
-	{ "concurrent", scenario_concurrent },
-	{ "eviction", scenario_eviction },
-	{ "unload_after_use", scenario_unload_after_use },
-	{ "adaptive", scenario_adaptive },
-	{ "external_policy", scenario_external_policy },
-	{ "adaptive_params", scenario_adaptive_params },
-	{ "policy_hooks", scenario_policy_hooks },
-	{ "table1_switches", scenario_table1_switches },
-	{ "autouvm", scenario_autouvm },
-	{ "ariadne", scenario_ariadne },
+	VMTEST_SCENARIOS(SCENARIO_ROW)
 };
+#undef SCENARIO_ROW
 
 int main(int argc, char **argv)
 {
