@@ -38,6 +38,7 @@
 #include <jansson.h>
 
 #include "gpumodel/profile.h"
+#include "variants.h"
 
 #define MAX_APPS	16
 #define MAX_FOOTS	8
@@ -45,7 +46,11 @@
 #define TOLERANCE	0.25	/* a cell is close when |model / card - 1| <= this */
 #define MAX_RUNS	8	/* card runs of one cell */
 
-static const char *const variants[NVARIANTS] = { "uvm", "prefetch", "mapped", "static" };
+/* the paper's four program variants (userspace/variants.h), the card's */
+#define CARD_VARIANT(name, table3)	EM_IF_TABLE3(table3, #name,)
+static const char *const variants[] = { EM_PROGRAM_VARIANTS(CARD_VARIANT) };
+#undef CARD_VARIANT
+_Static_assert(sizeof(variants) / sizeof(variants[0]) == NVARIANTS, "NVARIANTS");
 /* rows in the paper's order, then gemv and colscan; others after them */
 static const char *const app_order[] = {
 	"pathfinder", "kmeans", "conv", "bitonic", "radix", "bfs", "gemv", "colscan",

@@ -16,29 +16,20 @@
 
 #include "result_record.h"
 #include "sched.h"
+#include "variants.h"
 #include "vm.h"
 
-/* The paper's five variants (its Table 3) as ember-run arguments. */
+/* The matrix variants as ember-run arguments (userspace/variants.h). */
+#define VARIANT_ROW(name, program, policy, paper) \
+	{ #name, EM_VARIANT_ARGS(program, policy) },
 static const struct {
 	const char *name;
 	const char *args;
 } variants[] = {
-	{ "uvm", "-v uvm" },
-	{ "prefetch", "-v prefetch" },
-	{ "mapped", "-v mapped" },
-	{ "static", "-v static" },
-	{ "adaptive", "-v uvm -P ember" },	/* unchanged program, Ember policy */
-	/*
-	 * NVIDIA's access-counter migration as ARIADNE compares with it: every
-	 * block starts zero-copy (mapped by advice), counters promote it
-	 */
-	{ "ac", "-v mapped -P ac" },
-	/* policies from modules of their own, on the unchanged program */
-	{ "ariadne", "-v uvm -P ariadne" },
-	{ "ember", "-v uvm -P ember" },		/* adaptive, by its policy's name */
-	/* AutoUVM's executor: a profiling run, then the profile applied */
-	{ "autouvm", "-v autouvm" },
+	EM_VARIANTS(VARIANT_ROW)
 };
+#undef VARIANT_ROW
+#define VARIANT_NAME(name, program, policy, paper)	" " #name
 
 /*
  * Default triggers of each injection kind: deterministic, bounded by a
@@ -329,9 +320,8 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 			return cfg_error(file, ln, "bad variants list%s", "");
 		for (i = 0; i < m->nvariants; i++)
 			if (!em_variant_args(m->variants[i]))
-				return cfg_error(file, ln, "unknown variant '%s' (uvm, prefetch, "
-						 "mapped, static, adaptive, ac, ariadne, ember, "
-						 "autouvm)", m->variants[i]);
+				return cfg_error(file, ln, "unknown variant '%s' (one of"
+						 EM_VARIANTS(VARIANT_NAME) ")", m->variants[i]);
 	} else if (!strcmp(key, "policies")) {
 		if (split_words(val, &m->policies[0][0], EM_POLICY_NAME_MAX, EM_MAX_LIST,
 				&m->npolicies) || !m->npolicies)

@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const rep_variant_order[] = {
-	"uvm", "prefetch", "mapped", "static", "adaptive",
-	/* the policies of ariadne.conf and autouvm.conf */
-	"ac", "ariadne", "autouvm", "ember",
-};
+#include "variants.h"
+
+/* The report's columns, in userspace/variants.h's order. */
+#define VARIANT_NAME(name, program, policy, paper)	#name,
+const char *const rep_variant_order[] = { EM_VARIANTS(VARIANT_NAME) };
+#undef VARIANT_NAME
 const size_t rep_nvariants = sizeof(rep_variant_order) / sizeof(rep_variant_order[0]);
 
 int rep_index_of_variant(const char *v)

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "variants.h"
+
 /*
  * The paper's query runtimes the column scan stands for: the SSB queries
  * of Tables 7-8 measured on all three PCIe GPUs, summed (one colscan run
@@ -35,8 +37,9 @@ static const struct {
 	{ "colscan", SSB_QUERIES }, { "ssb", SSB_QUERIES },
 	{ "movinghot", "movinghot" },
 }, variant_names[] = {
-	{ "uvm", "uvm" }, { "prefetch", "prefetch" }, { "mapped", "uvm_mapped" },
-	{ "static", "ember_static" }, { "adaptive", "ember_adaptive" },
+#define VARIANT_PAPER(name, program, policy, paper)	{ #name, paper },
+	EM_VARIANTS(VARIANT_PAPER)
+#undef VARIANT_PAPER
 };
 
 static const char *map_name(const char *ours, int apps)

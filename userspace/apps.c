@@ -15,6 +15,7 @@
 #include "apps.h"
 #include "app_inputs.h"
 #include "autouvm.h"
+#include "variants.h"
 
 #define MiB		(1024ull * 1024)
 
@@ -495,9 +496,7 @@ static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 	if (cfg->verify_digest && !have_digest)
 		fprintf(stderr, "ember-run: -V '%s' is not a digest; the reference verifies\n",
 			cfg->verify_digest);
-	if (strcmp(cfg->variant, "uvm") && strcmp(cfg->variant, "prefetch") &&
-	    strcmp(cfg->variant, "mapped") && strcmp(cfg->variant, "static") &&
-	    strcmp(cfg->variant, "autouvm"))
+	if (!em_program_variant_ok(cfg->variant, true))
 		return app_fail(&a, "variant", -EINVAL);
 	ret = emMemGetInfo(NULL, &total);
 	if (ret)

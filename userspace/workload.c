@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpumodel/splitmix64.h"	/* the model kernels' draws */
+#include "variants.h"
 #include "workload.h"
 #include "apps.h"
 
@@ -396,8 +397,7 @@ int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *r)
 	if (strcmp(cfg->kernel, "stream") && !gather && !moving &&
 	    strcmp(cfg->kernel, "hotset"))
 		return fail(r, "kernel", -EINVAL);
-	if (strcmp(cfg->variant, "uvm") && strcmp(cfg->variant, "prefetch") &&
-	    strcmp(cfg->variant, "mapped") && strcmp(cfg->variant, "static"))
+	if (!em_program_variant_ok(cfg->variant, false))
 		return fail(r, "variant", -EINVAL);
 	if (cfg->grid && (ret = hotset_grid_check(cfg, r)))
 		return ret;
