@@ -117,7 +117,7 @@ libvirt-test: all
 
 # The CUnit suites (libgpumodel; the policy code of ember.ko built in
 # userspace), run under valgrind: memory errors fail them.
-unit: deps table1-doc-check
+unit: deps table1-doc-check profiles-doc-check
 	$(MAKE) -C tests/unit valgrind
 	$(MAKE) -C tests/unit/policy valgrind
 
@@ -134,6 +134,20 @@ table1-doc: $(BUILD)/table1-doc
 table1-doc-check: $(BUILD)/table1-doc
 	@$(BUILD)/table1-doc | cmp -s - docs/table1.md || \
 		{ echo "docs/table1.md is stale: make table1-doc"; exit 1; }
+
+# docs/profiles.md, emgpu's profiles, printed by scripts/profiles-doc.c from
+# the model's table (models/src/profile.c); profiles-doc-check likewise.
+$(BUILD)/profiles-doc: scripts/profiles-doc.c models/src/profile.c models/include/gpumodel/profile.h
+	@mkdir -p $(BUILD)
+	$(CC) -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Imodels/include \
+		-o $@ scripts/profiles-doc.c models/src/profile.c
+
+profiles-doc: $(BUILD)/profiles-doc
+	$(BUILD)/profiles-doc >docs/profiles.md
+
+profiles-doc-check: $(BUILD)/profiles-doc
+	@$(BUILD)/profiles-doc | cmp -s - docs/profiles.md || \
+		{ echo "docs/profiles.md is stale: make profiles-doc"; exit 1; }
 
 # emgpu's registers programmed from the host with QEMU's qtest (no guest).
 qtest: qemu
@@ -297,4 +311,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit table1-doc table1-doc-check qtest libvirt-test inject-test loaded-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card compare-card-small info clean
+.PHONY: all deps model qemu guest host test unit table1-doc table1-doc-check profiles-doc profiles-doc-check qtest libvirt-test inject-test loaded-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card compare-card-small info clean

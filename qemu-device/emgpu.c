@@ -378,15 +378,27 @@ static void emgpu_set_inject(Object *obj, const char *value, Error **errp)
 
 /* ---- lifecycle ---- */
 
+/* The model's base profiles (gm_profile_at()), and how to scale one. */
+static void emgpu_profile_hint(Error **errp)
+{
+    g_autoptr(GString) names = g_string_new(NULL);
+    const struct gm_profile *p;
+    size_t i;
+
+    for (i = 0; (p = gm_profile_at(i)); i++) {
+        g_string_append_printf(names, "%s, ", p->name);
+    }
+    error_append_hint(errp, "Profiles: %soptionally scaled as <name>-<N>m or "
+                      "<name>-<N>g (e.g. h200-256m).\n", names->str);
+}
+
 static bool emgpu_check_params(EmgpuState *s, Error **errp)
 {
     const char *name = s->profile_name ? s->profile_name : "h200";
 
     if (gm_profile_lookup(name, &s->profile)) {
         error_setg(errp, "emgpu: unknown profile '%s'", name);
-        error_append_hint(errp, "Profiles: rtx5080, a40, h200, h200x16, gh200, "
-                          "optionally scaled as <name>-<N>m or <name>-<N>g "
-                          "(e.g. h200-256m).\n");
+        emgpu_profile_hint(errp);
         return false;
     }
     if (s->vram_size &&
