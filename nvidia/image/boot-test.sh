@@ -7,7 +7,7 @@
 # must power off cleanly with no panic, oops or warning on the console
 # (ember-agent vm's own judgement). The same image with an nvidia.ko the
 # kernel cannot link must be reported with the loader's error instead.
-# KTAP, then "N passed, M failed".
+# KTAP, then "N passed, M failed, K skipped".
 #
 #   boot-test.sh AGENT QEMU KERNEL INITRD WORKDIR
 set -uo pipefail

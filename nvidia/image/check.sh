@@ -23,7 +23,7 @@
 #
 #   check.sh IMAGE.cpio BRANCH_DIR TOOLKIT_ROOT PROGRAM...
 #   (BRANCH_DIR: the image's driver branch, nvidia/branches/<version>; KTAP,
-#   then "N passed, M failed")
+#   then "N passed, M failed, K skipped")
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -156,8 +156,7 @@ check_image() {
 		check "... and under LD_PRELOAD=libember-static.so" \
 			runs_in_image "${programs[0]}" /usr/lib/libember-static.so
 	else
-		n=$((n + 1))
-		echo "ok $n ember-apps in a chroot # SKIP not root"
+		skip "ember-apps in a chroot" "not root"
 	fi
 	check "/etc/ember-image names every guest package at its pinned version" manifest_pins
 	rm -rf "$root"
@@ -169,10 +168,10 @@ check_image "$image"
 damaged=$(mktemp -d)
 (cd "$damaged" && cpio -idm --quiet && rm -r "lib/firmware" &&
 	find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc) <"$image" >"$damaged.cpio"
-before_n=$n before=$failed
+before_n=$n before=$failed before_skipped=$skipped
 check_image "$damaged.cpio" >/dev/null
 damaged_failures=$((failed - before))
-n=$before_n failed=$before
+n=$before_n failed=$before skipped=$before_skipped
 rm -rf "$damaged" "$damaged.cpio"
 check "an image without its GSP firmware fails the checks" test "$damaged_failures" -gt 0
 echo "1..$n"

@@ -6,7 +6,7 @@
 # agree exactly: status, the guest's results (`run`: counts, checksums,
 # modelled time) and the device's stats at the guest's end (`device`:
 # every counter, sim_ns and the trace hash). Only wall_s may differ; it is
-# printed, so that the load's effect shows. KTAP, then "N passed, M failed".
+# printed, so that the load's effect shows. KTAP, then "N passed, M failed, K skipped".
 #
 # usage: loaded-host.sh AGENT QEMU KERNEL INITRD WORKDIR [LOAD_LOOPS]
 set -uo pipefail
@@ -79,5 +79,5 @@ for id in $ids; do
 		echo "    # logs: $(dirname "$q") $(dirname "$l")"
 	fi
 done
-echo "$((n - failed)) passed, $((failed + missing)) failed"
+echo "$((n - failed)) passed, $((failed + missing)) failed, 0 skipped"
 [ "$n" -gt 0 ] && [ "$failed" = 0 ] && [ "$missing" = 0 ]

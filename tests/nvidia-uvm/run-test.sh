@@ -13,7 +13,7 @@
 # one (under Ember-adaptive, whose glue makes the CPU the range's preferred
 # location, then again under NVIDIA's defaults), and both unload; the
 # console must show no oops, BUG or warning (ember-agent vm's judgement).
-# KTAP, then "N passed, M failed".
+# KTAP, then "N passed, M failed, K skipped".
 #
 #   run-test.sh AGENT QEMU KERNEL INITRD WORKDIR BRANCH_DIR...
 set -uo pipefail
@@ -119,6 +119,13 @@ for v in "${versions[@]}"; do
 		while IFS= read -r t; do
 			[ -n "$t" ] && check "$v ($setting): $t" test_ok "$bs" "$t"
 		done <<<"$tests"
+		# "ok N NAME # SKIP WHY": not in $tests (the directive stops the
+		# name); a test that did not run counts as skipped, never passed
+		skips=$(grep -F "$bs" "$work/lines" |
+			sed -n 's/.*"ktap":"ok [0-9]* \([^"#]*[^"# ]\) *# SKIP *\([^"]*\)".*/\1\t\2/p')
+		while IFS=$'\t' read -r t why; do
+			[ -n "$t" ] && skip "$v ($setting): $t" "${why:-no reason given}"
+		done <<<"$skips"
 		check "$v ($setting): every planned test ran" planned_ran "$bs"
 	done
 	check "$v: nvidia-uvm.ko unloads" line "$b" '"rmmod":"nvidia-uvm","ret":0'

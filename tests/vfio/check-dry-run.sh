@@ -3,7 +3,7 @@
 # sysfs writes and a QEMU command line with the card, its libvirt domain
 # validates against libvirt's schema (virt-xml-validate), and a malformed
 # address is refused; the same for the real-card images (--image nvidia,
-# nvidia-550), whose command line carries init's words. KTAP, then "N passed, M failed".
+# nvidia-550), whose command line carries init's words. KTAP, then "N passed, M failed, K skipped".
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
