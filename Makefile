@@ -56,6 +56,7 @@ test:
 	$(TIMED) vfio-dry-run bash tests/vfio/check-dry-run.sh
 	$(TIMED) inject-test $(MAKE) inject-test
 	$(TIMED) loaded-test $(MAKE) loaded-test
+	$(TIMED) determinism-test $(MAKE) determinism-test
 	$(TIMED) sizes-test $(MAKE) sizes-test
 	$(TIMED) report-test $(MAKE) report-test
 	$(TIMED) fuzz-ioctl $(MAKE) fuzz-ioctl
@@ -70,6 +71,13 @@ test:
 inject-test: all
 	bash tests/inject/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
 		$(BUILD)/inject-test
+
+# Determinism under Ember-adaptive with notifications, promotions and eager
+# evictions live: kmeans at 1.5x twice on fresh VMs, equal trace hashes.
+DETERMINISM_PROFILE ?= h200-64m
+determinism-test: all
+	bash tests/determinism/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
+		$(BUILD)/determinism-test $(DETERMINISM_PROFILE)
 
 # Lockstep determinism on a loaded host: the same small runs with and
 # without busy loops beside them give the same trace hash and stats.
@@ -311,4 +319,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit table1-doc table1-doc-check profiles-doc profiles-doc-check qtest libvirt-test inject-test loaded-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card compare-card-small info clean
+.PHONY: all deps model qemu guest host test unit table1-doc table1-doc-check profiles-doc profiles-doc-check qtest libvirt-test inject-test loaded-test determinism-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card compare-card-small info clean
