@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "gpumodel/gpumodel.h"
+#include "gpumodel/splitmix64.h"	/* gm_mix64, as the gather kernel draws its lines */
 #include "gpumodel/testlib.h"
 
 #define SYS_SIZE	(80ull << 20)
@@ -179,15 +180,6 @@ static void prepare(struct env *e, enum mix m)
 	}
 }
 
-/* splitmix64, as the gather kernel draws its lines */
-static uint64_t splitmix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 #define LINE	128u
 
 /*
@@ -226,7 +218,7 @@ static uint64_t reference_mix(uint8_t *sys, enum mix m)
 		lines = (m == MIX_SYSMEM ? 2ull << 20 : 32ull << 20) / LINE;
 		for (i = 0; i < 256 * 1024 / 32; i++) {
 			for (j = 0; j < 32; j++, accesses++) {
-				line = splitmix64(1 + i * 32 + j) & (lines - 1);
+				line = gm_mix64(1 + i * 32 + j) & (lines - 1);
 				memcpy(w, src + line * LINE, LINE);
 				for (k = 0, sum = 0; k < LINE / 4; k++)
 					sum += w[k];
