@@ -63,8 +63,8 @@ test:
 	$(TIMED) fuzz-smoke $(MAKE) -C tests/fuzz smoke
 	$(TIMED) vm-test $(MAKE) vm-test
 	$(TIMED) nvidia-test $(MAKE) nvidia-test
-	$(TIMED) nvidia-vm-test $(MAKE) nvidia-vm-test
 	$(TIMED) image-nvidia-test $(MAKE) image-nvidia-test
+	$(TIMED) nvidia-vm-test $(MAKE) nvidia-vm-test
 	@bash scripts/timed.sh --report $(TEST_TIMES)
 
 # A fault-injection campaign subset: every run recovers or fails cleanly.
@@ -200,7 +200,7 @@ image-nvidia-uvm: deps
 	$(MAKE) -C images $(KERNEL)
 	bash images/nvidia-uvm/mkimage.sh $(NVIDIA_UVM_IMAGE) $(NVIDIA_BRANCHES)
 
-nvidia-vm-test: image-nvidia-uvm qemu host
+nvidia-vm-test: image-nvidia-uvm image-nvidia qemu host
 	bash tests/nvidia-uvm/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
 		$(NVIDIA_UVM_IMAGE) $(BUILD)/nvidia-vm-test $(NVIDIA_BRANCHES)
 

@@ -5,7 +5,9 @@
 #     (every nvUvmInterface* function and whatever else nvidia-uvm.ko
 #     imports from it), each with the CRC nvidia.ko's build gave it, so
 #     that nvidia-uvm.ko's modversions match;
-#   - the nvidia-uvm.ko in the image is the very file make nvidia built;
+#   - the nvidia-uvm.ko in the image is the very file make nvidia built,
+#     and the real-card image of that branch (make image-nvidia) carries it
+#     byte for byte;
 # then one boot of the image (images/nvidia-uvm/) under TCG, in which per
 # branch emgpu-rm.ko and nvidia-uvm.ko (uvm_enable_builtin_tests=1, Ember's
 # master switch on, so the glue's load-time checks and VA-space hooks run)
@@ -49,6 +51,27 @@ same_exports() {
 	diff "$nv" "$rm" && echo "$(wc -l <"$nv") exports, CRCs equal"
 }
 
+# real_card_carries VERSION BUILT: a real-card image (nvidia/image/, in
+# the images folder beside INITRD) whose nvidia-uvm.ko is that version's
+# carries these very bytes
+real_card_carries() {
+	local version=$1 built=$2 cpio x
+	for cpio in "$(dirname "$initrd")"/initramfs-nvidia*.cpio; do
+		[ "$cpio" = "$initrd" ] && continue
+		case $cpio in *.again.cpio) continue ;; esac
+		x=$work/real-card/$(basename "$cpio" .cpio)
+		rm -rf "$x"
+		mkdir -p "$x"
+		(cd "$x" && cpio -idm --quiet lib/modules/nvidia-uvm.ko) <"$cpio"
+		[ -f "$x/lib/modules/nvidia-uvm.ko" ] || continue
+		[ "$(/sbin/modinfo -F version "$x/lib/modules/nvidia-uvm.ko")" = "$version" ] || continue
+		cmp "$built" "$x/lib/modules/nvidia-uvm.ko" && echo "$(basename "$cpio")" && return
+		return 1
+	done
+	echo "no real-card image with nvidia-uvm.ko $version beside $initrd (make image-nvidia)"
+	return 1
+}
+
 image_module_is_built() {
 	local version=$1 built=$2 x
 	x=$work/image/lib/modules/$version/nvidia-uvm.ko
@@ -72,6 +95,8 @@ for branch_dir in "$@"; do
 		same_exports "$work/nvidia-$v.crcs" "$work/emgpu-rm-$v.crcs"
 	check "$v: the image's nvidia-uvm.ko is make nvidia's" \
 		image_module_is_built "$v" "$nvidia_out/nvidia-uvm.ko"
+	check "$v: the real-card image carries that same nvidia-uvm.ko" \
+		real_card_carries "$v" "$nvidia_out/nvidia-uvm.ko"
 done
 
 "$agent" vm --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" --memory 1024 \
