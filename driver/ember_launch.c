@@ -53,8 +53,17 @@ void ember_launch_poll(struct ember_gpu *gpu)
 	vs->last_sim_ns = sim;
 	vs->last_result = ember_rd64(gpu, EMGPU_REG_LAUNCH_RESULT_LO,
 				     EMGPU_REG_LAUNCH_RESULT_HI);
+	/*
+	 * A descriptor the device refuses (a kernel's buffer wrapping or past
+	 * its VA bits) is the caller's malformed argument, not a device
+	 * failure: EINVAL, as the ioctl's own checks give, so that EIO keeps
+	 * meaning the hardware failed (poison, hang, a copy error).
+	 */
 	err = status == EMGPU_LAUNCH_DONE ? 0 :
-	      status == EMGPU_LAUNCH_CANCELLED ? -EFAULT : -EIO;
+	      status == EMGPU_LAUNCH_CANCELLED ? -EFAULT :
+	      status == EMGPU_LAUNCH_ERROR &&
+	      ember_rd(gpu, EMGPU_REG_ERROR_STATUS) == EMGPU_ERR_BAD_DESCRIPTOR ? -EINVAL :
+	      -EIO;
 	if (err && !vs->launch_error)
 		vs->launch_error = err;
 	WRITE_ONCE(vs->launches_completed, vs->launches_completed + 1);
