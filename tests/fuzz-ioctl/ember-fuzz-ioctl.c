@@ -21,7 +21,10 @@
  * sampled words are compared after each step, whole allocations every
  * FULL_CHECK_EVERY steps, after refused munmap/mremap, fork and close, and
  * at the end. A malformed call that succeeds is counted as
- * "accepted_bad" with the first one named.
+ * "accepted_bad" with the first one named; one refused with an errno
+ * outside its class (refused(): EINVAL for a field out of its rules,
+ * EFAULT for memory that is not there, ENOTTY for no such command, ...)
+ * as "wrong_errno", the first one named with its errno.
  *
  * At the end everything is unmapped and closed and ember.ko is unloaded and
  * loaded again (a leaked reference fails the unload), then answers once
@@ -106,10 +109,12 @@ struct fuzz {
 	uint64_t per_op[OP_COUNT];
 	double op_s[OP_COUNT];	/* wall time in each operation */
 	double check_s;		/* in the checks after the steps */
-	uint64_t mismatches, accepted_bad, launches_failed;
+	uint64_t mismatches, accepted_bad, wrong_errno, launches_failed;
 	char problem[256];	/* the first one */
 	uint64_t problem_step;
 	char bad_first[128];
+	char wrong_errno_first[400];	/* the first of each kind, up to 4 */
+	unsigned int wrong_errno_kinds;
 	struct vspace vs[MAX_VS];
 };
 
@@ -147,6 +152,54 @@ static void accepted(struct fuzz *f, const char *what)
 	if (!f->bad_first[0])
 		snprintf(f->bad_first, sizeof(f->bad_first), "step %" PRIu64 ": %s",
 			 f->step, what);
+}
+
+/*
+ * The errno classes a malformed call may be refused with: each call names
+ * those its malformation can give (a span both misaligned and outside
+ * every allocation may be refused for either), never "any error".
+ */
+#define ERRS_ARG	(1u << 0)	/* EINVAL, EOVERFLOW, ERANGE: a field out of its rules */
+#define ERRS_ADDR	(1u << 1)	/* EFAULT: memory the call names is not there */
+#define ERRS_CMD	(1u << 2)	/* ENOTTY: no such command */
+#define ERRS_NAME	(1u << 3)	/* ENOENT: no such policy */
+#define ERRS_DEV	(1u << 4)	/* ENODEV: no such GPU */
+
+static unsigned int errno_class(int err)
+{
+	switch (err) {
+	case EINVAL: case EOVERFLOW: case ERANGE: return ERRS_ARG;
+	case EFAULT: return ERRS_ADDR;
+	case ENOTTY: return ERRS_CMD;
+	case ENOENT: return ERRS_NAME;
+	case ENODEV: return ERRS_DEV;
+	default: return 0;
+	}
+}
+
+/*
+ * A malformed call returned err (an errno, 0 for success): success is
+ * accepted(); an errno outside classes counts in wrong_errno, the first
+ * one named. Either way the driver answered something it should not have.
+ */
+static void refused(struct fuzz *f, const char *what, int err, unsigned int classes)
+{
+	if (!err) {
+		accepted(f, what);
+		return;
+	}
+	if (errno_class(err) & classes)
+		return;
+	f->wrong_errno++;
+	/* one example of each call that got one, so a run names them all */
+	if (f->wrong_errno_kinds < 4 && !strstr(f->wrong_errno_first, what)) {
+		size_t used = strlen(f->wrong_errno_first);
+
+		snprintf(f->wrong_errno_first + used, sizeof(f->wrong_errno_first) - used,
+			 "%sstep %" PRIu64 ": %s: %s", used ? "; " : "", f->step, what,
+			 strerror(err));
+		f->wrong_errno_kinds++;
+	}
 }
 
 static int xioctl(struct fuzz *f, int fd, unsigned long cmd, void *arg)
@@ -388,8 +441,8 @@ static void op_mmap_bad(struct fuzz *f)
 	}
 	f->calls++;
 	p = mmap(va, len, PROT_READ | PROT_WRITE, flags, v->fd, off);
+	refused(f, what, p == MAP_FAILED ? errno : 0, ERRS_ARG);
 	if (p != MAP_FAILED) {
-		accepted(f, what);
 		/* still usable and freeable */
 		((volatile uint32_t *)p)[0] = 1;
 		munmap(p, len);
@@ -412,6 +465,7 @@ static void op_munmap_part(struct fuzz *f)
 	struct vspace *v = pick_vs(f, true);
 	struct alloc *a = pick_alloc(f, v, true);
 	size_t off, len;
+	int err;
 
 	if (!a)
 		return;
@@ -423,9 +477,11 @@ static void op_munmap_part(struct fuzz *f)
 	if (!len)
 		return;
 	f->calls++;
-	if (!munmap((uint8_t *)a->p + off, len)) {
+	err = munmap((uint8_t *)a->p + off, len) ? errno : 0;
+	/* ember.ko's may_split refuses it: EINVAL */
+	refused(f, "munmap of part of an allocation", err, ERRS_ARG);
+	if (!err) {
 		/* the kernel unmapped part of it: forget the allocation */
-		accepted(f, "munmap of part of an allocation");
 		munmap(a->p, a->len);
 		free(a->shadow);
 		memset(a, 0, sizeof(*a));
@@ -440,6 +496,7 @@ static void op_mremap(struct fuzz *f)
 	struct alloc *a = pick_alloc(f, v, true);
 	void *p, *to;
 	const char *what;
+	bool called = true;	/* false: no mremap was issued */
 
 	if (!a)
 		return;
@@ -451,6 +508,7 @@ static void op_mremap(struct fuzz *f)
 		to = aligned_va(a->len);
 		p = to ? mremap(a->p, a->len, a->len, MREMAP_MAYMOVE | MREMAP_FIXED, to) :
 			 MAP_FAILED;
+		called = to != NULL;
 		break;
 	case 1:
 		what = "mremap: grow";
@@ -459,10 +517,17 @@ static void op_mremap(struct fuzz *f)
 	default:
 		what = "mremap: shrink";
 		p = a->len > BLOCK ? mremap(a->p, a->len, a->len - BLOCK, 0) : MAP_FAILED;
+		called = a->len > BLOCK;
 		break;
 	}
+	/*
+	 * A range is one VMA for life: ember.ko's mremap and may_split hooks
+	 * refuse a move or shrink (EINVAL); growing is refused by the kernel
+	 * for a VM_DONTEXPAND mapping (EFAULT).
+	 */
+	if (called)
+		refused(f, what, p == MAP_FAILED ? errno : 0, ERRS_ARG | ERRS_ADDR);
 	if (p != MAP_FAILED) {
-		accepted(f, what);
 		if (p != a->p)	/* moved: check the data arrived, then drop it */
 			munmap(p, a->len);
 		else
@@ -645,6 +710,7 @@ static void op_launch_bad(struct fuzz *f)
 	struct alloc *a = pick_alloc(f, v, true);
 	struct ember_launch l = { .kernel = EMBER_KERNEL_STREAM, .flags = EMBER_LAUNCH_SYNC };
 	const char *what;
+	unsigned int classes = ERRS_ARG;	/* a field out of its rules: EINVAL */
 	int ret;
 
 	if (!v)
@@ -655,28 +721,43 @@ static void op_launch_bad(struct fuzz *f)
 	l.args[2] = 1;
 	switch (below(f, 7)) {
 	case 0: what = "launch: kernel 0"; l.kernel = 0; break;
-	case 1: what = "launch: unknown kernel"; l.kernel = 4 + below(f, 1000); break;
+	/* past EMBER_KERNEL_MAX: below it a number is a kernel the device may run */
+	case 1: what = "launch: unknown kernel"; l.kernel = EMBER_KERNEL_MAX + 1 + below(f, 1000);
+		break;
 	case 2: what = "launch: unknown flags"; l.flags |= 1u << (1 + below(f, 31)); break;
 	case 3: what = "launch: nonzero pad"; l.pad = 1 + below(f, 100); break;
 	case 4: what = "launch: bad pointer"; f->calls++;
-		if (!ioctl(v->fd, EMBER_IOCTL_LAUNCH, (void *)wild_addr(f)))
-			accepted(f, "launch: bad pointer");
+		/*
+		 * EFAULT, or EINVAL where the wild address happens to be mapped
+		 * (0x7fffffffe000 can be the stack) and its bytes are read as
+		 * a launch with fields out of their rules
+		 */
+		refused(f, "launch: bad pointer",
+			ioctl(v->fd, EMBER_IOCTL_LAUNCH, (void *)wild_addr(f)) ? errno : 0,
+			ERRS_ADDR | ERRS_ARG);
 		return;
-	case 5: /* outside every allocation: cancelled with EFAULT */
+	case 5: /* outside every allocation */
 		what = "launch: buffer outside every allocation";
 		l.args[0] = wild_addr(f);
 		l.args[1] = BLOCK * (1 + below(f, 4));
 		l.args[2] = 1;
+		/*
+		 * within the device's VA bits it faults and is cancelled
+		 * (EFAULT); past them (the kernel half) the device refuses the
+		 * descriptor (EINVAL)
+		 */
+		classes = ERRS_ADDR | ERRS_ARG;
 		break;
 	default: /* wrapping length: nothing may be touched */
 		what = "launch: wrapping buffer";
 		l.args[0] = wild_addr(f) | 0xfff00000ull;
 		l.args[1] = ~0ull - below(f, 1 << 20);
+		/* refused as a bad span or cancelled at its first access */
+		classes = ERRS_ARG | ERRS_ADDR;
 		break;
 	}
 	ret = xioctl(f, v->fd, EMBER_IOCTL_LAUNCH, &l);
-	if (!ret)
-		accepted(f, what);
+	refused(f, what, -ret, classes);
 }
 
 static void op_sync(struct fuzz *f)
@@ -689,8 +770,8 @@ static void op_sync(struct fuzz *f)
 		return;
 	if (below(f, 4) == 0) {
 		s.flags = 1 + below(f, 15);
-		if (!xioctl(f, v->fd, EMBER_IOCTL_SYNCHRONIZE, &s))
-			accepted(f, "synchronize: unknown flags");
+		refused(f, "synchronize: unknown flags",
+			-xioctl(f, v->fd, EMBER_IOCTL_SYNCHRONIZE, &s), ERRS_ARG);
 		return;
 	}
 	s.timeout_ms = below(f, 2) ? 0 : 60000;
@@ -740,9 +821,10 @@ static void op_advise(struct fuzz *f)
 	case 3: ad.pad = 1; valid = false; break;
 	}
 	ret = xioctl(f, v->fd, EMBER_IOCTL_ADVISE, &ad);
-	if (!ret && !valid)
-		accepted(f, "advise: malformed");
-	else if (ret && valid)
+	/* a field or span out of its rules, or a span outside every range */
+	if (!valid)
+		refused(f, "advise: malformed", -ret, ERRS_ARG | ERRS_ADDR);
+	else if (ret)
 		problem(f, "valid advise %u/%u: %s", ad.advice, ad.processor, strerror(-ret));
 }
 
@@ -764,9 +846,9 @@ static void op_prefetch(struct fuzz *f)
 	case 1: pf.flags = 1 + below(f, 7); valid = false; break;
 	}
 	ret = xioctl(f, v->fd, EMBER_IOCTL_PREFETCH, &pf);
-	if (!ret && !valid)
-		accepted(f, "prefetch: malformed");
-	else if (ret && valid)
+	if (!valid)
+		refused(f, "prefetch: malformed", -ret, ERRS_ARG | ERRS_ADDR);
+	else if (ret)
 		problem(f, "valid prefetch to %u: %s", pf.processor, strerror(-ret));
 }
 
@@ -779,6 +861,7 @@ static void op_info(struct fuzz *f)
 		struct ember_stats st;
 	} u;
 	bool bad = below(f, 3) == 0;
+	int ret;
 
 	if (!v)
 		return;
@@ -786,18 +869,21 @@ static void op_info(struct fuzz *f)
 	switch (below(f, 3)) {
 	case 0:
 		u.di.gpu_index = bad ? 1 + below(f, 100) : 0;
-		if (!xioctl(f, v->fd, EMBER_IOCTL_GET_DEVICE_INFO, &u.di) && bad)
-			accepted(f, "device info: gpu_index");
+		ret = xioctl(f, v->fd, EMBER_IOCTL_GET_DEVICE_INFO, &u.di);
+		if (bad)	/* the guest has one GPU */
+			refused(f, "device info: gpu_index", -ret, ERRS_DEV);
 		break;
 	case 1:
 		u.mi.pad = bad;
-		if (!xioctl(f, v->fd, EMBER_IOCTL_MEM_GET_INFO, &u.mi) && bad)
-			accepted(f, "mem info: pad");
+		ret = xioctl(f, v->fd, EMBER_IOCTL_MEM_GET_INFO, &u.mi);
+		if (bad)
+			refused(f, "mem info: pad", -ret, ERRS_ARG);
 		break;
 	default:
 		u.st.scope = bad ? 2 + below(f, 100) : below(f, 2);
-		if (!xioctl(f, v->fd, EMBER_IOCTL_GET_STATS, &u.st) && bad)
-			accepted(f, "stats: scope");
+		ret = xioctl(f, v->fd, EMBER_IOCTL_GET_STATS, &u.st);
+		if (bad)
+			refused(f, "stats: scope", -ret, ERRS_ARG);
 		break;
 	}
 }
@@ -821,8 +907,26 @@ static void op_policy(struct fuzz *f)
 	}
 	quiesce(f, v);
 	ret = xioctl(f, v->fd, EMBER_IOCTL_SET_POLICY, &p);
-	if (!ret && strcmp(p.name, "uvm") && strcmp(p.name, "ember") && strcmp(p.name, "ac"))
-		accepted(f, "set policy: unknown name");
+	/* no NUL or empty: EINVAL; a name no policy has: ENOENT */
+	if (!memchr(p.name, 0, sizeof(p.name)) ||
+	    (strcmp(p.name, "uvm") && strcmp(p.name, "ember") && strcmp(p.name, "ac")))
+		refused(f, "set policy: unknown name", -ret, ERRS_ARG | ERRS_NAME);
+}
+
+/* Whether cmd is one of /dev/ember's commands, size and direction included. */
+static bool known_command(unsigned long cmd)
+{
+	static const unsigned long known[] = {
+		EMBER_IOCTL_GET_DEVICE_INFO, EMBER_IOCTL_ADVISE, EMBER_IOCTL_PREFETCH,
+		EMBER_IOCTL_LAUNCH, EMBER_IOCTL_SYNCHRONIZE, EMBER_IOCTL_MEM_GET_INFO,
+		EMBER_IOCTL_GET_STATS, EMBER_IOCTL_SET_POLICY,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (cmd == known[i])
+			return true;
+	return false;
 }
 
 static void op_raw_ioctl(struct fuzz *f)
@@ -832,6 +936,7 @@ static void op_raw_ioctl(struct fuzz *f)
 	unsigned long cmd;
 	void *arg;
 	size_t i;
+	int ret;
 
 	if (!v)
 		return;
@@ -855,7 +960,10 @@ static void op_raw_ioctl(struct fuzz *f)
 	if (cmd == EMBER_IOCTL_LAUNCH)
 		return;
 	arg = below(f, 4) ? (void *)buf : (void *)wild_addr(f);
-	xioctl(f, v->fd, cmd, arg);
+	ret = xioctl(f, v->fd, cmd, arg);
+	/* a number no command has (the first two draws): ENOTTY before any copy */
+	if (!known_command(cmd))
+		refused(f, "raw ioctl: unknown command", -ret, ERRS_CMD);
 	v->busy = v->busy && cmd != EMBER_IOCTL_SYNCHRONIZE;
 }
 
@@ -875,7 +983,7 @@ static void op_param(struct fuzz *f)
 	unsigned int i = below(f, 3);
 	bool bad = below(f, 3) == 0;
 	ssize_t n;
-	int fd;
+	int fd, err;
 
 	snprintf(path, sizeof(path), "/sys/module/ember/parameters/%s", params[i].name);
 	if (bad)
@@ -890,11 +998,12 @@ static void op_param(struct fuzz *f)
 		return;
 	}
 	n = write(fd, val, strlen(val));
+	err = n < 0 ? errno : 0;
 	close(fd);
 	if (!bad && n != (ssize_t)strlen(val))
-		problem(f, "write %s=%s: %s", params[i].name, val, strerror(errno));
-	else if (bad && n >= 0 && val[0] && val[0] != ' ')
-		accepted(f, "module parameter: junk value");
+		problem(f, "write %s=%s: %s", params[i].name, val, strerror(err));
+	else if (bad && val[0] && val[0] != ' ')	/* not a number: EINVAL; too big: ERANGE */
+		refused(f, "module parameter: junk value", err, ERRS_ARG);
 }
 
 static void (*const op_fns[OP_COUNT])(struct fuzz *) = {
@@ -960,17 +1069,18 @@ static void report(FILE *out, struct fuzz *f, uint64_t seed, double wall, bool f
 	fprintf(out, "{\"scenario\":\"fuzz-ioctl\",\"seed\":%" PRIu64 ",\"final\":%s,"
 		"\"steps\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"touches\":%" PRIu64 ","
 		"\"wall_s\":%.1f,\"mismatches\":%" PRIu64 ",\"accepted_bad\":%" PRIu64 ","
-		"\"launches_failed\":%" PRIu64 ",\"reloaded\":%d,\"ops\":{",
+		"\"wrong_errno\":%" PRIu64 ",\"launches_failed\":%" PRIu64 ",\"reloaded\":%d,"
+		"\"ops\":{",
 		seed, final ? "true" : "false", f->step, f->calls, f->touches, wall,
-		f->mismatches, f->accepted_bad, f->launches_failed, reloaded);
+		f->mismatches, f->accepted_bad, f->wrong_errno, f->launches_failed, reloaded);
 	for (i = 0; i < OP_COUNT; i++)
 		fprintf(out, "%s\"%s\":%" PRIu64, i ? "," : "", ops[i].name, f->per_op[i]);
 	fprintf(out, "},\"op_s\":{");
 	for (i = 0; i < OP_COUNT; i++)
 		fprintf(out, "%s\"%s\":%.2f", i ? "," : "", ops[i].name, f->op_s[i]);
 	fprintf(out, "},\"check_s\":%.2f,\"problem\":\"%s\",\"problem_step\":%" PRIu64
-		",\"first_accepted_bad\":\"%s\"}\n", f->check_s, f->problem, f->problem_step,
-		f->bad_first);
+		",\"first_accepted_bad\":\"%s\",\"first_wrong_errno\":\"%s\"}\n", f->check_s,
+		f->problem, f->problem_step, f->bad_first, f->wrong_errno_first);
 	fflush(out);
 }
 

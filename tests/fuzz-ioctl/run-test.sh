@@ -4,10 +4,13 @@
 # oops, warning or panic on the console, QEMU exit 0, no timeout), the
 # program's final line says the driver answered after every step, every
 # word written through CPU pointers read back, no malformed call was
-# accepted, and ember.ko unloaded and loaded again at the end. KTAP, then
+# accepted, every malformed call was refused with an errno of its class
+# (EINVAL for a field out of its rules, EFAULT for memory that is not
+# there, ENOTTY for no such command, ...), and ember.ko unloaded and loaded
+# again at the end. KTAP, then
 # the figure (steps, calls, oopses), where the time went (the VM's boot and
 # shutdown, each operation, the checks after the steps) and "N passed, M
-# failed".
+# failed, 0 skipped".
 #
 # usage: run-test.sh AGENT QEMU KERNEL INITRD WORKDIR SECONDS [SEED [CALLS]]
 # (SECONDS and CALLS: the program stops at whichever comes first; CALLS 0:
@@ -28,7 +31,7 @@ final=$(grep '"scenario":"fuzz-ioctl"' "$workdir/agent.jsonl" | grep '"final":tr
 field() { grep -o "\"$1\":[^,}]*" <<<"$final" | head -n1 | cut -d: -f2- | tr -d '"'; }
 
 echo "KTAP version 1"
-echo "1..5"
+echo "1..6"
 n=0 failed=0
 check() {	# check NAME CONDITION-RESULT DETAIL
 	n=$((n + 1))
@@ -47,6 +50,9 @@ check "driver answered and data read back after every step" $? \
 	"mismatches $(field mismatches), problem '$(field problem)' at step $(field problem_step)"
 [ "$(field accepted_bad)" = 0 ]
 check "no malformed call accepted" $? "$(field accepted_bad): $(field first_accepted_bad)"
+[ "$(field wrong_errno)" = 0 ]
+check "every malformed call refused with its errno class" $? \
+	"$(field wrong_errno) refused otherwise, the first of each call: $(grep -o "\"first_wrong_errno\":\"[^\"]*\"" <<<"$final" | cut -d\" -f4)"
 [ "$(field reloaded)" = 1 ]; check "ember.ko unloads and reloads" $? "reloaded $(field reloaded)"
 oops=$(grep -c -E 'Oops|BUG:|WARNING:|Kernel panic' "$workdir/console.log" 2>/dev/null)
 echo "# fuzz-ioctl: seed $seed, $(field steps) steps, $(field calls) calls," \
@@ -58,5 +64,5 @@ echo "# fuzz-ioctl: seed $seed, $(field steps) steps, $(field calls) calls," \
 	+ ([.op_s | to_entries[] | select(.value > 0)] | sort_by(-.value) | .[0:6]
 	   | map("\(.key) \(.value * 100 | round / 100) s") | join(", "))
 	+ ", ..., checks after the steps \(.check_s * 100 | round / 100) s"' <<<"$final"
-echo "$((n - failed)) passed, $failed failed"
+echo "$((n - failed)) passed, $failed failed, 0 skipped"	# it skips no check
 [ "$failed" = 0 ]
