@@ -64,6 +64,13 @@ extern unsigned int ember_hw_timeout_ms;
 extern unsigned int ember_hang_timeout_ms;
 extern unsigned int ember_ce_retries;
 
+/* ---- limits of an opener (ember_limits.c) ---- */
+extern unsigned int ember_max_managed_mb_per_open;
+extern unsigned int ember_max_managed_mb;
+extern unsigned int ember_max_launches_per_open;
+extern unsigned int ember_max_launches;
+extern unsigned int ember_launch_hold_ms;
+
 /* ---- statistics: struct ember_stats_counters, as atomics ---- */
 #define EMBER_NR_STATS	(sizeof(struct ember_stats_counters) / sizeof(__u64))
 #define EMBER_STAT(field) \
@@ -165,6 +172,8 @@ struct ember_gpu {
 	struct ember_dma launch_desc;
 	struct ember_va_space *launch_vs;	/* holds a ref while running */
 	bool launch_busy;
+	u64 launch_start_ns;		/* device clock at its doorbell */
+	bool launch_overdue;		/* held past launch_hold_ms: being ended */
 	wait_queue_head_t launch_wq;	/* launch_busy cleared */
 };
 
@@ -244,8 +253,12 @@ struct ember_va_space {
 	struct mm_struct *mm;		/* the opener's; compared, not referenced */
 	struct address_space mapping;	/* the file's f_mapping: CPU PTE zaps */
 
-	struct rw_semaphore lock;	/* protects ranges and the policy */
+	struct rw_semaphore lock;	/* protects ranges, managed_bytes and
+					 * the policy */
 	struct list_head ranges;
+	u64 managed_bytes;		/* sizes of the ranges (ember_limits.c) */
+	atomic_t launches_outstanding;	/* submitted or waiting, not completed */
+	struct mem_cgroup *memcg;	/* the opener's: charged for host pages */
 	const struct ember_policy_ops *policy;
 	void *policy_data;
 
@@ -388,6 +401,13 @@ int ember_notify_setup(struct ember_gpu *gpu);
 void ember_notify_program(struct ember_gpu *gpu);
 void ember_notify_teardown(struct ember_gpu *gpu);
 void ember_notify_service(struct ember_gpu *gpu);
+
+/* ember_limits.c */
+int ember_limits_charge_managed(struct ember_va_space *vs, u64 bytes);
+void ember_limits_uncharge_managed(struct ember_va_space *vs, u64 bytes);
+int ember_limits_launch_get(struct ember_va_space *vs);
+void ember_limits_launch_put(struct ember_va_space *vs);
+bool ember_limits_launch_overdue(struct ember_gpu *gpu, u64 start_ns);
 
 /* ember_ioctl.c */
 long ember_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

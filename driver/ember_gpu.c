@@ -193,9 +193,16 @@ static void ember_gpu_timer_tick(struct ember_gpu *gpu)
 static void ember_gpu_recover(struct ember_gpu *gpu)
 {
 	struct ember_va_space *vs;
+	int err;
 
-	dev_err(&gpu->pdev->dev, "device hung: resetting it\n");
 	mutex_lock(&gpu->launch_lock);
+	/* a launch held the GPU past launch_hold_ms, or the device hung */
+	err = gpu->launch_overdue && gpu->launch_vs ? -ETIME : -EIO;
+	gpu->launch_overdue = false;
+	if (err == -EIO)
+		dev_err(&gpu->pdev->dev, "device hung: resetting it\n");
+	else
+		dev_warn(&gpu->pdev->dev, "resetting the device to end the overdue launch\n");
 	mutex_lock(&gpu->hw_lock);
 	ember_wr(gpu, EMGPU_REG_RESET, EMGPU_RESET_MAGIC);
 	ember_wr(gpu, EMGPU_REG_INTR_STATUS, EMGPU_INTR_ALL);
@@ -205,15 +212,16 @@ static void ember_gpu_recover(struct ember_gpu *gpu)
 	vs = gpu->launch_vs;
 	if (vs) {
 		if (!vs->launch_error)
-			vs->launch_error = -EIO;
+			vs->launch_error = err;
 		WRITE_ONCE(vs->launches_completed, vs->launches_completed + 1);
+		ember_limits_launch_put(vs);
 		gpu->launch_vs = NULL;
 		gpu->launch_busy = false;
 	}
 	mutex_unlock(&gpu->launch_lock);
 	if (!vs)
 		return;
-	ember_launch_end_policy(gpu, vs, -EIO, 0);
+	ember_launch_end_policy(gpu, vs, err, 0);
 	ember_stat_inc(vs, launches_failed);
 	wake_up_all(&vs->launch_wq);
 	wake_up_all(&gpu->launch_wq);

@@ -45,6 +45,16 @@ void ember_launch_poll(struct ember_gpu *gpu)
 	mutex_lock(&gpu->launch_lock);
 	vs = gpu->launch_vs;
 	status = vs ? ember_rd(gpu, EMGPU_REG_LAUNCH_STATUS) : 0;
+	if (vs && status == EMGPU_LAUNCH_RUNNING && !gpu->launch_overdue &&
+	    ember_limits_launch_overdue(gpu, gpu->launch_start_ns)) {
+		/* ended by a reset in the bottom half: ETIME at synchronize */
+		dev_warn(&gpu->pdev->dev,
+			 "launch %llu held the GPU past launch_hold_ms=%u ms of device time: ending it\n",
+			 vs->launches_submitted, ember_launch_hold_ms);
+		gpu->launch_overdue = true;
+		WRITE_ONCE(gpu->reset_pending, true);
+		ember_gpu_kick(gpu);
+	}
 	if (!vs || status == EMGPU_LAUNCH_RUNNING || status == EMGPU_LAUNCH_IDLE) {
 		mutex_unlock(&gpu->launch_lock);
 		return;
@@ -67,6 +77,7 @@ void ember_launch_poll(struct ember_gpu *gpu)
 	if (err && !vs->launch_error)
 		vs->launch_error = err;
 	WRITE_ONCE(vs->launches_completed, vs->launches_completed + 1);
+	ember_limits_launch_put(vs);
 	poison = status == EMGPU_LAUNCH_ERROR &&
 		 ember_rd(gpu, EMGPU_REG_ERROR_STATUS) == EMGPU_ERR_POISON;
 	if (poison)	/* before anyone else launches onto the same chunk */
@@ -296,11 +307,17 @@ int ember_launch_submit(struct ember_va_space *vs, struct ember_launch *l)
 	unsigned int i;
 	int ret;
 
-	ret = ember_launch_claim(gpu);
+	ret = ember_limits_launch_get(vs);
 	if (ret)
 		return ret;
+	ret = ember_launch_claim(gpu);
+	if (ret) {
+		ember_limits_launch_put(vs);
+		return ret;
+	}
 	gpu->launch_busy = true;
 	gpu->launch_vs = vs;
+	gpu->launch_overdue = false;
 	kref_get(&vs->kref);
 	l->launch_id = ++vs->launches_submitted;
 
@@ -318,6 +335,7 @@ int ember_launch_submit(struct ember_va_space *vs, struct ember_launch *l)
 	wmb();	/* the descriptor before the doorbell */
 	ember_wr64(gpu, EMGPU_REG_LAUNCH_DESC_LO, EMGPU_REG_LAUNCH_DESC_HI,
 		   gpu->launch_desc.dma);
+	gpu->launch_start_ns = ember_gpu_now_ns(gpu);
 	ember_wr(gpu, EMGPU_REG_LAUNCH_DOORBELL, 1);
 	mutex_unlock(&gpu->launch_lock);
 	ember_stat_inc(vs, launches);

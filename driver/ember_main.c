@@ -108,11 +108,17 @@ static const struct file_operations ember_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * /dev/ember is rw for its owner and group only: on a shared machine the
+ * users allowed to run GPU work are the members of group "ember", which a
+ * udev rule gives the node (driver/99-ember.rules; docs/driver.md). What
+ * one of them may take is bounded by ember_limits.c.
+ */
 static struct miscdevice ember_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = EMBER_NAME,
 	.fops = &ember_fops,
-	.mode = 0666,
+	.mode = 0660,
 };
 
 static int __init ember_init(void)

@@ -18,6 +18,8 @@
  */
 #include <linux/dma-mapping.h>
 #include <linux/highmem.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
 
 #include "ember_drv.h"
 
@@ -40,10 +42,17 @@ static int block_alloc_cpu_page(struct ember_va_block *block, unsigned int i,
 				bool zero)
 {
 	struct device *dev = block_dev(block);
+	struct mem_cgroup *old;
 	struct page *page;
 	dma_addr_t dma = 0;
 
-	page = alloc_page(GFP_HIGHUSER | (zero ? __GFP_ZERO : 0));
+	/*
+	 * Charged to the opener's memory cgroup, also when the fault bottom
+	 * half (a kworker, in the root cgroup) allocates it.
+	 */
+	old = set_active_memcg(block->vs->memcg);
+	page = alloc_page(GFP_HIGHUSER | __GFP_ACCOUNT | (zero ? __GFP_ZERO : 0));
+	set_active_memcg(old);
 	if (!page)
 		return -ENOMEM;
 	if (dev) {

@@ -6,6 +6,7 @@
  * VAs are equal. Blocks are created on first use and live until the range
  * is unmapped (VMA close), or longer while an evictor holds a reference.
  */
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -36,7 +37,7 @@ static struct ember_va_block *ember_block_create(struct ember_va_space *vs,
 	u32 priv_size = vs->policy->block_priv_size;
 	struct ember_va_block *block;
 
-	block = kvzalloc(sizeof(*block) + priv_size, GFP_KERNEL);
+	block = kvzalloc(sizeof(*block) + priv_size, GFP_KERNEL_ACCOUNT);
 	if (!block)
 		return NULL;
 	if (priv_size)
@@ -104,6 +105,7 @@ static void ember_range_destroy(struct kref *kref)
 
 	down_write(&vs->lock);
 	list_del(&range->node);
+	ember_limits_uncharge_managed(vs, range->end - range->start);
 	up_write(&vs->lock);
 
 	for (i = 0; i < range->nblocks; i++) {
@@ -171,6 +173,7 @@ int ember_va_space_mmap(struct ember_va_space *vs, struct vm_area_struct *vma)
 {
 	u64 start = vma->vm_start, end = vma->vm_end;
 	struct ember_va_range *range;
+	int ret;
 
 	if (current->mm != vs->mm)
 		return -EPERM;
@@ -181,7 +184,7 @@ int ember_va_space_mmap(struct ember_va_space *vs, struct vm_area_struct *vma)
 	    vma->vm_pgoff != start >> PAGE_SHIFT)
 		return -EINVAL;
 
-	range = kzalloc(sizeof(*range), GFP_KERNEL);
+	range = kzalloc(sizeof(*range), GFP_KERNEL_ACCOUNT);
 	if (!range)
 		return -ENOMEM;
 	kref_init(&range->kref);
@@ -190,10 +193,18 @@ int ember_va_space_mmap(struct ember_va_space *vs, struct vm_area_struct *vma)
 	range->end = end;
 	range->nblocks = (end - start) >> EMBER_VA_BLOCK_SHIFT;
 	range->blocks = kvcalloc(range->nblocks, sizeof(*range->blocks),
-				 GFP_KERNEL);
+				 GFP_KERNEL_ACCOUNT);
 	if (!range->blocks) {
 		kfree(range);
 		return -ENOMEM;
+	}
+	down_write(&vs->lock);
+	ret = ember_limits_charge_managed(vs, end - start);
+	up_write(&vs->lock);
+	if (ret) {
+		kvfree(range->blocks);
+		kfree(range);
+		return ret;
 	}
 
 	vma->vm_flags |= VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTCOPY | VM_DONTDUMP;
@@ -211,7 +222,7 @@ int ember_va_space_mmap(struct ember_va_space *vs, struct vm_area_struct *vma)
 
 struct ember_va_space *ember_va_space_create(struct file *file)
 {
-	struct ember_va_space *vs = kzalloc(sizeof(*vs), GFP_KERNEL);
+	struct ember_va_space *vs = kzalloc(sizeof(*vs), GFP_KERNEL_ACCOUNT);
 	int ret;
 
 	if (!vs)
@@ -219,6 +230,9 @@ struct ember_va_space *ember_va_space_create(struct file *file)
 	kref_init(&vs->kref);
 	vs->gpu = ember_gpu_get_default();
 	vs->mm = current->mm;
+	/* host pages are allocated in the bottom half too: charged here */
+	vs->memcg = get_mem_cgroup_from_mm(current->mm);
+	atomic_set(&vs->launches_outstanding, 0);
 	address_space_init_once(&vs->mapping);
 	vs->mapping.host = file_inode(file);
 	vs->mapping.a_ops = &empty_aops;
@@ -248,6 +262,7 @@ err_policy_fini:
 err_policy:
 	ember_policy_put(vs->policy);
 err_free:
+	mem_cgroup_put(vs->memcg);
 	kfree(vs);
 	return ERR_PTR(ret);
 }
@@ -261,6 +276,7 @@ static void ember_va_space_release(struct kref *kref)
 	ember_policy_space_fini(vs, vs->policy, vs->policy_data);
 	ember_policy_put(vs->policy);
 	mutex_destroy(&vs->pt_lock);
+	mem_cgroup_put(vs->memcg);
 	kfree(vs);
 }
 
