@@ -546,6 +546,26 @@ static const struct scenario_expect driver_expects[] = {
 		  { "noeager_promotions", GT, 0 }, { "reload_ret", EQ, 0 },
 		  { "sysfs_bad_errno", EQ, EINVAL }, { "sysfs_good_ret", EQ, 0 },
 		  { "sysfs_readonly_errno", EQ, EACCES } } },
+	/* ember_limits.c: each limit's errno (docs/specs/uapi.md), others unharmed */
+	{ "limits", "per_open_errno",
+	  "limits: managed bytes ENOMEM, outstanding launches EAGAIN, setters checked, others' runs verified",
+	  true, { { "bad_mb_errno", EQ, EINVAL }, { "bad_launches_errno", EQ, EINVAL },
+		  { "bad_hold_errno", EQ, EINVAL }, { "per_open_errno", EQ, ENOMEM },
+		  { "per_open_other_ret", EQ, 0 }, { "per_open_after_unmap_ret", EQ, 0 },
+		  { "global_errno", EQ, ENOMEM }, { "global_fit_ret", EQ, 0 },
+		  { "launch_per_open_errno", EQ, EAGAIN }, { "launch_first_ret", EQ, 0 },
+		  { "launch_global_errno", EQ, EAGAIN }, { "launch_second_ret", EQ, 0 },
+		  { "launch_other_ret", EQ, 0 } } },
+	{ "limits", "hold_errno",
+	  "limits: a launch past launch_hold_ms ends with ETIME, the next run verified; node 0660, no foreign mmap",
+	  true, { { "hold_base_ret", EQ, 0 }, { "hold_base_ns", GT, 0 },
+		  { "hold_errno", EQ, ETIME }, { "hold_other_ret", EQ, 0 },
+		  { "foreign_mmap_errno", EQ, EPERM }, { "node_mode", EQ, 660 },
+		  { "nobody_open_errno", EQ, EACCES } } },
+	{ "limits", "member_run_ret",
+	  "limits: an unprivileged member of group ember runs, cannot raise a limit, is held to it",
+	  true, { { "member_sysfs_errno", EQ, EACCES }, { "member_over_limit_errno", EQ, ENOMEM },
+		  { "member_run_ret", EQ, 0 } } },
 };
 
 #define NDRIVER_EXPECTS (sizeof(driver_expects) / sizeof(driver_expects[0]))
@@ -740,7 +760,7 @@ int main(int argc, char **argv)
 		  .scenarios = "managed_cpu,managed_badinput,invalid_access,interleave,"
 			       "concurrent,eviction,unload_after_use,adaptive,"
 			       "adaptive_params,external_policy,policy_hooks,"
-			       "table1_switches" },
+			       "table1_switches,limits" },
 		{ .name = "workloads", .profile = "h200-64m", .scenarios = WORKLOADS },
 		{ .name = "determinism-1", .profile = "h200-64m", .scenarios = REPEATED },
 		/* the device yields to the guest every 64 accesses: a driver

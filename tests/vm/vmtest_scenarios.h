@@ -40,6 +40,7 @@
 	X(adaptive_params, adaptive_params)			\
 	X(policy_hooks, policy_hooks)				\
 	X(table1_switches, table1_switches)			\
+	X(limits, limits)					\
 	X(autouvm, autouvm)					\
 	X(ariadne, ariadne)
 

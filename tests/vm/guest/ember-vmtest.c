@@ -20,6 +20,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <grp.h>
 #include <unistd.h>
 
 #include "uapi/ember.h"
@@ -1014,6 +1016,283 @@ static int scenario_table1_switches(const char *name)
 	     (unsigned long long)noeager.stats.timer_ticks,
 	     (unsigned long long)noeager.stats.eager_evictions,
 	     (unsigned long long)noeager.stats.promotions, reload_ret);
+	return 0;
+}
+
+/* ---- limits of an opener on a shared machine (issue 31) ---- */
+
+#define LIMITS_GID	900	/* group "ember": what driver/99-ember.rules names */
+#define LIMITS_UID	1000	/* an unprivileged member of it */
+#define LIMITS_NOBODY	65534	/* an unprivileged user outside it */
+
+/* Maps len managed bytes on fd at a fresh aligned address: NULL, errno set. */
+static uint32_t *map_on(int fd, size_t len)
+{
+	void *win = reserve_aligned(len), *p;
+
+	if (!win)
+		return NULL;
+	p = mmap(win, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+		 (off_t)(uintptr_t)win);
+	if (p == MAP_FAILED) {
+		munmap(win, len);	/* give the reservation back */
+		return NULL;
+	}
+	return p;
+}
+
+/* 0 or the errno of an mmap of len bytes on fd (unmapped again). */
+static int map_errno(int fd, size_t len)
+{
+	uint32_t *p = map_on(fd, len);
+
+	if (!p)
+		return errno;
+	munmap(p, len);
+	return 0;
+}
+
+/* An async STREAM launch over [p, p + n) on fd: 0 or errno. */
+static int launch_on(int fd, void *p, size_t n, uint32_t passes)
+{
+	struct ember_launch l = { .kernel = EMBER_KERNEL_STREAM };
+
+	l.args[0] = (uintptr_t)p;
+	l.args[1] = n;
+	l.args[2] = passes;
+	return ioctl(fd, EMBER_IOCTL_LAUNCH, &l) ? errno : 0;
+}
+
+/* SYNCHRONIZE on fd: 0 or errno; *sim_ns the last launch's device time. */
+static int sync_on(int fd, uint64_t *sim_ns)
+{
+	struct ember_synchronize sy;
+
+	memset(&sy, 0, sizeof(sy));
+	if (ioctl(fd, EMBER_IOCTL_SYNCHRONIZE, &sy))
+		return errno;
+	if (sim_ns)
+		*sim_ns = sy.sim_ns;
+	return 0;
+}
+
+/* Words of [p, p + n) that are not `want`. */
+static uint64_t count_not(const uint32_t *p, size_t n, uint32_t want)
+{
+	uint64_t bad = 0, i;
+
+	for (i = 0; i < n / 4; i++)
+		bad += p[i] != want;
+	return bad;
+}
+
+/*
+ * Another process's run: a child (optionally an unprivileged user: uid,
+ * and group `gid` as its one supplementary group, or none when 0) opens
+ * /dev/ember itself, streams 4 MiB once and checks every word. Its exit
+ * status: 0, the errno of its first failing call, or 200 on bad data.
+ */
+static int other_run(uid_t uid, gid_t gid)
+{
+	const size_t n = 4u << 20;
+	pid_t pid;
+	int status, fd, ret;
+	uint32_t *p;
+
+	fflush(out);
+	pid = fork();
+	if (pid < 0)
+		return errno;
+	if (!pid) {
+		if (uid && (setgroups(gid ? 1 : 0, &gid) || setgid(uid) ||
+			    setuid(uid)))
+			_exit(errno);
+		fd = open("/dev/ember", O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(errno);
+		p = map_on(fd, n);
+		if (!p)
+			_exit(errno);
+		ret = launch_on(fd, p, n, 1);
+		ret = ret ?: sync_on(fd, NULL);
+		if (!ret && count_not(p, n, 1))
+			ret = 200;
+		_exit(ret);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 201;
+}
+
+/*
+ * An unprivileged member of group "ember": it can run, cannot raise a
+ * limit through sysfs, and is held to the per-open limit (4 MiB here).
+ * Emits its own line.
+ */
+static void member_checks(const char *name)
+{
+	gid_t gid = LIMITS_GID;
+	int status, fd, sysfs = 0, over = 0, pfd[2];
+	pid_t pid;
+
+	fflush(out);
+	if (pipe(pfd))
+		return;
+	pid = fork();
+	if (!pid) {
+		int r[2] = { -1, -1 };
+
+		close(pfd[0]);
+		if (!setgroups(1, &gid) && !setgid(LIMITS_UID) &&
+		    !setuid(LIMITS_UID)) {
+			r[0] = -write_param("max_managed_mb_per_open", "65536");
+			fd = open("/dev/ember", O_RDWR | O_CLOEXEC);
+			r[1] = fd < 0 ? -errno : map_errno(fd, 8u << 20);
+		}
+		if (write(pfd[1], r, sizeof(r)) != sizeof(r))
+			_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (pid > 0) {
+		int r[2] = { -1, -1 };
+
+		if (read(pfd[0], r, sizeof(r)) == sizeof(r)) {
+			sysfs = r[0];
+			over = r[1];
+		}
+		waitpid(pid, &status, 0);
+	}
+	close(pfd[0]);
+	emit(name, "\"member_sysfs_errno\":%d,\"member_over_limit_errno\":%d,"
+	     "\"member_run_ret\":%d", sysfs, over, other_run(LIMITS_UID, LIMITS_GID));
+}
+
+/*
+ * Each limit of ember_limits.c exceeded, with its exact errno, and each
+ * time another process's run verified beside it; the device node's
+ * permissions as a shared machine sets them (group "ember", 0660), tried
+ * as unprivileged users. Every limit is put back at the end.
+ */
+static int scenario_limits(const char *name)
+{
+	const size_t M = 1u << 20;
+	int fd1, fd2, e_per_open, e_per_open_after, e_global, e_global_fit;
+	int e_launch, e_launch_global, r_first, r_second, other_managed;
+	int other_launch, bad_mb, bad_launches, bad_hold, foreign_mmap;
+	int e_hold, other_hold, nobody_open, r_base, status;
+	uint64_t base_ns = 0, bad_first = 0, hold_ms = 0;
+	uint32_t *a, *b, *c;
+	char val[32];
+	pid_t pid;
+	struct stat st;
+
+	/* the setters refuse values out of range */
+	bad_mb = -write_param("max_managed_mb_per_open", "1");
+	bad_launches = -write_param("max_launches_per_open", "0");
+	bad_hold = -write_param("launch_hold_ms", "0");
+
+	fd1 = open("/dev/ember", O_RDWR | O_CLOEXEC);
+	fd2 = open("/dev/ember", O_RDWR | O_CLOEXEC);
+	if (fd1 < 0 || fd2 < 0 || fstat(fd1, &st)) {
+		emit(name, "\"error\":\"open\",\"errno\":%d", errno);
+		return -1;
+	}
+
+	/* per open: 4 MiB; another open (another process) is not charged */
+	write_param("max_managed_mb_per_open", "4");
+	a = map_on(fd1, 4 * M);
+	e_per_open = map_errno(fd1, 2 * M);
+	other_managed = other_run(0, 0);
+	if (a)
+		munmap(a, 4 * M);
+	e_per_open_after = map_errno(fd1, 4 * M);	/* the charge went back */
+	write_param("max_managed_mb_per_open", "65536");
+
+	/* all opens: 6 MiB */
+	write_param("max_managed_mb", "6");
+	a = map_on(fd1, 4 * M);
+	e_global = map_errno(fd2, 4 * M);
+	e_global_fit = map_errno(fd2, 2 * M);
+	if (a)
+		munmap(a, 4 * M);
+	write_param("max_managed_mb", "262144");
+
+	/* outstanding launches: one per open, then one in all */
+	a = map_on(fd1, 8 * M);
+	b = map_on(fd2, 8 * M);
+	write_param("max_launches_per_open", "1");
+	r_first = a ? launch_on(fd1, a, 8 * M, 3) : errno;
+	e_launch = a ? launch_on(fd1, a, 8 * M, 3) : -1;
+	r_first = r_first ?: sync_on(fd1, NULL);
+	bad_first = a ? count_not(a, 8 * M, 3) : 1;
+	write_param("max_launches_per_open", "64");
+	write_param("max_launches", "1");
+	r_second = a ? launch_on(fd1, a, 8 * M, 1) : errno;
+	e_launch_global = b ? launch_on(fd2, b, 8 * M, 1) : -1;
+	r_second = r_second ?: sync_on(fd1, NULL);
+	write_param("max_launches", "1024");
+	other_launch = other_run(0, 0);
+
+	/*
+	 * holding the GPU: a first-touch launch over 32 MiB (every fault
+	 * batch a visit of the driver's bottom half, which checks the hold)
+	 * takes base_ns of device time; with launch_hold_ms at a quarter of
+	 * that, the same launch on fresh memory is ended, ETIME
+	 */
+	c = map_on(fd2, 32 * M);
+	r_base = c ? launch_on(fd2, c, 32 * M, 1) : errno;
+	r_base = r_base ?: sync_on(fd2, &base_ns);
+	if (c)
+		munmap(c, 32 * M);
+	hold_ms = base_ns / 4000000 ?: 1;	/* ~3 ms here: 1 */
+	snprintf(val, sizeof(val), "%" PRIu64, hold_ms);
+	write_param("launch_hold_ms", val);
+	c = map_on(fd2, 32 * M);
+	e_hold = c ? launch_on(fd2, c, 32 * M, 1) : errno;
+	e_hold = e_hold ?: sync_on(fd2, NULL);
+	if (c)
+		munmap(c, 32 * M);
+	write_param("launch_hold_ms", "3600000");
+	other_hold = other_run(0, 0);
+
+	/* another process's VA space through an inherited fd: refused */
+	fflush(out);
+	pid = fork();
+	if (!pid)
+		_exit(map_errno(fd1, 2 * M));
+	foreign_mmap = pid > 0 && waitpid(pid, &status, 0) == pid &&
+		       WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+
+	if (a)
+		munmap(a, 8 * M);
+	if (b)
+		munmap(b, 8 * M);
+	close(fd1);
+	close(fd2);
+
+	/* the node: 0660, group "ember" (the udev rule's work, done here) */
+	chown("/dev/ember", 0, LIMITS_GID);
+	nobody_open = other_run(LIMITS_NOBODY, 0);
+	emit(name, "\"bad_mb_errno\":%d,\"bad_launches_errno\":%d,"
+	     "\"bad_hold_errno\":%d,\"per_open_errno\":%d,"
+	     "\"per_open_other_ret\":%d,\"per_open_after_unmap_ret\":%d,"
+	     "\"global_errno\":%d,\"global_fit_ret\":%d,"
+	     "\"launch_per_open_errno\":%d,\"launch_first_ret\":%d,"
+	     "\"mismatches_first\":%" PRIu64 ",\"launch_global_errno\":%d,"
+	     "\"launch_second_ret\":%d,\"launch_other_ret\":%d,"
+	     "\"hold_base_ret\":%d,\"hold_base_ns\":%" PRIu64 ",\"hold_ms\":%" PRIu64
+	     ",\"hold_errno\":%d,\"hold_other_ret\":%d,\"foreign_mmap_errno\":%d,"
+	     "\"node_mode\":%o,\"nobody_open_errno\":%d",
+	     bad_mb, bad_launches, bad_hold, e_per_open, other_managed,
+	     e_per_open_after, e_global, e_global_fit, e_launch, r_first,
+	     bad_first, e_launch_global, r_second, other_launch, r_base, base_ns,
+	     hold_ms, e_hold, other_hold, foreign_mmap, st.st_mode & 0777,
+	     nobody_open);
+	write_param("max_managed_mb_per_open", "4");
+	member_checks(name);
+	write_param("max_managed_mb_per_open", "65536");
+	chown("/dev/ember", 0, 0);
 	return 0;
 }
 
