@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The paper's applications over libember: see apps.h. Sizes, inputs and
- * references are workloads/'s (a file per app, shared with cuda/apps/);
- * this file holds each app's launch sequence and the run around it.
+ * libember's one workload runner (em_wl_run) and its table: the paper's
+ * applications (apps.h; sizes, inputs and references are workloads/'s,
+ * a file per app, shared with cuda/apps/; this file holds each app's
+ * launch sequence) and the microbenchmarks stream, gather, hotset and
+ * movinghot (workload.h; their steps are in workload.c). Every entry runs
+ * the same steps (runner.h) in the same order.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -15,29 +18,10 @@
 #include "apps.h"
 #include "app_inputs.h"
 #include "autouvm.h"
+#include "runner.h"
 #include "variants.h"
 
 #define MiB		(1024ull * 1024)
-
-struct app_run {
-	const struct em_wl_config *cfg;
-	struct em_wl_result *r;
-	const struct em_app *app;
-	struct em_app_data d;		/* sizes, buffers, checks */
-	uint64_t ret_last;		/* result of the last launch */
-	uint64_t launches_done;		/* launches that returned 0 */
-	struct em_autouvm *au;		/* variant autouvm, else NULL */
-};
-
-struct em_app {
-	const char *name;
-	uint32_t kernel;		/* enum emgpu_kernel_id */
-	const struct em_app_ref *ref;	/* sizes, inputs, reference */
-	/* launches every phase */
-	int (*launch)(struct app_run *a);
-	/* bit i: no launch writes buffer i (checked word by word after an error) */
-	unsigned int inputs;
-};
 
 /* ---- helpers ---- */
 
@@ -315,79 +299,7 @@ static int dc_launch(struct app_run *a)
 	return 0;
 }
 
-/* ---- the table ---- */
-
-static const struct em_app apps[] = {
-	/* the wall */
-	{ "pathfinder", EMBER_KERNEL_PATHFINDER, &em_app_pathfinder, pf_launch, 1u << 0 },
-	/* the points */
-	{ "kmeans", EMBER_KERNEL_KMEANS, &em_app_kmeans, km_launch, 1u << 0 },
-	/* the image and the filter */
-	{ "cnn", EMBER_KERNEL_CONV, &em_app_conv, cv_launch, 1u << 0 | 1u << 2 },
-	{ "conv", EMBER_KERNEL_CONV, &em_app_conv, cv_launch, 1u << 0 | 1u << 2 },
-	/* sorted in place, ping-ponged: checked by their verify_failed */
-	{ "bitonic", EMBER_KERNEL_BITONIC, &em_app_bitonic, bt_launch, 0 },
-	{ "bitonic_sort", EMBER_KERNEL_BITONIC, &em_app_bitonic, bt_launch, 0 },
-	{ "radix", EMBER_KERNEL_RADIX, &em_app_radix, rx_launch, 0 },
-	{ "radix_sort", EMBER_KERNEL_RADIX, &em_app_radix, rx_launch, 0 },
-	/* the graph's offsets and edges */
-	{ "bfs", EMBER_KERNEL_BFS, &em_app_bfs, bfs_launch, 1u << 0 | 1u << 1 },
-	/* the weights */
-	{ "gemv", EMBER_KERNEL_GEMV, &em_app_gemv, gv_launch, 1u << 0 },
-	{ "llm", EMBER_KERNEL_GEMV, &em_app_gemv, gv_launch, 1u << 0 },
-	/* the table */
-	{ "colscan", EMBER_KERNEL_COLSCAN, &em_app_colscan, cs_launch, 1u << 0 },
-	{ "ssb", EMBER_KERNEL_COLSCAN, &em_app_colscan, cs_launch, 1u << 0 },
-#define SSB(q) { "ssb-" q, EMBER_KERNEL_COLSCAN, &em_app_ssb, ssb_launch, 1u << 0 }
-	SSB("q1.1"), SSB("q1.2"), SSB("q1.3"), SSB("q2.1"), SSB("q2.2"), SSB("q2.3"),
-	SSB("q3.1"), SSB("q3.2"), SSB("q3.3"), SSB("q3.4"), SSB("q4.1"), SSB("q4.2"),
-	SSB("q4.3"),
-#undef SSB
-	/* A and x; atax's and gemm's A and B */
-	{ "gemvrow", EMBER_KERNEL_GEMV, &em_app_gemvrow, gr_launch, 1u << 0 | 1u << 1 },
-	{ "atax", EMBER_KERNEL_GEMV, &em_app_atax, ax_launch, 1u << 0 | 1u << 1 },
-	{ "gemm", EMBER_KERNEL_GEMM, &em_app_gemm, gm_launch, 1u << 0 | 1u << 1 },
-	/* the reference scores */
-	{ "nw", EMBER_KERNEL_NW, &em_app_nw, nw_launch, 1u << 1 },
-	/* the weight pools (the activations are written) */
-	{ "decode", EMBER_KERNEL_GEMV, &em_app_decode, dc_launch, 1u << 0 | 1u << 1 | 1u << 2 },
-};
-
-static const struct em_app *app_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; name && i < sizeof(apps) / sizeof(apps[0]); i++)
-		if (!strcmp(apps[i].name, name))
-			return &apps[i];
-	return NULL;
-}
-
-int em_app_is_app(const char *name)
-{
-	return app_find(name) != NULL;
-}
-
-const char *em_app_names(void)
-{
-	return "pathfinder|kmeans|cnn|bitonic|radix|bfs|gemv|colscan|ssb-q1.1..ssb-q4.3|"
-	       "gemvrow|atax|gemm|nw|decode";
-}
-
-static double wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static uint64_t ptimer(void)
-{
-	struct ember_device_info info;
-
-	return emGetDeviceInfo(&info) ? 0 : info.ptimer_ns;
-}
+/* ---- the applications' steps ---- */
 
 static int input_word_ok(const void *ref, size_t i, uint32_t v)
 {
@@ -465,17 +377,149 @@ static void app_check_after_error(struct app_run *a)
 	}
 }
 
+static void app_size(struct app_run *a)
+{
+	em_app_size(a->app->ref, &a->d);
+}
+
+static void app_fill(struct app_run *a)
+{
+	a->app->ref->fill(&a->d);
+}
+
+static int app_launch_sequence(struct app_run *a)
+{
+	return a->app->launch(a);
+}
+
+/*
+ * By the host's digest where it was given and matches, else by the CPU
+ * reference (em_app_verify); its checks become the run's.
+ */
+static int app_verify(struct app_run *a)
+{
+	struct em_wl_result *r = a->r;
+	int ret = em_app_verify(a->app->ref, &a->d, a->have_digest ? &a->digest : NULL);
+
+	r->verified_by_digest = a->d.verified_by_digest;
+	r->words_checked = a->d.words_checked;
+	r->mismatches = a->d.mismatches;
+	r->expected_result = a->d.expected_result;
+	r->result_ok = a->d.result_ok;
+	return ret;
+}
+
+static const struct em_run_steps app_steps = {
+	.size = app_size,
+	.fill = app_fill,
+	.launch = app_launch_sequence,
+	.after_error = app_check_after_error,
+	.verify = app_verify,
+};
+
+/* ---- the table ---- */
+
+static const struct em_app apps[] = {
+	/*
+	 * The microbenchmarks (workload.h): a buffer streamed -p times, lines
+	 * gathered at random, a hot set read with reuse, a hot window moving
+	 * across the footprint.
+	 */
+	{ .name = "stream", .kernel = EMBER_KERNEL_STREAM, .steps = &em_wl_stream_steps },
+	{ .name = "gather", .kernel = EMBER_KERNEL_GATHER, .steps = &em_wl_gather_steps },
+	{ .name = "hotset", .kernel = EMBER_KERNEL_HOTSET, .steps = &em_wl_hotset_steps },
+	{ .name = "movinghot", .kernel = EMBER_KERNEL_HOTSET, .steps = &em_wl_movinghot_steps },
+	/* the paper's applications (apps.h), with what no launch writes: */
+#define APP(name, kernel, ref, launch, inputs) \
+	{ name, kernel, &app_steps, ref, launch, inputs }
+	/* the wall */
+	APP("pathfinder", EMBER_KERNEL_PATHFINDER, &em_app_pathfinder, pf_launch, 1u << 0),
+	/* the points */
+	APP("kmeans", EMBER_KERNEL_KMEANS, &em_app_kmeans, km_launch, 1u << 0),
+	/* the image and the filter */
+	APP("cnn", EMBER_KERNEL_CONV, &em_app_conv, cv_launch, 1u << 0 | 1u << 2),
+	APP("conv", EMBER_KERNEL_CONV, &em_app_conv, cv_launch, 1u << 0 | 1u << 2),
+	/* sorted in place, ping-ponged: checked by their verify_failed */
+	APP("bitonic", EMBER_KERNEL_BITONIC, &em_app_bitonic, bt_launch, 0),
+	APP("bitonic_sort", EMBER_KERNEL_BITONIC, &em_app_bitonic, bt_launch, 0),
+	APP("radix", EMBER_KERNEL_RADIX, &em_app_radix, rx_launch, 0),
+	APP("radix_sort", EMBER_KERNEL_RADIX, &em_app_radix, rx_launch, 0),
+	/* the graph's offsets and edges */
+	APP("bfs", EMBER_KERNEL_BFS, &em_app_bfs, bfs_launch, 1u << 0 | 1u << 1),
+	/* the weights */
+	APP("gemv", EMBER_KERNEL_GEMV, &em_app_gemv, gv_launch, 1u << 0),
+	APP("llm", EMBER_KERNEL_GEMV, &em_app_gemv, gv_launch, 1u << 0),
+	/* the table */
+	APP("colscan", EMBER_KERNEL_COLSCAN, &em_app_colscan, cs_launch, 1u << 0),
+	APP("ssb", EMBER_KERNEL_COLSCAN, &em_app_colscan, cs_launch, 1u << 0),
+#define SSB(q) APP("ssb-" q, EMBER_KERNEL_COLSCAN, &em_app_ssb, ssb_launch, 1u << 0)
+	SSB("q1.1"), SSB("q1.2"), SSB("q1.3"), SSB("q2.1"), SSB("q2.2"), SSB("q2.3"),
+	SSB("q3.1"), SSB("q3.2"), SSB("q3.3"), SSB("q3.4"), SSB("q4.1"), SSB("q4.2"),
+	SSB("q4.3"),
+#undef SSB
+	/* A and x; atax's and gemm's A and B */
+	APP("gemvrow", EMBER_KERNEL_GEMV, &em_app_gemvrow, gr_launch, 1u << 0 | 1u << 1),
+	APP("atax", EMBER_KERNEL_GEMV, &em_app_atax, ax_launch, 1u << 0 | 1u << 1),
+	APP("gemm", EMBER_KERNEL_GEMM, &em_app_gemm, gm_launch, 1u << 0 | 1u << 1),
+	/* the reference scores */
+	APP("nw", EMBER_KERNEL_NW, &em_app_nw, nw_launch, 1u << 1),
+	/* the weight pools (the activations are written) */
+	APP("decode", EMBER_KERNEL_GEMV, &em_app_decode, dc_launch, 1u << 0 | 1u << 1 | 1u << 2),
+#undef APP
+};
+
+static const struct em_app *app_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof(apps) / sizeof(apps[0]); i++)
+		if (!strcmp(apps[i].name, name))
+			return &apps[i];
+	return NULL;
+}
+
+const char *em_app_names(void)
+{
+	return "pathfinder|kmeans|cnn|bitonic|radix|bfs|gemv|colscan|ssb-q1.1..ssb-q4.3|"
+	       "gemvrow|atax|gemm|nw|decode";
+}
+
+/* ---- the runner ---- */
+
+/*
+ * Guest wall time, for the applications' line of step times (entries with
+ * a ref). The microbenchmarks never read the clock, as they never did: in
+ * ember-vmtest after its managed_badinput scenario (whose refused
+ * mremap(MREMAP_FIXED) past its reservation seems to unmap the vDSO),
+ * clock_gettime() segfaults at the vDSO's address, 0x7ffff7ffd960.
+ */
+static double step_ms(const struct app_run *a)
+{
+	struct timespec ts;
+
+	if (!a->app->ref)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static uint64_t ptimer(void)
+{
+	struct ember_device_info info;
+
+	return emGetDeviceInfo(&info) ? 0 : info.ptimer_ns;
+}
+
 enum app_autouvm { AU_NONE, AU_RECORD, AU_APPLY };
 
-/* One run of the application; with AutoUVM recording or applying a profile. */
+/* One run of the entry; with AutoUVM recording or applying a profile. */
 static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
-			em_app_variant_fn variant, enum app_autouvm au_mode)
+			enum app_autouvm au_mode)
 {
-	struct em_app_digest digest;
+	const struct em_run_steps *steps;
 	struct em_autouvm au;
 	struct app_run a;
 	double tm[6];
-	bool have_digest;
 	size_t total;
 	uint64_t t0;
 	int i, ret, phase;
@@ -489,15 +533,22 @@ static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 	a.app = app_find(cfg->kernel);
 	if (!a.app)
 		return app_fail(&a, "kernel", -EINVAL);
+	steps = a.app->steps;
 	a.d.seed = cfg->seed;
 	a.d.passes = cfg->passes;
 	a.d.query = em_app_ssb_query(a.app->name);
-	have_digest = cfg->verify_digest && !em_app_digest_parse(cfg->verify_digest, &digest);
-	if (cfg->verify_digest && !have_digest)
-		fprintf(stderr, "ember-run: -V '%s' is not a digest; the reference verifies\n",
-			cfg->verify_digest);
-	if (!em_program_variant_ok(cfg->variant, true))
+	if (a.app->ref) {
+		a.have_digest = cfg->verify_digest &&
+				!em_app_digest_parse(cfg->verify_digest, &a.digest);
+		if (cfg->verify_digest && !a.have_digest)
+			fprintf(stderr, "ember-run: -V '%s' is not a digest; the reference "
+				"verifies\n", cfg->verify_digest);
+	}
+	/* autouvm: AutoUVM's executor is built on the applications' launch sequences */
+	if (!em_program_variant_ok(cfg->variant, a.app->ref != NULL))
 		return app_fail(&a, "variant", -EINVAL);
+	if (steps->check && steps->check(&a))
+		return r->ret;
 	ret = emMemGetInfo(NULL, &total);
 	if (ret)
 		return app_fail(&a, "mem_get_info", ret);
@@ -506,8 +557,8 @@ static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 	if (a.d.foot < 4 * MiB)
 		a.d.foot = 4 * MiB;
 
-	tm[0] = wall_ms();
-	em_app_size(a.app->ref, &a.d);
+	tm[0] = step_ms(&a);
+	steps->size(&a);
 	for (i = 0; i < EM_APP_BUFS; i++) {
 		if (!a.d.bytes[i])
 			continue;
@@ -520,14 +571,14 @@ static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 		r->footprint += emAllocSize(a.d.bytes[i]);
 	}
 	for (i = 0; i < EM_APP_BUFS; i++)
-		if (a.d.p[i] && variant(cfg->variant, a.d.p[i], a.d.bytes[i], r, 0))
+		if (a.d.p[i] && em_wl_variant(cfg->variant, a.d.p[i], a.d.bytes[i], r, 0))
 			goto out;
-	tm[1] = wall_ms();
-	a.app->ref->fill(&a.d);
-	tm[2] = wall_ms();
+	tm[1] = step_ms(&a);
+	steps->fill(&a);
+	tm[2] = step_ms(&a);
 	t0 = ptimer();
 	for (phase = 1, i = 0; i < EM_APP_BUFS; i++)
-		if (a.d.p[i] && variant(cfg->variant, a.d.p[i], a.d.bytes[i], r, phase))
+		if (a.d.p[i] && em_wl_variant(cfg->variant, a.d.p[i], a.d.bytes[i], r, phase))
 			goto out;
 	r->setup_ns = ptimer() - t0;
 	if (au_mode != AU_NONE) {
@@ -541,12 +592,13 @@ static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 		a.au = &au;
 		snprintf(r->autouvm_error, sizeof(r->autouvm_error), "%s", au.error);
 	}
-	tm[3] = wall_ms();
-	if (a.app->launch(&a)) {
-		app_check_after_error(&a);
+	tm[3] = step_ms(&a);
+	if (steps->launch(&a)) {
+		if (steps->after_error)
+			steps->after_error(&a);
 		goto out;
 	}
-	tm[4] = wall_ms();
+	tm[4] = step_ms(&a);
 	if (au_mode == AU_RECORD) {
 		ret = em_autouvm_end(&au, cfg->autouvm_profile);
 		if (ret)
@@ -558,20 +610,16 @@ static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 	r->autouvm_matched = au.plan.matched;
 	r->autouvm_unmatched = au.plan.unmatched;
 	r->autouvm_prefetch_bytes = au.prefetch_bytes;
-	ret = em_app_verify(a.app->ref, &a.d, have_digest ? &digest : NULL);
+	ret = steps->verify(&a);
 	if (ret)
 		app_fail(&a, "verify_alloc", ret);
-	r->verified_by_digest = a.d.verified_by_digest;
-	r->words_checked = a.d.words_checked;
-	r->mismatches = a.d.mismatches;
-	r->expected_result = a.d.expected_result;
-	r->result_ok = a.d.result_ok;
-	tm[5] = wall_ms();
-	/* guest wall time of each step, for whoever tunes the sizes */
-	fprintf(stderr, "ember-run: %s setup %.0f fill %.0f prefetch %.0f "
-		"launches %.0f verify %.0f ms (%s)\n", a.app->name, tm[1] - tm[0],
-		tm[2] - tm[1], tm[3] - tm[2], tm[4] - tm[3], tm[5] - tm[4],
-		a.d.verified_by_digest ? "host digest" : "reference");
+	tm[5] = step_ms(&a);
+	/* guest wall time of each step, for whoever tunes the applications' sizes */
+	if (a.app->ref)
+		fprintf(stderr, "ember-run: %s setup %.0f fill %.0f prefetch %.0f "
+			"launches %.0f verify %.0f ms (%s)\n", a.app->name, tm[1] - tm[0],
+			tm[2] - tm[1], tm[3] - tm[2], tm[4] - tm[3], tm[5] - tm[4],
+			a.d.verified_by_digest ? "host digest" : "reference");
 out:
 	r->result = a.d.result;
 	emGetStats(&r->stats, 0);
@@ -582,15 +630,15 @@ out:
 	return r->ret;
 }
 
-int em_app_run(const struct em_wl_config *cfg, struct em_wl_result *r,
-	       em_app_variant_fn variant)
+int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *r)
 {
+	const struct em_app *app = app_find(cfg->kernel);
 	struct em_wl_config c = *cfg;
 	FILE *f;
 	int profiled = 0;
 
-	if (strcmp(cfg->variant, "autouvm"))
-		return app_run_once(cfg, r, variant, AU_NONE);
+	if (strcmp(cfg->variant, "autouvm") || !app || !app->ref)
+		return app_run_once(cfg, r, AU_NONE);
 	if (!c.autouvm_profile) {
 		mkdir("/tmp", 01777);	/* the guest's initramfs has none */
 		c.autouvm_profile = "/tmp/ember-autouvm.profile";
@@ -600,12 +648,12 @@ int em_app_run(const struct em_wl_config *cfg, struct em_wl_result *r,
 		fclose(f);
 	} else {
 		/* the offline profiling run, in a VA space of its own */
-		if (app_run_once(&c, r, variant, AU_RECORD))
+		if (app_run_once(&c, r, AU_RECORD))
 			return r->ret;
 		emReset();
 		profiled = 1;
 	}
-	app_run_once(&c, r, variant, AU_APPLY);
+	app_run_once(&c, r, AU_APPLY);
 	r->autouvm_profiled = profiled;
 	return r->ret;
 }
@@ -616,7 +664,7 @@ void em_app_json(FILE *f, const struct em_wl_config *cfg,
 	const struct em_app *app = app_find(cfg->kernel);
 	uint32_t passes;
 
-	if (!app)
+	if (!app || !app->ref)
 		return;
 	passes = cfg->passes ? cfg->passes : app->ref->def_passes;
 	fprintf(f, ",\"app\":\"%s\",\"passes\":%u,\"launches\":%llu,\"verified_by\":\"%s\"",

@@ -7,9 +7,10 @@
  * managed memory, fills them through the CPU pointers, runs the built-in
  * device kernel once per phase (the launch is the barrier between phases),
  * and verifies every output word through the CPU pointers against a CPU
- * reference. em_wl_run() dispatches here for these names, with the
- * workload's variant calls (uvm, prefetch, mapped, static), so every app
- * runs under every variant.
+ * reference. They are entries of em_wl_run()'s one table (apps.c), beside
+ * the microbenchmarks, with the same variant calls (uvm, prefetch,
+ * mapped, static; and autouvm, theirs alone), so every app runs under
+ * every variant.
  *
  *  app         kernel      -p (passes)            phases (launches)
  *  pathfinder  PATHFINDER  rows (32)              rows - 1
@@ -38,19 +39,6 @@
 
 #include "workload.h"
 
-/*
- * The variant's calls on one allocation: phase 0 (advise, before the
- * inputs are written), phase 1 (prefetch, after). 0 or a -errno, with the
- * failing call recorded in r.
- */
-typedef int (*em_app_variant_fn)(const char *variant, void *p, size_t bytes,
-				 struct em_wl_result *r, int phase);
-
-/* Nonzero if name is an application (em_app_run handles it). */
-int em_app_is_app(const char *name);
-/* Runs the application cfg->kernel; as em_wl_run(). */
-int em_app_run(const struct em_wl_config *cfg, struct em_wl_result *r,
-	       em_app_variant_fn variant);
 /* Extra JSON fields of an application run (leading comma); none otherwise. */
 void em_app_json(FILE *f, const struct em_wl_config *cfg,
 		 const struct em_wl_result *r);

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Workloads over libember: see workload.h. */
+/*
+ * Workloads over libember (workload.h): the microbenchmarks' steps for
+ * the runner (apps.c, runner.h), the variants' calls, the read-back after
+ * a failed launch, the health check and the JSON.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -7,9 +11,8 @@
 #include <string.h>
 
 #include "gpumodel/splitmix64.h"	/* the model kernels' draws */
-#include "variants.h"
 #include "workload.h"
-#include "apps.h"
+#include "runner.h"
 
 #define LINE_BYTES	128
 #define LINE_WORDS	(LINE_BYTES / 4)
@@ -39,13 +42,6 @@ static int fail(struct em_wl_result *r, const char *call, int ret)
 		r->failed = call;
 	}
 	return ret;
-}
-
-static uint64_t ptimer(void)
-{
-	struct ember_device_info info;
-
-	return emGetDeviceInfo(&info) ? 0 : info.ptimer_ns;
 }
 
 /* Listing 1's calls for one allocation, as the variant asks. */
@@ -96,8 +92,13 @@ static int alloc_buf(struct em_buf *b, size_t bytes, struct em_wl_result *r)
 	return 0;
 }
 
+/*
+ * One launch of l, waited for: its modelled time into r->sim_ns and its
+ * result into *result, also after a failed synchronize (what the driver
+ * reported for it).
+ */
 static int launch(const struct em_wl_config *cfg, struct ember_launch *l,
-		  struct em_wl_result *r)
+		  struct em_wl_result *r, uint64_t *result)
 {
 	int ret;
 
@@ -107,7 +108,7 @@ static int launch(const struct em_wl_config *cfg, struct ember_launch *l,
 	if (ret)
 		return fail(r, "launch", ret);
 	ret = emDeviceSynchronize();
-	emLastLaunch(&r->sim_ns, &r->result);
+	emLastLaunch(&r->sim_ns, result);
 	if (ret)
 		return fail(r, "synchronize", ret);
 	return 0;
@@ -287,7 +288,7 @@ int em_wl_health(const struct em_wl_config *cfg, struct em_wl_result *r)
 		l.args[0] = (uintptr_t)b.p;
 		l.args[1] = b.bytes;
 		l.args[2] = 1;
-		ret = launch(&hc, &l, &hr);
+		ret = launch(&hc, &l, &hr, &hr.result);
 		if (!ret)
 			check_stream(&hc, &b, 1, &hr);
 		if (!ret && hr.result != hr.expected_result)
@@ -300,9 +301,8 @@ int em_wl_health(const struct em_wl_config *cfg, struct em_wl_result *r)
 	return ret;
 }
 
-/* The variant for one buffer of an application (apps.c). */
-static int app_variant(const char *v, void *p, size_t bytes,
-		       struct em_wl_result *r, int phase)
+int em_wl_variant(const char *v, void *p, size_t bytes, struct em_wl_result *r,
+		  int phase)
 {
 	struct em_buf b = { .p = p, .bytes = bytes };
 
@@ -326,11 +326,131 @@ static int hotset_grid_check(const struct em_wl_config *cfg, struct em_wl_result
 	return 0;
 }
 
-/* The moving hot set: see workload.h. Runs on an allocated, filled buffer. */
-static int run_moving_hot(const struct em_wl_config *cfg, struct em_buf *a,
-			  struct em_wl_result *r)
+/* ---- the microbenchmarks' steps (runner.h) ---- */
+
+/* Buffer i of the run. */
+static struct em_buf run_buf(const struct app_run *a, int i)
 {
+	struct em_buf b = { .p = a->d.p[i], .bytes = a->d.bytes[i] };
+
+	return b;
+}
+
+/* Stream's passes over the buffer, hotset's without the grid (-p; 0 = 1). */
+static uint32_t micro_passes(const struct em_wl_config *cfg)
+{
+	return cfg->passes ? cfg->passes : 1;
+}
+
+static int micro_check(struct app_run *a)
+{
+	return a->cfg->grid ? hotset_grid_check(a->cfg, a->r) : 0;
+}
+
+/* The footprint in whole lines, at least two VA blocks. */
+static uint64_t micro_foot(const struct app_run *a)
+{
+	uint64_t foot = a->d.foot & ~(uint64_t)(LINE_BYTES - 1);
+
+	return foot < 2 * EMBER_VA_BLOCK_SIZE ? 2 * EMBER_VA_BLOCK_SIZE : foot;
+}
+
+/* stream, movinghot: one buffer of the footprint */
+static void micro_size(struct app_run *a)
+{
+	a->d.bytes[0] = micro_foot(a);
+}
+
+/* hotset: the kernel reads whole pages */
+static void hotset_size(struct app_run *a)
+{
+	a->d.bytes[0] = micro_foot(a) & ~(uint64_t)4095;
+}
+
+/*
+ * gather: src (b0) takes the footprint less dst (b1), a word for each of
+ * the n[0] lines read, a quarter of src's
+ */
+static void gather_size(struct app_run *a)
+{
+	uint64_t foot = micro_foot(a), count = (foot / LINE_BYTES / 4) & ~31ull;
+
+	a->d.n[0] = count;
+	a->d.bytes[0] = foot - emAllocSize(count * 4);
+	a->d.bytes[1] = count * 4;
+}
+
+/* b0 the input words, b1 (gather's dst) zeroed */
+static void micro_fill(struct app_run *a)
+{
+	struct em_buf src = run_buf(a, 0);
+
+	fill(&src, a->cfg->seed);
+	if (a->d.p[1])
+		memset(a->d.p[1], 0, a->d.bytes[1]);
+}
+
+static int stream_launch(struct app_run *a)
+{
+	struct ember_launch l = { 0 };
+
+	l.kernel = a->app->kernel;
+	l.args[0] = (uintptr_t)a->d.p[0];
+	l.args[1] = a->d.bytes[0];
+	l.args[2] = micro_passes(a->cfg);
+	return launch(a->cfg, &l, a->r, &a->d.result);
+}
+
+static int gather_launch(struct app_run *a)
+{
+	struct ember_launch l = { 0 };
+
+	l.kernel = a->app->kernel;
+	l.args[0] = (uintptr_t)a->d.p[0];
+	l.args[1] = a->d.bytes[0];
+	l.args[2] = (uintptr_t)a->d.p[1];
+	l.args[3] = a->d.n[0];
+	return launch(a->cfg, &l, a->r, &a->d.result);
+}
+
+/* the Figure 16 grid's cell (workload.h), or 10 % random, reuse 4, -p passes */
+static int hotset_launch(struct app_run *a)
+{
+	const struct em_wl_config *cfg = a->cfg;
+	struct ember_launch l = { 0 };
+
+	l.kernel = a->app->kernel;
+	l.args[0] = (uintptr_t)a->d.p[0];
+	l.args[1] = a->d.bytes[0];
+	if (cfg->grid) {
+		int one_pass = !strcmp(cfg->pattern, "pass");
+
+		a->r->window = one_pass ? EMBER_VA_BLOCK_SIZE : a->d.bytes[0];
+		l.args[2] = one_pass ? EMBER_VA_BLOCK_SIZE : 0;
+		l.args[3] = cfg->randomness;
+		l.args[4] = one_pass ? cfg->reuse : 1;
+		l.args[5] = one_pass ? 1 : cfg->reuse;
+	} else {
+		l.args[2] = 0;		/* window: whole buffer */
+		l.args[3] = 10;		/* random percent */
+		l.args[4] = 4;		/* reuse */
+		l.args[5] = micro_passes(cfg);
+	}
+	return launch(cfg, &l, a->r, &a->d.result);
+}
+
+/*
+ * The moving hot set (workload.h): one launch per position of the window,
+ * each position's modelled time and policy counters recorded; sim_ns and
+ * the result are the positions' sums (after a failed launch, that
+ * launch's).
+ */
+static int moving_hot_launch(struct app_run *a)
+{
+	const struct em_wl_config *cfg = a->cfg;
+	struct em_wl_result *r = a->r;
 	uint32_t phases = cfg->passes ? cfg->passes : 8, p;
+	uint64_t bytes = a->d.bytes[0];
 	uint64_t window = (r->vram / 2) & ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
 	uint64_t span, step, total_ns = 0, sum = 0;
 	struct ember_launch l = { 0 };
@@ -338,9 +458,9 @@ static int run_moving_hot(const struct em_wl_config *cfg, struct em_buf *a,
 
 	if (phases < 2 || phases > EM_WL_MAX_PHASES)
 		return fail(r, "phases", -EINVAL);
-	if (window > a->bytes)
-		window = a->bytes & ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
-	span = a->bytes - window;
+	if (window > bytes)
+		window = bytes & ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
+	span = bytes - window;
 	step = (span / (phases - 1)) & ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
 	if (cfg->drifting) {
 		step = (window * (uint64_t)cfg->drift / 100) &
@@ -352,8 +472,8 @@ static int run_moving_hot(const struct em_wl_config *cfg, struct em_buf *a,
 	r->window = window;
 	for (p = 0; p < phases; p++) {
 		memset(&l, 0, sizeof(l));
-		l.kernel = EMBER_KERNEL_HOTSET;
-		l.args[0] = (uintptr_t)a->p + p * step;
+		l.kernel = a->app->kernel;
+		l.args[0] = (uintptr_t)a->d.p[0] + p * step;
 		l.args[1] = window;
 		l.args[2] = 0;		/* the launch's buffer is the hot window */
 		l.args[3] = 0;		/* no random share: a pure hot set */
@@ -361,7 +481,7 @@ static int run_moving_hot(const struct em_wl_config *cfg, struct em_buf *a,
 		l.args[5] = 16;		/* passes: a phase many aging intervals long */
 		if (emGetStats(&before, 0))
 			memset(&before, 0, sizeof(before));
-		if (launch(cfg, &l, r))
+		if (launch(cfg, &l, r, &a->d.result))
 			return r->ret;
 		r->phase_ns[p] = r->sim_ns;
 		if (!emGetStats(&after, 0)) {
@@ -373,118 +493,93 @@ static int run_moving_hot(const struct em_wl_config *cfg, struct em_buf *a,
 			r->phase_timer_ticks[p] = after.timer_ticks - before.timer_ticks;
 		}
 		total_ns += r->sim_ns;
-		sum += r->result;
+		sum += a->d.result;
 	}
 	r->sim_ns = total_ns;
-	r->result = sum;
+	a->d.result = sum;
 	return 0;
 }
 
-int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *r)
+/* stream, gather, hotset: every page of src (b0) and dst (b1) read back */
+static void micro_after_error(struct app_run *a)
 {
-	struct em_buf a = { 0 }, d = { 0 };
-	struct ember_launch l = { 0 };
-	size_t total, foot;
-	uint64_t count = 0, t0;
-	uint32_t passes = cfg->passes ? cfg->passes : 1;
-	int ret, gather = !strcmp(cfg->kernel, "gather");
-	int moving = !strcmp(cfg->kernel, "movinghot");
+	struct em_buf src = run_buf(a, 0), dst = run_buf(a, 1);
+	uint32_t passes = micro_passes(a->cfg);
 
-	if (em_app_is_app(cfg->kernel))
-		return em_app_run(cfg, r, app_variant);
-	memset(r, 0, sizeof(*r));
-	r->result_ok = -1;
-	if (strcmp(cfg->kernel, "stream") && !gather && !moving &&
-	    strcmp(cfg->kernel, "hotset"))
-		return fail(r, "kernel", -EINVAL);
-	if (!em_program_variant_ok(cfg->variant, false))
-		return fail(r, "variant", -EINVAL);
-	if (cfg->grid && (ret = hotset_grid_check(cfg, r)))
-		return ret;
-	ret = emMemGetInfo(NULL, &total);
-	if (ret)
-		return fail(r, "mem_get_info", ret);
-	r->vram = total;
-	foot = (size_t)(cfg->factor * (double)total) & ~(size_t)(LINE_BYTES - 1);
-	if (foot < 2 * EMBER_VA_BLOCK_SIZE)
-		foot = 2 * EMBER_VA_BLOCK_SIZE;
-	if (!strcmp(cfg->kernel, "hotset"))
-		foot &= ~(size_t)4095;	/* the kernel reads whole pages */
-
-	if (gather) {
-		/* src takes the footprint less dst; a quarter of its lines read */
-		count = (foot / LINE_BYTES / 4) & ~31ull;
-		if (alloc_buf(&a, foot - emAllocSize(count * 4), r) ||
-		    alloc_buf(&d, count * 4, r))
-			goto out;
-	} else if (alloc_buf(&a, foot, r)) {
-		goto out;
-	}
-
-	if (apply_variant(cfg->variant, &a, r, 0) ||
-	    (d.p && apply_variant(cfg->variant, &d, r, 0)))
-		goto out;
-	fill(&a, cfg->seed);
-	if (d.p)
-		memset(d.p, 0, d.bytes);
-	t0 = ptimer();
-	if (apply_variant(cfg->variant, &a, r, 1) ||
-	    (d.p && apply_variant(cfg->variant, &d, r, 1)))
-		goto out;
-	r->setup_ns = ptimer() - t0;
-
-	if (moving) {
-		if (!run_moving_hot(cfg, &a, r))
-			check_unchanged(cfg, &a, r);
-		goto out;
-	}
-	l.kernel = gather ? EMBER_KERNEL_GATHER :
-		   !strcmp(cfg->kernel, "stream") ? EMBER_KERNEL_STREAM :
-		   EMBER_KERNEL_HOTSET;
-	l.args[0] = (uintptr_t)a.p;
-	l.args[1] = a.bytes;
-	if (gather) {
-		l.args[2] = (uintptr_t)d.p;
-		l.args[3] = count;
-	} else if (l.kernel == EMBER_KERNEL_STREAM) {
-		l.args[2] = passes;
-	} else if (cfg->grid) {
-		int one_pass = !strcmp(cfg->pattern, "pass");
-
-		r->window = one_pass ? EMBER_VA_BLOCK_SIZE : a.bytes;
-		l.args[2] = one_pass ? EMBER_VA_BLOCK_SIZE : 0;
-		l.args[3] = cfg->randomness;
-		l.args[4] = one_pass ? cfg->reuse : 1;
-		l.args[5] = one_pass ? 1 : cfg->reuse;
-	} else {
-		l.args[2] = 0;		/* window: whole buffer */
-		l.args[3] = 10;		/* random percent */
-		l.args[4] = 4;		/* reuse */
-		l.args[5] = passes;
-	}
-	if (launch(cfg, &l, r)) {
-		check_after_error(cfg, &a, 0, passes, &a, r);
-		if (d.p)
-			check_after_error(cfg, &d, 1, passes, &a, r);
-		goto out;
-	}
-
-	if (gather)
-		check_gather(cfg, &a, &d, count, r);
-	else if (l.kernel == EMBER_KERNEL_STREAM)
-		check_stream(cfg, &a, passes, r);
-	else
-		check_unchanged(cfg, &a, r);
-	if (l.kernel != EMBER_KERNEL_HOTSET)
-		r->result_ok = r->result == r->expected_result;
-out:
-	emGetStats(&r->stats, 0);
-	if (a.p)
-		emFree(a.p);
-	if (d.p)
-		emFree(d.p);
-	return r->ret;
+	check_after_error(a->cfg, &src, 0, passes, &src, a->r);
+	if (dst.p)
+		check_after_error(a->cfg, &dst, 1, passes, &src, a->r);
 }
+
+static int stream_verify(struct app_run *a)
+{
+	struct em_buf b = run_buf(a, 0);
+
+	check_stream(a->cfg, &b, micro_passes(a->cfg), a->r);
+	a->r->result_ok = a->d.result == a->r->expected_result;
+	return 0;
+}
+
+static int gather_verify(struct app_run *a)
+{
+	struct em_buf src = run_buf(a, 0), dst = run_buf(a, 1);
+
+	check_gather(a->cfg, &src, &dst, a->d.n[0], a->r);
+	a->r->result_ok = a->d.result == a->r->expected_result;
+	return 0;
+}
+
+/*
+ * hotset, movinghot: the buffer unchanged (the kernel only reads). Their
+ * launches' result is compared with nothing (result_ok -1): a reference
+ * for it would go here.
+ */
+static int unchanged_verify(struct app_run *a)
+{
+	struct em_buf b = run_buf(a, 0);
+
+	check_unchanged(a->cfg, &b, a->r);
+	return 0;
+}
+
+const struct em_run_steps em_wl_stream_steps = {
+	.check = micro_check,
+	.size = micro_size,
+	.fill = micro_fill,
+	.launch = stream_launch,
+	.after_error = micro_after_error,
+	.verify = stream_verify,
+};
+
+const struct em_run_steps em_wl_gather_steps = {
+	.check = micro_check,
+	.size = gather_size,
+	.fill = micro_fill,
+	.launch = gather_launch,
+	.after_error = micro_after_error,
+	.verify = gather_verify,
+};
+
+const struct em_run_steps em_wl_hotset_steps = {
+	.check = micro_check,
+	.size = hotset_size,
+	.fill = micro_fill,
+	.launch = hotset_launch,
+	.after_error = micro_after_error,
+	.verify = unchanged_verify,
+};
+
+/*
+ * movinghot: after a failed position the buffer is not read back (its
+ * lost pages go uncounted)
+ */
+const struct em_run_steps em_wl_movinghot_steps = {
+	.check = micro_check,
+	.size = micro_size,
+	.fill = micro_fill,
+	.launch = moving_hot_launch,
+	.verify = unchanged_verify,
+};
 
 /* ,"name":[v0,v1,...] */
 static void phase_json(FILE *f, const char *name, const uint64_t *v, uint32_t n)

@@ -30,7 +30,7 @@
 #include "libember.h"
 
 struct em_wl_config {
-	const char *kernel;	/* stream, gather, hotset */
+	const char *kernel;	/* stream, gather, hotset, movinghot, an app (apps.h) */
 	const char *variant;	/* uvm, prefetch, mapped, static */
 	double factor;		/* footprint / VRAM */
 	uint64_t seed;
@@ -114,6 +114,11 @@ struct em_wl_result {
 	uint64_t autouvm_matched, autouvm_unmatched, autouvm_prefetch_bytes;
 };
 
+/*
+ * Runs cfg->kernel, a microbenchmark or an application (apps.h): every
+ * one an entry of the same table, run by the same steps (apps.c,
+ * runner.h). Returns res->ret.
+ */
 int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *res);
 /*
  * Reads [p, p + bytes) through the CPU, page by page, after a failed
