@@ -39,6 +39,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/rwsem.h>
@@ -58,6 +59,27 @@
 #define EMBER_VICTIM_WINDOW	16	/* LRU candidates shown to pick_victim */
 
 /* ---- module parameters (ember_main.c) ---- */
+/*
+ * A uint parameter whose setter refuses values outside [min, max] with
+ * EINVAL and a message (ember_param_set_range()), at load and on every
+ * write through sysfs.
+ */
+int ember_param_set_range(const char *val, const struct kernel_param *kp,
+			  unsigned int min, unsigned int max);
+
+#define EMBER_RANGE_PARAM(name, var, min, max, perm, desc)		\
+	static int ember_set_##name(const char *val,			\
+				    const struct kernel_param *kp)	\
+	{								\
+		return ember_param_set_range(val, kp, min, max);	\
+	}								\
+	static const struct kernel_param_ops ember_param_ops_##name = {	\
+		.set = ember_set_##name,				\
+		.get = param_get_uint,					\
+	};								\
+	module_param_cb(name, &ember_param_ops_##name, &var, perm);	\
+	MODULE_PARM_DESC(name, desc)
+
 extern unsigned int ember_fault_batch_count;
 extern unsigned int ember_launch_timeout_ms;
 extern unsigned int ember_hw_timeout_ms;

@@ -23,8 +23,8 @@ struct ember_stat_set ember_global_stats;
  * out of range is refused with EINVAL and a message, never replaced by a
  * default and never taken in silently.
  */
-static int ember_param_set_range(const char *val, const struct kernel_param *kp,
-				 unsigned int min, unsigned int max)
+int ember_param_set_range(const char *val, const struct kernel_param *kp,
+			  unsigned int min, unsigned int max)
 {
 	unsigned int v;
 	int ret = kstrtouint(val, 0, &v);
@@ -36,22 +36,9 @@ static int ember_param_set_range(const char *val, const struct kernel_param *kp,
 		       min, max);
 		return -EINVAL;
 	}
-	*(unsigned int *)kp->arg = v;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
 	return 0;
 }
-
-#define EMBER_RANGE_PARAM(name, var, min, max, perm, desc)		\
-	static int ember_set_##name(const char *val,			\
-				    const struct kernel_param *kp)	\
-	{								\
-		return ember_param_set_range(val, kp, min, max);	\
-	}								\
-	static const struct kernel_param_ops ember_param_ops_##name = {	\
-		.set = ember_set_##name,				\
-		.get = param_get_uint,					\
-	};								\
-	module_param_cb(name, &ember_param_ops_##name, &var, perm);	\
-	MODULE_PARM_DESC(name, desc)
 
 unsigned int ember_fault_batch_count = 256;
 EMBER_RANGE_PARAM(uvm_perf_fault_batch_count, ember_fault_batch_count,
