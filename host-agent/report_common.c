@@ -99,3 +99,14 @@ void rep_base_gpu(const char *profile, char *out, size_t len)
 	snprintf(out, len, "%s", profile);
 	out[strcspn(out, "-")] = '\0';
 }
+
+void rep_print_run_name(FILE *out, json_t *o, size_t i, bool *first)
+{
+	const char *id = json_string_value(json_object_get(o, "id"));
+
+	if (id)
+		fprintf(out, "%s %s", *first ? "" : ",", id);
+	else
+		fprintf(out, "%s line %zu", *first ? "" : ",", i + 1);
+	*first = false;
+}

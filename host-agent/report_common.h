@@ -97,6 +97,8 @@ void rep_base_gpu(const char *profile, char *out, size_t len);
 int rep_table_load(const char *dir, struct table *t, json_t **keep);
 /* Names every cell two or more runs claimed; returns how many. */
 unsigned int rep_print_duplicates(const struct table *t, json_t *all, FILE *out);
+/* One run of a duplicate cell in its list: its id, or its line in the file. */
+void rep_print_run_name(FILE *out, json_t *o, size_t i, bool *first);
 /* Cell (a, f) of column v's base (stock uvm at its point), or an empty one. */
 const struct cell *rep_base_cell(const struct table *t, size_t a, size_t f, size_t v);
 /* What a cell without a time shows: its status, "dup", or "-". */

@@ -188,17 +188,10 @@ static unsigned int print_grid_duplicates(const struct grid *g, json_t *all, FIL
 						grid_patterns[p], g->randomness[r], g->reuse[u],
 						v ? "adaptive" : "static");
 					json_array_foreach(all, i, o) {
-						const char *id = json_string_value(
-							json_object_get(o, "id"));
-
 						if (!grid_run_at(o, grid_patterns[p], g->randomness[r],
 								 g->reuse[u], v))
 							continue;
-						if (id)
-							fprintf(out, "%s %s", first ? "" : ",", id);
-						else
-							fprintf(out, "%s line %zu", first ? "" : ",", i + 1);
-						first = false;
+						rep_print_run_name(out, o, i, &first);
 					}
 					fprintf(out, " (a cell is pattern, randomness, reuse and "
 						"variant; these runs differ in none of them, e.g. "

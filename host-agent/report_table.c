@@ -197,7 +197,6 @@ unsigned int rep_print_duplicates(const struct table *t, json_t *all, FILE *out)
 					t->factors[f], t->cols[v].label);
 				json_array_foreach(all, i, o) {
 					const char *app = json_string_value(json_object_get(o, "app"));
-					const char *id = json_string_value(json_object_get(o, "id"));
 					struct column c;
 
 					if (!app || strcmp(app, t->apps[a]) ||
@@ -206,11 +205,7 @@ unsigned int rep_print_duplicates(const struct table *t, json_t *all, FILE *out)
 						 t->factors[f]) >= 1e-9 ||
 					    !rep_run_column(o, &c) || !rep_same_column(&c, &t->cols[v]))
 						continue;
-					if (id)
-						fprintf(out, "%s %s", first ? "" : ",", id);
-					else
-						fprintf(out, "%s line %zu", first ? "" : ",", i + 1);
-					first = false;
+					rep_print_run_name(out, o, i, &first);
 				}
 				fprintf(out, " (a cell is app, factor, variant, policy, sweep and "
 					"seed; these runs differ in none: the same run twice, or "
