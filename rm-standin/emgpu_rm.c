@@ -4,9 +4,10 @@
  *
  * nvidia-uvm reaches nvidia.ko (NVIDIA's resource manager, RM) only through
  * the nvUvmInterface* functions of nv_uvm_interface.h. This module exports
- * every one of them, built against that header of the branch whose
- * nvidia-uvm.ko it serves, so that the modversions CRCs nvidia-uvm.ko was
- * linked with match (nvidia/check-rm-standin.sh compares them).
+ * every one of them, compiled with the header, include paths and defines
+ * of the branch's own export unit (rm-standin/build.sh), so that the
+ * modversions CRCs nvidia-uvm.ko was linked with match
+ * (tests/nvidia-uvm/run-test.sh compares them with nvidia.ko's).
  *
  * What is backed so far: the callback registration nvidia-uvm performs at
  * load and the RM session it opens, with a platform that has neither ATS
@@ -15,7 +16,7 @@
  * it does not know, so nvidia-uvm runs with its CPU-only paths. Every other
  * function is generated from the header (emgpu_rm_unbacked.c) and answers
  * NV_ERR_NOT_SUPPORTED with a warning naming it; none is reachable without
- * a registered GPU (docs/rm-standin.md lists them).
+ * a registered GPU (docs/rm-standin.md says which are backed).
  */
 #include <linux/module.h>
 #include <linux/mutex.h>
