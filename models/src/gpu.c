@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "ga10x/ga10x.h"
 
 #define FNV_OFFSET	0xcbf29ce484222325ull
 #define FNV_PRIME	0x100000001b3ull
@@ -141,7 +142,8 @@ struct gm_gpu *gm_create(const struct gm_config *cfg,
 {
 	struct gm_gpu *g;
 
-	if (!profile_ok(&cfg->profile))
+	if (!profile_ok(&cfg->profile) ||
+	    !gm_personality_name(cfg->personality))
 		return NULL;
 	g = calloc(1, sizeof(*g));
 	if (!g)
@@ -151,6 +153,7 @@ struct gm_gpu *gm_create(const struct gm_config *cfg,
 		g->cb = *cb;
 	g->seed = cfg->seed;
 	g->lockstep = cfg->lockstep;
+	g->personality = cfg->personality;
 	g->vram_128_ps = gm_xfer_ps(128, g->prof.vram_bw_mbps);
 	g->h2d_128_ps = gm_xfer_ps(128, g->prof.link_h2d_mbps);
 	g->d2h_128_ps = gm_xfer_ps(128, g->prof.link_d2h_mbps);
@@ -168,7 +171,8 @@ struct gm_gpu *gm_create(const struct gm_config *cfg,
 	}
 	g->ce_q = calloc(g->prof.num_copy_engines, sizeof(*g->ce_q));
 	if (!g->ce_q || gm_mem_init(g) || gm_mmu_init(g) || gm_ac_init(g) ||
-	    gm_sm_init(g)) {
+	    gm_sm_init(g) ||
+	    (g->personality == GM_PERSONALITY_GA10X && ga10x_init(g))) {
 		gm_destroy(g);
 		return NULL;
 	}
@@ -180,6 +184,8 @@ void gm_destroy(struct gm_gpu *g)
 {
 	if (!g)
 		return;
+	if (g->nv)
+		ga10x_fini(g);
 	gm_mem_fini(g);
 	free(g->ce_q);
 	free(g->host_lines);
@@ -233,6 +239,8 @@ void gm_reset(struct gm_gpu *g)
 	g->hash = FNV_OFFSET;
 	g->rng = g->seed;
 	memset(&g->st, 0, sizeof(g->st));
+	if (g->nv)
+		ga10x_reset(g);
 	/*
 	 * Injections are the experiment's, not device state: they keep what
 	 * they fired (a count=1 hang does not hang the reset device again)
@@ -286,4 +294,27 @@ const char *gm_stop_name(enum gm_stop s)
 	};
 
 	return (unsigned int)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+static const char *const personality_names[] = {
+	[GM_PERSONALITY_EMGPU] = "emgpu",
+	[GM_PERSONALITY_GA10X] = "ga10x",
+};
+
+const char *gm_personality_name(enum gm_personality p)
+{
+	return (unsigned int)p < sizeof(personality_names) / sizeof(personality_names[0]) ?
+	       personality_names[p] : NULL;
+}
+
+int gm_personality_lookup(const char *name, enum gm_personality *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(personality_names) / sizeof(personality_names[0]); i++)
+		if (!strcmp(name, personality_names[i])) {
+			*out = (enum gm_personality)i;
+			return 0;
+		}
+	return -1;
 }

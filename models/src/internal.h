@@ -98,6 +98,8 @@ struct gm_gpu {
 	struct gm_callbacks cb;
 	uint64_t seed;
 	int lockstep;
+	enum gm_personality personality;
+	struct gm_ga10x *nv;	/* GA10X only (ga10x/ga10x.h) */
 
 	/* derived timing (ps) */
 	gm_time_t vram_128_ps, h2d_128_ps, d2h_128_ps;

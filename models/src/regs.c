@@ -9,6 +9,7 @@
  * and write-only offsets read as 0 and latch EMGPU_ERR_BAD_REGISTER.
  */
 #include "internal.h"
+#include "ga10x/ga10x.h"
 
 static void ring_write_base(struct gm_gpu *g, struct gm_ring *r, uint32_t lo,
 			    uint32_t off)
@@ -114,9 +115,17 @@ static uint32_t lo_latch(uint64_t v, uint32_t *hi)
 	return (uint32_t)v;
 }
 
+uint32_t gm_regs_size(const struct gm_gpu *g)
+{
+	return g->nv ? GA10X_REGS_SIZE : EMGPU_REGS_SIZE;
+}
+
 uint32_t gm_reg_read(struct gm_gpu *g, uint32_t off)
 {
 	const struct gm_profile *p = &g->prof;
+
+	if (g->nv && off >= GA10X_REG_BASE && off < GA10X_REGS_SIZE)
+		return ga10x_reg_read(g, off);
 
 	switch (off) {
 	case EMGPU_REG_ID: return EMGPU_ID_MAGIC;
@@ -218,6 +227,10 @@ static uint64_t commit64(uint32_t hi, uint32_t lo)
 
 void gm_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 {
+	if (g->nv && off >= GA10X_REG_BASE && off < GA10X_REGS_SIZE) {
+		ga10x_reg_write(g, off, v);
+		return;
+	}
 	switch (off) {
 	case EMGPU_REG_SCRATCH: g->scratch = v; return;
 	case EMGPU_REG_ERROR_CLEAR:

@@ -65,8 +65,26 @@ enum gm_event_type {
 };
 const char *gm_event_name(unsigned int type);
 
+/*
+ * Hardware personality: which register set and in-memory formats the
+ * device presents. EMGPU is emgpu_hw.h's, driven by ember.ko; GA10X adds
+ * the block of ga10x/regs.h with NVIDIA's GPFIFO channels, MMU VER2 and
+ * fault/access-counter formats, driven by NVIDIA's nvidia-uvm through the
+ * resource-manager stand-in. Both share the timing, counters, trace hash
+ * and fault injection of this model.
+ */
+enum gm_personality {
+	GM_PERSONALITY_EMGPU = 0,
+	GM_PERSONALITY_GA10X,
+};
+/* "emgpu", "ga10x"; NULL for an unknown value. */
+const char *gm_personality_name(enum gm_personality p);
+/* 0 and *out set, or -1 for an unknown name. */
+int gm_personality_lookup(const char *name, enum gm_personality *out);
+
 struct gm_config {
 	struct gm_profile profile;	/* copied */
+	enum gm_personality personality;
 	uint64_t seed;			/* PRNG seed; same seed + inputs -> same hash */
 	int lockstep;			/* 1: stop and wait for SYNC at driver events */
 };
@@ -80,7 +98,9 @@ void gm_destroy(struct gm_gpu *gpu);
  * already fired (an injection belongs to the experiment, not the device). */
 void gm_reset(struct gm_gpu *gpu);
 
-/* ---- register interface (32-bit, offsets from emgpu_hw.h) ---- */
+/* ---- register interface (32-bit, offsets from emgpu_hw.h, ga10x/regs.h) ---- */
+/* BAR0 size: EMGPU_REGS_SIZE, or GA10X_REGS_SIZE with that personality. */
+uint32_t gm_regs_size(const struct gm_gpu *gpu);
 uint32_t gm_reg_read(struct gm_gpu *gpu, uint32_t offset);
 void gm_reg_write(struct gm_gpu *gpu, uint32_t offset, uint32_t value);
 
