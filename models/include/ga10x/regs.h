@@ -49,6 +49,9 @@
 #define GA10X_INTR_NONSTALL		(1u << 3)	/* NON_STALL_INTERRUPT method */
 #define GA10X_INTR_CHANNEL_RC		(1u << 4)	/* a channel entered RC */
 #define GA10X_INTR_ALL			0x1fu
+/* pending & enabled leaf bits raise this MSI-X vector, after emgpu's own */
+#define GA10X_MSIX_VECTOR		6	/* == EMGPU_MSIX_VECTORS */
+#define GA10X_MSIX_VECTORS		7
 
 /* ---- replayable fault buffer (owner: ga10x fault unit) ---- */
 #define GA10X_REG_FAULT_BUF_LO		0x8200	/* base | aperture, stand-in */

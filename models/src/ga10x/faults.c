@@ -19,3 +19,13 @@ void ga10x_intr_raise(struct gm_gpu *g, uint32_t leaf_bits)
 {
 	(void)g; (void)leaf_bits;
 }
+
+void ga10x_fault_replay(struct gm_gpu *g, const struct ga10x_replay *r)
+{
+	(void)g; (void)r;
+}
+
+void ga10x_ac_clear(struct gm_gpu *g, const struct ga10x_ac_clear *c)
+{
+	(void)g; (void)c;
+}

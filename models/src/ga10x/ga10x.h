@@ -55,8 +55,39 @@ struct ga10x_xlate {
 int ga10x_translate(struct gm_gpu *g, uint64_t pdb, uint64_t va,
 		    unsigned int access, struct ga10x_xlate *out);
 
+/*
+ * Drops cached translations of [va, end) (end exclusive; 0, ~0 for all) in
+ * the page directory pdb, or in every one with all_pdbs: what a host
+ * MEM_OP TLB invalidate asks, decoded by host.c.
+ */
+void ga10x_tlb_invalidate(struct gm_gpu *g, int all_pdbs, uint64_t pdb,
+			  uint64_t va, uint64_t end);
+
 /* ---- faults.c ---- */
+/* Sets leaf bits pending and raises GA10X_MSIX_VECTOR if one is enabled. */
 void ga10x_intr_raise(struct gm_gpu *g, uint32_t leaf_bits);
+
+/*
+ * A replay or cancel, as the MEM_OP TLB invalidate that carries it names it
+ * (host.c decodes; values are clc56f.h's MEM_OP_C/D field values).
+ */
+struct ga10x_replay {
+	unsigned int type;	/* MEM_OP_C_TLB_INVALIDATE_REPLAY_* */
+	unsigned int gpc, client;	/* cancel targeted */
+	uint64_t inst;		/* cancel targeted: instance pointer | aperture */
+	uint64_t va;		/* cancel VA-global */
+	unsigned int access_type;	/* cancel VA-global: MEM_OP_C ACCESS_TYPE */
+};
+void ga10x_fault_replay(struct gm_gpu *g, const struct ga10x_replay *r);
+
+/* An access-counter clear (MEM_OP_D ACCESS_COUNTER_CLR_*). */
+struct ga10x_ac_clear {
+	unsigned int type;	/* _ALL, _TARGETED */
+	unsigned int targeted_type;	/* _MIMC, _MOMC */
+	uint32_t tag;		/* MEM_OP_C ACCESS_COUNTER_CLR_TARGETED_NOTIFY_TAG */
+	unsigned int bank;
+};
+void ga10x_ac_clear(struct gm_gpu *g, const struct ga10x_ac_clear *c);
 
 /* ---- fifo.c ---- */
 void ga10x_fifo_doorbell(struct gm_gpu *g, uint32_t token);

@@ -21,3 +21,9 @@ int ga10x_translate(struct gm_gpu *g, uint64_t pdb, uint64_t va,
 	(void)g; (void)pdb; (void)va; (void)access; (void)out;
 	return -EMGPU_ERR_BAD_PTE;
 }
+
+void ga10x_tlb_invalidate(struct gm_gpu *g, int all_pdbs, uint64_t pdb,
+			  uint64_t va, uint64_t end)
+{
+	(void)g; (void)all_pdbs; (void)pdb; (void)va; (void)end;
+}
