@@ -25,6 +25,12 @@
 #ifndef GA10X_REGS_H
 #define GA10X_REGS_H
 
+/*
+ * PCI device id in this personality (vendor EMGPU_PCI_VENDOR_ID): ember.ko
+ * binds EMGPU_PCI_DEVICE_ID only, the stand-in emgpu-rm.ko binds this one.
+ */
+#define GA10X_PCI_DEVICE_ID		0xeb02
+
 #define GA10X_REG_BASE			0x8000
 #define GA10X_REGS_SIZE			0x10000	/* BAR0 size in this personality */
 #define GA10X_BAR_VRAM			2	/* BAR2: VRAM window */

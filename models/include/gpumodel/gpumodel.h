@@ -126,6 +126,16 @@ enum gm_stop {
 enum gm_stop gm_run(struct gm_gpu *gpu, uint64_t budget);
 const char *gm_stop_name(enum gm_stop stop);
 
+/*
+ * GA10X: re-examines the GPFIFO channels blocked on a semaphore acquire,
+ * which a CPU may release by a plain store the device never sees. Returns
+ * how many channels are still blocked: the embedder calls it again later
+ * while that is nonzero (qemu-device/emgpu.c: every 100 us of QEMU's
+ * virtual clock). A poll that finds nothing released changes nothing, time
+ * and trace hash included. 0, doing nothing, in the emgpu personality.
+ */
+unsigned int gm_poll(struct gm_gpu *gpu);
+
 /* ---- direct API (tests; each equals a register sequence) ---- */
 int gm_launch(struct gm_gpu *gpu, const struct emgpu_launch_desc *desc);
 void gm_replay(struct gm_gpu *gpu, uint32_t mode);	/* EMGPU_REPLAY_* */

@@ -20,7 +20,8 @@ void ga10x_fifo_doorbell(struct gm_gpu *g, uint32_t token)
 	gm_error(g, EMGPU_ERR_BAD_VALUE, token);
 }
 
-void ga10x_fifo_poll(struct gm_gpu *g)
+unsigned int ga10x_fifo_poll(struct gm_gpu *g)
 {
 	(void)g;
+	return 0;
 }

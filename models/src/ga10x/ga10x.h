@@ -91,9 +91,15 @@ void ga10x_ac_clear(struct gm_gpu *g, const struct ga10x_ac_clear *c);
 
 /* ---- fifo.c ---- */
 void ga10x_fifo_doorbell(struct gm_gpu *g, uint32_t token);
-/* Re-examines channels blocked on a semaphore acquire (the embedder calls
- * this periodically: the CPU may release a semaphore by a plain store). */
-void ga10x_fifo_poll(struct gm_gpu *g);
+/*
+ * Re-examines channels blocked on a semaphore acquire (the embedder calls
+ * this periodically through gm_poll(): the CPU may release a semaphore by a
+ * plain store). Returns how many channels are still blocked; the embedder
+ * stops polling at 0. A poll that finds nothing released must charge no
+ * time and fold no event: how often it runs depends on the embedder's
+ * clock, not on the guest's program.
+ */
+unsigned int ga10x_fifo_poll(struct gm_gpu *g);
 
 /*
  * Per-unit register handlers (regs.c tries each): 0 when the offset is the

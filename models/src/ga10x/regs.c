@@ -48,6 +48,11 @@ uint32_t ga10x_reg_read(struct gm_gpu *g, uint32_t off)
 	return 0;
 }
 
+unsigned int gm_poll(struct gm_gpu *g)
+{
+	return g->nv ? ga10x_fifo_poll(g) : 0;
+}
+
 void ga10x_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 {
 	if (off == GA10X_REG_DOORBELL) {
