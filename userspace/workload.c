@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "gpumodel/hotset.h"	/* hotset's items, for its reference */
 #include "gpumodel/splitmix64.h"	/* the model kernels' draws */
 #include "workload.h"
 #include "runner.h"
@@ -414,29 +415,78 @@ static int gather_launch(struct app_run *a)
 }
 
 /* the Figure 16 grid's cell (workload.h), or 10 % random, reuse 4, -p passes */
-static int hotset_launch(struct app_run *a)
+static void hotset_args(struct app_run *a, struct ember_launch *l)
 {
 	const struct em_wl_config *cfg = a->cfg;
-	struct ember_launch l = { 0 };
 
-	l.kernel = a->app->kernel;
-	l.args[0] = (uintptr_t)a->d.p[0];
-	l.args[1] = a->d.bytes[0];
+	memset(l, 0, sizeof(*l));
+	l->kernel = a->app->kernel;
+	l->args[0] = (uintptr_t)a->d.p[0];
+	l->args[1] = a->d.bytes[0];
 	if (cfg->grid) {
 		int one_pass = !strcmp(cfg->pattern, "pass");
 
 		a->r->window = one_pass ? EMBER_VA_BLOCK_SIZE : a->d.bytes[0];
-		l.args[2] = one_pass ? EMBER_VA_BLOCK_SIZE : 0;
-		l.args[3] = cfg->randomness;
-		l.args[4] = one_pass ? cfg->reuse : 1;
-		l.args[5] = one_pass ? 1 : cfg->reuse;
+		l->args[2] = one_pass ? EMBER_VA_BLOCK_SIZE : 0;
+		l->args[3] = cfg->randomness;
+		l->args[4] = one_pass ? cfg->reuse : 1;
+		l->args[5] = one_pass ? 1 : cfg->reuse;
 	} else {
-		l.args[2] = 0;		/* window: whole buffer */
-		l.args[3] = 10;		/* random percent */
-		l.args[4] = 4;		/* reuse */
-		l.args[5] = micro_passes(cfg);
+		l->args[2] = 0;		/* window: whole buffer */
+		l->args[3] = 10;	/* random percent */
+		l->args[4] = 4;		/* reuse */
+		l->args[5] = micro_passes(cfg);
 	}
-	return launch(cfg, &l, a->r, &a->d.result);
+}
+
+static int hotset_launch(struct app_run *a)
+{
+	struct ember_launch l;
+
+	hotset_args(a, &l);
+	return launch(a->cfg, &l, a->r, &a->d.result);
+}
+
+/* The moving hot set's positions (workload.h): how many, window, step. */
+struct moving_hot {
+	uint32_t phases;
+	uint64_t window, step;
+};
+
+static int moving_hot_plan(struct app_run *a, struct moving_hot *m)
+{
+	const struct em_wl_config *cfg = a->cfg;
+	uint64_t bytes = a->d.bytes[0], span;
+
+	m->phases = cfg->passes ? cfg->passes : 8;
+	if (m->phases < 2 || m->phases > EM_WL_MAX_PHASES)
+		return fail(a->r, "phases", -EINVAL);
+	m->window = (a->r->vram / 2) & ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
+	if (m->window > bytes)
+		m->window = bytes & ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
+	span = bytes - m->window;
+	m->step = (span / (m->phases - 1)) & ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
+	if (cfg->drifting) {
+		m->step = (m->window * (uint64_t)cfg->drift / 100) &
+			  ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
+		if (cfg->drift > 100 || m->step * (m->phases - 1) > span)
+			return fail(a->r, "drift", -EINVAL);
+	}
+	return 0;
+}
+
+/* position p's launch: a pure hot set over the window */
+static void moving_hot_args(const struct app_run *a, const struct moving_hot *m,
+			    uint32_t p, struct ember_launch *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->kernel = a->app->kernel;
+	l->args[0] = (uintptr_t)a->d.p[0] + p * m->step;
+	l->args[1] = m->window;
+	l->args[2] = 0;		/* the launch's buffer is the hot window */
+	l->args[3] = 0;		/* no random share: a pure hot set */
+	l->args[4] = 8;		/* reuse: accesses per page */
+	l->args[5] = 16;	/* passes: a phase many aging intervals long */
 }
 
 /*
@@ -447,41 +497,22 @@ static int hotset_launch(struct app_run *a)
  */
 static int moving_hot_launch(struct app_run *a)
 {
-	const struct em_wl_config *cfg = a->cfg;
 	struct em_wl_result *r = a->r;
-	uint32_t phases = cfg->passes ? cfg->passes : 8, p;
-	uint64_t bytes = a->d.bytes[0];
-	uint64_t window = (r->vram / 2) & ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
-	uint64_t span, step, total_ns = 0, sum = 0;
-	struct ember_launch l = { 0 };
+	struct moving_hot m;
+	uint64_t total_ns = 0, sum = 0;
+	struct ember_launch l;
 	struct ember_stats_counters before, after;
+	uint32_t p;
 
-	if (phases < 2 || phases > EM_WL_MAX_PHASES)
-		return fail(r, "phases", -EINVAL);
-	if (window > bytes)
-		window = bytes & ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
-	span = bytes - window;
-	step = (span / (phases - 1)) & ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
-	if (cfg->drifting) {
-		step = (window * (uint64_t)cfg->drift / 100) &
-		       ~(uint64_t)(EMBER_VA_BLOCK_SIZE - 1);
-		if (cfg->drift > 100 || step * (phases - 1) > span)
-			return fail(r, "drift", -EINVAL);
-	}
-	r->nphases = phases;
-	r->window = window;
-	for (p = 0; p < phases; p++) {
-		memset(&l, 0, sizeof(l));
-		l.kernel = a->app->kernel;
-		l.args[0] = (uintptr_t)a->d.p[0] + p * step;
-		l.args[1] = window;
-		l.args[2] = 0;		/* the launch's buffer is the hot window */
-		l.args[3] = 0;		/* no random share: a pure hot set */
-		l.args[4] = 8;		/* reuse: accesses per page */
-		l.args[5] = 16;		/* passes: a phase many aging intervals long */
+	if (moving_hot_plan(a, &m))
+		return r->ret;
+	r->nphases = m.phases;
+	r->window = m.window;
+	for (p = 0; p < m.phases; p++) {
+		moving_hot_args(a, &m, p, &l);
 		if (emGetStats(&before, 0))
 			memset(&before, 0, sizeof(before));
-		if (launch(cfg, &l, r, &a->d.result))
+		if (launch(a->cfg, &l, r, &a->d.result))
 			return r->ret;
 		r->phase_ns[p] = r->sim_ns;
 		if (!emGetStats(&after, 0)) {
@@ -529,16 +560,67 @@ static int gather_verify(struct app_run *a)
 	return 0;
 }
 
+/* the filled buffer's word at byte offset off of a launch's args[0] */
+struct fill_at {
+	uint64_t seed, base;	/* base: args[0]'s offset in the buffer */
+};
+
+static uint32_t fill_at_word(void *ctx, uint64_t off)
+{
+	const struct fill_at *f = ctx;
+
+	return fill_word(f->seed, (f->base + off) / 4);
+}
+
+/* the kernel's result for launch l over the filled buffer (gpumodel/hotset.h) */
+static uint64_t hotset_expected(const struct app_run *a, const struct ember_launch *l)
+{
+	struct fill_at f = {
+		.seed = a->cfg->seed,
+		.base = l->args[0] - (uintptr_t)a->d.p[0],
+	};
+	uint64_t args[8];
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		args[i] = l->args[i];
+	/* launch() gives every launch the configuration's seed */
+	return gm_hotset_reference(args, a->cfg->seed, fill_at_word, &f);
+}
+
 /*
- * hotset, movinghot: the buffer unchanged (the kernel only reads). Their
- * launches' result is compared with nothing (result_ok -1): a reference
- * for it would go here.
+ * hotset, movinghot: the buffer unchanged (the kernel only reads), and the
+ * result that of the CPU reference of every launch.
  */
-static int unchanged_verify(struct app_run *a)
+static int hotset_verify(struct app_run *a)
 {
 	struct em_buf b = run_buf(a, 0);
+	struct ember_launch l;
 
 	check_unchanged(a->cfg, &b, a->r);
+	hotset_args(a, &l);
+	a->r->expected_result = hotset_expected(a, &l);
+	a->r->result_ok = a->d.result == a->r->expected_result;
+	return 0;
+}
+
+static int moving_hot_verify(struct app_run *a)
+{
+	struct em_buf b = run_buf(a, 0);
+	struct ember_launch l;
+	struct moving_hot m;
+	uint64_t sum = 0;
+	uint32_t p;
+
+	check_unchanged(a->cfg, &b, a->r);
+	if (moving_hot_plan(a, &m))
+		return a->r->ret;
+	for (p = 0; p < m.phases; p++) {
+		moving_hot_args(a, &m, p, &l);
+		sum += hotset_expected(a, &l);
+	}
+	a->r->expected_result = sum;
+	a->r->result_ok = a->d.result == sum;
 	return 0;
 }
 
@@ -566,7 +648,7 @@ const struct em_run_steps em_wl_hotset_steps = {
 	.fill = micro_fill,
 	.launch = hotset_launch,
 	.after_error = micro_after_error,
-	.verify = unchanged_verify,
+	.verify = hotset_verify,
 };
 
 /*
@@ -578,7 +660,7 @@ const struct em_run_steps em_wl_movinghot_steps = {
 	.size = micro_size,
 	.fill = micro_fill,
 	.launch = moving_hot_launch,
-	.verify = unchanged_verify,
+	.verify = moving_hot_verify,
 };
 
 /* ,"name":[v0,v1,...] */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpumodel/hotset.h"
 #include "gpumodel/kernel.h"
 #include "tests.h"
 
@@ -301,6 +302,59 @@ static struct th *sysmem_hotset(const struct gm_profile *p, const uint64_t *args
 	return t;
 }
 
+/* word of the sysmem buffer at byte offset off, for gm_hotset_reference() */
+static uint32_t sys_word(void *ctx, uint64_t off)
+{
+	const struct th *t = ctx;
+
+	return th_u32(t, TH_DATA + off);
+}
+
+/*
+ * The hotset kernel's result equals its CPU reference (gpumodel/hotset.h,
+ * what libember's runner checks launches against) over distinct words:
+ * the whole buffer, a window with a partial last position and random
+ * lines, all random, several passes, seeds 7 and 8.
+ */
+static void test_hotset_reference(void)
+{
+	static const uint64_t shapes[][6] = {
+		{ VA_BASE, SYSMEM_BYTES, 0, 0, 4, 3 },
+		{ VA_BASE, SYSMEM_BYTES, 3 * 4096, 25, 5, 2 },
+		{ VA_BASE, SYSMEM_BYTES, 2 * 4096, 100, 1, 4 },
+		{ VA_BASE, SYSMEM_BYTES, 5 * 4096, 0, 40, 1 },
+	};
+	uint64_t seed, off, ref, zero_ref = 0;
+	unsigned int i;
+
+	for (seed = 7; seed <= 8; seed++)
+		for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+			struct th *t = th_new("h200-64m", 1, 0);
+			uint64_t args[6];
+
+			memcpy(args, shapes[i], sizeof(args));
+			for (off = 0; off < SYSMEM_BYTES; off += 4) {
+				uint32_t w = (uint32_t)gm_mix64(off ^ i << 20);
+
+				memcpy(t->sys + TH_DATA + off, &w, 4);
+			}
+			for (off = 0; off < SYSMEM_BYTES; off += 4096)
+				th_map(t, VA_BASE + off, EMGPU_APERTURE_SYSMEM,
+				       TH_DATA + off, 12, 0);
+			CU_ASSERT_EQUAL(th_launch(t, EMGPU_KERNEL_HOTSET, 4, seed,
+						  args, 6), EMGPU_LAUNCH_RUNNING);
+			CU_ASSERT_EQUAL(th_run_to_end(t, NULL, NULL, NULL),
+					EMGPU_LAUNCH_DONE);
+			ref = gm_hotset_reference(args, seed, sys_word, t);
+			CU_ASSERT_EQUAL(gm_launch_result(t->g), ref);
+			if (i == 0)
+				zero_ref = ref;
+			else
+				CU_ASSERT_NOT_EQUAL(ref, zero_ref);
+			th_free(t);
+		}
+}
+
 /* h200x16-256m with its link at mbps each way. */
 static struct gm_profile link_profile(uint32_t mbps)
 {
@@ -546,6 +600,7 @@ void add_fidelity_suite(void)
 	CU_pSuite s = CU_add_suite("timing fidelity", NULL, NULL);
 
 	CU_add_test(s, "a prefetch advances the idle clock; the launch starts after it", test_prefetch_clock);
+	CU_add_test(s, "hotset's result equals its CPU reference", test_hotset_reference);
 	CU_add_test(s, "copies before a launch shift it, launch time unchanged", test_prefetch_launch_time);
 	CU_add_test(s, "a background copy delays the warps that read its chunk",
 		    test_background_copy_hazard);

@@ -21,25 +21,18 @@
  * of the first word of every line read (or stored).
  * State: n = item.
  */
+#include "gpumodel/hotset.h"
 #include "gpumodel/kernel.h"
-
-/* work items of the launch; 0 for a count that does not fit 62 bits */
-static uint64_t hotset_items(const uint64_t *a)
-{
-	uint64_t pages = a[1] >> 12, wpages = a[2] ? a[2] >> 12 : pages;
-	uint64_t reuse = a[4] ? a[4] : 1, passes = a[5] ? a[5] : 1;
-	uint64_t per_pass = (pages + wpages - 1) / wpages * wpages * reuse;
-
-	return per_pass <= (1ull << 62) / passes ? per_pass * passes : 0;
-}
 
 static int hotset_check(const struct gm_launch *l)
 {
 	const uint64_t *a = l->d.args;
+	struct gm_hotset_shape s;
 
+	gm_hotset_shape(a, &s);
 	return gm_kernel_buf_ok(a[0], a[1]) && !(a[0] & 4095) && !(a[1] & 4095) &&
 	       !(a[2] & 4095) && a[2] <= a[1] && a[3] <= 100 &&
-	       a[4] <= 65536 && a[5] <= 1000000 && hotset_items(a) &&
+	       a[4] <= 65536 && a[5] <= 1000000 && s.items &&
 	       (!a[6] || (a[6] >= 4 && a[6] <= 128 && !(a[6] & (a[6] - 1)))) &&
 	       a[7] <= 1 ? 0 : -1;
 }
@@ -54,31 +47,17 @@ static int hotset_step(struct gm_gpu *g, const struct gm_launch *l,
 		       struct gm_warp *w)
 {
 	const uint64_t *a = l->d.args;
-	uint64_t pages = a[1] >> 12, wpages = a[2] ? a[2] >> 12 : pages;
-	uint64_t reuse = a[4] ? a[4] : 1, slots = wpages * reuse;
-	uint64_t nwin = (pages + wpages - 1) / wpages, items = hotset_items(a);
-	uint64_t rnd, page, line, k, i, j, va;
+	struct gm_hotset_shape s;
+	uint64_t page, line, va, k;
 	int r;
 
+	gm_hotset_shape(a, &s);
 	for (;;) {
-		if (w->n >= items)
+		if (w->n >= s.items)
 			return GM_STEP_DONE;
-		j = w->n % slots;
-		i = w->n / slots % nwin;
-		k = w->n / slots / nwin;
-		rnd = gm_mix64(l->d.seed ^ gm_mix64(k << 40 ^ i << 20 ^ j));
-		if (rnd % 100 < a[3]) {
-			page = (rnd >> 8) % pages;
-			line = (rnd >> 48) % 32;
-		} else {
-			page = i * wpages + j % wpages;
-			line = (j / wpages) % 32;
-			if (page >= pages) {	/* past a partial last window */
-				w->n = gm_next_item(g);
-				continue;
-			}
-		}
-		break;
+		if (gm_hotset_item(a, &s, l->d.seed, w->n, &page, &line))
+			break;
+		w->n = gm_next_item(g);	/* past a partial last window */
 	}
 	va = a[0] + page * 4096 + line * 128;
 	if (a[7]) {
