@@ -34,10 +34,22 @@
  * Either way the DMA fails and the model latches EMGPU_ERR_DMA, as for any
  * DMA outside guest RAM; nothing recurses.
  *
+ * Personalities (property personality): "emgpu" is the device above, for
+ * ember.ko; "ga10x" adds the BAR0 block of models/include/ga10x/regs.h
+ * (BAR0 grows to gm_regs_size()), a seventh MSI-X vector for its interrupt
+ * leaf, a VRAM window in BAR2 and PCI device id GA10X_PCI_DEVICE_ID, for
+ * NVIDIA's nvidia-uvm through the resource-manager stand-in (rm-standin/).
+ * Its doorbell runs GPFIFO channels inside gm_reg_write(), in the MMIO
+ * handler, as emgpu's copy-engine doorbell does; channels blocked on a
+ * semaphore acquire that a CPU releases by a plain store are re-examined
+ * by a poll (emgpu_poll_bh()). Both run engaged in the same guard.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
+#include "qemu/host-utils.h"
+#include "qemu/timer.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
@@ -52,6 +64,7 @@
 #include "trace.h"
 
 #include "emgpu_hw.h"
+#include "ga10x/regs.h"
 #include "gpumodel/gpumodel.h"
 #include "gpumodel/profile.h"
 
@@ -61,14 +74,32 @@ OBJECT_DECLARE_SIMPLE_TYPE(EmgpuState, EMGPU)
 /* Modelled accesses one bottom-half run may execute before yielding. */
 #define EMGPU_RUN_BUDGET_DEFAULT (1u << 20)
 
+/*
+ * GA10x: QEMU_CLOCK_VIRTUAL ns between two polls of the channels blocked on
+ * a semaphore acquire. A CPU's release is a plain store the device cannot
+ * see, so a blocked channel waits at most this long after it (nvidia-uvm's
+ * waits time out after seconds); while a channel is blocked it costs 10,000
+ * cheap polls a second of guest time, none at all once nothing is blocked.
+ * The virtual clock, not the host's, so that the poll instants follow the
+ * guest: under -icount they are a function of the guest's instructions,
+ * and a paused VM polls nothing.
+ */
+#define EMGPU_GA10X_POLL_NS (100 * SCALE_US)
+
 struct EmgpuState {
     PCIDevice parent_obj;
 
     MemoryRegion mmio;
+    MemoryRegion vram_bar;      /* GA10x: BAR2 */
     QEMUBH *run_bh;
+    QEMUBH *poll_bh;            /* GA10x: polls blocked channels */
+    QEMUTimer *poll_timer;      /* GA10x: schedules poll_bh */
     struct gm_gpu *model;
+    enum gm_personality personality;
+    unsigned int msix_vectors;
 
     /* properties */
+    char *personality_name;     /* NULL: "emgpu" */
     char *profile_name;
     uint64_t vram_size;         /* 0: the profile's own size */
     uint64_t seed;
@@ -98,10 +129,10 @@ struct EmgpuState {
 
 /*
  * Whether any part of the DMA [addr, addr + len) lands in a memory region
- * of emgpu's own (BAR0, the MSI-X table and PBA), as the bus-master address
- * space (and a vIOMMU in it) translates it. Such a DMA is refused: it would
- * re-enter the device while it runs (see the header comment). The caller
- * has rejected wrap-around.
+ * of emgpu's own (BAR0, GA10x's BAR2, the MSI-X table and PBA), as the
+ * bus-master address space (and a vIOMMU in it) translates it. Such a DMA
+ * is refused: it would re-enter the device while it runs (see the header
+ * comment). The caller has rejected wrap-around.
  */
 static bool emgpu_dma_to_self(EmgpuState *s, const char *dir, uint64_t addr,
                               uint64_t len, bool is_write)
@@ -184,7 +215,7 @@ static void emgpu_irq(void *opaque, unsigned int vector)
 {
     PCIDevice *pdev = PCI_DEVICE(opaque);
 
-    if (vector < EMGPU_MSIX_VECTORS && msix_enabled(pdev)) {
+    if (vector < EMGPU(opaque)->msix_vectors && msix_enabled(pdev)) {
         trace_emgpu_irq_raise(vector);
         msix_notify(pdev, vector);
     }
@@ -226,7 +257,112 @@ static void emgpu_run_bh(void *opaque)
     }
 }
 
+/*
+ * GA10x: a channel blocked on a semaphore acquire waits for a store the
+ * device does not see (a CPU's release), so the poll timer re-examines the
+ * blocked channels every EMGPU_GA10X_POLL_NS while the model reports some.
+ * Any write to the GA10x block arms it (a doorbell or a channel's control
+ * may leave a channel blocked); each poll re-arms it while channels stay
+ * blocked, and it stops at the first poll that finds none. The timer only
+ * schedules this bottom half, which runs engaged in the device's
+ * re-entrancy guard as emgpu_run_bh() does: a semaphore the poll reads by
+ * DMA cannot re-enter our regions. A poll that releases nothing changes no
+ * model state (gm_poll()), so the number of polls, which depends on the
+ * virtual clock, never reaches the trace hash; what a release changes is
+ * ordered by the guest's store, as any register write's effect is.
+ */
+static void emgpu_poll_arm(EmgpuState *s)
+{
+    if (!timer_pending(s->poll_timer)) {
+        timer_mod(s->poll_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                  EMGPU_GA10X_POLL_NS);
+    }
+}
+
+static void emgpu_poll_timer(void *opaque)
+{
+    EmgpuState *s = opaque;
+
+    qemu_bh_schedule(s->poll_bh);
+}
+
+static void emgpu_poll_bh(void *opaque)
+{
+    EmgpuState *s = opaque;
+    unsigned int blocked = gm_poll(s->model);
+
+    trace_emgpu_ga10x_poll(blocked, gm_now_ns(s->model));
+    if (blocked) {
+        emgpu_poll_arm(s);
+    }
+    /* what a release let the channels do may let the model run on */
+    qemu_bh_schedule(s->run_bh);
+}
+
 /* ---- BAR0 ---- */
+
+/* The name of a register of the GA10x block, for its trace events. */
+static const char *emgpu_ga10x_reg_name(hwaddr addr, char *buf, size_t len)
+{
+    static const struct {
+        hwaddr off;
+        const char *name;
+    } regs[] = {
+#define REG(r) { GA10X_REG_##r, #r }
+        REG(PTIMER_TIME_0), REG(PTIMER_TIME_1), REG(DOORBELL),
+        REG(INTR_LEAF), REG(INTR_EN_SET), REG(INTR_EN_CLEAR), REG(INTR_EN),
+        REG(FAULT_BUF_LO), REG(FAULT_BUF_HI), REG(FAULT_BUF_SIZE),
+        REG(FAULT_BUF_GET), REG(FAULT_BUF_PUT), REG(FAULT_BUF_INFO),
+        REG(PAGE_FAULT_CTRL), REG(FAULT_BUF_CTRL),
+        REG(AC_BUF_LO), REG(AC_BUF_HI), REG(AC_BUF_SIZE), REG(AC_BUF_GET),
+        REG(AC_BUF_PUT), REG(AC_BUF_FULL), REG(AC_CONFIG), REG(AC_CTRL),
+#undef REG
+    };
+    static const char *const chan_regs[GA10X_REG_CHAN_STRIDE / 4] = {
+        "INST_LO", "INST_HI", "PDB_LO", "PDB_HI", "GPFIFO_LO", "GPFIFO_HI",
+        "GPFIFO_ENTRIES", "USERD_LO", "USERD_HI", "NOTIFIER_LO",
+        "NOTIFIER_HI", "ENGINE", "CTRL", "STATUS", "TOKEN",
+    };
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(regs); i++) {
+        if (regs[i].off == addr) {
+            return regs[i].name;
+        }
+    }
+    if (addr >= GA10X_REG_CHAN_BASE &&
+        addr < GA10X_REG_CHAN(GA10X_CHANNELS, 0)) {
+        hwaddr in = (addr - GA10X_REG_CHAN_BASE) % GA10X_REG_CHAN_STRIDE;
+
+        snprintf(buf, len, "CHAN%u_%s",
+                 (unsigned)((addr - GA10X_REG_CHAN_BASE) /
+                            GA10X_REG_CHAN_STRIDE),
+                 chan_regs[in / 4] ? chan_regs[in / 4] : "?");
+        return buf;
+    }
+    return "?";
+}
+
+static bool emgpu_is_ga10x_reg(EmgpuState *s, hwaddr addr)
+{
+    return s->personality == GM_PERSONALITY_GA10X && addr >= GA10X_REG_BASE;
+}
+
+static void emgpu_trace_ga10x(bool is_write, hwaddr addr, uint32_t val)
+{
+    char buf[32];
+
+    if (is_write &&
+        trace_event_get_state_backends(TRACE_EMGPU_GA10X_MMIO_WRITE)) {
+        trace_emgpu_ga10x_mmio_write(addr, emgpu_ga10x_reg_name(addr, buf,
+                                     sizeof(buf)), val);
+    }
+    if (!is_write &&
+        trace_event_get_state_backends(TRACE_EMGPU_GA10X_MMIO_READ)) {
+        trace_emgpu_ga10x_mmio_read(addr, emgpu_ga10x_reg_name(addr, buf,
+                                    sizeof(buf)), val);
+    }
+}
 
 static uint64_t emgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
@@ -239,7 +375,11 @@ static uint64_t emgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
         return 0;
     }
     val = gm_reg_read(s->model, addr);
-    trace_emgpu_mmio_read(addr, val);
+    if (emgpu_is_ga10x_reg(s, addr)) {
+        emgpu_trace_ga10x(false, addr, val);
+    } else {
+        trace_emgpu_mmio_read(addr, val);
+    }
     return val;
 }
 
@@ -253,8 +393,16 @@ static void emgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
         gm_error(s->model, EMGPU_ERR_BAD_REGISTER, addr);
         return;
     }
-    trace_emgpu_mmio_write(addr, val);
-    gm_reg_write(s->model, addr, val);
+    if (emgpu_is_ga10x_reg(s, addr)) {
+        emgpu_trace_ga10x(true, addr, val);
+        /* a doorbell runs its channel here, in gm_reg_write(), as the
+         * copy engine's does; what it leaves blocked waits for the poll */
+        gm_reg_write(s->model, addr, val);
+        emgpu_poll_arm(s);
+    } else {
+        trace_emgpu_mmio_write(addr, val);
+        gm_reg_write(s->model, addr, val);
+    }
     /* doorbells, replays and SYNC let the model run on */
     qemu_bh_schedule(s->run_bh);
 }
@@ -273,6 +421,78 @@ static const MemoryRegionOps emgpu_mmio_ops = {
         .max_access_size = 8,
     },
 };
+
+/* ---- GA10x: BAR2, the CPU's window on VRAM ---- */
+
+/*
+ * BAR2 maps VRAM from offset 0; its size is a power of two, so with a VRAM
+ * size that is not one its tail lies past VRAM. Any size of 1 to 8 bytes
+ * at any alignment reads or writes those bytes of VRAM (an access never
+ * crosses the end of the BAR: the memory core splits it there). An access
+ * past VRAM, or a read of a poisoned chunk, latches its error
+ * (EMGPU_ERR_VRAM_RANGE with the BAR offset in ERROR_INFO, or
+ * EMGPU_ERR_POISON) and is ignored; reads return 0.
+ */
+static void emgpu_vram_bar_error(EmgpuState *s, const char *dir, hwaddr addr,
+                                 unsigned size, int err)
+{
+    trace_emgpu_err_vram_bar(dir, addr, size, gm_error_name(-err));
+    gm_error(s->model, -err, (uint32_t)addr);
+}
+
+static uint64_t emgpu_vram_bar_read(void *opaque, hwaddr addr, unsigned size)
+{
+    EmgpuState *s = opaque;
+    uint8_t buf[8];
+    uint64_t val;
+    int err;
+
+    err = gm_vram_read(s->model, addr, buf, size);
+    if (err) {
+        emgpu_vram_bar_error(s, "read", addr, size, err);
+        return 0;
+    }
+    val = ldn_le_p(buf, size);
+    trace_emgpu_vram_bar_read(addr, size, val);
+    return val;
+}
+
+static void emgpu_vram_bar_write(void *opaque, hwaddr addr, uint64_t val,
+                                 unsigned size)
+{
+    EmgpuState *s = opaque;
+    uint8_t buf[8];
+    int err;
+
+    trace_emgpu_vram_bar_write(addr, size, val);
+    stn_le_p(buf, size, val);
+    err = gm_vram_write(s->model, addr, buf, size);
+    if (err) {
+        emgpu_vram_bar_error(s, "write", addr, size, err);
+    }
+}
+
+static const MemoryRegionOps emgpu_vram_bar_ops = {
+    .read = emgpu_vram_bar_read,
+    .write = emgpu_vram_bar_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+};
+
+/* BAR2's size: VRAM, at most GA10X_BAR2_SIZE_MAX, rounded up to a power of 2. */
+static uint64_t emgpu_vram_bar_size(const EmgpuState *s)
+{
+    return pow2ceil(MIN(s->profile.vram_bytes, GA10X_BAR2_SIZE_MAX));
+}
 
 /* ---- QOM: stats and fault injection ---- */
 
@@ -392,9 +612,29 @@ static void emgpu_profile_hint(Error **errp)
                       "<name>-<N>g (e.g. h200-256m).\n", names->str);
 }
 
+/* The personalities gm_personality_name() knows. */
+static void emgpu_personality_hint(Error **errp)
+{
+    g_autoptr(GString) names = g_string_new(NULL);
+    const char *name;
+    unsigned int i;
+
+    for (i = 0; (name = gm_personality_name(i)); i++) {
+        g_string_append_printf(names, "%s%s", i ? ", " : "", name);
+    }
+    error_append_hint(errp, "Personalities: %s.\n", names->str);
+}
+
 static bool emgpu_check_params(EmgpuState *s, Error **errp)
 {
     const char *name = s->profile_name ? s->profile_name : "h200";
+    const char *pers = s->personality_name ? s->personality_name : "emgpu";
+
+    if (gm_personality_lookup(pers, &s->personality)) {
+        error_setg(errp, "emgpu: unknown personality '%s'", pers);
+        emgpu_personality_hint(errp);
+        return false;
+    }
 
     if (gm_profile_lookup(name, &s->profile)) {
         error_setg(errp, "emgpu: unknown profile '%s'", name);
@@ -424,6 +664,9 @@ static void emgpu_reset(DeviceState *dev)
     if (s->model) {
         gm_reset(s->model);
     }
+    if (s->poll_timer) {
+        timer_del(s->poll_timer);
+    }
 }
 
 static void emgpu_realize(PCIDevice *pdev, Error **errp)
@@ -443,33 +686,55 @@ static void emgpu_realize(PCIDevice *pdev, Error **errp)
     if (!emgpu_check_params(s, errp)) {
         return;
     }
-    memory_region_init_io(&s->mmio, OBJECT(s), &emgpu_mmio_ops, s,
-                          "emgpu-regs", EMGPU_REGS_SIZE);
-    pci_register_bar(pdev, EMGPU_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
-                     &s->mmio);
-    if (msix_init_exclusive_bar(pdev, EMGPU_MSIX_VECTORS, EMGPU_BAR_MSIX,
-                                errp)) {
-        return;
-    }
-    for (vec = 0; vec < EMGPU_MSIX_VECTORS; vec++) {
-        msix_vector_use(pdev, vec);
-    }
-
     cfg = (struct gm_config) {
         .profile = s->profile,
+        .personality = s->personality,
         .seed = s->seed,
         .lockstep = s->lockstep,
     };
     s->model = gm_create(&cfg, &cb);
     if (!s->model) {
-        msix_uninit_exclusive_bar(pdev);
         error_setg(errp, "emgpu: cannot create the GPU model");
         return;
     }
+    s->msix_vectors = s->personality == GM_PERSONALITY_GA10X ?
+                      GA10X_MSIX_VECTORS : EMGPU_MSIX_VECTORS;
+
+    /* BAR0: EMGPU_REGS_SIZE, or GA10X_REGS_SIZE in that personality */
+    memory_region_init_io(&s->mmio, OBJECT(s), &emgpu_mmio_ops, s,
+                          "emgpu-regs", gm_regs_size(s->model));
+    pci_register_bar(pdev, EMGPU_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->mmio);
+    if (s->personality == GM_PERSONALITY_GA10X) {
+        pci_config_set_device_id(pdev->config, GA10X_PCI_DEVICE_ID);
+        memory_region_init_io(&s->vram_bar, OBJECT(s), &emgpu_vram_bar_ops,
+                              s, "emgpu-vram", emgpu_vram_bar_size(s));
+        pci_register_bar(pdev, GA10X_BAR_VRAM,
+                         PCI_BASE_ADDRESS_SPACE_MEMORY |
+                         PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                         PCI_BASE_ADDRESS_MEM_PREFETCH, &s->vram_bar);
+    }
+    if (msix_init_exclusive_bar(pdev, s->msix_vectors, EMGPU_BAR_MSIX,
+                                errp)) {
+        gm_destroy(s->model);
+        s->model = NULL;
+        return;
+    }
+    for (vec = 0; vec < s->msix_vectors; vec++) {
+        msix_vector_use(pdev, vec);
+    }
+
     s->inject_specs = g_ptr_array_new_with_free_func(g_free);
     /* runs engaged in I/O: DMA back into our regions fails (see the top) */
     s->run_bh = qemu_bh_new_guarded(emgpu_run_bh, s,
                                     &DEVICE(s)->mem_reentrancy_guard);
+    if (s->personality == GM_PERSONALITY_GA10X) {
+        s->poll_bh = qemu_bh_new_guarded(emgpu_poll_bh, s,
+                                         &DEVICE(s)->mem_reentrancy_guard);
+        s->poll_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, emgpu_poll_timer, s);
+        trace_emgpu_ga10x_realize(gm_regs_size(s->model),
+                                  emgpu_vram_bar_size(s), s->msix_vectors);
+    }
 
     trace_emgpu_realize(s->profile.name, s->profile.vram_bytes, s->lockstep);
 }
@@ -479,6 +744,14 @@ static void emgpu_exit(PCIDevice *pdev)
     EmgpuState *s = EMGPU(pdev);
 
     msix_uninit_exclusive_bar(pdev);
+    if (s->poll_timer) {
+        timer_free(s->poll_timer);
+        s->poll_timer = NULL;
+    }
+    if (s->poll_bh) {
+        qemu_bh_delete(s->poll_bh);
+        s->poll_bh = NULL;
+    }
     if (s->run_bh) {
         qemu_bh_delete(s->run_bh);
         s->run_bh = NULL;
@@ -492,6 +765,7 @@ static void emgpu_exit(PCIDevice *pdev)
 }
 
 static Property emgpu_properties[] = {
+    DEFINE_PROP_STRING("personality", EmgpuState, personality_name),
     DEFINE_PROP_STRING("profile", EmgpuState, profile_name),
     DEFINE_PROP_SIZE("vram-size", EmgpuState, vram_size, 0),
     DEFINE_PROP_UINT64("seed", EmgpuState, seed, 0),

@@ -14,10 +14,13 @@
 #include "libqtest.h"
 #include "libqos/pci.h"
 #include "libqos/pci-pc.h"
+#include "hw/pci/pci_ids.h"
+#include "hw/pci/pci_regs.h"
 #include "qapi/qmp/qdict.h"
 #include "qemu/bswap.h"
 
 #include "emgpu_hw.h"
+#include "ga10x/regs.h"
 #include "gpumodel/gpumodel.h"
 #include "gpumodel/testlib.h"
 
@@ -43,6 +46,9 @@ typedef struct Gpu {
     QPCIBus *bus;
     QPCIDevice *dev;
     QPCIBar bar;
+    uint64_t bar_size;
+    QPCIBar vram;               /* personality=ga10x: BAR2 */
+    uint64_t vram_size;
     struct gmt_pt pt;           /* page tables in guest RAM at TABLES */
 } Gpu;
 
@@ -100,7 +106,7 @@ static Gpu *gpu_start_args(const char *extra, const char *qemu_extra)
     g->dev = qpci_device_find(g->bus, QPCI_DEVFN(GPU_SLOT, 0));
     g_assert_nonnull(g->dev);
     qpci_device_enable(g->dev);     /* memory decoding and bus mastering */
-    g->bar = qpci_iomap(g->dev, EMGPU_BAR_REGS, NULL);
+    g->bar = qpci_iomap(g->dev, EMGPU_BAR_REGS, &g->bar_size);
 
     g->pt = (struct gmt_pt) {
         .opaque = g, .read = guest_read, .write = guest_write,
@@ -709,6 +715,308 @@ static void test_inject_property(void)
     gpu_stop(g);
 }
 
+/* ---- personality=ga10x ---- */
+
+/*
+ * The GA10x personality with `vram` of VRAM (BAR2 then spans it, rounded up
+ * to a power of two; libqos's 512 MiB MMIO window takes BAR0 and a BAR2 of
+ * up to 256 MiB, but BIOS and APICs lie in its top 64 MiB), its BAR2 mapped.
+ */
+static Gpu *ga10x_start_args(const char *vram, const char *qemu_extra)
+{
+    g_autofree char *extra = g_strdup_printf(",personality=ga10x,"
+                                             "vram-size=%s", vram);
+    Gpu *g = gpu_start_args(extra, qemu_extra);
+
+    g->vram = qpci_iomap(g->dev, GA10X_BAR_VRAM, &g->vram_size);
+    return g;
+}
+
+static Gpu *ga10x_start(void)
+{
+    return ga10x_start_args("64m", NULL);
+}
+
+/* The MSI-X table size of the device's capability. */
+static unsigned msix_vectors(Gpu *g)
+{
+    uint8_t cap = qpci_find_capability(g->dev, PCI_CAP_ID_MSIX, 0);
+
+    g_assert_cmpuint(cap, !=, 0);
+    return (qpci_config_readw(g->dev, cap + PCI_MSIX_FLAGS) &
+            PCI_MSIX_FLAGS_QSIZE) + 1;
+}
+
+/* The error latched since the last call, with its ERROR_INFO; then clears. */
+static void expect_error_info(Gpu *g, uint32_t err, uint32_t info,
+                              const char *what)
+{
+    g_assert_cmphex(rd(g, EMGPU_REG_ERROR_INFO), ==, info);
+    expect_error(g, err, what);
+}
+
+/* Identity: PCI ids, BAR sizes and kinds, MSI-X vectors; emgpu's block stays. */
+static void test_ga10x_identity(void)
+{
+    Gpu *g = ga10x_start();
+    uint32_t bar2;
+
+    g_assert_cmphex(qpci_config_readw(g->dev, PCI_VENDOR_ID), ==,
+                    EMGPU_PCI_VENDOR_ID);
+    g_assert_cmphex(qpci_config_readw(g->dev, PCI_DEVICE_ID), ==,
+                    GA10X_PCI_DEVICE_ID);
+    g_assert_cmphex(qpci_config_readw(g->dev, PCI_CLASS_DEVICE), ==,
+                    PCI_CLASS_DISPLAY_3D);
+    g_assert_cmphex(g->bar_size, ==, GA10X_REGS_SIZE);
+    g_assert_cmphex(g->vram_size, ==, 64ull << 20);
+    bar2 = qpci_config_readl(g->dev, PCI_BASE_ADDRESS_0 + 4 * GA10X_BAR_VRAM);
+    g_assert_cmphex(bar2 & ~PCI_BASE_ADDRESS_MEM_MASK, ==,
+                    PCI_BASE_ADDRESS_SPACE_MEMORY |
+                    PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                    PCI_BASE_ADDRESS_MEM_PREFETCH);
+    g_assert_cmpuint(msix_vectors(g), ==, GA10X_MSIX_VECTORS);
+    g_assert_cmphex(rd(g, EMGPU_REG_ID), ==, EMGPU_ID_MAGIC);
+    g_assert_cmpuint(rd64(g, EMGPU_REG_VRAM_SIZE_LO, EMGPU_REG_VRAM_SIZE_HI),
+                     ==, 64ull << 20);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+}
+
+/*
+ * The emgpu personality is as it was: its id, a 16 KiB BAR0 (the GA10x
+ * block's offsets lie beyond it and never reach the device), 6 vectors and
+ * no BAR2.
+ */
+static void test_emgpu_personality_unchanged(void)
+{
+    Gpu *g = gpu_start(NULL);
+    uint32_t bar2 = PCI_BASE_ADDRESS_0 + 4 * GA10X_BAR_VRAM;
+
+    g_assert_cmphex(qpci_config_readw(g->dev, PCI_DEVICE_ID), ==,
+                    EMGPU_PCI_DEVICE_ID);
+    g_assert_cmphex(g->bar_size, ==, EMGPU_REGS_SIZE);
+    g_assert_cmpuint(msix_vectors(g), ==, EMGPU_MSIX_VECTORS);
+    qpci_config_writel(g->dev, bar2, 0xffffffff);
+    g_assert_cmphex(qpci_config_readl(g->dev, bar2), ==, 0);
+
+    qtest_readl(g->qts, g->bar.addr + GA10X_REG_PTIMER_TIME_0);
+    qtest_writel(g->qts, g->bar.addr + GA10X_REG_DOORBELL, 1);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_COUNT), ==, 0);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+}
+
+/* An unknown personality is refused at realize, naming the valid ones. */
+static void test_personality_refused(void)
+{
+    const char *qemu = g_getenv("QTEST_QEMU_BINARY");
+    g_autofree char *out = NULL, *err = NULL;
+    g_autoptr(GError) gerr = NULL;
+    int status;
+    const char *argv[] = {
+        qemu, "-M", "q35", "-nodefaults", "-display", "none",
+        "-L", "/usr/share/qemu", "-L", "/usr/share/seabios",
+        "-device", "emgpu,personality=ga100", NULL,
+    };
+
+    g_assert_nonnull(qemu);
+    g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, 0, NULL, NULL,
+                               &out, &err, &status, &gerr));
+    g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+    g_assert_nonnull(strstr(err, "emgpu: unknown personality 'ga100'"));
+    g_assert_nonnull(strstr(err, "Personalities: emgpu, ga10x."));
+}
+
+static uint64_t ptimer(Gpu *g)
+{
+    uint32_t hi, lo;
+
+    do {        /* as nvidia-uvm reads it: TIME_1, TIME_0, TIME_1 again */
+        hi = rd(g, GA10X_REG_PTIMER_TIME_1);
+        lo = rd(g, GA10X_REG_PTIMER_TIME_0);
+    } while (rd(g, GA10X_REG_PTIMER_TIME_1) != hi);
+    return (uint64_t)hi << 32 | lo;
+}
+
+/*
+ * PTIMER is the model's clock: it stands still while nothing runs, moves
+ * forward with modelled work (a launch through emgpu's own registers) and
+ * equals emgpu's PTIMER at every point.
+ */
+static void test_ga10x_ptimer(void)
+{
+    Gpu *g = ga10x_start();
+    uint64_t t0, t1, t2;
+    int i;
+
+    t0 = ptimer(g);
+    g_assert_cmpuint(ptimer(g), ==, t0);
+    g_assert_cmpuint(rd64(g, EMGPU_REG_PTIMER_LO, EMGPU_REG_PTIMER_HI), ==,
+                     t0);
+    map_sys(g, VA, DATA, 64 << 10, EMGPU_PAGE_SHIFT);
+    t1 = t0;
+    for (i = 0; i < 3; i++) {
+        launch(g, EMGPU_KERNEL_STREAM, VA, 64 << 10, 1);
+        g_assert_cmpuint(wait_launch(g), ==, EMGPU_LAUNCH_DONE);
+        t2 = ptimer(g);
+        g_assert_cmpuint(t2, >, t1);
+        g_assert_cmpuint(rd64(g, EMGPU_REG_PTIMER_LO, EMGPU_REG_PTIMER_HI),
+                         ==, t2);
+        t1 = t2;
+    }
+    g_assert_cmpuint(ptimer(g), ==, t1);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+}
+
+/* A doorbell with a token no channel has latches BAD_VALUE with the token. */
+static void test_ga10x_doorbell_unknown_token(void)
+{
+    Gpu *g = ga10x_start();
+
+    wr(g, GA10X_REG_DOORBELL, 0x5eed);
+    expect_error_info(g, EMGPU_ERR_BAD_VALUE, 0x5eed, "unknown token");
+    wr(g, GA10X_REG_DOORBELL, 0xffffffff);
+    expect_error_info(g, EMGPU_ERR_BAD_VALUE, 0xffffffff, "unknown token");
+    gpu_stop(g);
+}
+
+/*
+ * The poll of blocked channels: a write to the GA10x block arms it, it runs
+ * once EMGPU_GA10X_POLL_NS (100 us) of virtual time later and, with no
+ * channel blocked, stops there: further time brings no poll.
+ */
+static void test_ga10x_poll_timer(void)
+{
+    g_autofree char *log = NULL, *text = NULL;
+    g_autofree char *args = NULL;
+    int fd = g_file_open_tmp("emgpu-log-XXXXXX", &log, NULL);
+    Gpu *g;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    args = g_strdup_printf("-trace emgpu_ga10x_poll -D %s", log);
+    g = ga10x_start_args("64m", args);
+    qtest_clock_step(g->qts, 1000 * 1000);      /* nothing armed yet */
+    rd(g, EMGPU_REG_ID);
+    wr(g, GA10X_REG_DOORBELL, 0x5eed);
+    qtest_clock_step(g->qts, 99 * 1000);
+    rd(g, EMGPU_REG_ID);
+    qtest_clock_step(g->qts, 1000);             /* 100 us after the write */
+    rd(g, EMGPU_REG_ID);
+    qtest_clock_step(g->qts, 10 * 1000 * 1000);
+    rd(g, EMGPU_REG_ID);
+    gpu_stop(g);
+
+    g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
+    unlink(log);
+    g_assert_cmpuint(count_lines_with(text, "emgpu_ga10x_poll "), ==, 1);
+    g_assert_nonnull(strstr(text, "0 channels still blocked"));
+}
+
+static void bar2_wr32(Gpu *g, uint64_t off, uint32_t v)
+{
+    qpci_io_writel(g->dev, g->vram, off, v);
+}
+
+static uint32_t bar2_rd32(Gpu *g, uint64_t off)
+{
+    return qpci_io_readl(g->dev, g->vram, off);
+}
+
+/*
+ * BAR2 reads and writes VRAM itself: words written at 0, 4 KiB and the
+ * last word read back, in every access size and unaligned, and the copy
+ * engine copies the same bytes out of VRAM into guest RAM.
+ */
+static void test_ga10x_bar2(void)
+{
+    Gpu *g = ga10x_start();
+    const uint64_t last = g->vram_size - 4;
+    uint32_t out[4];
+
+    bar2_wr32(g, 0, 0x11223344);
+    bar2_wr32(g, 4, 0x55667788);
+    bar2_wr32(g, 4096, 0xcafef00d);
+    bar2_wr32(g, last, 0xdeadbeef);
+    g_assert_cmphex(bar2_rd32(g, 0), ==, 0x11223344);
+    g_assert_cmphex(bar2_rd32(g, 4096), ==, 0xcafef00d);
+    g_assert_cmphex(bar2_rd32(g, last), ==, 0xdeadbeef);
+    g_assert_cmphex(qpci_io_readq(g->dev, g->vram, 0), ==,
+                    0x5566778811223344ull);
+    g_assert_cmphex(qpci_io_readb(g->dev, g->vram, 1), ==, 0x33);
+    g_assert_cmphex(qpci_io_readw(g->dev, g->vram, 2), ==, 0x1122);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->vram, 2), ==, 0x77881122);
+    g_assert_cmphex(qpci_io_readb(g->dev, g->vram, last + 3), ==, 0xde);
+
+    qpci_io_writeq(g->dev, g->vram, 8192, 0x0102030405060708ull);
+    qpci_io_writeb(g->dev, g->vram, 8192, 0xa0);
+    qpci_io_writew(g->dev, g->vram, 8194, 0xb1b2);
+    g_assert_cmphex(qpci_io_readq(g->dev, g->vram, 8192), ==,
+                    0x01020304b1b207a0ull);
+
+    /* the model's own VRAM: the copy engine sees the same bytes */
+    ce_setup(g);
+    ce_push(g, 0, EMGPU_CE_OP_COPY,
+            gmt_ce_flags(EMGPU_APERTURE_VIDMEM, EMGPU_APERTURE_SYSMEM),
+            4096, DATA, 4, 0);
+    ce_push(g, 1, EMGPU_CE_OP_COPY,
+            gmt_ce_flags(EMGPU_APERTURE_VIDMEM, EMGPU_APERTURE_SYSMEM),
+            last, DATA + 4, 4, 0);
+    ce_push(g, 2, EMGPU_CE_OP_COPY,
+            gmt_ce_flags(EMGPU_APERTURE_VIDMEM, EMGPU_APERTURE_SYSMEM),
+            8192, DATA + 8, 8, 0);
+    wr(g, EMGPU_REG_CE_RING_PUT, 3);
+    wr(g, EMGPU_REG_CE_DOORBELL, 1);
+    g_assert_cmpuint(rd(g, EMGPU_REG_CE_RING_GET), ==, 3);
+    qtest_memread(g->qts, DATA, out, sizeof(out));
+    g_assert_cmphex(le32_to_cpu(out[0]), ==, 0xcafef00d);
+    g_assert_cmphex(le32_to_cpu(out[1]), ==, 0xdeadbeef);
+    g_assert_cmphex(le32_to_cpu(out[2]), ==, 0xb1b207a0);
+    g_assert_cmphex(le32_to_cpu(out[3]), ==, 0x01020304);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+}
+
+/*
+ * With VRAM that is not a power of two, BAR2 rounds up and its tail lies
+ * past VRAM: an access there latches VRAM_RANGE with the BAR offset, is
+ * logged once as a guest error, and reads 0; the last word of VRAM works.
+ */
+static void test_ga10x_bar2_past_vram(void)
+{
+    g_autofree char *log = NULL, *text = NULL;
+    g_autofree char *args = NULL;
+    int fd = g_file_open_tmp("emgpu-log-XXXXXX", &log, NULL);
+    const uint64_t vram = 96ull << 20;
+    Gpu *g;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    args = g_strdup_printf("-d guest_errors -D %s", log);
+    g = ga10x_start_args("96m", args);
+    g_assert_cmphex(g->vram_size, ==, 128ull << 20);
+
+    bar2_wr32(g, vram - 4, 0x600df00d);
+    g_assert_cmphex(bar2_rd32(g, vram - 4), ==, 0x600df00d);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    bar2_wr32(g, vram, 0x0badf00d);
+    expect_error_info(g, EMGPU_ERR_VRAM_RANGE, vram, "BAR2 write past VRAM");
+    g_assert_cmphex(bar2_rd32(g, g->vram_size - 4), ==, 0);
+    expect_error_info(g, EMGPU_ERR_VRAM_RANGE, g->vram_size - 4,
+                      "BAR2 read past VRAM");
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_COUNT), ==, 2);
+    g_assert_cmphex(bar2_rd32(g, vram - 4), ==, 0x600df00d);
+    gpu_stop(g);
+
+    g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
+    unlink(log);
+    g_assert_cmpuint(count_lines_with(text, "emgpu_err_guest: vram-range, "),
+                     ==, 2);
+    g_assert_nonnull(strstr(text, "emgpu_err_guest: vram-range, "
+                                  "ERROR_INFO 0x6000000"));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -725,6 +1033,16 @@ int main(int argc, char **argv)
     qtest_add_func("/emgpu/stats-complete", test_stats_complete);
     qtest_add_func("/emgpu/guest-errors-logged", test_guest_errors_logged);
     qtest_add_func("/emgpu/dma-to-own-bar", test_dma_to_own_bar);
+    qtest_add_func("/emgpu/personality-refused", test_personality_refused);
+    qtest_add_func("/emgpu/emgpu-personality-unchanged",
+                   test_emgpu_personality_unchanged);
+    qtest_add_func("/emgpu/ga10x/identity", test_ga10x_identity);
+    qtest_add_func("/emgpu/ga10x/ptimer", test_ga10x_ptimer);
+    qtest_add_func("/emgpu/ga10x/doorbell-unknown-token",
+                   test_ga10x_doorbell_unknown_token);
+    qtest_add_func("/emgpu/ga10x/poll-timer", test_ga10x_poll_timer);
+    qtest_add_func("/emgpu/ga10x/bar2", test_ga10x_bar2);
+    qtest_add_func("/emgpu/ga10x/bar2-past-vram", test_ga10x_bar2_past_vram);
 
     return g_test_run();
 }
