@@ -1,7 +1,7 @@
 # Sourced by run.sh and report.sh: the fuzz build of QEMU (built or found in
 # the cache), generic-fuzz's configuration for emgpu and the corpus.
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
-corpus=$top/tests/fuzz/corpus/emgpu-generic
+. "$top/tests/fuzz/qemu/personality.sh"	# corpus, runs, device_props
 fuzzer=$(bash "$top/scripts/build-qemu.sh" --fuzz)
 # run-budget: the device's bottom half yields to the main loop after that
 # many modelled accesses, and generic-fuzz runs at most 10 main-loop
@@ -22,5 +22,5 @@ run_budget=${FUZZ_RUN_BUDGET:-512}
 case $run_budget in
 '' | *[!0-9]* | 0 | 00*) echo "FUZZ_RUN_BUDGET must be a positive integer, not '$run_budget'" >&2; exit 2 ;;
 esac
-export QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share/seabios -device emgpu,profile=h200-64m,run-budget=$run_budget"
+export QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share/seabios -device emgpu,profile=h200-64m,run-budget=$run_budget$device_props"
 export QEMU_FUZZ_OBJECTS="emgpu*"

@@ -6,7 +6,8 @@
 # reset between inputs that the runs' own "cov" column includes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-runs=$here/runs.tsv
+top=$(cd "$here/../../.." && pwd)
+. "$here/personality.sh"	# runs and corpus of FUZZ_PERSONALITY
 [ -s "$runs" ] || { echo "no fuzz-qemu runs recorded in $runs"; exit 0; }
 # each run's line, and its executions per CPU second where it recorded cpu_s
 awk -F'\t' -v OFS='\t' 'NR == 1 { print $0, "exec_per_cpu_s"; next }

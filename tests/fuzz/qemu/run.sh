@@ -3,6 +3,7 @@
 # clang + libFuzzer + ASan + UBSan build of QEMU (build-qemu.sh --fuzz).
 #
 #   run.sh BUILD_DIR SECONDS
+#   FUZZ_PERSONALITY=ga10x run.sh BUILD_DIR SECONDS   (personality.sh)
 #
 # Each input runs in the fuzzer's own process and is followed by a reset
 # (QEMU_FUZZ_RESET, generic-fuzz-reset.patch) instead of a fork. The run
@@ -29,10 +30,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: run.sh BUILD_DIR SECONDS}
 seconds=${2:?usage: run.sh BUILD_DIR SECONDS}
-runs=$here/runs.tsv
+. "$here/common.sh"	# fuzzer, corpus, runs (personality.sh)
 work=$build/fuzz-qemu
-
-. "$here/common.sh"
+[ "$personality" = emgpu ] || work=$work-$personality
 commit=$(git -C "$top" rev-parse --short HEAD)	# what the fuzzer was built from
 mkdir -p "$work/new" "$corpus"
 export QEMU_FUZZ_RESET=1
