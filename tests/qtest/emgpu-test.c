@@ -1017,6 +1017,50 @@ static void test_ga10x_bar2_past_vram(void)
                                   "ERROR_INFO 0x6000000"));
 }
 
+/*
+ * BAR2 is one of the device's own regions: a copy whose sysmem source or
+ * destination is BAR2's bus address is refused before a byte moves
+ * (EMGPU_ERR_DMA, logged as reaching emgpu-vram), and VRAM is unchanged.
+ */
+static void test_ga10x_dma_to_bar2(void)
+{
+    g_autofree char *log = NULL, *text = NULL;
+    g_autofree char *args = NULL;
+    int fd = g_file_open_tmp("emgpu-log-XXXXXX", &log, NULL);
+    Gpu *g;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    args = g_strdup_printf("-d guest_errors -D %s", log);
+    g = ga10x_start_args("64m", args);
+    g_assert_false(g->vram.is_io);
+    bar2_wr32(g, 0, 0x5ca1ab1e);
+    bar2_wr32(g, 4096, 0x0dd0beef);
+
+    ce_setup(g);
+    ce_push(g, 0, EMGPU_CE_OP_COPY,
+            gmt_ce_flags(EMGPU_APERTURE_SYSMEM, EMGPU_APERTURE_VIDMEM),
+            g->vram.addr, 4096, 64, 0);
+    wr(g, EMGPU_REG_CE_RING_PUT, 1);
+    wr(g, EMGPU_REG_CE_DOORBELL, 1);
+    expect_error(g, EMGPU_ERR_DMA, "copy from BAR2");
+    ce_push(g, 1, EMGPU_CE_OP_COPY,
+            gmt_ce_flags(EMGPU_APERTURE_VIDMEM, EMGPU_APERTURE_SYSMEM),
+            4096, g->vram.addr, 64, 0);
+    wr(g, EMGPU_REG_CE_RING_PUT, 2);
+    wr(g, EMGPU_REG_CE_DOORBELL, 1);
+    expect_error(g, EMGPU_ERR_DMA, "copy into BAR2");
+    g_assert_cmphex(bar2_rd32(g, 0), ==, 0x5ca1ab1e);
+    g_assert_cmphex(bar2_rd32(g, 4096), ==, 0x0dd0beef);
+    gpu_stop(g);
+
+    g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
+    unlink(log);
+    g_assert_cmpuint(count_lines_with(text, "reaches own region emgpu-vram"),
+                     ==, 2);
+    g_assert_cmpuint(count_lines_with(text, "emgpu_err_guest: dma,"), ==, 2);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1043,6 +1087,7 @@ int main(int argc, char **argv)
     qtest_add_func("/emgpu/ga10x/poll-timer", test_ga10x_poll_timer);
     qtest_add_func("/emgpu/ga10x/bar2", test_ga10x_bar2);
     qtest_add_func("/emgpu/ga10x/bar2-past-vram", test_ga10x_bar2_past_vram);
+    qtest_add_func("/emgpu/ga10x/dma-to-bar2", test_ga10x_dma_to_bar2);
 
     return g_test_run();
 }
