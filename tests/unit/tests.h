@@ -17,6 +17,7 @@ void add_slicing_suite(void);
 void add_apps_suite(void);
 void add_dispatch_suite(void);
 void add_fidelity_suite(void);
+void add_ga10x_mmu_suite(void);
 
 #define VA_BASE		0x10000000000ull	/* 1 TiB: PD3 index 2 */
 

@@ -42,15 +42,29 @@ void ga10x_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v);
 /* ---- mmu.c ---- */
 struct ga10x_xlate {
 	unsigned int aperture;	/* EMGPU_APERTURE_VIDMEM or _SYSMEM */
-	uint64_t pa;
+	uint64_t pa;		/* of va itself (page base + offset) */
 	unsigned int page_shift;	/* 12, 16, 21 or 29 */
 	unsigned int read_only, atomic_disable, vol, priv;
+	/* a sparse PTE: no fault, reads return 0, writes are dropped
+	 * (aperture and pa are 0) */
+	unsigned int sparse;
+	/* with GA10X_XLATE_FAULT: NV_PFAULT_FAULT_TYPE_* (ga10x/mmu_v2.h) */
+	unsigned int fault_type;
 };
+/* ga10x_translate()'s access: enum emgpu_access_type, with this or'ed in
+ * for a privileged engine (a PRIVILEGE PTE then does not fault) */
+#define GA10X_ACCESS_TYPE_MASK		0xffu
+#define GA10X_ACCESS_PRIVILEGED		(1u << 8)
+/* ga10x_translate()'s positive return: out->fault_type says which fault
+ * (NVIDIA's PDE fault type is 0, so the type cannot be the return value) */
+#define GA10X_XLATE_FAULT		1
 /*
  * Translates va through the page directory whose base entry is pdb (as in
- * GA10X_REG_CHAN_PDB: address | aperture). Returns 0, a positive fault
- * type of hwref ampere dev_fault.h (NV_PFAULT_FAULT_TYPE_*), or a negative
- * enum emgpu_error (a walk that could not read memory).
+ * GA10X_REG_CHAN_PDB: address | GA10X_BASE_APERTURE_*), through the TLB.
+ * Returns 0 with *out filled, GA10X_XLATE_FAULT with out->fault_type set
+ * (nothing is written to any fault buffer), or a negative enum emgpu_error
+ * (a walk that could not read memory, a malformed pdb or entry), which it
+ * has latched with gm_error() already.
  */
 int ga10x_translate(struct gm_gpu *g, uint64_t pdb, uint64_t va,
 		    unsigned int access, struct ga10x_xlate *out);

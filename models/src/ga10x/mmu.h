@@ -5,8 +5,30 @@
 
 #include <stdint.h>
 
+/* TLB: direct-mapped, a power of two */
+#define GA10X_TLB_BITS		8
+#define GA10X_TLB_ENTRIES	(1u << GA10X_TLB_BITS)
+
+/* One cached translation: page (pdb, vpn) of 1 << page_shift bytes. */
+struct ga10x_tlb_entry {
+	uint64_t pdb;		/* address | GA10X_BASE_APERTURE_*, as translated */
+	uint64_t vpn;		/* va >> page_shift */
+	uint64_t pa;		/* page base; 0 for sparse */
+	uint8_t valid;
+	uint8_t page_shift;	/* 12, 16, 21 or 29 */
+	uint8_t aperture;	/* EMGPU_APERTURE_* */
+	uint8_t flags;		/* GA10X_TLB_* */
+};
+
+#define GA10X_TLB_RO		(1u << 0)
+#define GA10X_TLB_NOATOMIC	(1u << 1)
+#define GA10X_TLB_VOL		(1u << 2)
+#define GA10X_TLB_PRIV		(1u << 3)
+#define GA10X_TLB_SPARSE	(1u << 4)
+
 struct ga10x_mmu {
-	uint32_t unused;
+	/* slot: a hash of (pdb, vpn, page size); zeroed by ga10x_reset() */
+	struct ga10x_tlb_entry tlb[GA10X_TLB_ENTRIES];
 };
 
 #endif /* GM_GA10X_MMU_H */
