@@ -536,6 +536,27 @@ static void test_tlb(void)
 	fx_free(f);
 }
 
+/* a device reset empties the TLB (VRAM, and so the tables, stay) */
+static void test_tlb_reset(void)
+{
+	struct fx *f = fx_new(1);
+	struct ga10x_xlate x;
+
+	fx_chain(f);
+	fx_pd0(f, VA_T, 0, 1);
+	wr64(f, PT4K_E(VA_T), PTE_4K_SYS);
+	CU_ASSERT_EQUAL(xl(f, VA_T, EMGPU_ACCESS_READ, &x), 0);
+	wr64(f, PT4K_E(VA_T), PTE_64K_VID);	/* a 4K PTE to vid 0x2000000 */
+	CU_ASSERT_EQUAL(xl(f, VA_T, EMGPU_ACCESS_READ, &x), 0);
+	CU_ASSERT_EQUAL(x.pa, PA_4K + 0x123);
+	gm_reset(f->g);
+	CU_ASSERT_EQUAL(xl(f, VA_T, EMGPU_ACCESS_READ, &x), 0);
+	CU_ASSERT_EQUAL(x.aperture, EMGPU_APERTURE_VIDMEM);
+	CU_ASSERT_EQUAL(x.pa, PA_64K + 0x123);
+	CU_ASSERT_EQUAL(x.page_shift, 12);
+	fx_free(f);
+}
+
 /* ---- malformed values: exact errors, latched ---- */
 
 static void test_errors(void)
@@ -600,5 +621,6 @@ void add_ga10x_mmu_suite(void)
 	CU_add_test(s, "big_states_sys", test_big_states_sys);
 	CU_add_test(s, "permissions_and_faults", test_permissions_and_faults);
 	CU_add_test(s, "tlb", test_tlb);
+	CU_add_test(s, "tlb_reset", test_tlb_reset);
 	CU_add_test(s, "errors", test_errors);
 }
