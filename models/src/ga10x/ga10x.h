@@ -103,6 +103,43 @@ struct ga10x_ac_clear {
 };
 void ga10x_ac_clear(struct gm_gpu *g, const struct ga10x_ac_clear *c);
 
+/*
+ * A replayable fault, reported by the unit whose access faulted (values of
+ * include/ga10x/fault_c369.h). Written as one C369 entry at PUT with the
+ * PTIMER time; stalls the (gpc, client) uTLB until a replay. Prefetch
+ * faults are dropped while PAGE_FAULT_CTRL filters them.
+ */
+struct ga10x_fault {
+	uint64_t inst;		/* instance block | aperture, as GA10X_REG_CHAN_INST */
+	uint64_t va;		/* faulting address (the entry keeps its 4 KiB page) */
+	unsigned int fault_type;	/* C369_FAULT_TYPE_* */
+	unsigned int access_type;	/* C369_ACCESS_* */
+	unsigned int engine_id;	/* C369_MMU_ENG_ID_GRAPHICS + VEID, ... */
+	unsigned int client_type;	/* C369_MMU_CLIENT_TYPE_GPC or _HUB */
+	unsigned int gpc, client;	/* GPC_ID < 32, CLIENT < 128 */
+};
+void ga10x_fault_report(struct gm_gpu *g, const struct ga10x_fault *f);
+
+/*
+ * An access-counter notification (values of include/ga10x/
+ * access_counter_c365.h), written as one C365 entry at PUT. Returns 0 when
+ * written (or dropped by injection), 1 when the buffer is disabled or full
+ * (the counter may notify again), or a negative enum emgpu_error.
+ */
+struct ga10x_ac_entry {
+	unsigned int type;	/* C365_TYPE_GPU (MIMC) or _CPU (MOMC) */
+	unsigned int addr_type;	/* C365_ADDR_TYPE_GVA (all nvidia-uvm takes on GA10x) */
+	uint64_t addr;		/* byte address of the counted region */
+	unsigned int aperture;	/* GPA only: C365_APERTURE_* */
+	uint64_t inst;		/* GVA: instance block | aperture, as GA10X_REG_CHAN_INST */
+	unsigned int mmu_engine_id;	/* GVA: C369_MMU_ENG_ID_GRAPHICS + VEID */
+	uint32_t sub_granularity;
+	uint32_t counter;	/* COUNTER_VAL, 16 bits */
+	uint32_t tag;		/* NOTIFY_TAG, 20 bits: what a targeted clear names */
+	unsigned int bank;	/* BANK, 4 bits */
+};
+int ga10x_ac_notify(struct gm_gpu *g, const struct ga10x_ac_entry *n);
+
 /* ---- fifo.c ---- */
 void ga10x_fifo_doorbell(struct gm_gpu *g, uint32_t token);
 /*
