@@ -18,6 +18,7 @@ void add_apps_suite(void);
 void add_dispatch_suite(void);
 void add_fidelity_suite(void);
 void add_ga10x_mmu_suite(void);
+void add_ga10x_faults_suite(void);
 
 #define VA_BASE		0x10000000000ull	/* 1 TiB: PD3 index 2 */
 
