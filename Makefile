@@ -128,6 +128,12 @@ libvirt-test: all
 unit: deps table1-doc-check profiles-doc-check
 	$(MAKE) -C tests/unit valgrind
 	$(MAKE) -C tests/unit/policy valgrind
+	$(MAKE) -C capture test
+
+# capture/: libtrace (docs/trace-format.md) and its tests; ember-capture
+# itself builds on a machine with CUDA's compute-sanitizer (docs/capture.md).
+capture: deps
+	$(MAKE) -C capture
 
 # docs/table1.md, Table 1 of the paper as Markdown, printed by
 # scripts/table1-doc.c from the one list (policy/ember_adaptive_params.h);
@@ -319,4 +325,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model qemu guest host test unit table1-doc table1-doc-check profiles-doc profiles-doc-check qtest libvirt-test inject-test loaded-test determinism-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card compare-card-small info clean
+.PHONY: all deps model capture qemu guest host test unit table1-doc table1-doc-check profiles-doc profiles-doc-check qtest libvirt-test inject-test loaded-test determinism-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card compare-card-small info clean

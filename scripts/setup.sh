@@ -28,6 +28,8 @@ packages=(
 	busybox-static cpio kmod
 	# host tools and tests
 	libcunit1-dev libjansson-dev valgrind gnuplot-nox
+	# capture/libtrace: zstd-compressed trace sections
+	libzstd-dev
 	# make scale's report (scripts/scale.sh), make profile-run, make loaded-test
 	jq linux-perf
 	# libFuzzer (tests/fuzz); patch applies tests/fuzz/qemu/*.patch

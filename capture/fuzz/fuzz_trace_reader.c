@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+/* libFuzzer target: any bytes given to the reader are either refused with
+ * a message or read whole (every event, launch and warp stream), never a
+ * crash, a leak or an out-of-bounds read (ASan, UBSan). */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <stdlib.h>
+
+#include "trace.h"
+#include "trace_internal.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Recomputes every checksum the input's own table describes, so that
+ * mutations reach the checks behind the CRCs (counts, events, accesses)
+ * instead of stopping at a mismatch. */
+static void fix_checksums(uint8_t *data, size_t size)
+{
+	uint64_t table, count;
+
+	if (size < TRACE_HEADER_SIZE)
+		return;
+	table = get_le64(data + HDR_TABLE_OFFSET);
+	count = get_le32(data + HDR_SECTION_COUNT);
+	if (table <= size && count <= (size - table) / TRACE_SECTION_ENTRY_SIZE &&
+	    size - table - count * TRACE_SECTION_ENTRY_SIZE >= 4) {
+		for (uint64_t i = 0; i < count; i++) {
+			uint8_t *e = data + table + i * TRACE_SECTION_ENTRY_SIZE;
+			uint64_t offset = get_le64(e + SEC_OFFSET);
+			uint64_t stored = get_le64(e + SEC_STORED_SIZE);
+
+			if (offset <= size && stored <= size - offset)
+				put_le32(e + SEC_CRC,
+					 trace_crc32(0, data + offset, stored));
+		}
+		put_le32(data + table + count * TRACE_SECTION_ENTRY_SIZE,
+			 trace_crc32(0, data + table,
+				     count * TRACE_SECTION_ENTRY_SIZE));
+	}
+	put_le32(data + HDR_CRC, trace_crc32(0, data, HDR_CRC));
+}
+
+static void read_everything(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *fixed = malloc(size ? size : 1);
+
+	read_everything(data, size);
+	if (fixed) {
+		memcpy(fixed, data, size);
+		fix_checksums(fixed, size);
+		read_everything(fixed, size);
+		free(fixed);
+	}
+	return 0;
+}
+
+static void read_everything(const uint8_t *data, size_t size)
+{
+	/* Small limits: a hostile size is refused, not allocated. */
+	struct trace_reader_limits limits = { .max_section_raw_bytes = 1 << 20,
+					      .max_file_bytes = 1 << 20 };
+	struct trace_reader *reader;
+	struct trace_error error;
+	volatile uint64_t sink = 0;
+
+	if (trace_open_memory(data, size, "fuzz", &limits, &reader, &error)) {
+		if (!memchr(error.message, 0, sizeof(error.message)))
+			__builtin_trap();
+		return;
+	}
+	for (size_t i = 0; i < trace_event_count(reader); i++)
+		sink += trace_get_event(reader, i)->address;
+	for (size_t i = 0; i < trace_launch_count(reader); i++) {
+		struct trace_warps *warps;
+
+		sink += strlen(trace_get_launch_name(reader, i));
+		if (trace_warps_open(reader, i, &warps, &error))
+			continue;
+		for (size_t w = 0; w < trace_warps_count(warps); w++) {
+			const uint64_t *records;
+			uint32_t warp_id, count;
+
+			trace_warps_get(warps, w, &warp_id, &records, &count);
+			for (uint32_t k = 0; k < count; k++)
+				sink += records[k];
+		}
+		trace_warps_close(warps);
+	}
+	trace_close(reader);
+	(void)sink;
+}

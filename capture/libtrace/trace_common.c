@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+/* libtrace: CRC-32, record encoding and names shared by reader and writer. */
+#include "trace.h"
+#include "trace_internal.h"
+
+/* CRC-32 by nibbles: a 16-entry table keeps it small and constant (no
+ * table built at run time, so no global state), at a few hundred MB/s,
+ * well above what a trace needs. */
+static const uint32_t crc32_nibble_table[16] = {
+	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
+	0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
+	0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
+	0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
+};
+
+uint32_t trace_crc32(uint32_t crc, const void *data, size_t size)
+{
+	const uint8_t *p = data;
+
+	crc = ~crc;
+	for (size_t i = 0; i < size; i++) {
+		crc ^= p[i];
+		crc = (crc >> 4) ^ crc32_nibble_table[crc & 0xf];
+		crc = (crc >> 4) ^ crc32_nibble_table[crc & 0xf];
+	}
+	return ~crc;
+}
+
+void trace_encode_event(uint8_t *out, const struct trace_event *event)
+{
+	put_le16(out + 0, event->kind);
+	put_le16(out + 2, event->flags);
+	put_le32(out + 4, event->arg32);
+	put_le64(out + 8, event->address);
+	put_le64(out + 16, event->size);
+	put_le64(out + 24, event->arg64);
+	put_le64(out + 32, event->reserved);
+	put_le64(out + 40, event->host_time_ns);
+}
+
+void trace_decode_event(const uint8_t *in, struct trace_event *event)
+{
+	event->kind = get_le16(in + 0);
+	event->flags = get_le16(in + 2);
+	event->arg32 = get_le32(in + 4);
+	event->address = get_le64(in + 8);
+	event->size = get_le64(in + 16);
+	event->arg64 = get_le64(in + 24);
+	event->reserved = get_le64(in + 32);
+	event->host_time_ns = get_le64(in + 40);
+}
+
+void trace_encode_launch(uint8_t *out, const struct trace_launch *launch)
+{
+	put_le32(out + 0, launch->launch_index);
+	put_le32(out + 4, launch->flags);
+	for (int i = 0; i < 3; i++) {
+		put_le32(out + 8 + 4 * i, launch->grid[i]);
+		put_le32(out + 20 + 4 * i, launch->block[i]);
+	}
+	put_le32(out + 32, launch->name_offset);
+	put_le32(out + 36, launch->warps_per_block);
+	put_le64(out + 40, launch->gpu_time_ns);
+	put_le64(out + 48, launch->access_count);
+	put_le64(out + 56, launch->dropped_count);
+	put_le64(out + 64, launch->outside_count);
+	put_le64(out + 72, launch->reserved);
+}
+
+void trace_decode_launch(const uint8_t *in, struct trace_launch *launch)
+{
+	launch->launch_index = get_le32(in + 0);
+	launch->flags = get_le32(in + 4);
+	for (int i = 0; i < 3; i++) {
+		launch->grid[i] = get_le32(in + 8 + 4 * i);
+		launch->block[i] = get_le32(in + 20 + 4 * i);
+	}
+	launch->name_offset = get_le32(in + 32);
+	launch->warps_per_block = get_le32(in + 36);
+	launch->gpu_time_ns = get_le64(in + 40);
+	launch->access_count = get_le64(in + 48);
+	launch->dropped_count = get_le64(in + 56);
+	launch->outside_count = get_le64(in + 64);
+	launch->reserved = get_le64(in + 72);
+}
+
+const char *trace_event_kind_name(uint16_t kind)
+{
+	static const char *const names[] = {
+		[TRACE_EVENT_ALLOC] = "alloc",	   [TRACE_EVENT_FREE] = "free",
+		[TRACE_EVENT_ADVISE] = "advise",   [TRACE_EVENT_PREFETCH] = "prefetch",
+		[TRACE_EVENT_MEMCPY] = "memcpy",   [TRACE_EVENT_MEMSET] = "memset",
+		[TRACE_EVENT_LAUNCH] = "launch",   [TRACE_EVENT_SYNC] = "sync",
+	};
+
+	if (kind == 0 || kind > TRACE_EVENT_KIND_MAX)
+		return "unknown";
+	return names[kind];
+}

@@ -1,0 +1,1028 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libtrace reader. trace_open() reads the whole file, then checks it in
+ * the order a byte depends on another: header, section table, each
+ * section's bounds and CRC, then the decompressed META, NAMES, LAUNCHES
+ * and EVENTS (record counts against sizes, then the events' meaning:
+ * frees, advice, prefetches and memsets name live allocations). A launch's
+ * ACCESSES section is decompressed and checked only when it is opened, so
+ * a large trace costs one launch's memory at a time.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zstd.h>
+
+#include "trace.h"
+#include "trace_internal.h"
+
+struct section {
+	uint32_t type;
+	uint32_t compression;
+	uint64_t offset;
+	uint64_t stored_size;
+	uint64_t raw_size;
+	uint32_t crc;
+	uint32_t launch_index;
+	size_t table_position;	/* entry's byte offset in the file */
+};
+
+struct allocation {
+	uint64_t base;
+	uint64_t size;
+	uint32_t kind;		/* enum trace_memory_kind */
+	size_t alloc_event;
+	size_t free_event;	/* SIZE_MAX while never freed */
+};
+
+struct trace_reader {
+	char *name;
+	uint8_t *file;
+	size_t file_size;
+	struct trace_reader_limits limits;
+	struct trace_info info;
+	struct section *sections;
+	char *meta;
+	size_t meta_size;
+	char *names;
+	size_t names_size;
+	struct trace_event *events;
+	size_t event_count;
+	struct trace_launch *launches;
+	size_t launch_count;
+	size_t *launch_events;		/* LAUNCH event index per launch */
+	size_t *access_sections;	/* section index per launch, or SIZE_MAX */
+	struct allocation *allocations;
+	size_t allocation_count;
+};
+
+struct trace_warps {
+	uint8_t *payload;
+	size_t count;
+	uint32_t *warp_ids;
+	uint32_t *record_counts;
+	uint64_t **records;	/* decoded, one array per warp */
+	uint64_t *record_storage;
+};
+
+static int refuse(struct trace_error *error, const char *name,
+		  uint64_t offset, const char *format, ...)
+{
+	va_list args;
+	int n = snprintf(error->message, sizeof(error->message),
+			 "%s: offset %llu: ", name, (unsigned long long)offset);
+
+	if (n < 0 || (size_t)n >= sizeof(error->message))
+		n = 0;
+	va_start(args, format);
+	vsnprintf(error->message + n, sizeof(error->message) - (size_t)n,
+		  format, args);
+	va_end(args);
+	error->offset = offset;
+	return -1;
+}
+
+void trace_reader_default_limits(struct trace_reader_limits *limits)
+{
+	limits->max_section_raw_bytes = 1ull << 30;
+	limits->max_file_bytes = 1ull << 34;
+}
+
+static const char *section_type_name(uint32_t type)
+{
+	switch (type) {
+	case TRACE_SECTION_META: return "META";
+	case TRACE_SECTION_EVENTS: return "EVENTS";
+	case TRACE_SECTION_LAUNCHES: return "LAUNCHES";
+	case TRACE_SECTION_NAMES: return "NAMES";
+	case TRACE_SECTION_ACCESSES: return "ACCESSES";
+	default: return "unknown";
+	}
+}
+
+static int check_header(struct trace_reader *r, struct trace_error *error)
+{
+	const uint8_t *h = r->file;
+	struct trace_info *info = &r->info;
+	uint64_t table_offset, table_end;
+
+	if (r->file_size < TRACE_HEADER_SIZE)
+		return refuse(error, r->name, r->file_size,
+			      "truncated: %zu bytes, the header needs %d",
+			      r->file_size, TRACE_HEADER_SIZE);
+	if (memcmp(h + HDR_MAGIC, TRACE_MAGIC, TRACE_MAGIC_SIZE))
+		return refuse(error, r->name, HDR_MAGIC,
+			      "bad magic: not an Ember trace (or its capture never finished)");
+	info->version_major = get_le16(h + HDR_VERSION_MAJOR);
+	info->version_minor = get_le16(h + HDR_VERSION_MINOR);
+	if (info->version_major != TRACE_VERSION_MAJOR)
+		return refuse(error, r->name, HDR_VERSION_MAJOR,
+			      "wrong version %u.%u: this reader reads %d.x",
+			      info->version_major, info->version_minor,
+			      TRACE_VERSION_MAJOR);
+	if (get_le32(h + HDR_CRC) != trace_crc32(0, h, HDR_CRC))
+		return refuse(error, r->name, HDR_CRC,
+			      "header checksum mismatch: stored %08x, computed %08x",
+			      get_le32(h + HDR_CRC), trace_crc32(0, h, HDR_CRC));
+	if (get_le32(h + HDR_HEADER_SIZE) != TRACE_HEADER_SIZE)
+		return refuse(error, r->name, HDR_HEADER_SIZE,
+			      "header size %u, expected %d",
+			      get_le32(h + HDR_HEADER_SIZE), TRACE_HEADER_SIZE);
+	info->flags = get_le32(h + HDR_FLAGS);
+	if (info->flags & ~TRACE_FLAGS_KNOWN)
+		return refuse(error, r->name, HDR_FLAGS,
+			      "unknown header flags %#x", info->flags);
+	info->line_size = get_le32(h + HDR_LINE_SIZE);
+	if (info->line_size != TRACE_LINE_SIZE)
+		return refuse(error, r->name, HDR_LINE_SIZE,
+			      "line size %u, this reader reads %d-byte lines",
+			      info->line_size, TRACE_LINE_SIZE);
+	info->warp_size = get_le32(h + HDR_WARP_SIZE);
+	if (info->warp_size != TRACE_WARP_SIZE)
+		return refuse(error, r->name, HDR_WARP_SIZE,
+			      "warp size %u, expected %d", info->warp_size,
+			      TRACE_WARP_SIZE);
+	for (int i = HDR_RESERVED; i < HDR_CRC; i++)
+		if (h[i])
+			return refuse(error, r->name, (uint64_t)i,
+				      "reserved header byte is not zero");
+	info->file_size = get_le64(h + HDR_FILE_SIZE);
+	if (info->file_size > r->file_size)
+		return refuse(error, r->name, r->file_size,
+			      "truncated: the header says %llu bytes, the file has %zu",
+			      (unsigned long long)info->file_size, r->file_size);
+	if (info->file_size < r->file_size)
+		return refuse(error, r->name, info->file_size,
+			      "%zu bytes after the trace's end (header says %llu)",
+			      r->file_size - (size_t)info->file_size,
+			      (unsigned long long)info->file_size);
+	info->section_count = get_le32(h + HDR_SECTION_COUNT);
+	table_offset = get_le64(h + HDR_TABLE_OFFSET);
+	if (info->section_count > TRACE_MAX_SECTIONS)
+		return refuse(error, r->name, HDR_SECTION_COUNT,
+			      "absurd section count %u", info->section_count);
+	table_end = (uint64_t)info->section_count * TRACE_SECTION_ENTRY_SIZE + 4;
+	if (table_offset < TRACE_HEADER_SIZE ||
+	    table_offset > r->file_size || table_end > r->file_size - table_offset)
+		return refuse(error, r->name, HDR_TABLE_OFFSET,
+			      "section table (%u entries at offset %llu) lies outside the file's %zu bytes",
+			      info->section_count,
+			      (unsigned long long)table_offset, r->file_size);
+	if (table_offset + table_end != r->file_size)
+		return refuse(error, r->name, table_offset + table_end,
+			      "bytes after the section table");
+	return 0;
+}
+
+static int check_table(struct trace_reader *r, struct trace_error *error)
+{
+	uint64_t table_offset = get_le64(r->file + HDR_TABLE_OFFSET);
+	const uint8_t *table = r->file + table_offset;
+	size_t count = r->info.section_count;
+	size_t table_size = count * TRACE_SECTION_ENTRY_SIZE;
+	uint64_t previous_end = TRACE_HEADER_SIZE;
+	uint32_t stored_crc = get_le32(table + table_size);
+
+	if (stored_crc != trace_crc32(0, table, table_size))
+		return refuse(error, r->name, table_offset + table_size,
+			      "section table checksum mismatch: stored %08x, computed %08x",
+			      stored_crc, trace_crc32(0, table, table_size));
+	r->sections = calloc(count ? count : 1, sizeof(*r->sections));
+	if (!r->sections)
+		return refuse(error, r->name, table_offset, "out of memory");
+	for (size_t i = 0; i < count; i++) {
+		const uint8_t *e = table + i * TRACE_SECTION_ENTRY_SIZE;
+		uint64_t at = table_offset + i * TRACE_SECTION_ENTRY_SIZE;
+		struct section *s = &r->sections[i];
+
+		s->table_position = at;
+		s->type = get_le32(e + SEC_TYPE);
+		s->compression = get_le32(e + SEC_COMPRESSION);
+		s->offset = get_le64(e + SEC_OFFSET);
+		s->stored_size = get_le64(e + SEC_STORED_SIZE);
+		s->raw_size = get_le64(e + SEC_RAW_SIZE);
+		s->crc = get_le32(e + SEC_CRC);
+		s->launch_index = get_le32(e + SEC_LAUNCH_INDEX);
+		if (s->type < TRACE_SECTION_META || s->type > TRACE_SECTION_ACCESSES)
+			return refuse(error, r->name, at + SEC_TYPE,
+				      "section %zu: unknown type %u", i, s->type);
+		if (s->compression > TRACE_COMPRESSION_ZSTD)
+			return refuse(error, r->name, at + SEC_COMPRESSION,
+				      "section %zu: unknown compression %u", i,
+				      s->compression);
+		if (get_le64(e + SEC_RESERVED))
+			return refuse(error, r->name, at + SEC_RESERVED,
+				      "section %zu: reserved field is not zero", i);
+		if (s->type != TRACE_SECTION_ACCESSES && s->launch_index)
+			return refuse(error, r->name, at + SEC_LAUNCH_INDEX,
+				      "section %zu (%s): launch index %u on a section of no launch",
+				      i, section_type_name(s->type), s->launch_index);
+		/* Sections follow each other in file order, between the
+		 * header and the table, without overlap. */
+		if (s->offset < previous_end || s->offset > table_offset ||
+		    s->stored_size > table_offset - s->offset)
+			return refuse(error, r->name, at + SEC_OFFSET,
+				      "section %zu (%s): %llu bytes at offset %llu overlap another section or run past the table at %llu",
+				      i, section_type_name(s->type),
+				      (unsigned long long)s->stored_size,
+				      (unsigned long long)s->offset,
+				      (unsigned long long)table_offset);
+		previous_end = s->offset + s->stored_size;
+		if (s->raw_size > r->limits.max_section_raw_bytes)
+			return refuse(error, r->name, at + SEC_RAW_SIZE,
+				      "section %zu (%s): absurd decompressed size %llu (limit %llu)",
+				      i, section_type_name(s->type),
+				      (unsigned long long)s->raw_size,
+				      (unsigned long long)r->limits.max_section_raw_bytes);
+		if (s->compression == TRACE_COMPRESSION_NONE &&
+		    s->raw_size != s->stored_size)
+			return refuse(error, r->name, at + SEC_RAW_SIZE,
+				      "section %zu: uncompressed, but sizes %llu and %llu differ",
+				      i, (unsigned long long)s->raw_size,
+				      (unsigned long long)s->stored_size);
+		if (trace_crc32(0, r->file + s->offset, s->stored_size) != s->crc)
+			return refuse(error, r->name, s->offset,
+				      "section %zu (%s): checksum mismatch: stored %08x, computed %08x",
+				      i, section_type_name(s->type), s->crc,
+				      trace_crc32(0, r->file + s->offset,
+						  s->stored_size));
+	}
+	if (previous_end != table_offset)
+		return refuse(error, r->name, previous_end,
+			      "%llu unaccounted bytes before the section table",
+			      (unsigned long long)(table_offset - previous_end));
+	return 0;
+}
+
+/* The decompressed payload of section `index` (raw_size bytes, plus a NUL
+ * so that text sections can be read as strings). */
+static int load_section(const struct trace_reader *r, size_t index,
+			uint8_t **payload, struct trace_error *error)
+{
+	const struct section *s = &r->sections[index];
+	uint8_t *raw = malloc(s->raw_size + 1);
+	size_t got;
+
+	*payload = NULL;
+	if (!raw)
+		return refuse(error, r->name, s->offset,
+			      "section %zu: out of memory for %llu bytes", index,
+			      (unsigned long long)s->raw_size);
+	if (s->compression == TRACE_COMPRESSION_NONE) {
+		memcpy(raw, r->file + s->offset, s->raw_size);
+	} else {
+		unsigned long long content =
+			ZSTD_getFrameContentSize(r->file + s->offset,
+						 s->stored_size);
+
+		if (content != s->raw_size) {
+			free(raw);
+			return refuse(error, r->name, s->offset,
+				      "section %zu (%s): zstd frame holds %s%llu bytes, the table says %llu",
+				      index, section_type_name(s->type),
+				      content == ZSTD_CONTENTSIZE_ERROR ? "(not a frame) " :
+				      content == ZSTD_CONTENTSIZE_UNKNOWN ? "(unknown) " : "",
+				      content >= ZSTD_CONTENTSIZE_ERROR - 1 ? 0 : content,
+				      (unsigned long long)s->raw_size);
+		}
+		got = ZSTD_decompress(raw, s->raw_size, r->file + s->offset,
+				      s->stored_size);
+		if (ZSTD_isError(got) || got != s->raw_size) {
+			free(raw);
+			return refuse(error, r->name, s->offset,
+				      "section %zu (%s): zstd: %s", index,
+				      section_type_name(s->type),
+				      ZSTD_isError(got) ? ZSTD_getErrorName(got) :
+							  "short frame");
+		}
+	}
+	raw[s->raw_size] = 0;
+	*payload = raw;
+	return 0;
+}
+
+/* A refusal about byte `at` of a section's decompressed payload. */
+#define refuse_in(r, error, i, at, format, ...)                                \
+	refuse(error, (r)->name, (r)->sections[i].offset,                      \
+	       "section %zu (%s), payload byte %llu: " format, (size_t)(i),     \
+	       section_type_name((r)->sections[i].type),                       \
+	       (unsigned long long)(at), __VA_ARGS__)
+
+/* Reads the "u32 count, u32 0, records" layout of EVENTS and LAUNCHES. */
+static int counted_records(const struct trace_reader *r, size_t i,
+			   const uint8_t *raw, size_t record_size,
+			   size_t *count, struct trace_error *error)
+{
+	uint64_t raw_size = r->sections[i].raw_size;
+
+	if (raw_size < 8)
+		return refuse_in(r, error, i, raw_size,
+				 "%llu bytes, too short for its count",
+				 (unsigned long long)raw_size);
+	*count = get_le32(raw);
+	if (get_le32(raw + 4))
+		return refuse_in(r, error, i, 4, "%s", "reserved word is not zero");
+	if ((raw_size - 8) / record_size < *count)
+		return refuse_in(r, error, i, 0,
+				 "count %zu of %zu-byte records is beyond the section's %llu bytes",
+				 *count, record_size, (unsigned long long)raw_size);
+	if (raw_size != 8 + *count * record_size)
+		return refuse_in(r, error, i, 8 + *count * record_size,
+				 "%llu bytes after the last of %zu records",
+				 (unsigned long long)(raw_size - 8 - *count * record_size),
+				 *count);
+	return 0;
+}
+
+static int find_sections(struct trace_reader *r, size_t *meta, size_t *events,
+			 size_t *launches, size_t *names,
+			 struct trace_error *error)
+{
+	size_t *slots[TRACE_SECTION_ACCESSES] = { NULL, meta, events, launches,
+						  names };
+
+	*meta = *events = *launches = *names = SIZE_MAX;
+	for (size_t i = 0; i < r->info.section_count; i++) {
+		uint32_t type = r->sections[i].type;
+
+		if (type == TRACE_SECTION_ACCESSES)
+			continue;
+		if (*slots[type] != SIZE_MAX)
+			return refuse(error, r->name,
+				      r->sections[i].table_position,
+				      "section %zu: a second %s section", i,
+				      section_type_name(type));
+		*slots[type] = i;
+	}
+	for (uint32_t type = TRACE_SECTION_META; type < TRACE_SECTION_ACCESSES;
+	     type++)
+		if (*slots[type] == SIZE_MAX)
+			return refuse(error, r->name,
+				      get_le64(r->file + HDR_TABLE_OFFSET),
+				      "no %s section", section_type_name(type));
+	return 0;
+}
+
+static int check_launches(struct trace_reader *r, size_t i, const uint8_t *raw,
+			  struct trace_error *error)
+{
+	if (counted_records(r, i, raw, TRACE_LAUNCH_SIZE, &r->launch_count, error))
+		return -1;
+	r->launches = calloc(r->launch_count + 1, sizeof(*r->launches));
+	r->launch_events = calloc(r->launch_count + 1, sizeof(size_t));
+	r->access_sections = malloc((r->launch_count + 1) * sizeof(size_t));
+	if (!r->launches || !r->launch_events || !r->access_sections)
+		return refuse(error, r->name, r->sections[i].offset, "out of memory");
+	for (size_t n = 0; n < r->launch_count; n++) {
+		struct trace_launch *l = &r->launches[n];
+		size_t at = 8 + n * TRACE_LAUNCH_SIZE;
+		uint64_t threads, blocks;
+
+		trace_decode_launch(raw + at, l);
+		r->access_sections[n] = SIZE_MAX;
+		if (l->launch_index != n)
+			return refuse_in(r, error, i, at,
+					 "launch %zu says it is launch %u", n,
+					 l->launch_index);
+		if (l->flags & ~TRACE_LAUNCH_FLAGS_KNOWN || l->reserved)
+			return refuse_in(r, error, i, at + 4,
+					 "launch %zu: unknown flags %#x or reserved bits", n,
+					 l->flags);
+		if (l->name_offset >= r->names_size)
+			return refuse_in(r, error, i, at + 32,
+					 "launch %zu: name offset %u beyond the %zu bytes of names",
+					 n, l->name_offset, r->names_size);
+		threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+		blocks = (uint64_t)l->grid[0] * l->grid[1];
+		if (!threads || !blocks || !l->grid[2])
+			return refuse_in(r, error, i, at + 8,
+					 "launch %zu: empty grid or block", n);
+		if (l->warps_per_block !=
+		    (threads + TRACE_WARP_SIZE - 1) / TRACE_WARP_SIZE)
+			return refuse_in(r, error, i, at + 36,
+					 "launch %zu: %u warps per block, its block of %llu threads has %llu",
+					 n, l->warps_per_block,
+					 (unsigned long long)threads,
+					 (unsigned long long)((threads + 31) / 32));
+		/* Warp ids are u32: the grid's warps must be numbered in one. */
+		if (blocks > UINT32_MAX / l->grid[2] ||
+		    blocks * l->grid[2] > UINT32_MAX / l->warps_per_block)
+			return refuse_in(r, error, i, at + 8,
+					 "launch %zu: absurd grid of more than 2^32 warps", n);
+		if (!!(l->flags & TRACE_LAUNCH_ACCESSES_DROPPED) != !!l->dropped_count)
+			return refuse_in(r, error, i, at + 56,
+					 "launch %zu: dropped count %llu disagrees with its flag",
+					 n, (unsigned long long)l->dropped_count);
+		if (l->dropped_count && !(r->info.flags & TRACE_FLAG_ACCESSES_DROPPED))
+			return refuse_in(r, error, i, at + 56,
+					 "launch %zu dropped records, the header's flag says none did",
+					 n);
+	}
+	return 0;
+}
+
+/* Live allocations, sorted by base, while the event stream is checked. */
+struct live_set {
+	size_t *indices;	/* into r->allocations */
+	size_t count;
+};
+
+/* Position of the first live allocation whose base is above `address`. */
+static size_t live_upper_bound(const struct trace_reader *r,
+			       const struct live_set *live, uint64_t address)
+{
+	size_t low = 0, high = live->count;
+
+	while (low < high) {
+		size_t mid = low + (high - low) / 2;
+
+		if (r->allocations[live->indices[mid]].base <= address)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return low;
+}
+
+/* The live allocation holding [address, address + size), or NULL. */
+static const struct allocation *live_holding(const struct trace_reader *r,
+					     const struct live_set *live,
+					     uint64_t address, uint64_t size)
+{
+	size_t at = live_upper_bound(r, live, address);
+	const struct allocation *a;
+
+	if (!at)
+		return NULL;
+	a = &r->allocations[live->indices[at - 1]];
+	if (address - a->base >= a->size || size > a->size - (address - a->base))
+		return NULL;
+	return a;
+}
+
+static int check_events(struct trace_reader *r, size_t i, const uint8_t *raw,
+			struct trace_error *error)
+{
+	struct live_set live = { 0 };
+	size_t next_launch = 0, capacity = 0;
+	int rc = 0;
+
+	if (counted_records(r, i, raw, TRACE_EVENT_SIZE, &r->event_count, error))
+		return -1;
+	r->events = calloc(r->event_count + 1, sizeof(*r->events));
+	live.indices = malloc((r->event_count + 1) * sizeof(size_t));
+	if (!r->events || !live.indices) {
+		free(live.indices);
+		return refuse(error, r->name, r->sections[i].offset, "out of memory");
+	}
+	for (size_t n = 0; n < r->event_count && !rc; n++) {
+		struct trace_event *e = &r->events[n];
+		size_t at = 8 + n * TRACE_EVENT_SIZE;
+		const struct allocation *holder;
+
+		trace_decode_event(raw + at, e);
+		if (e->kind == 0 || e->kind > TRACE_EVENT_KIND_MAX) {
+			rc = refuse_in(r, error, i, at, "event %zu: unknown kind %u",
+				       n, e->kind);
+			break;
+		}
+		if (e->flags || e->reserved) {
+			rc = refuse_in(r, error, i, at + 2,
+				       "event %zu (%s): flags or reserved field not zero",
+				       n, trace_event_kind_name(e->kind));
+			break;
+		}
+		if (e->kind != TRACE_EVENT_LAUNCH && e->kind != TRACE_EVENT_SYNC &&
+		    e->kind != TRACE_EVENT_FREE &&
+		    (!e->size || e->address > UINT64_MAX - e->size)) {
+			rc = refuse_in(r, error, i, at + 16,
+				       "event %zu (%s): empty or wrapping range %#llx+%llu",
+				       n, trace_event_kind_name(e->kind),
+				       (unsigned long long)e->address,
+				       (unsigned long long)e->size);
+			break;
+		}
+		switch (e->kind) {
+		case TRACE_EVENT_ALLOC: {
+			size_t pos = live_upper_bound(r, &live, e->address);
+			const struct allocation *below =
+				pos ? &r->allocations[live.indices[pos - 1]] : NULL;
+			const struct allocation *above =
+				pos < live.count ? &r->allocations[live.indices[pos]] : NULL;
+			struct allocation *a;
+
+			if (e->arg32 < TRACE_MEMORY_MANAGED || e->arg32 > TRACE_MEMORY_HOST) {
+				rc = refuse_in(r, error, i, at + 4,
+					       "event %zu (alloc): unknown memory kind %u",
+					       n, e->arg32);
+				break;
+			}
+			if ((below && e->address - below->base < below->size) ||
+			    (above && above->base - e->address < e->size)) {
+				rc = refuse_in(r, error, i, at + 8,
+					       "event %zu (alloc): %#llx+%llu overlaps a live allocation",
+					       n, (unsigned long long)e->address,
+					       (unsigned long long)e->size);
+				break;
+			}
+			if (r->allocation_count == capacity) {
+				size_t grown_capacity = capacity ? capacity * 2 : 64;
+				struct allocation *grown =
+					realloc(r->allocations,
+						grown_capacity * sizeof(*grown));
+
+				if (!grown) {
+					rc = refuse(error, r->name, r->sections[i].offset,
+						    "out of memory");
+					break;
+				}
+				r->allocations = grown;
+				capacity = grown_capacity;
+			}
+			a = &r->allocations[r->allocation_count];
+			*a = (struct allocation){ e->address, e->size, e->arg32, n,
+						  SIZE_MAX };
+			memmove(live.indices + pos + 1, live.indices + pos,
+				(live.count - pos) * sizeof(size_t));
+			live.indices[pos] = r->allocation_count++;
+			live.count++;
+			break;
+		}
+		case TRACE_EVENT_FREE: {
+			size_t pos = live_upper_bound(r, &live, e->address);
+
+			if (!pos || r->allocations[live.indices[pos - 1]].base != e->address) {
+				rc = refuse_in(r, error, i, at + 8,
+					       "event %zu (free): %#llx is no live allocation",
+					       n, (unsigned long long)e->address);
+				break;
+			}
+			r->allocations[live.indices[pos - 1]].free_event = n;
+			memmove(live.indices + pos - 1, live.indices + pos,
+				(live.count - pos) * sizeof(size_t));
+			live.count--;
+			break;
+		}
+		case TRACE_EVENT_ADVISE:
+		case TRACE_EVENT_PREFETCH:
+			if (e->kind == TRACE_EVENT_ADVISE &&
+			    (e->arg32 < TRACE_ADVISE_SET_READ_MOSTLY ||
+			     e->arg32 > TRACE_ADVISE_UNSET_ACCESSED_BY)) {
+				rc = refuse_in(r, error, i, at + 4,
+					       "event %zu (advise): unknown advice %u",
+					       n, e->arg32);
+				break;
+			}
+			holder = live_holding(r, &live, e->address, e->size);
+			if (!holder || holder->kind != TRACE_MEMORY_MANAGED)
+				rc = refuse_in(r, error, i, at + 8,
+					       "event %zu (%s): %#llx+%llu is not inside a live managed allocation",
+					       n, trace_event_kind_name(e->kind),
+					       (unsigned long long)e->address,
+					       (unsigned long long)e->size);
+			break;
+		case TRACE_EVENT_MEMSET:
+			if (!live_holding(r, &live, e->address, e->size))
+				rc = refuse_in(r, error, i, at + 8,
+					       "event %zu (memset): %#llx+%llu is not inside a live allocation",
+					       n, (unsigned long long)e->address,
+					       (unsigned long long)e->size);
+			break;
+		case TRACE_EVENT_MEMCPY:
+			if (e->arg32 > 4 || e->arg64 > UINT64_MAX - e->size)
+				rc = refuse_in(r, error, i, at + 4,
+					       "event %zu (memcpy): direction %u or source range is invalid",
+					       n, e->arg32);
+			break;
+		case TRACE_EVENT_LAUNCH:
+			if (e->arg32 != next_launch || next_launch >= r->launch_count) {
+				rc = refuse_in(r, error, i, at + 4,
+					       "event %zu (launch): launch %u, expected launch %zu of %zu",
+					       n, e->arg32, next_launch, r->launch_count);
+				break;
+			}
+			r->launch_events[next_launch++] = n;
+			break;
+		default:
+			break;
+		}
+	}
+	free(live.indices);
+	if (!rc && next_launch != r->launch_count)
+		rc = refuse_in(r, error, i, r->sections[i].raw_size,
+			       "%zu launch records, but %zu launch events",
+			       r->launch_count, next_launch);
+	return rc;
+}
+
+static int check_access_sections(struct trace_reader *r,
+				 struct trace_error *error)
+{
+	for (size_t i = 0; i < r->info.section_count; i++) {
+		const struct section *s = &r->sections[i];
+
+		if (s->type != TRACE_SECTION_ACCESSES)
+			continue;
+		if (s->launch_index >= r->launch_count)
+			return refuse(error, r->name, s->table_position + SEC_LAUNCH_INDEX,
+				      "section %zu (ACCESSES): launch %u of %zu", i,
+				      s->launch_index, r->launch_count);
+		if (r->access_sections[s->launch_index] != SIZE_MAX)
+			return refuse(error, r->name, s->table_position + SEC_LAUNCH_INDEX,
+				      "section %zu: a second ACCESSES section for launch %u",
+				      i, s->launch_index);
+		if (r->launches[s->launch_index].flags & TRACE_LAUNCH_NO_ACCESSES)
+			return refuse(error, r->name, s->table_position,
+				      "section %zu: accesses for launch %u, flagged as recorded without",
+				      i, s->launch_index);
+		/* Each record is 8 bytes: the count must fit the size. */
+		if (r->launches[s->launch_index].access_count >
+		    s->raw_size / 8)
+			return refuse(error, r->name, s->table_position + SEC_RAW_SIZE,
+				      "section %zu: launch %u's %llu records are beyond its %llu bytes",
+				      i, s->launch_index,
+				      (unsigned long long)r->launches[s->launch_index].access_count,
+				      (unsigned long long)s->raw_size);
+		r->access_sections[s->launch_index] = i;
+	}
+	for (size_t n = 0; n < r->launch_count; n++)
+		if (r->access_sections[n] == SIZE_MAX && r->launches[n].access_count)
+			return refuse(error, r->name,
+				      get_le64(r->file + HDR_TABLE_OFFSET),
+				      "launch %zu has %llu records but no ACCESSES section",
+				      n, (unsigned long long)r->launches[n].access_count);
+	return 0;
+}
+
+static int check_contents(struct trace_reader *r, struct trace_error *error)
+{
+	size_t meta, events, launches, names;
+	uint8_t *raw = NULL;
+	int rc;
+
+	if (find_sections(r, &meta, &events, &launches, &names, error))
+		return -1;
+	if (load_section(r, meta, &raw, error))
+		return -1;
+	r->meta = (char *)raw;
+	r->meta_size = r->sections[meta].raw_size;
+	if (memchr(r->meta, 0, r->meta_size))
+		return refuse_in(r, error, meta,
+				 (const char *)memchr(r->meta, 0, r->meta_size) - r->meta,
+				 "%s", "NUL inside the meta text");
+	if (load_section(r, names, &raw, error))
+		return -1;
+	r->names = (char *)raw;
+	r->names_size = r->sections[names].raw_size;
+	if (r->names_size && r->names[r->names_size - 1])
+		return refuse_in(r, error, names, r->names_size - 1, "%s",
+				 "the last kernel name is not NUL-terminated");
+	if (load_section(r, launches, &raw, error))
+		return -1;
+	rc = check_launches(r, launches, raw, error);
+	free(raw);
+	if (rc)
+		return -1;
+	if (load_section(r, events, &raw, error))
+		return -1;
+	rc = check_events(r, events, raw, error);
+	free(raw);
+	if (rc)
+		return -1;
+	return check_access_sections(r, error);
+}
+
+int trace_open_memory(const void *data, size_t size, const char *name,
+		      const struct trace_reader_limits *limits,
+		      struct trace_reader **out, struct trace_error *error)
+{
+	struct trace_reader *r = calloc(1, sizeof(*r));
+
+	*out = NULL;
+	if (!r || !(r->name = strdup(name)) || !(r->file = malloc(size ? size : 1))) {
+		if (r)
+			free(r->name);
+		free(r);
+		return refuse(error, name, 0, "out of memory");
+	}
+	memcpy(r->file, data, size);
+	r->file_size = size;
+	if (limits)
+		r->limits = *limits;
+	else
+		trace_reader_default_limits(&r->limits);
+	if (check_header(r, error) || check_table(r, error) ||
+	    check_contents(r, error)) {
+		trace_close(r);
+		return -1;
+	}
+	*out = r;
+	return 0;
+}
+
+int trace_open(const char *path, const struct trace_reader_limits *limits,
+	       struct trace_reader **out, struct trace_error *error)
+{
+	struct trace_reader_limits defaults;
+	FILE *file = fopen(path, "rb");
+	uint8_t *data;
+	long size;
+	int rc;
+
+	*out = NULL;
+	if (!limits) {
+		trace_reader_default_limits(&defaults);
+		limits = &defaults;
+	}
+	if (!file)
+		return refuse(error, path, 0, "%s", strerror(errno));
+	if (fseek(file, 0, SEEK_END) || (size = ftell(file)) < 0 ||
+	    fseek(file, 0, SEEK_SET)) {
+		fclose(file);
+		return refuse(error, path, 0, "cannot size the file: %s",
+			      strerror(errno));
+	}
+	if ((uint64_t)size > limits->max_file_bytes) {
+		fclose(file);
+		return refuse(error, path, 0, "%ld bytes, above the limit of %llu",
+			      size, (unsigned long long)limits->max_file_bytes);
+	}
+	data = malloc(size ? (size_t)size : 1);
+	if (!data || fread(data, 1, (size_t)size, file) != (size_t)size) {
+		free(data);
+		fclose(file);
+		return refuse(error, path, 0, "read failed");
+	}
+	fclose(file);
+	rc = trace_open_memory(data, (size_t)size, path, limits, out, error);
+	free(data);
+	return rc;
+}
+
+void trace_close(struct trace_reader *r)
+{
+	if (!r)
+		return;
+	free(r->name);
+	free(r->file);
+	free(r->sections);
+	free(r->meta);
+	free(r->names);
+	free(r->events);
+	free(r->launches);
+	free(r->launch_events);
+	free(r->access_sections);
+	free(r->allocations);
+	free(r);
+}
+
+const struct trace_info *trace_get_info(const struct trace_reader *r)
+{
+	return &r->info;
+}
+
+const char *trace_get_meta(const struct trace_reader *r, size_t *length)
+{
+	if (length)
+		*length = r->meta_size;
+	return r->meta;
+}
+
+int trace_get_meta_value(const struct trace_reader *r, const char *key,
+			 char *buf, size_t buf_size)
+{
+	size_t key_length = strlen(key);
+	const char *line = r->meta;
+
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t line_length = end ? (size_t)(end - line) : strlen(line);
+
+		if (line_length > key_length && !strncmp(line, key, key_length) &&
+		    line[key_length] == '=') {
+			size_t value_length = line_length - key_length - 1;
+
+			if (value_length >= buf_size)
+				value_length = buf_size ? buf_size - 1 : 0;
+			if (buf_size) {
+				memcpy(buf, line + key_length + 1, value_length);
+				buf[value_length] = 0;
+			}
+			return 0;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return -1;
+}
+
+size_t trace_event_count(const struct trace_reader *r)
+{
+	return r->event_count;
+}
+
+const struct trace_event *trace_get_event(const struct trace_reader *r,
+					  size_t index)
+{
+	return index < r->event_count ? &r->events[index] : NULL;
+}
+
+size_t trace_launch_count(const struct trace_reader *r)
+{
+	return r->launch_count;
+}
+
+const struct trace_launch *trace_get_launch(const struct trace_reader *r,
+					    size_t index)
+{
+	return index < r->launch_count ? &r->launches[index] : NULL;
+}
+
+const char *trace_get_launch_name(const struct trace_reader *r, size_t index)
+{
+	return index < r->launch_count ? r->names + r->launches[index].name_offset :
+					 NULL;
+}
+
+size_t trace_launch_event_index(const struct trace_reader *r, size_t index)
+{
+	return index < r->launch_count ? r->launch_events[index] : SIZE_MAX;
+}
+
+static int compare_allocation_base(const void *a, const void *b)
+{
+	const struct allocation *x = *(const struct allocation *const *)a;
+	const struct allocation *y = *(const struct allocation *const *)b;
+
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+/* The allocation of the sorted live list that holds any byte of `line`. */
+static const struct allocation *
+line_holder(const struct allocation *const *live, size_t count, uint64_t line)
+{
+	size_t low = 0, high = count;
+	uint64_t last_byte = line + TRACE_LINE_SIZE - 1;
+
+	while (low < high) {
+		size_t mid = low + (high - low) / 2;
+
+		if (live[mid]->base <= last_byte)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	if (!low)
+		return NULL;
+	/* live[low-1] is the last to start at or before the line's end; the
+	 * live allocations do not overlap, so no earlier one can reach it. */
+	if (line >= live[low - 1]->base &&
+	    line - live[low - 1]->base >= live[low - 1]->size)
+		return NULL;
+	return live[low - 1];
+}
+
+static int check_warps(struct trace_reader *r, size_t launch_index, size_t si,
+		       struct trace_warps *w, struct trace_error *error)
+{
+	const struct trace_launch *l = &r->launches[launch_index];
+	size_t event = r->launch_events[launch_index];
+	uint64_t raw_size = r->sections[si].raw_size, records_at, total = 0;
+	uint64_t grid_warps = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2] *
+			      l->warps_per_block;
+	const struct allocation **live;
+	size_t live_count = 0;
+	int rc = 0;
+
+	if (raw_size < 8)
+		return refuse_in(r, error, si, 0, "%s", "too short for its warp count");
+	w->count = get_le32(w->payload);
+	if (get_le32(w->payload + 4))
+		return refuse_in(r, error, si, 4, "%s", "reserved word is not zero");
+	if ((raw_size - 8) / TRACE_WARP_ENTRY_SIZE < w->count)
+		return refuse_in(r, error, si, 0,
+				 "%zu warps are beyond the section's %llu bytes",
+				 w->count, (unsigned long long)raw_size);
+	records_at = 8 + (uint64_t)w->count * TRACE_WARP_ENTRY_SIZE;
+	w->warp_ids = calloc(w->count + 1, sizeof(uint32_t));
+	w->record_counts = calloc(w->count + 1, sizeof(uint32_t));
+	w->records = calloc(w->count + 1, sizeof(uint64_t *));
+	if (!w->warp_ids || !w->record_counts || !w->records)
+		return refuse(error, r->name, r->sections[si].offset, "out of memory");
+	for (size_t n = 0; n < w->count; n++) {
+		const uint8_t *e = w->payload + 8 + n * TRACE_WARP_ENTRY_SIZE;
+
+		w->warp_ids[n] = get_le32(e);
+		w->record_counts[n] = get_le32(e + 4);
+		if (w->warp_ids[n] >= grid_warps ||
+		    (n && w->warp_ids[n] <= w->warp_ids[n - 1]))
+			return refuse_in(r, error, si, 8 + n * TRACE_WARP_ENTRY_SIZE,
+					 "warp entry %zu: warp %u is out of order or beyond the grid's %llu warps",
+					 n, w->warp_ids[n], (unsigned long long)grid_warps);
+		total += w->record_counts[n];
+	}
+	if (total != l->access_count)
+		return refuse_in(r, error, si, 8,
+				 "the warps hold %llu records, the launch record says %llu",
+				 (unsigned long long)total,
+				 (unsigned long long)l->access_count);
+	if ((raw_size - records_at) / 8 < total || raw_size - records_at != total * 8)
+		return refuse_in(r, error, si, records_at,
+				 "%llu records do not fill the %llu bytes after the warp table",
+				 (unsigned long long)total,
+				 (unsigned long long)(raw_size - records_at));
+	w->record_storage = malloc((total + 1) * sizeof(uint64_t));
+	live = malloc((r->allocation_count + 1) * sizeof(*live));
+	if (!w->record_storage || !live) {
+		free(live);
+		return refuse(error, r->name, r->sections[si].offset, "out of memory");
+	}
+	/* The allocations live at this launch: made before its LAUNCH
+	 * event and not yet freed. */
+	for (size_t a = 0; a < r->allocation_count; a++)
+		if (r->allocations[a].alloc_event < event &&
+		    r->allocations[a].free_event > event)
+			live[live_count++] = &r->allocations[a];
+	qsort(live, live_count, sizeof(*live), compare_allocation_base);
+	for (size_t n = 0, k = 0; n < w->count && !rc; n++) {
+		w->records[n] = w->record_storage + k;
+		for (uint32_t j = 0; j < w->record_counts[n]; j++, k++) {
+			uint64_t at = records_at + k * 8;
+			uint64_t record = get_le64(w->payload + at);
+			uint64_t flags = record & TRACE_ACCESS_FLAG_MASK;
+
+			if (!flags || flags & ~(TRACE_ACCESS_READ | TRACE_ACCESS_WRITE)) {
+				rc = refuse_in(r, error, si, at,
+					       "warp %u record %u: flags %#llx (must be read, write or both)",
+					       w->warp_ids[n], j, (unsigned long long)flags);
+				break;
+			}
+			if (!line_holder(live, live_count, trace_access_line(record))) {
+				rc = refuse_in(r, error, si, at,
+					       "warp %u record %u: line %#llx is outside every allocation live at launch %zu",
+					       w->warp_ids[n], j,
+					       (unsigned long long)trace_access_line(record),
+					       launch_index);
+				break;
+			}
+			w->record_storage[k] = record;
+		}
+	}
+	free(live);
+	return rc;
+}
+
+int trace_warps_open(struct trace_reader *r, size_t launch_index,
+		     struct trace_warps **out, struct trace_error *error)
+{
+	struct trace_warps *w;
+	size_t si;
+
+	*out = NULL;
+	if (launch_index >= r->launch_count)
+		return refuse(error, r->name, 0, "no launch %zu (the trace has %zu)",
+			      launch_index, r->launch_count);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return refuse(error, r->name, 0, "out of memory");
+	si = r->access_sections[launch_index];
+	if (si != SIZE_MAX &&
+	    (load_section(r, si, &w->payload, error) ||
+	     check_warps(r, launch_index, si, w, error))) {
+		trace_warps_close(w);
+		return -1;
+	}
+	free(w->payload);
+	w->payload = NULL;
+	*out = w;
+	return 0;
+}
+
+size_t trace_warps_count(const struct trace_warps *w)
+{
+	return w->count;
+}
+
+void trace_warps_get(const struct trace_warps *w, size_t index,
+		     uint32_t *warp_id, const uint64_t **records,
+		     uint32_t *record_count)
+{
+	*warp_id = w->warp_ids[index];
+	*records = w->records[index];
+	*record_count = w->record_counts[index];
+}
+
+void trace_warps_close(struct trace_warps *w)
+{
+	if (!w)
+		return;
+	free(w->payload);
+	free(w->warp_ids);
+	free(w->record_counts);
+	free(w->records);
+	free(w->record_storage);
+	free(w);
+}

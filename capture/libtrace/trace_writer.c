@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libtrace writer. The file is written front to back: a placeholder
+ * header, each launch's ACCESSES section as it is added, then at close
+ * META, EVENTS, LAUNCHES, NAMES, the section table, and the real header
+ * (written last, so a capture that dies midway leaves a file the reader
+ * refuses: its header has no magic).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zstd.h>
+
+#include "trace.h"
+#include "trace_internal.h"
+
+/* A growable byte buffer. */
+struct byte_buffer {
+	uint8_t *data;
+	size_t size;
+	size_t capacity;
+};
+
+struct section_entry {
+	uint32_t type;
+	uint32_t launch_index;
+	uint64_t offset;
+	uint64_t stored_size;
+	uint64_t raw_size;
+	uint32_t crc;
+};
+
+struct trace_writer {
+	FILE *file;
+	char *path;
+	uint64_t position;	/* bytes written so far */
+	uint32_t flags;
+	int level;
+	struct byte_buffer meta;
+	struct byte_buffer events;	/* encoded event records */
+	struct byte_buffer launches;	/* encoded launch records */
+	struct byte_buffer names;
+	uint32_t launch_count;
+	struct section_entry *sections;
+	size_t section_count;
+	size_t section_capacity;
+	char error[320];
+};
+
+static int writer_fail(struct trace_writer *writer, const char *format, ...)
+{
+	va_list args;
+	int n = snprintf(writer->error, sizeof(writer->error), "%s: ",
+			 writer->path ? writer->path : "(trace)");
+
+	if (n < 0 || (size_t)n >= sizeof(writer->error))
+		n = 0;
+	va_start(args, format);
+	vsnprintf(writer->error + n, sizeof(writer->error) - (size_t)n, format,
+		  args);
+	va_end(args);
+	return -1;
+}
+
+static int buffer_append(struct byte_buffer *buffer, const void *data,
+			 size_t size)
+{
+	if (size > SIZE_MAX - buffer->size)
+		return -1;
+	if (buffer->size + size > buffer->capacity) {
+		size_t capacity = buffer->capacity ? buffer->capacity : 4096;
+		uint8_t *grown;
+
+		while (capacity < buffer->size + size)
+			capacity *= 2;
+		grown = realloc(buffer->data, capacity);
+		if (!grown)
+			return -1;
+		buffer->data = grown;
+		buffer->capacity = capacity;
+	}
+	memcpy(buffer->data + buffer->size, data, size);
+	buffer->size += size;
+	return 0;
+}
+
+static int write_bytes(struct trace_writer *writer, const void *data,
+		       size_t size)
+{
+	if (size && fwrite(data, 1, size, writer->file) != size)
+		return writer_fail(writer, "write at offset %llu: %s",
+				   (unsigned long long)writer->position,
+				   strerror(errno));
+	writer->position += size;
+	return 0;
+}
+
+/* Compresses `raw` and writes it as one section. */
+static int write_section(struct trace_writer *writer, uint32_t type,
+			 uint32_t launch_index, const void *raw,
+			 size_t raw_size)
+{
+	size_t bound = ZSTD_compressBound(raw_size);
+	void *stored = malloc(bound ? bound : 1);
+	size_t stored_size;
+	struct section_entry *entry;
+
+	if (!stored)
+		return writer_fail(writer, "out of memory compressing a section");
+	/* An empty section (no meta, no names) is a zstd frame of 0 bytes. */
+	stored_size = ZSTD_compress(stored, bound, raw ? raw : "", raw_size,
+				    writer->level);
+	if (ZSTD_isError(stored_size)) {
+		free(stored);
+		return writer_fail(writer, "zstd: %s",
+				   ZSTD_getErrorName(stored_size));
+	}
+	if (writer->section_count == writer->section_capacity) {
+		size_t capacity = writer->section_capacity ?
+					  writer->section_capacity * 2 : 64;
+		struct section_entry *grown =
+			realloc(writer->sections, capacity * sizeof(*grown));
+
+		if (!grown) {
+			free(stored);
+			return writer_fail(writer, "out of memory");
+		}
+		writer->sections = grown;
+		writer->section_capacity = capacity;
+	}
+	entry = &writer->sections[writer->section_count++];
+	entry->type = type;
+	entry->launch_index = launch_index;
+	entry->offset = writer->position;
+	entry->stored_size = stored_size;
+	entry->raw_size = raw_size;
+	entry->crc = trace_crc32(0, stored, stored_size);
+	if (write_bytes(writer, stored, stored_size)) {
+		free(stored);
+		return -1;
+	}
+	free(stored);
+	return 0;
+}
+
+int trace_writer_open(const char *path, struct trace_writer **out,
+		      struct trace_error *error)
+{
+	struct trace_writer *writer = calloc(1, sizeof(*writer));
+	uint8_t placeholder[TRACE_HEADER_SIZE] = { 0 };
+
+	*out = NULL;
+	if (!writer || !(writer->path = strdup(path))) {
+		free(writer);
+		snprintf(error->message, sizeof(error->message),
+			 "%s: out of memory", path);
+		error->offset = 0;
+		return -1;
+	}
+	writer->level = 3;
+	writer->file = fopen(path, "wb");
+	if (!writer->file) {
+		snprintf(error->message, sizeof(error->message), "%s: %s", path,
+			 strerror(errno));
+		error->offset = 0;
+		free(writer->path);
+		free(writer);
+		return -1;
+	}
+	/* Zeros until close: no magic, so an unfinished file is refused. */
+	if (write_bytes(writer, placeholder, sizeof(placeholder))) {
+		snprintf(error->message, sizeof(error->message), "%s",
+			 writer->error);
+		error->offset = 0;
+		trace_writer_abandon(writer);
+		return -1;
+	}
+	*out = writer;
+	return 0;
+}
+
+int trace_writer_set_meta(struct trace_writer *writer, const char *key,
+			  const char *value)
+{
+	if (!*key || strpbrk(key, "=\n") || strchr(value, '\n'))
+		return writer_fail(writer, "meta key '%s': '=' or newline", key);
+	if (buffer_append(&writer->meta, key, strlen(key)) ||
+	    buffer_append(&writer->meta, "=", 1) ||
+	    buffer_append(&writer->meta, value, strlen(value)) ||
+	    buffer_append(&writer->meta, "\n", 1))
+		return writer_fail(writer, "out of memory");
+	return 0;
+}
+
+void trace_writer_set_flags(struct trace_writer *writer, uint32_t flags)
+{
+	writer->flags = flags;
+}
+
+void trace_writer_set_level(struct trace_writer *writer, int level)
+{
+	writer->level = level;
+}
+
+int trace_writer_add_event(struct trace_writer *writer,
+			   const struct trace_event *event)
+{
+	uint8_t encoded[TRACE_EVENT_SIZE];
+
+	trace_encode_event(encoded, event);
+	if (buffer_append(&writer->events, encoded, sizeof(encoded)))
+		return writer_fail(writer, "out of memory");
+	return 0;
+}
+
+int trace_writer_add_launch(struct trace_writer *writer,
+			    const struct trace_launch *launch,
+			    const char *kernel_name, uint64_t host_time_ns,
+			    uint32_t *launch_index)
+{
+	struct trace_launch record = *launch;
+	struct trace_event event = { 0 };
+	uint8_t encoded[TRACE_LAUNCH_SIZE];
+
+	if (writer->names.size > UINT32_MAX - strlen(kernel_name) - 1)
+		return writer_fail(writer, "kernel names exceed 4 GiB");
+	record.launch_index = writer->launch_count;
+	record.name_offset = (uint32_t)writer->names.size;
+	if (buffer_append(&writer->names, kernel_name, strlen(kernel_name) + 1))
+		return writer_fail(writer, "out of memory");
+	trace_encode_launch(encoded, &record);
+	if (buffer_append(&writer->launches, encoded, sizeof(encoded)))
+		return writer_fail(writer, "out of memory");
+	event.kind = TRACE_EVENT_LAUNCH;
+	event.arg32 = record.launch_index;
+	event.host_time_ns = host_time_ns;
+	if (trace_writer_add_event(writer, &event))
+		return -1;
+	*launch_index = writer->launch_count++;
+	return 0;
+}
+
+int trace_writer_update_launch(struct trace_writer *writer,
+			       const struct trace_launch *launch)
+{
+	uint8_t *slot;
+	struct trace_launch record = *launch;
+
+	if (launch->launch_index >= writer->launch_count)
+		return writer_fail(writer, "update of unknown launch %u",
+				   launch->launch_index);
+	slot = writer->launches.data +
+	       (size_t)launch->launch_index * TRACE_LAUNCH_SIZE;
+	/* The name stays where add_launch put it. */
+	record.name_offset = get_le32(slot + 32);
+	trace_encode_launch(slot, &record);
+	return 0;
+}
+
+int trace_writer_add_accesses(struct trace_writer *writer,
+			      uint32_t launch_index,
+			      const struct trace_warp_records *warps,
+			      size_t warp_count)
+{
+	size_t record_total = 0, raw_size, at;
+	uint8_t *raw;
+	int rc;
+
+	for (size_t i = 0; i < warp_count; i++)
+		record_total += warps[i].record_count;
+	if (warp_count > UINT32_MAX ||
+	    record_total > (SIZE_MAX - 8) / 8 - warp_count)
+		return writer_fail(writer, "launch %u: too many records",
+				   launch_index);
+	raw_size = 8 + TRACE_WARP_ENTRY_SIZE * warp_count + 8 * record_total;
+	raw = malloc(raw_size);
+	if (!raw)
+		return writer_fail(writer, "out of memory");
+	put_le32(raw, (uint32_t)warp_count);
+	put_le32(raw + 4, 0);
+	at = 8;
+	for (size_t i = 0; i < warp_count; i++, at += TRACE_WARP_ENTRY_SIZE) {
+		put_le32(raw + at, warps[i].warp_id);
+		put_le32(raw + at + 4, warps[i].record_count);
+	}
+	for (size_t i = 0; i < warp_count; i++)
+		for (uint32_t j = 0; j < warps[i].record_count; j++, at += 8)
+			put_le64(raw + at, warps[i].records[j]);
+	rc = write_section(writer, TRACE_SECTION_ACCESSES, launch_index, raw,
+			   raw_size);
+	free(raw);
+	return rc;
+}
+
+static void writer_free(struct trace_writer *writer)
+{
+	free(writer->meta.data);
+	free(writer->events.data);
+	free(writer->launches.data);
+	free(writer->names.data);
+	free(writer->sections);
+	free(writer->path);
+	free(writer);
+}
+
+void trace_writer_abandon(struct trace_writer *writer)
+{
+	if (!writer)
+		return;
+	if (writer->file)
+		fclose(writer->file);
+	writer_free(writer);
+}
+
+const char *trace_writer_last_error(const struct trace_writer *writer)
+{
+	return writer->error;
+}
+
+static int write_table_and_header(struct trace_writer *writer)
+{
+	size_t table_size = writer->section_count * TRACE_SECTION_ENTRY_SIZE;
+	uint8_t *table = calloc(1, table_size + 4);
+	uint8_t header[TRACE_HEADER_SIZE] = { 0 };
+	uint64_t table_offset = writer->position;
+
+	if (!table)
+		return writer_fail(writer, "out of memory");
+	for (size_t i = 0; i < writer->section_count; i++) {
+		uint8_t *e = table + i * TRACE_SECTION_ENTRY_SIZE;
+		const struct section_entry *s = &writer->sections[i];
+
+		put_le32(e + SEC_TYPE, s->type);
+		put_le32(e + SEC_COMPRESSION, TRACE_COMPRESSION_ZSTD);
+		put_le64(e + SEC_OFFSET, s->offset);
+		put_le64(e + SEC_STORED_SIZE, s->stored_size);
+		put_le64(e + SEC_RAW_SIZE, s->raw_size);
+		put_le32(e + SEC_CRC, s->crc);
+		put_le32(e + SEC_LAUNCH_INDEX, s->launch_index);
+	}
+	put_le32(table + table_size, trace_crc32(0, table, table_size));
+	if (write_bytes(writer, table, table_size + 4)) {
+		free(table);
+		return -1;
+	}
+	free(table);
+
+	memcpy(header + HDR_MAGIC, TRACE_MAGIC, TRACE_MAGIC_SIZE);
+	put_le16(header + HDR_VERSION_MAJOR, TRACE_VERSION_MAJOR);
+	put_le16(header + HDR_VERSION_MINOR, TRACE_VERSION_MINOR);
+	put_le32(header + HDR_FLAGS, writer->flags);
+	put_le32(header + HDR_HEADER_SIZE, TRACE_HEADER_SIZE);
+	put_le32(header + HDR_LINE_SIZE, TRACE_LINE_SIZE);
+	put_le32(header + HDR_WARP_SIZE, TRACE_WARP_SIZE);
+	put_le32(header + HDR_SECTION_COUNT, (uint32_t)writer->section_count);
+	put_le64(header + HDR_TABLE_OFFSET, table_offset);
+	put_le64(header + HDR_FILE_SIZE, writer->position);
+	put_le32(header + HDR_CRC, trace_crc32(0, header, HDR_CRC));
+	if (fseek(writer->file, 0, SEEK_SET) ||
+	    fwrite(header, 1, sizeof(header), writer->file) != sizeof(header))
+		return writer_fail(writer, "writing the header: %s",
+				   strerror(errno));
+	return 0;
+}
+
+int trace_writer_close(struct trace_writer *writer, struct trace_error *error)
+{
+	int rc = 0;
+	uint8_t count[8];
+	struct byte_buffer events = { 0 };
+
+	/* EVENTS and LAUNCHES start with their record count (u32, u32 0). */
+	put_le32(count, (uint32_t)(writer->events.size / TRACE_EVENT_SIZE));
+	put_le32(count + 4, 0);
+	if (buffer_append(&events, count, sizeof(count)) ||
+	    buffer_append(&events, writer->events.data, writer->events.size))
+		rc = writer_fail(writer, "out of memory");
+	if (!rc)
+		rc = write_section(writer, TRACE_SECTION_META, 0,
+				   writer->meta.data, writer->meta.size);
+	if (!rc)
+		rc = write_section(writer, TRACE_SECTION_EVENTS, 0, events.data,
+				   events.size);
+	free(events.data);
+	if (!rc) {
+		struct byte_buffer launches = { 0 };
+
+		put_le32(count, writer->launch_count);
+		if (buffer_append(&launches, count, sizeof(count)) ||
+		    buffer_append(&launches, writer->launches.data,
+				  writer->launches.size))
+			rc = writer_fail(writer, "out of memory");
+		if (!rc)
+			rc = write_section(writer, TRACE_SECTION_LAUNCHES, 0,
+					   launches.data, launches.size);
+		free(launches.data);
+	}
+	if (!rc)
+		rc = write_section(writer, TRACE_SECTION_NAMES, 0,
+				   writer->names.data, writer->names.size);
+	if (!rc)
+		rc = write_table_and_header(writer);
+	if (fclose(writer->file) && !rc)
+		rc = writer_fail(writer, "close: %s", strerror(errno));
+	writer->file = NULL;
+	if (rc && error) {
+		snprintf(error->message, sizeof(error->message), "%s",
+			 writer->error);
+		error->offset = writer->position;
+	}
+	writer_free(writer);
+	return rc;
+}

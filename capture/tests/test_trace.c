@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libtrace unit tests (CUnit): a trace written by the writer reads back
+ * field for field, and each kind of bad trace is refused with the file's
+ * name and the exact byte offset. Bad traces are made from the good one by
+ * patching bytes (and, where the test is about a later check, fixing the
+ * checksums that guard them) or written directly with the writer, which
+ * checks no semantics.
+ *
+ * Leaves good.trace in the working directory: the fuzzer's seed.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "trace.h"
+
+#define GOOD "good.trace"
+#define MANAGED_BASE 0x7f0000010000ull
+#define MANAGED_SIZE 0x10000ull
+#define DEVICE_BASE 0x7f0000040000ull
+#define DEVICE_SIZE 0x1000ull
+
+/* What the good trace's launch 0 recorded. */
+static const uint64_t warp0_records[] = {
+	MANAGED_BASE | TRACE_ACCESS_READ,
+	(MANAGED_BASE + 0x80) | TRACE_ACCESS_WRITE,
+	MANAGED_BASE | TRACE_ACCESS_READ,
+};
+static const uint64_t warp3_records[] = {
+	DEVICE_BASE | TRACE_ACCESS_READ | TRACE_ACCESS_WRITE,
+};
+
+static void add_event(struct trace_writer *w, uint16_t kind, uint32_t arg32,
+		      uint64_t address, uint64_t size, uint64_t arg64,
+		      uint64_t time)
+{
+	struct trace_event e = { .kind = kind, .arg32 = arg32,
+				 .address = address, .size = size,
+				 .arg64 = arg64, .host_time_ns = time };
+
+	CU_ASSERT_EQUAL_FATAL(trace_writer_add_event(w, &e), 0);
+}
+
+static uint32_t add_launch(struct trace_writer *w, const char *name,
+			   uint32_t grid_x, uint32_t block_x, uint64_t time)
+{
+	struct trace_launch l = { .grid = { grid_x, 1, 1 },
+				  .block = { block_x, 1, 1 },
+				  .warps_per_block = (block_x + 31) / 32 };
+	uint32_t index = 99;
+
+	CU_ASSERT_EQUAL_FATAL(trace_writer_add_launch(w, &l, name, time, &index), 0);
+	return index;
+}
+
+static void finish_launch(struct trace_writer *w, uint32_t index,
+			  uint32_t grid_x, uint32_t block_x, uint64_t accesses,
+			  uint64_t gpu_time)
+{
+	struct trace_launch l = { .launch_index = index,
+				  .grid = { grid_x, 1, 1 },
+				  .block = { block_x, 1, 1 },
+				  .warps_per_block = (block_x + 31) / 32,
+				  .gpu_time_ns = gpu_time,
+				  .access_count = accesses,
+				  .outside_count = 5 };
+
+	CU_ASSERT_EQUAL_FATAL(trace_writer_update_launch(w, &l), 0);
+}
+
+/*
+ * The good trace: a managed and a device allocation, advice, a prefetch, a
+ * copy, launch 0 (2 blocks of 64 threads: warps 0..3; warps 0 and 3
+ * access), the device allocation freed, launch 1 (no accesses), a sync.
+ * `stray_line`, when nonzero, is added to warp 3 of launch 0 (launch 1
+ * if `in_second_launch`): a line no allocation holds, for the tests.
+ */
+static void write_trace(const char *path, uint64_t stray_line,
+			int in_second_launch)
+{
+	struct trace_writer *w;
+	struct trace_error error;
+	uint64_t warp3[2] = { warp3_records[0], stray_line | TRACE_ACCESS_READ };
+	struct trace_warp_records warps[2] = {
+		{ 0, 3, warp0_records },
+		{ 3, (stray_line && !in_second_launch) ? 2 : 1, warp3 },
+	};
+	struct trace_warp_records second = { 0, 1, &warp3[1] };
+	uint32_t launch;
+
+	CU_ASSERT_EQUAL_FATAL(trace_writer_open(path, &w, &error), 0);
+	CU_ASSERT_EQUAL(trace_writer_set_meta(w, "program", "unit-test"), 0);
+	CU_ASSERT_EQUAL(trace_writer_set_meta(w, "device", "none"), 0);
+	trace_writer_set_flags(w, TRACE_FLAG_TIMES_INSTRUMENTED);
+	add_event(w, TRACE_EVENT_ALLOC, TRACE_MEMORY_MANAGED, MANAGED_BASE,
+		  MANAGED_SIZE, 0, 100);
+	add_event(w, TRACE_EVENT_ALLOC, TRACE_MEMORY_DEVICE, DEVICE_BASE,
+		  DEVICE_SIZE, 0, 200);
+	add_event(w, TRACE_EVENT_ADVISE, TRACE_ADVISE_SET_READ_MOSTLY,
+		  MANAGED_BASE, MANAGED_SIZE, 0, 300);
+	add_event(w, TRACE_EVENT_PREFETCH, 0, MANAGED_BASE, 0x8000, 0, 400);
+	add_event(w, TRACE_EVENT_MEMCPY, 1, DEVICE_BASE, 256, 0x5000, 500);
+	launch = add_launch(w, "kernel_a", 2, 64, 600);
+	CU_ASSERT_EQUAL(launch, 0);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_add_accesses(w, launch, warps, 2), 0);
+	finish_launch(w, launch, 2, 64, warps[1].record_count + 3, 12345);
+	add_event(w, TRACE_EVENT_FREE, 0, DEVICE_BASE, 0, 0, 700);
+	launch = add_launch(w, "kernel_b", 1, 32, 800);
+	CU_ASSERT_EQUAL(launch, 1);
+	if (stray_line && in_second_launch) {
+		CU_ASSERT_EQUAL_FATAL(trace_writer_add_accesses(w, launch, &second, 1), 0);
+		finish_launch(w, launch, 1, 32, 1, 77);
+	} else {
+		finish_launch(w, launch, 1, 32, 0, 77);
+	}
+	add_event(w, TRACE_EVENT_SYNC, 0, 0, 0, 0, 900);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_close(w, &error), 0);
+}
+
+static uint8_t *read_whole(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *data;
+	long n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	data = malloc((size_t)n);
+	CU_ASSERT_EQUAL_FATAL(fread(data, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*size = (size_t)n;
+	return data;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static void set_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void set_le64(uint8_t *p, uint64_t v)
+{
+	set_le32(p, (uint32_t)v);
+	set_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* Recomputes the header's and the table's checksums after a patch. */
+static void fix_checksums(uint8_t *data, size_t size)
+{
+	uint64_t table = le64(data + 32);
+	uint32_t count = data[28] | data[29] << 8 | data[30] << 16 |
+			 (uint32_t)data[31] << 24;
+
+	if (table + (uint64_t)count * TRACE_SECTION_ENTRY_SIZE + 4 <= size)
+		set_le32(data + table + count * TRACE_SECTION_ENTRY_SIZE,
+			 trace_crc32(0, data + table,
+				     count * TRACE_SECTION_ENTRY_SIZE));
+	set_le32(data + 60, trace_crc32(0, data, 60));
+}
+
+/* Opens the bytes and expects a refusal at `offset` that says `words`. */
+static void expect_refusal(const uint8_t *data, size_t size, uint64_t offset,
+			   const char *words)
+{
+	struct trace_reader *r = (struct trace_reader *)1;
+	struct trace_error error = { 0 };
+	char prefix[64];
+
+	CU_ASSERT_EQUAL(trace_open_memory(data, size, "bad.trace", NULL, &r,
+					  &error), -1);
+	CU_ASSERT_PTR_NULL(r);
+	CU_ASSERT_EQUAL(error.offset, offset);
+	snprintf(prefix, sizeof(prefix), "bad.trace: offset %llu: ",
+		 (unsigned long long)offset);
+	CU_ASSERT_EQUAL(strncmp(error.message, prefix, strlen(prefix)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, words));
+	if (error.offset != offset || !strstr(error.message, words))
+		fprintf(stderr, "\n  got: %s (offset %llu)\n", error.message,
+			(unsigned long long)error.offset);
+}
+
+static void test_crc32_check_value(void)
+{
+	CU_ASSERT_EQUAL(trace_crc32(0, "123456789", 9), 0xcbf43926u);
+	CU_ASSERT_EQUAL(trace_crc32(trace_crc32(0, "1234", 4), "56789", 5),
+			0xcbf43926u);
+	CU_ASSERT_EQUAL(trace_crc32(0, "", 0), 0);
+}
+
+static void test_good_trace_reads_back(void)
+{
+	struct trace_reader *r;
+	struct trace_warps *w;
+	struct trace_error error;
+	const struct trace_event *e;
+	const struct trace_launch *l;
+	const uint64_t *records;
+	uint32_t warp_id, count;
+	char value[32];
+
+	write_trace(GOOD, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(trace_open(GOOD, NULL, &r, &error), 0);
+	CU_ASSERT_EQUAL(trace_get_info(r)->version_major, 1);
+	CU_ASSERT_EQUAL(trace_get_info(r)->version_minor, 0);
+	CU_ASSERT_EQUAL(trace_get_info(r)->flags, TRACE_FLAG_TIMES_INSTRUMENTED);
+	CU_ASSERT_EQUAL(trace_get_info(r)->line_size, 128);
+	CU_ASSERT_EQUAL(trace_get_info(r)->warp_size, 32);
+	/* ACCESSES of launch 0, META, EVENTS, LAUNCHES, NAMES */
+	CU_ASSERT_EQUAL(trace_get_info(r)->section_count, 5);
+	CU_ASSERT_EQUAL(trace_get_meta_value(r, "program", value, sizeof(value)), 0);
+	CU_ASSERT_STRING_EQUAL(value, "unit-test");
+	CU_ASSERT_EQUAL(trace_get_meta_value(r, "prog", value, sizeof(value)), -1);
+	CU_ASSERT_STRING_EQUAL(trace_get_meta(r, NULL), "program=unit-test\ndevice=none\n");
+
+	CU_ASSERT_EQUAL_FATAL(trace_event_count(r), 9);
+	e = trace_get_event(r, 0);
+	CU_ASSERT_EQUAL(e->kind, TRACE_EVENT_ALLOC);
+	CU_ASSERT_EQUAL(e->arg32, TRACE_MEMORY_MANAGED);
+	CU_ASSERT_EQUAL(e->address, MANAGED_BASE);
+	CU_ASSERT_EQUAL(e->size, MANAGED_SIZE);
+	CU_ASSERT_EQUAL(e->host_time_ns, 100);
+	e = trace_get_event(r, 3);
+	CU_ASSERT_EQUAL(e->kind, TRACE_EVENT_PREFETCH);
+	CU_ASSERT_EQUAL(e->size, 0x8000);
+	e = trace_get_event(r, 4);
+	CU_ASSERT_EQUAL(e->kind, TRACE_EVENT_MEMCPY);
+	CU_ASSERT_EQUAL(e->arg64, 0x5000);
+	CU_ASSERT_EQUAL(e->arg32, 1);
+	e = trace_get_event(r, 5);
+	CU_ASSERT_EQUAL(e->kind, TRACE_EVENT_LAUNCH);
+	CU_ASSERT_EQUAL(e->arg32, 0);
+	CU_ASSERT_EQUAL(e->host_time_ns, 600);
+	CU_ASSERT_EQUAL(trace_get_event(r, 6)->kind, TRACE_EVENT_FREE);
+	CU_ASSERT_EQUAL(trace_get_event(r, 7)->arg32, 1);
+	CU_ASSERT_EQUAL(trace_get_event(r, 8)->kind, TRACE_EVENT_SYNC);
+	CU_ASSERT_PTR_NULL(trace_get_event(r, 9));
+
+	CU_ASSERT_EQUAL_FATAL(trace_launch_count(r), 2);
+	l = trace_get_launch(r, 0);
+	CU_ASSERT_EQUAL(l->grid[0], 2);
+	CU_ASSERT_EQUAL(l->block[0], 64);
+	CU_ASSERT_EQUAL(l->warps_per_block, 2);
+	CU_ASSERT_EQUAL(l->gpu_time_ns, 12345);
+	CU_ASSERT_EQUAL(l->access_count, 4);
+	CU_ASSERT_EQUAL(l->outside_count, 5);
+	CU_ASSERT_EQUAL(l->dropped_count, 0);
+	CU_ASSERT_STRING_EQUAL(trace_get_launch_name(r, 0), "kernel_a");
+	CU_ASSERT_STRING_EQUAL(trace_get_launch_name(r, 1), "kernel_b");
+	CU_ASSERT_EQUAL(trace_launch_event_index(r, 0), 5);
+	CU_ASSERT_EQUAL(trace_launch_event_index(r, 1), 7);
+	CU_ASSERT_EQUAL(trace_get_launch(r, 1)->gpu_time_ns, 77);
+
+	CU_ASSERT_EQUAL_FATAL(trace_warps_open(r, 0, &w, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_warps_count(w), 2);
+	trace_warps_get(w, 0, &warp_id, &records, &count);
+	CU_ASSERT_EQUAL(warp_id, 0);
+	CU_ASSERT_EQUAL_FATAL(count, 3);
+	CU_ASSERT_EQUAL(records[0], MANAGED_BASE | TRACE_ACCESS_READ);
+	CU_ASSERT_EQUAL(records[1], (MANAGED_BASE + 0x80) | TRACE_ACCESS_WRITE);
+	CU_ASSERT_EQUAL(records[2], MANAGED_BASE | TRACE_ACCESS_READ);
+	trace_warps_get(w, 1, &warp_id, &records, &count);
+	CU_ASSERT_EQUAL(warp_id, 3);
+	CU_ASSERT_EQUAL_FATAL(count, 1);
+	CU_ASSERT_EQUAL(records[0], DEVICE_BASE | 3);
+	CU_ASSERT_EQUAL(trace_access_line(records[0]), DEVICE_BASE);
+	trace_warps_close(w);
+	CU_ASSERT_EQUAL_FATAL(trace_warps_open(r, 1, &w, &error), 0);
+	CU_ASSERT_EQUAL(trace_warps_count(w), 0);
+	trace_warps_close(w);
+	CU_ASSERT_EQUAL(trace_warps_open(r, 2, &w, &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "no launch 2 (the trace has 2)"));
+	trace_close(r);
+}
+
+static void test_truncated(void)
+{
+	size_t size;
+	uint8_t *data = read_whole(GOOD, &size);
+
+	expect_refusal(data, 40, 40, "truncated: 40 bytes, the header needs 64");
+	expect_refusal(data, size - 1, size - 1, "truncated: the header says");
+	free(data);
+}
+
+static void test_bad_magic_and_unfinished_capture(void)
+{
+	struct trace_writer *w;
+	struct trace_error error;
+	size_t size;
+	uint8_t *data = read_whole(GOOD, &size);
+
+	data[0] = 'X';
+	expect_refusal(data, size, 0, "bad magic");
+	free(data);
+
+	/* A capture that died before close leaves a zero header. */
+	CU_ASSERT_EQUAL_FATAL(trace_writer_open("unfinished.trace", &w, &error), 0);
+	add_event(w, TRACE_EVENT_SYNC, 0, 0, 0, 0, 1);
+	trace_writer_abandon(w);
+	data = read_whole("unfinished.trace", &size);
+	CU_ASSERT_EQUAL(size, 64);
+	expect_refusal(data, size, 0, "bad magic");
+	free(data);
+}
+
+static void test_wrong_version(void)
+{
+	size_t size;
+	uint8_t *data = read_whole(GOOD, &size);
+
+	data[8] = 2;
+	fix_checksums(data, size);
+	expect_refusal(data, size, 8, "wrong version 2.0: this reader reads 1.x");
+	free(data);
+}
+
+static void test_header_checksum(void)
+{
+	size_t size;
+	uint8_t *data = read_whole(GOOD, &size);
+
+	data[12] ^= 0x4;	/* a flag bit, checksum left stale */
+	expect_refusal(data, size, 60, "header checksum mismatch");
+	free(data);
+}
+
+static void test_section_checksum(void)
+{
+	size_t size;
+	uint8_t *data = read_whole(GOOD, &size);
+
+	/* The first section (launch 0's accesses) starts right after the
+	 * header. */
+	data[64 + 5] ^= 0x10;
+	expect_refusal(data, size, 64, "section 0 (ACCESSES): checksum mismatch");
+	free(data);
+}
+
+static void test_table_checksum(void)
+{
+	size_t size;
+	uint8_t *data = read_whole(GOOD, &size);
+	uint64_t table = le64(data + 32);
+
+	data[table + 1] ^= 1;
+	expect_refusal(data, size, size - 4, "section table checksum mismatch");
+	free(data);
+}
+
+static void test_counts_beyond_file(void)
+{
+	size_t size;
+	uint8_t *data = read_whole(GOOD, &size);
+	uint64_t table = le64(data + 32);
+
+	/* One more section than the table holds. */
+	set_le32(data + 28, 6);
+	fix_checksums(data, size);
+	expect_refusal(data, size, 32, "section table (6 entries at offset");
+	/* An absurd count. */
+	set_le32(data + 28, 0x7fffffff);
+	fix_checksums(data, size);
+	expect_refusal(data, size, 28, "absurd section count 2147483647");
+	free(data);
+
+	/* A section claiming more bytes than lie before the table. */
+	data = read_whole(GOOD, &size);
+	set_le64(data + table + 16, 1ull << 40);
+	fix_checksums(data, size);
+	expect_refusal(data, size, table + 8, "section 0 (ACCESSES): 1099511627776 bytes at offset 64");
+	free(data);
+
+	/* A decompressed size beyond the reader's limit. */
+	data = read_whole(GOOD, &size);
+	set_le64(data + table + 24, (1ull << 30) + 1);
+	fix_checksums(data, size);
+	expect_refusal(data, size, table + 24, "absurd decompressed size 1073741825");
+	free(data);
+}
+
+static void test_frame_size_disagrees(void)
+{
+	struct trace_reader *r;
+	struct trace_warps *w;
+	struct trace_error error;
+	size_t size;
+	uint8_t *data = read_whole(GOOD, &size);
+	uint64_t table = le64(data + 32);
+
+	/* The table says 4096 raw bytes; the frame says 56. Found when the
+	 * launch's accesses are opened, at the section's offset. */
+	set_le64(data + table + 24, 4096);
+	fix_checksums(data, size);
+	CU_ASSERT_EQUAL_FATAL(trace_open_memory(data, size, "bad.trace", NULL, &r,
+						&error), 0);
+	CU_ASSERT_EQUAL(trace_warps_open(r, 0, &w, &error), -1);
+	CU_ASSERT_EQUAL(error.offset, 64);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message,
+		"section 0 (ACCESSES): zstd frame holds 56 bytes, the table says 4096"));
+	trace_close(r);
+	free(data);
+}
+
+static void test_address_outside_allocations(void)
+{
+	struct trace_reader *r;
+	struct trace_warps *w;
+	struct trace_error error;
+
+	/* A line no allocation ever held. */
+	write_trace("outside.trace", 0x100000, 0);
+	CU_ASSERT_EQUAL_FATAL(trace_open("outside.trace", NULL, &r, &error), 0);
+	CU_ASSERT_EQUAL(trace_warps_open(r, 0, &w, &error), -1);
+	CU_ASSERT_PTR_NULL(w);
+	CU_ASSERT_EQUAL(error.offset, 64);
+	/* 8 + 2 warp entries of 8 + 4 records of 8: the fifth record. */
+	CU_ASSERT_STRING_EQUAL(error.message,
+		"outside.trace: offset 64: section 0 (ACCESSES), payload byte 56: "
+		"warp 3 record 1: line 0x100000 is outside every allocation live at launch 0");
+	trace_close(r);
+
+	/* The device allocation, but after it was freed. */
+	write_trace("freed.trace", DEVICE_BASE, 1);
+	CU_ASSERT_EQUAL_FATAL(trace_open("freed.trace", NULL, &r, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_warps_open(r, 0, &w, &error), 0);
+	trace_warps_close(w);
+	CU_ASSERT_EQUAL(trace_warps_open(r, 1, &w, &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message,
+		"line 0x7f0000040000 is outside every allocation live at launch 1"));
+	trace_close(r);
+}
+
+static void test_bad_events(void)
+{
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_error error;
+
+	/* A free of nothing, and a prefetch of device memory: refused at the
+	 * EVENTS section (the only section: index 1, after META at 64). */
+	CU_ASSERT_EQUAL_FATAL(trace_writer_open("events.trace", &w, &error), 0);
+	add_event(w, TRACE_EVENT_ALLOC, TRACE_MEMORY_DEVICE, DEVICE_BASE,
+		  DEVICE_SIZE, 0, 1);
+	add_event(w, TRACE_EVENT_PREFETCH, 0, DEVICE_BASE, 128, 0, 2);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_close(w, &error), 0);
+	CU_ASSERT_EQUAL(trace_open("events.trace", NULL, &r, &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message,
+		"section 1 (EVENTS), payload byte 64: event 1 (prefetch): "
+		"0x7f0000040000+128 is not inside a live managed allocation"));
+
+	CU_ASSERT_EQUAL_FATAL(trace_writer_open("events.trace", &w, &error), 0);
+	add_event(w, TRACE_EVENT_FREE, 0, MANAGED_BASE, 0, 0, 1);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_close(w, &error), 0);
+	CU_ASSERT_EQUAL(trace_open("events.trace", NULL, &r, &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message,
+		"payload byte 16: event 0 (free): 0x7f0000010000 is no live allocation"));
+
+	/* Overlapping allocations. */
+	CU_ASSERT_EQUAL_FATAL(trace_writer_open("events.trace", &w, &error), 0);
+	add_event(w, TRACE_EVENT_ALLOC, TRACE_MEMORY_MANAGED, MANAGED_BASE,
+		  MANAGED_SIZE, 0, 1);
+	add_event(w, TRACE_EVENT_ALLOC, TRACE_MEMORY_MANAGED,
+		  MANAGED_BASE + MANAGED_SIZE - 1, 2, 0, 1);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_close(w, &error), 0);
+	CU_ASSERT_EQUAL(trace_open("events.trace", NULL, &r, &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message,
+		"event 1 (alloc): 0x7f000001ffff+2 overlaps a live allocation"));
+}
+
+static void test_writer_refuses_bad_meta(void)
+{
+	struct trace_writer *w;
+	struct trace_error error;
+
+	CU_ASSERT_EQUAL_FATAL(trace_writer_open("meta.trace", &w, &error), 0);
+	CU_ASSERT_EQUAL(trace_writer_set_meta(w, "a=b", "c"), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(trace_writer_last_error(w), "meta key 'a=b'"));
+	CU_ASSERT_EQUAL(trace_writer_set_meta(w, "a", "two\nlines"), -1);
+	CU_ASSERT_EQUAL(trace_writer_close(w, &error), 0);
+}
+
+int main(void)
+{
+	CU_pSuite suite;
+	unsigned int failures;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	suite = CU_add_suite("libtrace", NULL, NULL);
+	/* good.trace is written by the second test and read by the rest. */
+	CU_add_test(suite, "crc32 check value", test_crc32_check_value);
+	CU_add_test(suite, "good trace reads back", test_good_trace_reads_back);
+	CU_add_test(suite, "truncated", test_truncated);
+	CU_add_test(suite, "bad magic, unfinished capture",
+		    test_bad_magic_and_unfinished_capture);
+	CU_add_test(suite, "wrong version", test_wrong_version);
+	CU_add_test(suite, "header checksum", test_header_checksum);
+	CU_add_test(suite, "section checksum", test_section_checksum);
+	CU_add_test(suite, "table checksum", test_table_checksum);
+	CU_add_test(suite, "counts beyond the file", test_counts_beyond_file);
+	CU_add_test(suite, "frame size disagrees", test_frame_size_disagrees);
+	CU_add_test(suite, "address outside allocations",
+		    test_address_outside_allocations);
+	CU_add_test(suite, "bad events", test_bad_events);
+	CU_add_test(suite, "writer refuses bad meta", test_writer_refuses_bad_meta);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+}
