@@ -62,22 +62,22 @@
 /* ---- replayable fault buffer (owner: ga10x fault unit) ---- */
 #define GA10X_REG_FAULT_BUF_LO		0x8200	/* base | aperture, stand-in */
 #define GA10X_REG_FAULT_BUF_HI		0x8204
-#define GA10X_REG_FAULT_BUF_SIZE	0x8208	/* entries, stand-in */
-#define GA10X_REG_FAULT_BUF_GET		0x820c	/* NVIDIA's GET layout */
+#define GA10X_REG_FAULT_BUF_SIZE	0x8208	/* entries (2..2^20), stand-in */
+#define GA10X_REG_FAULT_BUF_GET		0x820c	/* NVIDIA's GET layout, fault_c369.h */
 #define GA10X_REG_FAULT_BUF_PUT		0x8210	/* NVIDIA's PUT layout */
-#define GA10X_REG_FAULT_BUF_INFO	0x8214	/* NVIDIA's INFO layout */
-#define GA10X_REG_PAGE_FAULT_CTRL	0x8218	/* prefetch control */
-#define GA10X_REG_FAULT_BUF_CTRL	0x821c	/* enable, stand-in */
+#define GA10X_REG_FAULT_BUF_INFO	0x8214	/* read-only: GET's status bits (uvm never reads it) */
+#define GA10X_REG_PAGE_FAULT_CTRL	0x8218	/* prefetch control: PRF_FILTER [1:0] */
+#define GA10X_REG_FAULT_BUF_CTRL	0x821c	/* EMGPU_RING_ENABLE, stand-in */
 
 /* ---- access-counter buffer (owner: ga10x access-counter unit) ---- */
 #define GA10X_REG_AC_BUF_LO		0x8300
 #define GA10X_REG_AC_BUF_HI		0x8304
-#define GA10X_REG_AC_BUF_SIZE		0x8308	/* entries */
+#define GA10X_REG_AC_BUF_SIZE		0x8308	/* entries (2..2^20) */
 #define GA10X_REG_AC_BUF_GET		0x830c	/* NVIDIA's layout */
 #define GA10X_REG_AC_BUF_PUT		0x8310	/* NVIDIA's layout */
-#define GA10X_REG_AC_BUF_FULL		0x8314	/* NVIDIA's layout */
-#define GA10X_REG_AC_CONFIG		0x8318	/* granularity, threshold: stand-in */
-#define GA10X_REG_AC_CTRL		0x831c	/* enable: stand-in */
+#define GA10X_REG_AC_BUF_FULL		0x8314	/* NOTIFY_BUFFER_INFO layout, access_counter_c365.h */
+#define GA10X_REG_AC_CONFIG		0x8318	/* NISO CONFIG layout (C365_CONFIG_*): stand-in */
+#define GA10X_REG_AC_CTRL		0x831c	/* EMGPU_RING_ENABLE: stand-in */
 
 /* ---- channels (owner: ga10x fifo unit; stand-in only) ---- */
 #define GA10X_CHANNELS			64
