@@ -40,19 +40,23 @@ nv_cflags=$(sed -n 1p "$exporter" | tr ' ' '\n' |
 abi=$(kernel_abi)
 kdir="/usr/src/linux-headers-$abi-cloud-amd64"
 [ -f "$kdir/.config" ] || die "no kernel headers at $kdir (scripts/setup.sh installs them)"
-sources=("$here"/Kbuild "$here"/*.[ch] "$here"/gen-unbacked.sh "$top"/tests/nvidia-uvm/uvm-builtin-tests.c)
+models_inc="$top/models/include"
+sources=("$here"/Kbuild "$here"/*.[ch] "$here"/gen-unbacked.sh "$models_inc"/emgpu_hw.h
+	"$models_inc"/ga10x/regs.h "$models_inc"/ga10x/access_counter_c365.h "$top"/tests/nvidia-uvm/uvm-builtin-tests.c)
 key=$( { echo "$sha256 $abi $nv_cflags"; cat "$0" "${sources[@]}"; } | sha256sum | cut -c1-16)
 out="$cache/rm-standin/$key"
 
 if [ ! -f "$out/emgpu-rm.ko" ]; then
 	work="$cache/rm-standin/build"
 	rm -rf "$work" "$out.tmp"
-	mkdir -p "$work" "$out.tmp"
-	cp "$here"/Kbuild "$here"/*.[ch] "$work/"
-	bash "$here/gen-unbacked.sh" "$pristine/common/inc/nv_uvm_interface.h" "$here/emgpu_rm.c" \
+	mkdir -p "$work/ga10x" "$out.tmp"
+	cp "$here"/Kbuild "$here"/*.[ch] "$models_inc"/emgpu_hw.h "$work/"
+	cp "$models_inc"/ga10x/regs.h "$models_inc"/ga10x/access_counter_c365.h "$work/ga10x/"
+	bash "$here/gen-unbacked.sh" "$pristine/common/inc/nv_uvm_interface.h" "$here"/emgpu_rm*.c \
 		>"$work/emgpu_rm_unbacked.c"
 	log "emgpu-rm.ko for $version against $kdir"
-	make -C "$kdir" M="$work" NV_CFLAGS="$nv_cflags" modules >"$work/build.log" 2>&1 ||
+	make -C "$kdir" M="$work" NV_CFLAGS="$nv_cflags" EMGPU_RM_BRANCH="${version%%.*}" \
+		modules >"$work/build.log" 2>&1 ||
 		{ tail -n 30 "$work/build.log" >&2; die "emgpu-rm.ko did not build; see $work/build.log"; }
 	strip --strip-debug -o "$out.tmp/emgpu-rm.ko" "$work/emgpu-rm.ko"
 	cp "$work/Module.symvers" "$out.tmp/emgpu-rm.symvers"

@@ -3,13 +3,219 @@
  * emgpu-rm.ko's internal declarations. nv_uvm_interface.h is the branch's
  * own (from Debian's nvidia-open-kernel-source, at build time), included
  * as nvidia.ko's export unit includes it (through nv-linux.h).
+ *
+ * Locking (docs/rm-standin.md):
+ *  - emgpu_rm.lock (mutex, emgpu_rm.c): the callbacks, sessions and the one
+ *    probed GPU pointer.
+ *  - gpu->lock (mutex): every object of that GPU (devices, address spaces
+ *    and their allocations and page tables, TSGs, channels, retained
+ *    channels, fault and access-counter buffers) and the channel registers.
+ *    Taken after emgpu_rm.lock, never before.
+ *  - gpu->pma.lock (spinlock): the PMA's frame states and statistics; a
+ *    leaf lock (nvidia-uvm calls PMA with its own locks held).
+ *  - The MSI-X handler takes no lock: it reads gpu->isr_forward and the
+ *    callbacks with READ_ONCE; whoever clears them calls synchronize_irq().
  */
 #ifndef EMGPU_RM_H
 #define EMGPU_RM_H
 
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
 #include "nv_uvm_interface.h"
 
-/* Answer of a function not backed yet: warns once, NV_ERR_NOT_SUPPORTED. */
+#include "emgpu_hw.h"
+#include "ga10x/regs.h"
+#include "ga10x/access_counter_c365.h"
+
+/* Answer of a function not backed: warns once, NV_ERR_NOT_SUPPORTED. */
 NV_STATUS emgpu_rm_unbacked(const char *function);
+
+/* ---- what the stand-in reports (values are NVIDIA's) ---- */
+#define EMGPU_RM_ARCH_GA100		0x170	/* NV2080_CTRL_MC_ARCH_INFO_ARCHITECTURE_GA100 */
+#define EMGPU_RM_IMPL_GA102		0x2	/* NV2080_CTRL_MC_ARCH_INFO_IMPLEMENTATION_GA102 */
+#define EMGPU_RM_HOST_CLASS		0xc56f	/* AMPERE_CHANNEL_GPFIFO_A */
+#define EMGPU_RM_CE_CLASS		0xc7b5	/* AMPERE_DMA_COPY_B */
+#define EMGPU_RM_COMPUTE_CLASS		0xc7c0	/* AMPERE_COMPUTE_B */
+#define EMGPU_RM_BIG_PAGE_SIZE		(64u << 10)
+#define EMGPU_RM_MAX_SUBCTX		64	/* VEIDs of a GA10x TSG */
+#define EMGPU_RM_FAULT_ENTRY_SIZE	32	/* NVC369_BUF_SIZE */
+#define EMGPU_RM_AC_ENTRY_SIZE		32	/* NVC365_NOTIFY_BUF_SIZE */
+#define EMGPU_RM_FAULT_ENTRIES		1024
+#define EMGPU_RM_AC_ENTRIES		1024
+/* VRAM below this (and below BAR2's end) is the RM's own heap */
+#define EMGPU_RM_HEAP_MAX		(32ull << 20)
+/* the RM's GPU VAs: inside nvidia-uvm's rm range, below max_channel_va */
+#define EMGPU_RM_VA_START		(4ull << 30)
+#define EMGPU_RM_VA_END			(1ull << 40)
+/* handles RetainChannel accepts: EMGPU_RM_CHANNEL_HANDLE(hwChannelId) */
+#define EMGPU_RM_CHANNEL_HANDLE(id)	(0xc0de0000u | (id))
+
+/* ---- MMU VER2 (hwref/turing/tu102/dev_mmu.h), for the RM's own tables ---- */
+#define EMGPU_RM_MMU_LEVELS		5	/* PD3, PD2, PD1, PD0 (dual), PT (4K) */
+#define EMGPU_RM_PDE_APERTURE_SHIFT	1	/* bits 2:1 */
+#define EMGPU_RM_PDE_APERTURE_VID	1ull
+#define EMGPU_RM_PDE_APERTURE_SYS	2ull	/* SYSTEM_COHERENT_MEMORY */
+#define EMGPU_RM_PDE_ADDRESS_SHIFT	8	/* address >> 12 at bit 8 */
+#define EMGPU_RM_PTE_VALID		1ull
+#define EMGPU_RM_PTE_APERTURE_VID	0ull
+#define EMGPU_RM_PTE_APERTURE_SYS	2ull
+
+/*
+ * The objects behind nvidia-uvm's handles. genksyms must not see them:
+ * nvidia.ko's export unit knows these structs only by name, and a visible
+ * definition would enter every CRC of a function taking a handle.
+ */
+#ifndef __GENKSYMS__
+struct emgpu_rm_pt {
+	u64 *cpu;			/* one 4K page, DMA-coherent */
+	dma_addr_t dma;
+	struct emgpu_rm_pt **child;	/* 512 (PD0: 256) or NULL for a PT */
+};
+
+/* One RM allocation: backing memory and its RM VA. */
+struct emgpu_rm_alloc {
+	struct list_head node;		/* in vas->allocs */
+	u64 va;
+	u64 size;			/* page-aligned */
+	bool sysmem;
+	void *cpu;			/* sysmem: kernel VA */
+	dma_addr_t dma;			/* sysmem: GPU physical */
+	u64 vid_offset;			/* vidmem: offset in VRAM */
+};
+
+struct emgpu_rm_gpu;
+
+struct uvmGpuDevice_tag {
+	struct list_head node;		/* in gpu->devices */
+	struct emgpu_rm_gpu *gpu;
+};
+
+struct uvmGpuAddressSpace_tag {
+	struct list_head node;		/* in gpu->address_spaces */
+	struct uvmGpuDevice_tag *device;
+	struct emgpu_rm_pt root;	/* the RM's PD3 */
+	u64 va_next, va_end;		/* bump allocator of RM VAs */
+	struct list_head allocs;
+	/* nvidia-uvm's page directory once SetPageDirectory moved us there */
+	bool external_pdb;
+	u64 pdb;
+	bool pdb_vidmem;
+	bool duped;			/* DupAddressSpace of a user VA space */
+};
+
+struct uvmGpuTsg_tag {
+	struct list_head node;		/* in gpu->tsgs */
+	struct uvmGpuAddressSpace_tag *vas;
+	unsigned int id;
+	unsigned int ce;
+	unsigned int channels;
+};
+
+struct uvmGpuChannel_tag {
+	struct list_head node;		/* in gpu->channels */
+	struct uvmGpuTsg_tag *tsg;
+	unsigned int id;		/* hwChannelId, register block */
+	struct emgpu_rm_alloc *inst, *gpfifo, *userd, *notifier;
+	u32 token;
+	unsigned int retained;		/* RetainChannel references */
+};
+
+struct emgpu_rm_retained {
+	struct list_head node;		/* in gpu->retained */
+	struct uvmGpuChannel_tag *channel;
+};
+
+/* PMA over VRAM above the RM heap, in 64K frames. */
+enum { EMGPU_PMA_FREE, EMGPU_PMA_ALLOCATED, EMGPU_PMA_PINNED };
+#define EMGPU_PMA_FRAME			(64ull << 10)
+#define EMGPU_PMA_FRAMES_PER_2M		32
+
+struct emgpu_rm_pma {
+	spinlock_t lock;		/* protects everything below */
+	u64 base, end;			/* VRAM offsets, 2M-aligned */
+	unsigned long frames;
+	u8 *state;			/* EMGPU_PMA_* per frame */
+	u8 *free_in_2m;			/* free frames per 2M chunk */
+	UvmPmaStatistics stats;
+	uvmPmaEvictPagesCallback evict_pages;
+	uvmPmaEvictRangeCallback evict_range;
+	void *evict_data;
+};
+
+struct emgpu_rm_gpu {
+	struct pci_dev *pdev;
+	void __iomem *bar0;
+	void __iomem *bar2;
+	u64 bar2_size;
+	u64 vram_size;
+	u32 num_gpcs, num_sms, num_ces;
+	NvProcessorUuid uuid;
+	char uuid_text[48];		/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+	int irq;
+
+	struct mutex lock;		/* see the top of this file */
+	unsigned int registered;	/* RegisterGpu references */
+	struct list_head devices, address_spaces, tsgs, channels, retained;
+	unsigned long channel_used[BITS_TO_LONGS(GA10X_CHANNELS)];
+	unsigned int next_tsg;
+	/* RM heap: 4K pages of VRAM [0, heap_size) */
+	u64 heap_size;
+	unsigned long *heap_map;
+	struct emgpu_rm_pma pma;
+	struct emgpu_rm_alloc *fault_buf, *ac_buf;
+	void *nonreplayable_shadow;
+	bool fault_owned;		/* OwnPageFaultIntr(true) */
+	bool isr_forward;		/* the MSI-X handler calls isrTopHalf */
+};
+
+#endif /* __GENKSYMS__ */
+
+/* emgpu_rm.c */
+struct UvmOpsUvmEvents *emgpu_rm_uvm_ops(void);
+struct emgpu_rm_gpu *emgpu_rm_current_gpu(void);
+struct emgpu_rm_gpu *emgpu_rm_gpu_by_uuid(const NvProcessorUuid *uuid);
+void emgpu_rm_update_isr(struct emgpu_rm_gpu *gpu);
+
+static inline u32 emgpu_rm_rd(struct emgpu_rm_gpu *gpu, u32 reg)
+{
+	return readl(gpu->bar0 + reg);
+}
+
+static inline void emgpu_rm_wr(struct emgpu_rm_gpu *gpu, u32 reg, u32 val)
+{
+	writel(val, gpu->bar0 + reg);
+}
+
+static inline void emgpu_rm_wr64(struct emgpu_rm_gpu *gpu, u32 reg_lo, u64 val)
+{
+	emgpu_rm_wr(gpu, reg_lo + 4, upper_32_bits(val));
+	emgpu_rm_wr(gpu, reg_lo, lower_32_bits(val));
+}
+
+/* emgpu_rm_mem.c: heap, RM VA spaces and page tables, allocations, PMA */
+int emgpu_rm_mem_init(struct emgpu_rm_gpu *gpu);
+void emgpu_rm_mem_fini(struct emgpu_rm_gpu *gpu);
+struct uvmGpuDevice_tag *emgpu_rm_device_find(const void *handle);
+struct uvmGpuAddressSpace_tag *emgpu_rm_vas_find_locked(struct emgpu_rm_gpu *gpu,
+							const void *handle);
+/* the address space @handle with its GPU's lock held, or NULL (no lock) */
+struct uvmGpuAddressSpace_tag *emgpu_rm_vas_get(const void *handle);
+static inline void emgpu_rm_vas_put(struct uvmGpuAddressSpace_tag *vas)
+{
+	mutex_unlock(&vas->device->gpu->lock);
+}
+NV_STATUS emgpu_rm_alloc_mem(struct uvmGpuAddressSpace_tag *vas, u64 size, u64 va_align,
+			     u64 phys_align, bool sysmem, struct emgpu_rm_alloc **out);
+void emgpu_rm_free_mem(struct uvmGpuAddressSpace_tag *vas, struct emgpu_rm_alloc *a);
+void *emgpu_rm_alloc_cpu(struct emgpu_rm_gpu *gpu, struct emgpu_rm_alloc *a);
+u64 emgpu_rm_alloc_base(const struct emgpu_rm_alloc *a);
+u64 emgpu_rm_vas_pdb(const struct uvmGpuAddressSpace_tag *vas);
+
+/* emgpu_rm_fifo.c: TSGs, channels, fault and access-counter buffers */
+void emgpu_rm_channel_program_pdb(struct uvmGpuChannel_tag *ch);
 
 #endif /* EMGPU_RM_H */

@@ -101,6 +101,11 @@
 #define GA10X_REG_CHAN_STATUS		0x34	/* GA10X_CHAN_STATUS_*, read-only */
 #define GA10X_REG_CHAN_TOKEN		0x38	/* read: the work-submission token */
 
+/* USERD as clc56f.h's Nvc56fControl lays it out: nvidia-uvm writes GP_PUT */
+#define GA10X_USERD_SIZE		0x200
+#define GA10X_USERD_GP_GET		0x88	/* device-written */
+#define GA10X_USERD_GP_PUT		0x8c	/* driver-written */
+
 #define GA10X_ENGINE_HOST		0xffu	/* host methods only */
 #define GA10X_CHAN_CTRL_ENABLE		(1u << 0)
 #define GA10X_CHAN_CTRL_CLEAR_RC	(1u << 1)	/* write: leave RC */
