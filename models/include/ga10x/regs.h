@@ -109,6 +109,10 @@
 #define GA10X_ENGINE_HOST		0xffu	/* host methods only */
 #define GA10X_CHAN_CTRL_ENABLE		(1u << 0)
 #define GA10X_CHAN_CTRL_CLEAR_RC	(1u << 1)	/* write: leave RC */
+/* GPU VAs of this channel (pushbuffer, semaphores, CE virtual ends) are
+ * physical addresses in the GPFIFO base's aperture: a channel without a
+ * page directory (unit tests, bring-up before the stand-in's tables) */
+#define GA10X_CHAN_CTRL_NO_MMU		(1u << 2)
 #define GA10X_CHAN_STATUS_IDLE		(1u << 0)	/* GP_GET == GP_PUT, nothing in flight */
 #define GA10X_CHAN_STATUS_BLOCKED	(1u << 1)	/* waits on a semaphore acquire */
 #define GA10X_CHAN_STATUS_RC		(1u << 2)	/* stopped by an error, notifier written */

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GA10x host methods: class c56f (AMPERE_CHANNEL_GPFIFO_A) as clc56f.h
+ * defines it, and the software class c076 (GP100_UVM_SW, clc076.h) whose
+ * methods nvidia-uvm sends on subchannel 5. Our names; offsets, bit
+ * positions and values are NVIDIA's.
+ *
+ * Host methods are offsets below C56F_HOST_METHODS_END on any
+ * subchannel. What nvidia-uvm's Ampere HAL emits (uvm_hal.c's host table:
+ * Ampere inherits Turing, Volta, Pascal and Maxwell functions):
+ *  - NOP (NON_INC, inline data), WFI 0, NON_STALL_INTERRUPT 0;
+ *  - SET_OBJECT: the CE class on subchannel 0 (uvm_hal_maxwell_ce_init),
+ *    GP100_UVM_SW on subchannel 5 (uvm_hal_pascal_host_init);
+ *  - SEM_ADDR_LO/HI, SEM_PAYLOAD_LO/HI, SEM_EXECUTE: release 32-bit
+ *    (Turing), release 32-bit with RELEASE_TIMESTAMP (Volta's
+ *    semaphore_timestamp, 16 bytes: payload, 0, 64-bit ns), acquire
+ *    ACQ_CIRC_GEQ 32-bit with ACQUIRE_SWITCH_TSG (Turing);
+ *  - MEM_OP_A..D: MEMBAR sys/gpu (Pascal), TLB invalidate all with PDB
+ *    ONE, level and ACK (Ampere), targeted VA with INVALIDATION_SIZE
+ *    (Ampere), replay START/START_ACK_ALL (Volta), cancel VA-global
+ *    (Volta), access-counter clear all/MIMC/MOMC/targeted (Volta);
+ *  - c076 FAULT_CANCEL_A/B/C (cancel global and targeted, Pascal) and
+ *    CLEAR_FAULTED_A/B (Ampere's clear_faulted_channel_sw_method).
+ */
+#ifndef GA10X_HOST_C56F_H
+#define GA10X_HOST_C56F_H
+
+#define AMPERE_CHANNEL_GPFIFO_A_CLASS	0xc56fu
+#define C56F_HOST_METHODS_END		0x100u	/* below: host; above: the engine */
+#define C56F_SW_SUBCH_FIRST		5	/* subchannels 5-7: software */
+#define C56F_UVM_SW_SUBCH		5	/* UVM_SW_OBJ_SUBCHANNEL */
+#define C56F_CE_SUBCH			4	/* NVA06F_SUBCHANNEL_COPY_ENGINE */
+
+#define C56F_SET_OBJECT			0x000
+#define C56F_SET_OBJECT_NVCLASS_MASK	0xffffu		/* 15:0 */
+#define C56F_SET_OBJECT_ENGINE_SHIFT	16		/* 20:16 */
+#define C56F_SET_OBJECT_ENGINE_MASK	0x1fu
+#define C56F_SET_OBJECT_ENGINE_SW	0x1fu
+#define C56F_ILLEGAL			0x004
+#define C56F_NOP			0x008
+#define C56F_SEMAPHOREA			0x010	/* legacy semaphore: refused */
+#define C56F_SEMAPHORED			0x01c
+#define C56F_NON_STALL_INTERRUPT	0x020
+#define C56F_FB_FLUSH			0x024	/* deprecated: a MEMBAR SYS */
+
+#define C56F_MEM_OP_A			0x028
+#define C56F_MEM_OP_A_CANCEL_CLIENT_UNIT_ID_MASK 0x3fu	/* 5:0, CANCEL_TARGETED */
+#define C56F_MEM_OP_A_INVALIDATION_SIZE_MASK	0x3fu	/* 5:0, log2(4K pages) */
+#define C56F_MEM_OP_A_CANCEL_GPC_ID_SHIFT	6	/* 10:6, CANCEL_TARGETED */
+#define C56F_MEM_OP_A_CANCEL_GPC_ID_MASK	0x1fu
+#define C56F_MEM_OP_A_INVAL_SCOPE_SHIFT		6	/* 7:6 */
+#define C56F_MEM_OP_A_INVAL_SCOPE_MASK		0x3u
+#define C56F_MEM_OP_A_INVAL_SCOPE_ALL_TLBS	0u
+#define C56F_MEM_OP_A_INVAL_SCOPE_LINK_TLBS	1u
+#define C56F_MEM_OP_A_INVAL_SCOPE_NON_LINK_TLBS	2u
+#define C56F_MEM_OP_A_CANCEL_MMU_ENGINE_ID_MASK	0x7fu	/* 6:0, CANCEL_VA_GLOBAL */
+#define C56F_MEM_OP_A_SYSMEMBAR_EN		(1u << 11)
+#define C56F_MEM_OP_A_TARGET_ADDR_LO_SHIFT	12	/* 31:12: VA bits 31:12 */
+#define C56F_MEM_OP_A_TARGET_ADDR_LO_MASK	0xfffffu
+#define C56F_MEM_OP_B			0x02c	/* TARGET_ADDR_HI 31:0: VA >> 32 */
+
+#define C56F_MEM_OP_C			0x030
+#define C56F_MEM_OP_C_MEMBAR_TYPE_MASK		0x7u	/* 2:0, OPERATION MEMBAR */
+#define C56F_MEM_OP_C_MEMBAR_TYPE_SYS_MEMBAR	0u
+#define C56F_MEM_OP_C_MEMBAR_TYPE_MEMBAR	1u
+#define C56F_MEM_OP_C_PDB_ALL			(1u << 0)	/* 0: PDB ONE */
+#define C56F_MEM_OP_C_GPC_DISABLE		(1u << 1)	/* 0: GPC ENABLE */
+#define C56F_MEM_OP_C_REPLAY_SHIFT		2	/* 4:2 */
+#define C56F_MEM_OP_C_REPLAY_MASK		0x7u
+#define C56F_MEM_OP_C_REPLAY_NONE		0u
+#define C56F_MEM_OP_C_REPLAY_START		1u
+#define C56F_MEM_OP_C_REPLAY_START_ACK_ALL	2u
+#define C56F_MEM_OP_C_REPLAY_CANCEL_TARGETED	3u
+#define C56F_MEM_OP_C_REPLAY_CANCEL_GLOBAL	4u
+#define C56F_MEM_OP_C_REPLAY_CANCEL_VA_GLOBAL	5u
+#define C56F_MEM_OP_C_ACK_TYPE_SHIFT		5	/* 6:5 */
+#define C56F_MEM_OP_C_ACK_TYPE_MASK		0x3u
+#define C56F_MEM_OP_C_ACK_TYPE_NONE		0u
+#define C56F_MEM_OP_C_ACK_TYPE_GLOBALLY		1u
+#define C56F_MEM_OP_C_ACK_TYPE_INTRANODE	2u
+#define C56F_MEM_OP_C_ACCESS_TYPE_SHIFT		7	/* 9:7, CANCEL_VA_GLOBAL */
+#define C56F_MEM_OP_C_ACCESS_TYPE_MASK		0x7u
+#define C56F_MEM_OP_C_ACCESS_TYPE_VIRT_READ		0u
+#define C56F_MEM_OP_C_ACCESS_TYPE_VIRT_WRITE		1u
+#define C56F_MEM_OP_C_ACCESS_TYPE_VIRT_ATOMIC_STRONG	2u
+#define C56F_MEM_OP_C_ACCESS_TYPE_VIRT_ATOMIC_WEAK	4u
+#define C56F_MEM_OP_C_ACCESS_TYPE_VIRT_ATOMIC_ALL	5u
+#define C56F_MEM_OP_C_ACCESS_TYPE_VIRT_WRITE_AND_ATOMIC	6u
+#define C56F_MEM_OP_C_ACCESS_TYPE_VIRT_ALL		7u
+#define C56F_MEM_OP_C_PAGE_TABLE_LEVEL_SHIFT	7	/* 9:7, not CANCEL_VA_GLOBAL */
+#define C56F_MEM_OP_C_PAGE_TABLE_LEVEL_MASK	0x7u
+#define C56F_MEM_OP_C_PAGE_TABLE_LEVEL_ALL	0u
+#define C56F_MEM_OP_C_PAGE_TABLE_LEVEL_PTE_ONLY	1u
+#define C56F_MEM_OP_C_PAGE_TABLE_LEVEL_UP_TO_PDE0 2u
+#define C56F_MEM_OP_C_PAGE_TABLE_LEVEL_UP_TO_PDE1 3u
+#define C56F_MEM_OP_C_PAGE_TABLE_LEVEL_UP_TO_PDE2 4u
+#define C56F_MEM_OP_C_PAGE_TABLE_LEVEL_UP_TO_PDE3 5u
+#define C56F_MEM_OP_C_PDB_APERTURE_SHIFT	10	/* 11:10 */
+#define C56F_MEM_OP_C_PDB_APERTURE_MASK		0x3u
+#define C56F_MEM_OP_C_PDB_APERTURE_VID_MEM	0u
+#define C56F_MEM_OP_C_PDB_APERTURE_SYS_MEM_COHERENT	2u
+#define C56F_MEM_OP_C_PDB_APERTURE_SYS_MEM_NONCOHERENT	3u
+#define C56F_MEM_OP_C_PDB_ADDR_LO_SHIFT		12	/* 31:12: PDB bits 31:12 */
+#define C56F_MEM_OP_C_PDB_ADDR_LO_MASK		0xfffffu
+#define C56F_MEM_OP_C_AC_CLR_TARGETED_NOTIFY_TAG_MASK 0xfffffu	/* 19:0 */
+
+#define C56F_MEM_OP_D			0x034	/* executes A-C */
+#define C56F_MEM_OP_D_PDB_ADDR_HI_MASK		0x7ffffffu	/* 26:0: PDB >> 32 */
+#define C56F_MEM_OP_D_OPERATION_SHIFT		27	/* 31:27 */
+#define C56F_MEM_OP_D_OPERATION_MASK		0x1fu
+#define C56F_MEM_OP_D_OPERATION_MEMBAR			0x05u
+#define C56F_MEM_OP_D_OPERATION_MMU_TLB_INVALIDATE	0x09u
+#define C56F_MEM_OP_D_OPERATION_MMU_TLB_INVALIDATE_TARGETED 0x0au
+#define C56F_MEM_OP_D_OPERATION_L2_PEERMEM_INVALIDATE	0x0du
+#define C56F_MEM_OP_D_OPERATION_L2_SYSMEM_INVALIDATE	0x0eu
+#define C56F_MEM_OP_D_OPERATION_L2_CLEAN_COMPTAGS	0x0fu
+#define C56F_MEM_OP_D_OPERATION_L2_FLUSH_DIRTY		0x10u
+#define C56F_MEM_OP_D_OPERATION_L2_WAIT_FOR_SYS_PENDING_READS 0x15u
+#define C56F_MEM_OP_D_OPERATION_ACCESS_COUNTER_CLR	0x16u
+#define C56F_MEM_OP_D_AC_CLR_TYPE_MASK		0x3u	/* 1:0 */
+#define C56F_MEM_OP_D_AC_CLR_TYPE_MIMC		0u
+#define C56F_MEM_OP_D_AC_CLR_TYPE_MOMC		1u
+#define C56F_MEM_OP_D_AC_CLR_TYPE_ALL		2u
+#define C56F_MEM_OP_D_AC_CLR_TYPE_TARGETED	3u
+#define C56F_MEM_OP_D_AC_CLR_TARGETED_TYPE_MOMC	(1u << 2)	/* 2:2, 0: MIMC */
+#define C56F_MEM_OP_D_AC_CLR_TARGETED_BANK_SHIFT 3	/* 6:3 */
+#define C56F_MEM_OP_D_AC_CLR_TARGETED_BANK_MASK	0xfu
+
+#define C56F_SET_REFERENCE		0x050
+#define C56F_SEM_ADDR_LO		0x05c	/* OFFSET 31:2: VA bits 31:2 */
+#define C56F_SEM_ADDR_LO_MASK		0xfffffffcu
+#define C56F_SEM_ADDR_HI		0x060	/* OFFSET 7:0: VA bits 39:32 */
+#define C56F_SEM_ADDR_HI_MASK		0xffu
+#define C56F_SEM_PAYLOAD_LO		0x064
+#define C56F_SEM_PAYLOAD_HI		0x068
+#define C56F_SEM_EXECUTE		0x06c
+#define C56F_SEM_EXECUTE_OPERATION_MASK		0x7u	/* 2:0 */
+#define C56F_SEM_EXECUTE_OPERATION_ACQUIRE	0u	/* == */
+#define C56F_SEM_EXECUTE_OPERATION_RELEASE	1u
+#define C56F_SEM_EXECUTE_OPERATION_ACQ_STRICT_GEQ 2u	/* unsigned >= */
+#define C56F_SEM_EXECUTE_OPERATION_ACQ_CIRC_GEQ	3u	/* wrapping >= */
+#define C56F_SEM_EXECUTE_OPERATION_ACQ_AND	4u	/* (mem & payload) != 0 */
+#define C56F_SEM_EXECUTE_OPERATION_ACQ_NOR	5u	/* ~(mem | payload) != 0 */
+#define C56F_SEM_EXECUTE_OPERATION_REDUCTION	6u
+#define C56F_SEM_EXECUTE_ACQUIRE_SWITCH_TSG_EN	(1u << 12)
+#define C56F_SEM_EXECUTE_RELEASE_WFI_EN		(1u << 20)
+#define C56F_SEM_EXECUTE_PAYLOAD_SIZE_64BIT	(1u << 24)	/* 0: 32BIT */
+#define C56F_SEM_EXECUTE_RELEASE_TIMESTAMP_EN	(1u << 25)
+#define C56F_SEM_EXECUTE_REDUCTION_SHIFT	27	/* 30:27 */
+#define C56F_SEM_EXECUTE_REDUCTION_MASK		0xfu
+#define C56F_SEM_EXECUTE_REDUCTION_IMIN		0u
+#define C56F_SEM_EXECUTE_REDUCTION_IMAX		1u
+#define C56F_SEM_EXECUTE_REDUCTION_IXOR		2u
+#define C56F_SEM_EXECUTE_REDUCTION_IAND		3u
+#define C56F_SEM_EXECUTE_REDUCTION_IOR		4u
+#define C56F_SEM_EXECUTE_REDUCTION_IADD		5u
+#define C56F_SEM_EXECUTE_REDUCTION_INC		6u
+#define C56F_SEM_EXECUTE_REDUCTION_DEC		7u
+#define C56F_SEM_EXECUTE_REDUCTION_FORMAT_UNSIGNED (1u << 31)	/* 0: SIGNED */
+/* a release with RELEASE_TIMESTAMP writes 16 bytes: payload, timestamp */
+#define C56F_SEM_TIMESTAMP_OFFSET	8
+#define C56F_SEM_TIMESTAMP_SIZE		16
+
+#define C56F_WFI			0x078
+#define C56F_WFI_SCOPE_ALL		(1u << 0)
+#define C56F_YIELD			0x080
+#define C56F_CLEAR_FAULTED		0x084
+#define C56F_CLEAR_FAULTED_HANDLE_MASK	0x7fffffffu	/* 30:0 */
+#define C56F_CLEAR_FAULTED_TYPE_ENG_FAULTED (1u << 31)	/* 0: PBDMA_FAULTED */
+#define C56F_QUADRO_VERIFY		0x0a0
+
+/* ---- GP100_UVM_SW (clc076.h): software methods, subchannel 5 ---- */
+#define GP100_UVM_SW_CLASS		0xc076u
+#define C076_SET_OBJECT			0x000
+#define C076_NO_OPERATION		0x100
+#define C076_FAULT_CANCEL_A		0x104
+#define C076_INST_APERTURE_MASK		0x3u	/* 1:0, _A of CANCEL and CLEAR */
+#define C076_INST_APERTURE_VID_MEM	0u
+#define C076_INST_APERTURE_SYS_MEM_COHERENT	2u
+#define C076_INST_APERTURE_SYS_MEM_NONCOHERENT	3u
+#define C076_INST_LOW_MASK		0xfffff000u	/* 31:12: inst bits 31:12 */
+#define C076_FAULT_CANCEL_B		0x108	/* INST_HI 31:0: inst >> 32 */
+#define C076_FAULT_CANCEL_C		0x10c	/* executes A-C */
+#define C076_FAULT_CANCEL_C_CLIENT_ID_MASK	0x3fu	/* 5:0 */
+#define C076_FAULT_CANCEL_C_GPC_ID_SHIFT	6	/* 10:6 */
+#define C076_FAULT_CANCEL_C_GPC_ID_MASK		0x1fu
+#define C076_FAULT_CANCEL_C_MODE_SHIFT		30	/* 31:30 */
+#define C076_FAULT_CANCEL_C_MODE_MASK		0x3u
+#define C076_FAULT_CANCEL_C_MODE_TARGETED	0u
+#define C076_FAULT_CANCEL_C_MODE_GLOBAL		1u
+#define C076_CLEAR_FAULTED_A		0x110
+#define C076_CLEAR_FAULTED_A_TYPE_ENG_FAULTED	(1u << 2)	/* 0: PBDMA */
+#define C076_CLEAR_FAULTED_B		0x114	/* INST_HI; executes A-B */
+
+#endif /* GA10X_HOST_C56F_H */
