@@ -258,3 +258,28 @@ void gm_ce_doorbell(struct gm_gpu *g)
 	if (irq)
 		gm_raise(g, EMGPU_INTR_COPY);
 }
+
+/*
+ * The same queues and statistics for another personality's copy engine
+ * (ga10x/ce.c): a transfer of `len` bytes (op EMGPU_CE_OP_COPY or
+ * _MEMSET) issued at `issue`; returns its completion.
+ */
+gm_time_t gm_ce_charge(struct gm_gpu *g, uint32_t op, unsigned int sa,
+		       unsigned int da, uint32_t len, gm_time_t issue)
+{
+	struct ce_op d = { .op = op, .length = len };
+	gm_time_t saved = g->ce_issue, done;
+
+	g->ce_issue = issue;
+	done = desc_time(g, &d, sa, da, 1);
+	g->ce_issue = saved;
+	g->ce_done = done;
+	return done;
+}
+
+void gm_ce_mark_ready(struct gm_gpu *g, uint64_t dst, uint64_t len,
+		      gm_time_t done)
+{
+	if (len)
+		mark_ready(g, dst, len, done);
+}

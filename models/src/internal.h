@@ -340,6 +340,11 @@ void gm_ac_set_config(struct gm_gpu *g, uint32_t config);
 
 /* ce.c */
 void gm_ce_doorbell(struct gm_gpu *g);
+gm_time_t gm_ce_charge(struct gm_gpu *g, uint32_t op, unsigned int sa,
+		       unsigned int da, uint32_t len, gm_time_t issue);
+/* VRAM [dst, dst + len) holds a copy's bytes from `done` on */
+void gm_ce_mark_ready(struct gm_gpu *g, uint64_t dst, uint64_t len,
+		      gm_time_t done);
 
 /* sm.c */
 int gm_sm_init(struct gm_gpu *g);
