@@ -27,3 +27,5 @@ src/ga10x/regs.c
 src/ga10x/mmu.c
 src/ga10x/faults.c
 src/ga10x/fifo.c
+src/ga10x/host.c
+src/ga10x/ce.c

@@ -91,6 +91,8 @@ struct ga10x_replay {
 	uint64_t inst;		/* cancel targeted: instance pointer | aperture */
 	uint64_t va;		/* cancel VA-global */
 	unsigned int access_type;	/* cancel VA-global: MEM_OP_C ACCESS_TYPE */
+	uint64_t pdb;		/* cancel VA-global: its PDB | aperture */
+	unsigned int mmu_engine_id;	/* cancel VA-global: MEM_OP_A's */
 };
 void ga10x_fault_replay(struct gm_gpu *g, const struct ga10x_replay *r);
 
