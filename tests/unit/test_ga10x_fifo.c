@@ -14,6 +14,7 @@
 #include "ga10x/ce_c7b5.h"
 #include "ga10x/gpfifo.h"
 #include "ga10x/host_c56f.h"
+#include "ga10x/mmu_v2.h"
 #include "ga10x/regs.h"
 
 #define FX_SYS_SIZE	(16ull << 20)
@@ -794,6 +795,110 @@ static void test_bad_token_and_regs(void)
 	fx_free(f);
 }
 
+/* ---- through the page directory, and the interrupt leaf ---- */
+
+#define FX_TABLES	0x800000ull	/* PD3, PD2, PD1, PD0, 4K table */
+#define FX_VA		0x100000000ull	/* PD1 index 8, PD0 0, PT 0 */
+
+static void map4k(struct fx *f, uint64_t va, uint64_t pa)
+{
+	uint64_t e;
+
+	e = ga10x_pde(GA10X_PDE_APERTURE_SYS_COH, FX_TABLES + 0x1000);
+	memcpy(f->sys + FX_TABLES + ((va >> 47) & 3) * 8, &e, 8);
+	e = ga10x_pde(GA10X_PDE_APERTURE_SYS_COH, FX_TABLES + 0x2000);
+	memcpy(f->sys + FX_TABLES + 0x1000 + ((va >> 38) & 511) * 8, &e, 8);
+	e = ga10x_pde(GA10X_PDE_APERTURE_SYS_COH, FX_TABLES + 0x3000);
+	memcpy(f->sys + FX_TABLES + 0x2000 + ((va >> 29) & 511) * 8, &e, 8);
+	e = ga10x_dual_pde_small(GA10X_PDE_APERTURE_SYS_COH, FX_TABLES + 0x4000);
+	memcpy(f->sys + FX_TABLES + 0x3000 + ((va >> 21) & 255) * 16 + 8, &e, 8);
+	e = ga10x_pte(GA10X_PTE_APERTURE_SYS_COH, pa, 0, 0, 0);
+	memcpy(f->sys + FX_TABLES + 0x4000 + ((va >> 12) & 511) * 8, &e, 8);
+}
+
+/* A channel as the stand-in makes it: PDB set, no NO_MMU. */
+static void chan_setup_virtual(struct fx *f, unsigned int ch)
+{
+	chan_setup(f, ch, 0);
+	chan_reg_write(f, ch, GA10X_REG_CHAN_CTRL, 0);
+	chan_reg_write(f, ch, GA10X_REG_CHAN_PDB_LO,
+		       (uint32_t)FX_TABLES | GA10X_BASE_APERTURE_SYSMEM);
+	chan_reg_write(f, ch, GA10X_REG_CHAN_CTRL, GA10X_CHAN_CTRL_ENABLE);
+}
+
+static void test_virtual_pushbuffer(void)
+{
+	struct fx *f = fx_new();
+	struct push p = { .n = 0 };
+	uint64_t e;
+	unsigned int i;
+
+	chan_setup_virtual(f, 8);
+	/* pushbuffer at FX_VA (4 pages), semaphores at FX_VA + 0x10000 */
+	for (i = 0; i < 4; i++)
+		map4k(f, FX_VA + i * 0x1000ull, FX_PB(8) + i * 0x1000ull);
+	map4k(f, FX_VA + 0x10000, FX_SEM);
+	ce_init(&p);
+	host_release(&p, FX_VA + 0x10000, 0xabcd);
+	ce_release(&p, FX_VA + 0x10004, 0xef01,
+		   C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_ONE_WORD <<
+		   C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT);
+	/* the segment crosses a page: NOPs up to past 0x1000 bytes */
+	emit(&p, ga10x_pb_noninc(0, C56F_NOP, 1100));
+	p.n += 1100;
+	host_release(&p, FX_VA + 0x10008, 0x2345);
+	memcpy(f->sys + FX_PB(8), p.w, p.n * 4);
+	e = ga10x_gp_entry(FX_VA, p.n * 4, 0);
+	memcpy(f->sys + FX_GPFIFO(8), &e, 8);
+	wr32(f, FX_USERD(8) + GA10X_USERD_GP_PUT, 1);
+	doorbell(f, 8);
+	CU_ASSERT_EQUAL(f->errors, 0u);
+	CU_ASSERT_EQUAL(status(f, 8), GA10X_CHAN_STATUS_IDLE);
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM), 0xabcdu);
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM + 4), 0xef01u);
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM + 8), 0x2345u);
+
+	/* uvm_channel_test's fatal push: memset_v_4 at 0xffffffff, unmapped */
+	p.n = 0;
+	push1(&p, C56F_CE_SUBCH, C7B5_SET_REMAP_CONST_B, 0);
+	push1(&p, C56F_CE_SUBCH, C7B5_SET_REMAP_COMPONENTS, 0x00030005u);
+	ce_offsets(&p, 0, 0xffffffffull);
+	push1(&p, C56F_CE_SUBCH, C7B5_LINE_LENGTH_IN, 1);
+	push1(&p, C56F_CE_SUBCH, C7B5_LAUNCH_DMA, C7B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT_PITCH |
+	      C7B5_LAUNCH_DMA_DST_MEMORY_LAYOUT_PITCH | C7B5_LAUNCH_DMA_REMAP_ENABLE |
+	      C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_NON_PIPELINED | C7B5_LAUNCH_DMA_DISABLE_PLC);
+	host_release(&p, FX_VA + 0x10000, 0x9999);	/* the tracking release */
+	memcpy(f->sys + FX_PB(8) + 0x2000, p.w, p.n * 4);
+	e = ga10x_gp_entry(FX_VA + 0x2000, p.n * 4, 0);
+	memcpy(f->sys + FX_GPFIFO(8) + 8, &e, 8);
+	wr32(f, FX_USERD(8) + GA10X_USERD_GP_PUT, 2);
+	gm_reg_write(f->g, GA10X_REG_INTR_EN_SET, GA10X_INTR_CHANNEL_RC);
+	doorbell(f, 8);
+	CU_ASSERT_EQUAL(status(f, 8) & GA10X_CHAN_STATUS_RC, GA10X_CHAN_STATUS_RC);
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM), 0xabcdu);	/* not completed */
+	CU_ASSERT_EQUAL(rd32(f, FX_NOTIFIER(8) + 8), 31u);
+	CU_ASSERT_EQUAL(rd32(f, FX_NOTIFIER(8) + 12) >> 16, 0xffffu);
+	CU_ASSERT_EQUAL(gm_reg_read(f->g, GA10X_REG_INTR_LEAF) & GA10X_INTR_CHANNEL_RC,
+			GA10X_INTR_CHANNEL_RC);
+	fx_free(f);
+}
+
+static void test_nonstall_interrupt(void)
+{
+	struct fx *f = fx_new();
+	struct push p = { .n = 0 };
+
+	chan_setup(f, 0, GA10X_ENGINE_HOST);
+	gm_reg_write(f->g, GA10X_REG_INTR_EN_SET, GA10X_INTR_NONSTALL);
+	CU_ASSERT_EQUAL(gm_reg_read(f->g, GA10X_REG_INTR_LEAF) & GA10X_INTR_NONSTALL, 0u);
+	push1(&p, 0, C56F_NON_STALL_INTERRUPT, 0);	/* uvm_hal_maxwell_host_interrupt */
+	submit(f, 0, &p);
+	CU_ASSERT_EQUAL(gm_reg_read(f->g, GA10X_REG_INTR_LEAF) & GA10X_INTR_NONSTALL,
+			GA10X_INTR_NONSTALL);
+	CU_ASSERT_EQUAL(f->errors, 0u);
+	fx_free(f);
+}
+
 void add_ga10x_fifo_suite(void)
 {
 	CU_pSuite s = CU_add_suite("ga10x_fifo", NULL, NULL);
@@ -814,4 +919,7 @@ void add_ga10x_fifo_suite(void)
 	CU_add_test(s, "bad method: RC and notifier", test_bad_method_rc);
 	CU_add_test(s, "CE access error: RC", test_ce_access_rc);
 	CU_add_test(s, "bad token and registers", test_bad_token_and_regs);
+	CU_add_test(s, "pushbuffer and semaphores through the PDB; CE fault RC",
+		    test_virtual_pushbuffer);
+	CU_add_test(s, "NON_STALL_INTERRUPT sets the leaf bit", test_nonstall_interrupt);
 }
