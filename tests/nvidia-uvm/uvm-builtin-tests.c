@@ -15,9 +15,16 @@
  * have the CPU as its preferred location, as the Ember glue sets it for
  * Ember-adaptive's mapped-by-default ranges; without, none.
  *
- * usage: uvm-builtin-tests [--ember] [DEVICE]   (default /dev/nvidia-uvm)
+ * With --gpu, the emulated GPU is registered first (UVM_REGISTER_GPU with
+ * the UUID emgpu-rm.ko publishes in sysfs), then NVIDIA's tests that need
+ * one GPU run on it (channels, pushes, copy engine, host methods, page
+ * tree, PMM and PMA, TLB invalidates, fault buffer, access counters), with
+ * the parameters uvm_test_ioctl.h documents, and the GPU is unregistered.
+ *
+ * usage: uvm-builtin-tests [--ember] [--gpu] [DEVICE]   (default /dev/nvidia-uvm)
  */
 #include <errno.h>
+#include <glob.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,17 +38,23 @@
 #include "uvm_linux_ioctl.h"
 #include "uvm_test_ioctl.h"
 
+/* What a test's parameters may need: the UVM fd and the registered GPU. */
+struct test_ctx {
+	int fd;
+	NvProcessorUuid gpu;
+};
+
 struct uvm_builtin_test {
 	const char *name;
 	unsigned long cmd;
 	size_t size;
 	size_t status_offset;
 	/* Fills the parameters in; may issue ioctls of its own. 0 or -1. */
-	int (*init)(int fd, void *params);
+	int (*init)(const struct test_ctx *c, void *params);
 };
 
 /* Parameters as uvm_test_ioctl.h documents them; seeds fixed. */
-static int range_tree_random(int fd __attribute__((unused)), void *p)
+static int range_tree_random(const struct test_ctx *c __attribute__((unused)), void *p)
 {
 	UVM_TEST_RANGE_TREE_RANDOM_PARAMS *t = p;
 
@@ -59,7 +72,7 @@ static int range_tree_random(int fd __attribute__((unused)), void *p)
 	return 0;
 }
 
-static int range_allocator_sanity(int fd __attribute__((unused)), void *p)
+static int range_allocator_sanity(const struct test_ctx *c __attribute__((unused)), void *p)
 {
 	UVM_TEST_RANGE_ALLOCATOR_SANITY_PARAMS *t = p;
 
@@ -69,14 +82,14 @@ static int range_allocator_sanity(int fd __attribute__((unused)), void *p)
 }
 
 /* The test moves ranges among four range groups of the VA space. */
-static int range_group_tree(int fd, void *p)
+static int range_group_tree(const struct test_ctx *c, void *p)
 {
 	UVM_TEST_RANGE_GROUP_TREE_PARAMS *t = p;
 
 	for (int i = 0; i < 4; i++) {
 		UVM_CREATE_RANGE_GROUP_PARAMS group = { 0 };
 
-		if (ioctl(fd, UVM_CREATE_RANGE_GROUP, &group) != 0 || group.rmStatus != NV_OK) {
+		if (ioctl(c->fd, UVM_CREATE_RANGE_GROUP, &group) != 0 || group.rmStatus != NV_OK) {
 			printf("# UVM_CREATE_RANGE_GROUP: errno %d, rmStatus 0x%x\n", errno,
 			       group.rmStatus);
 			return -1;
@@ -86,7 +99,7 @@ static int range_group_tree(int fd, void *p)
 	return 0;
 }
 
-static int thread_context_sanity(int fd __attribute__((unused)), void *p)
+static int thread_context_sanity(const struct test_ctx *c __attribute__((unused)), void *p)
 {
 	UVM_TEST_THREAD_CONTEXT_SANITY_PARAMS *t = p;
 
@@ -94,7 +107,7 @@ static int thread_context_sanity(int fd __attribute__((unused)), void *p)
 	return 0;
 }
 
-static int thread_context_perf(int fd __attribute__((unused)), void *p)
+static int thread_context_perf(const struct test_ctx *c __attribute__((unused)), void *p)
 {
 	UVM_TEST_THREAD_CONTEXT_PERF_PARAMS *t = p;
 
@@ -103,7 +116,7 @@ static int thread_context_perf(int fd __attribute__((unused)), void *p)
 	return 0;
 }
 
-static int rb_tree_random(int fd __attribute__((unused)), void *p)
+static int rb_tree_random(const struct test_ctx *c __attribute__((unused)), void *p)
 {
 	UVM_TEST_RB_TREE_RANDOM_PARAMS *t = p;
 
@@ -138,13 +151,162 @@ static const struct uvm_builtin_test tests[] = {
 
 #define NTESTS (sizeof(tests) / sizeof(tests[0]))
 
+/*
+ * Tests on the registered GPU. Most take the GPU by UUID; the rest run on
+ * every GPU registered in the VA space, here the one.
+ */
+#define GPU_UUID_INIT(id, fn)						\
+static int fn(const struct test_ctx *c, void *p)			\
+{									\
+	UVM_TEST_##id##_PARAMS *t = p;					\
+									\
+	t->gpu_uuid = c->gpu;						\
+	return 0;							\
+}
+GPU_UUID_INIT(GET_GPU_REF_COUNT, gpu_ref_count)
+GPU_UUID_INIT(GET_GPU_TIME, gpu_time)
+GPU_UUID_INIT(PMA_GET_BATCH_SIZE, pma_batch_size)
+GPU_UUID_INIT(PMM_QUERY_PMA_STATS, pma_stats)
+GPU_UUID_INIT(ACCESS_COUNTERS_ENABLED_BY_DEFAULT, ac_enabled_by_default)
+GPU_UUID_INIT(PMM_RELEASE_FREE_ROOT_CHUNKS, release_free_root_chunks)
+GPU_UUID_INIT(PMM_ALLOC_FREE_ROOT, pmm_alloc_free_root)
+
+static int channel_stress_noop(const struct test_ctx *c __attribute__((unused)), void *p)
+{
+	UVM_TEST_CHANNEL_STRESS_PARAMS *t = p;
+
+	t->mode = UVM_TEST_CHANNEL_STRESS_MODE_NOOP_PUSH;
+	t->iterations = 1000;
+	t->seed = 1;
+	return 0;
+}
+
+static int channel_stress_update(const struct test_ctx *c __attribute__((unused)), void *p)
+{
+	UVM_TEST_CHANNEL_STRESS_PARAMS *t = p;
+
+	t->mode = UVM_TEST_CHANNEL_STRESS_MODE_UPDATE_CHANNELS;
+	t->iterations = 100;
+	t->seed = 1;
+	return 0;
+}
+
+static int channel_stress_stream(const struct test_ctx *c __attribute__((unused)), void *p)
+{
+	UVM_TEST_CHANNEL_STRESS_PARAMS *t = p;
+
+	t->mode = UVM_TEST_CHANNEL_STRESS_MODE_STREAM;
+	t->iterations = 50;
+	t->num_streams = 8;
+	t->seed = 1;
+	return 0;
+}
+
+static int pmm_sanity_full(const struct test_ctx *c __attribute__((unused)), void *p)
+{
+	UVM_TEST_PMM_SANITY_PARAMS *t = p;
+
+	t->mode = UvmTestPmmSanityModeFull;
+	return 0;
+}
+
+/* Every 2 MiB chunk the PMM can get, then all freed: none may leak. */
+static int pmm_check_leak(const struct test_ctx *c, void *p)
+{
+	UVM_TEST_PMM_CHECK_LEAK_PARAMS *t = p;
+
+	t->gpu_uuid = c->gpu;
+	t->chunk_size = 2ull << 20;
+	t->alloc_limit = -1;
+	return 0;
+}
+
+/* 16 discontiguous 64 KiB pages anywhere in the PMA, freed at once. */
+static int pma_alloc_free(const struct test_ctx *c, void *p)
+{
+	UVM_TEST_PMA_ALLOC_FREE_PARAMS *t = p;
+
+	t->gpu_uuid = c->gpu;
+	t->page_size = 64u << 10;
+	t->num_pages = 16;
+	return 0;
+}
+
+static int pmm_async_alloc(const struct test_ctx *c, void *p)
+{
+	UVM_TEST_PMM_ASYNC_ALLOC_PARAMS *t = p;
+
+	t->gpu_uuid = c->gpu;
+	t->num_chunks = 8;
+	t->num_work_iterations = 4;
+	return 0;
+}
+
+static const struct uvm_builtin_test gpu_tests[] = {
+	TEST(GET_GPU_REF_COUNT, gpu_ref_count),
+	TEST(GET_GPU_TIME, gpu_time),
+	TEST(PMA_GET_BATCH_SIZE, pma_batch_size),
+	TEST(PMM_QUERY_PMA_STATS, pma_stats),
+	TEST(RM_MEM_SANITY, NULL),
+	TEST(GPU_SEMAPHORE_SANITY, NULL),
+	TEST(HOST_SANITY, NULL),
+	TEST(CE_SANITY, NULL),
+	TEST(PUSH_SANITY, NULL),
+	TEST(TRACKER_SANITY, NULL),
+	TEST(CHANNEL_SANITY, NULL),
+	{ "UVM_TEST_CHANNEL_STRESS noop pushes", UVM_TEST_CHANNEL_STRESS,
+	  sizeof(UVM_TEST_CHANNEL_STRESS_PARAMS),
+	  offsetof(UVM_TEST_CHANNEL_STRESS_PARAMS, rmStatus), channel_stress_noop },
+	{ "UVM_TEST_CHANNEL_STRESS channel updates", UVM_TEST_CHANNEL_STRESS,
+	  sizeof(UVM_TEST_CHANNEL_STRESS_PARAMS),
+	  offsetof(UVM_TEST_CHANNEL_STRESS_PARAMS, rmStatus), channel_stress_update },
+	{ "UVM_TEST_CHANNEL_STRESS streams", UVM_TEST_CHANNEL_STRESS,
+	  sizeof(UVM_TEST_CHANNEL_STRESS_PARAMS),
+	  offsetof(UVM_TEST_CHANNEL_STRESS_PARAMS, rmStatus), channel_stress_stream },
+	TEST(PAGE_TREE, NULL),
+	TEST(MEM_SANITY, NULL),
+	TEST(PMM_SANITY, pmm_sanity_full),
+	TEST(PMM_CHECK_LEAK, pmm_check_leak),
+	TEST(PMA_ALLOC_FREE, pma_alloc_free),
+	TEST(PMM_ALLOC_FREE_ROOT, pmm_alloc_free_root),
+	TEST(PMM_ASYNC_ALLOC, pmm_async_alloc),
+	TEST(PMM_RELEASE_FREE_ROOT_CHUNKS, release_free_root_chunks),
+	TEST(VA_BLOCK, NULL),
+	TEST(ACCESS_COUNTERS_ENABLED_BY_DEFAULT, ac_enabled_by_default),
+};
+
+#define NGPU_TESTS (sizeof(gpu_tests) / sizeof(gpu_tests[0]))
+
+/*
+ * The UUID emgpu-rm.ko gives the emulated GPU: the raw 16 bytes beside its
+ * text form in the PCI device's sysfs directory. 0, or -1 with a reason.
+ */
+static int emgpu_uuid(NvProcessorUuid *out, char *why, size_t len)
+{
+	glob_t g;
+	FILE *f;
+	size_t n;
+
+	if (glob("/sys/bus/pci/drivers/emgpu-rm/*/gpu_uuid_raw", 0, NULL, &g) != 0) {
+		snprintf(why, len, "no emgpu-rm device in sysfs");
+		return -1;
+	}
+	f = fopen(g.gl_pathv[0], "rb");
+	n = f ? fread(out->uuid, 1, sizeof(out->uuid), f) : 0;
+	if (f)
+		fclose(f);
+	snprintf(why, len, "%s: %zu of %zu bytes", g.gl_pathv[0], n, sizeof(out->uuid));
+	globfree(&g);
+	return n == sizeof(out->uuid) ? 0 : -1;
+}
+
 /* Large enough for every parameter struct above. */
 union params_buf {
 	unsigned char bytes[4096];
 	NvU64 align;
 };
 
-static int run_test(int fd, const struct uvm_builtin_test *t, unsigned int n)
+static int run_test(const struct test_ctx *c, const struct uvm_builtin_test *t, unsigned int n)
 {
 	union params_buf buf;
 	NV_STATUS status;
@@ -155,11 +317,11 @@ static int run_test(int fd, const struct uvm_builtin_test *t, unsigned int n)
 		return 1;
 	}
 	memset(&buf, 0, sizeof(buf));
-	if (t->init && t->init(fd, buf.bytes)) {
+	if (t->init && t->init(c, buf.bytes)) {
 		printf("not ok %u %s\n# its parameters could not be set up\n", n, t->name);
 		return 1;
 	}
-	ret = ioctl(fd, t->cmd, buf.bytes);
+	ret = ioctl(c->fd, t->cmd, buf.bytes);
 	memcpy(&status, buf.bytes + t->status_offset, sizeof(status));
 	if (ret == 0 && status == NV_OK) {
 		printf("ok %u %s\n", n, t->name);
@@ -322,16 +484,63 @@ static void managed_tests(struct managed *m)
 /* KTAP lines of managed_tests(), for the plan. */
 #define MANAGED_TESTS 8
 
+/*
+ * Registers the emulated GPU, runs gpu_tests[] on it from KTAP number
+ * first, and unregisters it: NGPU_TESTS + 2 lines. Returns the failures.
+ */
+static unsigned int gpu_section(struct test_ctx *c, unsigned int first)
+{
+	UVM_REGISTER_GPU_PARAMS reg = { 0 };
+	UVM_UNREGISTER_GPU_PARAMS unreg = { 0 };
+	unsigned int failed = 0, n = first;
+	char why[160];
+
+	if (emgpu_uuid(&c->gpu, why, sizeof(why)) ||
+	    (reg.gpu_uuid = c->gpu, reg.rmCtrlFd = -1,
+	     ioctl(c->fd, UVM_REGISTER_GPU, &reg) != 0) || reg.rmStatus != NV_OK) {
+		printf("not ok %u UVM_REGISTER_GPU\n# %s; errno %d, rmStatus 0x%x\n", n, why,
+		       errno, reg.rmStatus);
+		/* nothing else can run on a GPU that is not there */
+		for (unsigned int i = 0; i <= NGPU_TESTS; i++)
+			printf("not ok %u %s # SKIP no GPU\n", n + 1 + i,
+			       i < NGPU_TESTS ? gpu_tests[i].name : "UVM_UNREGISTER_GPU");
+		return 1;
+	}
+	printf("ok %u UVM_REGISTER_GPU\n", n++);
+	for (unsigned int i = 0; i < NGPU_TESTS; i++)
+		failed += run_test(c, &gpu_tests[i], n++);
+	unreg.gpu_uuid = c->gpu;
+	if (ioctl(c->fd, UVM_UNREGISTER_GPU, &unreg) != 0 || unreg.rmStatus != NV_OK) {
+		printf("not ok %u UVM_UNREGISTER_GPU\n# errno %d, rmStatus 0x%x\n", n, errno,
+		       unreg.rmStatus);
+		failed++;
+	} else {
+		printf("ok %u UVM_UNREGISTER_GPU\n", n);
+	}
+	return failed;
+}
+
 int main(int argc, char **argv)
 {
-	bool ember = argc > 1 && strcmp(argv[1], "--ember") == 0;
-	const char *dev = argc > 1 + ember ? argv[1 + ember] : "/dev/nvidia-uvm";
+	bool ember = false, gpu = false;
+	const char *dev = "/dev/nvidia-uvm";
 	UVM_INITIALIZE_PARAMS init = { 0 };
-	struct managed m = { .ember = ember };
-	unsigned int failed = 0;
+	struct managed m = { 0 };
+	struct test_ctx c = { 0 };
+	unsigned int failed = 0, planned;
 	int fd;
 
-	printf("KTAP version 1\n1..%zu\n", NTESTS + 1 + MANAGED_TESTS);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--ember"))
+			ember = true;
+		else if (!strcmp(argv[i], "--gpu"))
+			gpu = true;
+		else
+			dev = argv[i];
+	}
+	m.ember = ember;
+	planned = NTESTS + 1 + MANAGED_TESTS + (gpu ? NGPU_TESTS + 2 : 0);
+	printf("KTAP version 1\n1..%u\n", planned);
 	fd = open(dev, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		printf("not ok 1 UVM_INITIALIZE\n# open %s: %s\nBail out!\n", dev, strerror(errno));
@@ -343,15 +552,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("ok 1 UVM_INITIALIZE\n");
+	c.fd = fd;
 	for (unsigned int i = 0; i < NTESTS; i++)
-		failed += run_test(fd, &tests[i], i + 2);
+		failed += run_test(&c, &tests[i], i + 2);
 	m.fd = fd;
 	m.n = NTESTS + 1;
 	managed_tests(&m);
 	failed += m.failed;
+	if (gpu && m.n == NTESTS + 1 + MANAGED_TESTS) {
+		failed += gpu_section(&c, m.n + 1);
+		m.n += NGPU_TESTS + 2;
+	}
 	close(fd);
 	/* A test that did not run (after a failed mmap) is neither. */
-	printf("# %u passed, %u failed, %zu not run\n", m.n - failed, failed,
-	       NTESTS + 1 + MANAGED_TESTS - m.n);
-	return failed || m.n != NTESTS + 1 + MANAGED_TESTS;
+	printf("# %u passed, %u failed, %u not run\n", m.n - failed, failed, planned - m.n);
+	return failed || m.n != planned;
 }
