@@ -405,8 +405,9 @@ unsigned int ga10x_fifo_poll(struct gm_gpu *g)
 	unsigned int i, blocked = 0;
 
 	fifo_schedule(g);
+	/* blocked ones, and any a budget stop left work to: poll again */
 	for (i = 0; i < GA10X_CHANNELS; i++)
-		blocked += !!(g->nv->fifo.chan[i].status & GA10X_CHAN_STATUS_BLOCKED);
+		blocked += chan_runnable(&g->nv->fifo.chan[i]);
 	return blocked;
 }
 
