@@ -20,6 +20,8 @@
 #include "qemu/bswap.h"
 
 #include "emgpu_hw.h"
+#include "ga10x/gpfifo.h"
+#include "ga10x/host_c56f.h"
 #include "ga10x/regs.h"
 #include "gpumodel/gpumodel.h"
 #include "gpumodel/testlib.h"
@@ -1061,6 +1063,158 @@ static void test_ga10x_dma_to_bar2(void)
     g_assert_cmpuint(count_lines_with(text, "emgpu_err_guest: dma,"), ==, 2);
 }
 
+/*
+ * A GPFIFO channel as the stand-in sets it up and nvidia-uvm pushes to it,
+ * all in guest RAM at CHAN_AREA: GPFIFO ring, USERD, error notifier and a
+ * pushbuffer. GA10X_CHAN_CTRL_NO_MMU: its GPU VAs are guest-physical.
+ */
+#define CHAN            3
+#define CHAN_AREA       0x05000000ull
+#define CHAN_GPFIFO     CHAN_AREA
+#define CHAN_USERD      (CHAN_AREA + 0x1000)
+#define CHAN_NOTIFIER   (CHAN_AREA + 0x2000)
+#define CHAN_PB         (CHAN_AREA + 0x4000)
+#define CHAN_ENTRIES    16
+
+static void chan_wr(Gpu *g, uint32_t reg, uint32_t v)
+{
+    wr(g, GA10X_REG_CHAN(CHAN, reg), v);
+}
+
+static uint32_t chan_rd(Gpu *g, uint32_t reg)
+{
+    return rd(g, GA10X_REG_CHAN(CHAN, reg));
+}
+
+static void chan_setup(Gpu *g)
+{
+    chan_wr(g, GA10X_REG_CHAN_GPFIFO_HI, 0);
+    chan_wr(g, GA10X_REG_CHAN_GPFIFO_LO,
+            (uint32_t)CHAN_GPFIFO | GA10X_BASE_APERTURE_SYSMEM);
+    chan_wr(g, GA10X_REG_CHAN_GPFIFO_ENTRIES, CHAN_ENTRIES);
+    chan_wr(g, GA10X_REG_CHAN_USERD_HI, 0);
+    chan_wr(g, GA10X_REG_CHAN_USERD_LO,
+            (uint32_t)CHAN_USERD | GA10X_BASE_APERTURE_SYSMEM);
+    chan_wr(g, GA10X_REG_CHAN_NOTIFIER_HI, 0);
+    chan_wr(g, GA10X_REG_CHAN_NOTIFIER_LO,
+            (uint32_t)CHAN_NOTIFIER | GA10X_BASE_APERTURE_SYSMEM);
+    chan_wr(g, GA10X_REG_CHAN_ENGINE, GA10X_ENGINE_HOST);
+    chan_wr(g, GA10X_REG_CHAN_CTRL,
+            GA10X_CHAN_CTRL_ENABLE | GA10X_CHAN_CTRL_NO_MMU);
+    g_assert_cmpuint(chan_rd(g, GA10X_REG_CHAN_STATUS), ==,
+                     GA10X_CHAN_STATUS_IDLE);
+}
+
+/* One host SEM_ADDR_LO..SEM_EXECUTE push (5 data words) at w. */
+static unsigned push_sem(uint32_t *w, uint64_t va, uint32_t payload,
+                         uint32_t execute)
+{
+    w[0] = cpu_to_le32(ga10x_pb_inc(0, C56F_SEM_ADDR_LO, 5));
+    w[1] = cpu_to_le32((uint32_t)va & C56F_SEM_ADDR_LO_MASK);
+    w[2] = cpu_to_le32((uint32_t)(va >> 32) & C56F_SEM_ADDR_HI_MASK);
+    w[3] = cpu_to_le32(payload);
+    w[4] = 0;
+    w[5] = cpu_to_le32(execute);
+    return 6;
+}
+
+/*
+ * Submits nwords of pushbuffer as GPFIFO entry `put`: the segment, the
+ * entry, GP_PUT in USERD, then the channel's token to the doorbell.
+ */
+static void chan_submit(Gpu *g, uint32_t put, const uint32_t *w,
+                        unsigned nwords)
+{
+    uint64_t pb = CHAN_PB + put * 0x100ull;
+    uint64_t e = cpu_to_le64(ga10x_gp_entry(pb, nwords * 4, 0));
+
+    g_assert_cmpuint(nwords * 4, <=, 0x100);
+    qtest_memwrite(g->qts, pb, w, nwords * 4);
+    qtest_memwrite(g->qts, CHAN_GPFIFO + put * 8ull, &e, sizeof(e));
+    qtest_writel(g->qts, CHAN_USERD + GA10X_USERD_GP_PUT, put + 1);
+    wr(g, GA10X_REG_DOORBELL, chan_rd(g, GA10X_REG_CHAN_TOKEN));
+}
+
+/*
+ * A channel's semaphore release through a GPFIFO in guest RAM: the
+ * doorbell runs it there and then (GP_GET written back, payload in guest
+ * RAM, channel idle), with no clock step.
+ */
+static void test_ga10x_channel_release(void)
+{
+    Gpu *g = ga10x_start();
+    uint32_t w[16];
+    unsigned n;
+
+    qtest_writel(g->qts, SEMAPHORE, 0);
+    qtest_writel(g->qts, SEMAPHORE + 16, 0);
+    chan_setup(g);
+    n = push_sem(w, SEMAPHORE, 0x77, C56F_SEM_EXECUTE_OPERATION_RELEASE);
+    n += push_sem(w + n, SEMAPHORE + 16, 0x88,
+                  C56F_SEM_EXECUTE_OPERATION_RELEASE);
+    chan_submit(g, 0, w, n);
+    g_assert_cmphex(qtest_readl(g->qts, SEMAPHORE), ==, 0x77);
+    g_assert_cmphex(qtest_readl(g->qts, SEMAPHORE + 16), ==, 0x88);
+    g_assert_cmpuint(qtest_readl(g->qts, CHAN_USERD + GA10X_USERD_GP_GET),
+                     ==, 1);
+    g_assert_cmpuint(chan_rd(g, GA10X_REG_CHAN_STATUS), ==,
+                     GA10X_CHAN_STATUS_IDLE);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+}
+
+/*
+ * An acquire of a semaphore the CPU releases by a plain store: the channel
+ * blocks at the doorbell, still waits 99 us of virtual time after it, and
+ * the poll 100 us after the doorbell finds the store and runs the rest of
+ * the push (its release); then the polls stop.
+ */
+static void test_ga10x_channel_acquire_poll(void)
+{
+    g_autofree char *log = NULL, *text = NULL;
+    g_autofree char *args = NULL;
+    int fd = g_file_open_tmp("emgpu-log-XXXXXX", &log, NULL);
+    uint32_t w[16];
+    unsigned n;
+    Gpu *g;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    args = g_strdup_printf("-trace emgpu_ga10x_poll -D %s", log);
+    g = ga10x_start_args("64m", args);
+    qtest_writel(g->qts, SEMAPHORE, 3);
+    qtest_writel(g->qts, SEMAPHORE + 16, 0);
+    chan_setup(g);
+    n = push_sem(w, SEMAPHORE, 5, C56F_SEM_EXECUTE_OPERATION_ACQ_CIRC_GEQ |
+                 C56F_SEM_EXECUTE_ACQUIRE_SWITCH_TSG_EN);
+    n += push_sem(w + n, SEMAPHORE + 16, 0x99,
+                  C56F_SEM_EXECUTE_OPERATION_RELEASE);
+    chan_submit(g, 0, w, n);
+    g_assert_cmpuint(chan_rd(g, GA10X_REG_CHAN_STATUS), ==,
+                     GA10X_CHAN_STATUS_BLOCKED);
+
+    qtest_writel(g->qts, SEMAPHORE, 5);         /* the CPU's release */
+    qtest_clock_step(g->qts, 99 * 1000);
+    g_assert_cmpuint(chan_rd(g, GA10X_REG_CHAN_STATUS), ==,
+                     GA10X_CHAN_STATUS_BLOCKED);
+    g_assert_cmphex(qtest_readl(g->qts, SEMAPHORE + 16), ==, 0);
+    qtest_clock_step(g->qts, 1000);
+    g_assert_cmpuint(chan_rd(g, GA10X_REG_CHAN_STATUS), ==,
+                     GA10X_CHAN_STATUS_IDLE);
+    g_assert_cmphex(qtest_readl(g->qts, SEMAPHORE + 16), ==, 0x99);
+    g_assert_cmpuint(qtest_readl(g->qts, CHAN_USERD + GA10X_USERD_GP_GET),
+                     ==, 1);
+    qtest_clock_step(g->qts, 10 * 1000 * 1000);
+    rd(g, EMGPU_REG_ID);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+
+    g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
+    unlink(log);
+    g_assert_cmpuint(count_lines_with(text, "emgpu_ga10x_poll "), ==, 1);
+    g_assert_nonnull(strstr(text, "0 channels still blocked"));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1088,6 +1242,10 @@ int main(int argc, char **argv)
     qtest_add_func("/emgpu/ga10x/bar2", test_ga10x_bar2);
     qtest_add_func("/emgpu/ga10x/bar2-past-vram", test_ga10x_bar2_past_vram);
     qtest_add_func("/emgpu/ga10x/dma-to-bar2", test_ga10x_dma_to_bar2);
+    qtest_add_func("/emgpu/ga10x/channel-release",
+                   test_ga10x_channel_release);
+    qtest_add_func("/emgpu/ga10x/channel-acquire-poll",
+                   test_ga10x_channel_acquire_poll);
 
     return g_test_run();
 }
