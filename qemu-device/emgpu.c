@@ -260,7 +260,8 @@ static void emgpu_run_bh(void *opaque)
 /*
  * GA10x: a channel blocked on a semaphore acquire waits for a store the
  * device does not see (a CPU's release), so the poll timer re-examines the
- * blocked channels every EMGPU_GA10X_POLL_NS while the model reports some.
+ * blocked channels every EMGPU_GA10X_POLL_NS while the model reports some
+ * (gm_poll() counts too the channels a scheduler pass left work to).
  * Any write to the GA10x block arms it (a doorbell or a channel's control
  * may leave a channel blocked); each poll re-arms it while channels stay
  * blocked, and it stops at the first poll that finds none. The timer only

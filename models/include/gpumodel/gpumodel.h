@@ -128,11 +128,13 @@ const char *gm_stop_name(enum gm_stop stop);
 
 /*
  * GA10X: re-examines the GPFIFO channels blocked on a semaphore acquire,
- * which a CPU may release by a plain store the device never sees. Returns
- * how many channels are still blocked: the embedder calls it again later
- * while that is nonzero (qemu-device/emgpu.c: every 100 us of QEMU's
- * virtual clock). A poll that finds nothing released changes nothing, time
- * and trace hash included. 0, doing nothing, in the emgpu personality.
+ * which a CPU may release by a plain store the device never sees, and runs
+ * on what a scheduler pass left for lack of budget. Returns how many
+ * channels are still blocked or left with work: the embedder calls it
+ * again later while that is nonzero (qemu-device/emgpu.c: every 100 us of
+ * QEMU's virtual clock). A poll that finds nothing released changes
+ * nothing, time and trace hash included. 0, doing nothing, in the emgpu
+ * personality.
  */
 unsigned int gm_poll(struct gm_gpu *gpu);
 
