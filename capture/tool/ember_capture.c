@@ -662,7 +662,8 @@ static void default_patch_path(char *path, size_t size)
 
 int InitializeInjection(void);
 
-/* Called by the CUDA driver when CUDA_INJECTION64_PATH names this library. */
+/* Called by the CUDA driver when CUDA_INJECTION64_PATH names this library.
+ * Returns 1 on success: on 0 the driver unloads the library again. */
 int InitializeInjection(void)
 {
 	struct capture_state *s = calloc(1, sizeof(*s));
@@ -673,7 +674,7 @@ int InitializeInjection(void)
 	struct trace_error error;
 
 	if (!s)
-		return 1;
+		return 0;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->launch_lock, NULL);
 	s->start_ns = now_ns();
@@ -689,12 +690,12 @@ int InitializeInjection(void)
 	    !(s->host_records = malloc(s->max_records * sizeof(*s->host_records)))) {
 		fprintf(stderr, "ember-capture: no memory for %llu records\n",
 			(unsigned long long)s->max_records);
-		return 1;
+		return 0;
 	}
 	if (trace_writer_open(output ? output : "ember-capture.trace", &s->writer,
 			      &error)) {
 		fprintf(stderr, "ember-capture: %s\n", error.message);
-		return 1;
+		return 0;
 	}
 	trace_writer_set_level(s->writer, 9);
 	add_meta_from_environment(s);
@@ -713,5 +714,5 @@ int InitializeInjection(void)
 		"synchronize domain");
 	CHECKED(sanitizerEnableDomain(1, s->subscriber, SANITIZER_CB_DOMAIN_DRIVER_API),
 		"driver API domain");
-	return 0;
+	return 1;
 }
