@@ -5,6 +5,7 @@
 # three ways: plain, EMBER_CAPTURE_MODE=timing, and with accesses. Writes
 # the traces, trace-dump's output and the wall times to OUTDIR.
 #   bash capture/scripts/capture-on-card.sh OUTDIR [DEPS]
+# RUN_TIMEOUT bounds each run (seconds, default 200).
 # DEPS, if given, holds include/zstd.h and lib/libzstd.so.1 for machines
 # without libzstd-dev (the device machine has no package registry).
 set -uo pipefail
@@ -45,12 +46,12 @@ run() {
 	shift 2
 	start=$(date +%s%N)
 	if [ "$mode" = plain ]; then
-		timeout 200 "$@"
+		timeout "${RUN_TIMEOUT:-200}" "$@"
 	else
 		CUDA_INJECTION64_PATH=$build/libember-capture.so \
 		EMBER_CAPTURE_MODE=$mode EMBER_CAPTURE_OUTPUT=$out/$name-$mode.trace \
 		EMBER_CAPTURE_META="program=$name;device=$device;driver=$driver" \
-			timeout 200 "$@"
+			timeout "${RUN_TIMEOUT:-200}" "$@"
 	fi
 	echo "rc=$?"
 	end=$(date +%s%N)
