@@ -20,6 +20,8 @@
 #include "qemu/bswap.h"
 
 #include "emgpu_hw.h"
+#include "ga10x/access_counter_c365.h"
+#include "ga10x/fault_c369.h"
 #include "ga10x/gpfifo.h"
 #include "ga10x/host_c56f.h"
 #include "ga10x/regs.h"
@@ -1215,6 +1217,182 @@ static void test_ga10x_channel_acquire_poll(void)
     g_assert_nonnull(strstr(text, "0 channels still blocked"));
 }
 
+#define MSI_ADDR        0x02500000ull   /* guest RAM: vector 6's messages */
+#define MSI_DATA        0xe6
+
+/* Points MSI-X entry `vec` at guest RAM MSI_ADDR and unmasks it. */
+static void msix_to_ram(Gpu *g, unsigned vec)
+{
+    uint64_t e;
+
+    qpci_msix_enable(g->dev);
+    e = g->dev->msix_table_off + vec * PCI_MSIX_ENTRY_SIZE;
+    qpci_io_writel(g->dev, g->dev->msix_table_bar,
+                   e + PCI_MSIX_ENTRY_LOWER_ADDR, (uint32_t)MSI_ADDR);
+    qpci_io_writel(g->dev, g->dev->msix_table_bar,
+                   e + PCI_MSIX_ENTRY_UPPER_ADDR, 0);
+    qpci_io_writel(g->dev, g->dev->msix_table_bar,
+                   e + PCI_MSIX_ENTRY_DATA, MSI_DATA);
+    qpci_io_writel(g->dev, g->dev->msix_table_bar,
+                   e + PCI_MSIX_ENTRY_VECTOR_CTRL, 0);
+    qtest_writel(g->qts, MSI_ADDR, 0);
+}
+
+/* A host push of NON_STALL_INTERRUPT, as GPFIFO entry `put`. */
+static void chan_nonstall(Gpu *g, uint32_t put)
+{
+    uint32_t w[2] = {
+        cpu_to_le32(ga10x_pb_inc(0, C56F_NON_STALL_INTERRUPT, 1)), 0,
+    };
+
+    chan_submit(g, put, w, 2);
+}
+
+/*
+ * The interrupt leaf: EN_SET and EN_CLEAR read back in INTR_EN, the
+ * write-only and read-only ones refused; a NON_STALL_INTERRUPT method sets
+ * its leaf bit, which sends MSI-X vector 6 (GA10X_MSIX_VECTOR) once
+ * enabled, whether it became pending while enabled or enabled while
+ * pending; writing the bit to INTR_LEAF clears it.
+ */
+static void test_ga10x_intr_leaf(void)
+{
+    Gpu *g = ga10x_start();
+
+    g_assert_cmphex(rd(g, GA10X_REG_INTR_EN), ==, 0);
+    wr(g, GA10X_REG_INTR_EN_SET, GA10X_INTR_NONSTALL | GA10X_INTR_CHANNEL_RC);
+    g_assert_cmphex(rd(g, GA10X_REG_INTR_EN), ==,
+                    GA10X_INTR_NONSTALL | GA10X_INTR_CHANNEL_RC);
+    wr(g, GA10X_REG_INTR_EN_SET, GA10X_INTR_REPLAYABLE_FAULT);
+    g_assert_cmphex(rd(g, GA10X_REG_INTR_EN), ==, GA10X_INTR_NONSTALL |
+                    GA10X_INTR_CHANNEL_RC | GA10X_INTR_REPLAYABLE_FAULT);
+    wr(g, GA10X_REG_INTR_EN_CLEAR,
+       GA10X_INTR_CHANNEL_RC | GA10X_INTR_REPLAYABLE_FAULT);
+    g_assert_cmphex(rd(g, GA10X_REG_INTR_EN), ==, GA10X_INTR_NONSTALL);
+    wr(g, GA10X_REG_INTR_EN_CLEAR, GA10X_INTR_ALL);
+    g_assert_cmphex(rd(g, GA10X_REG_INTR_EN), ==, 0);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+
+    rd(g, GA10X_REG_INTR_EN_SET);
+    expect_error_info(g, EMGPU_ERR_BAD_REGISTER, GA10X_REG_INTR_EN_SET,
+                      "read of write-only EN_SET");
+    wr(g, GA10X_REG_INTR_EN, 1);
+    expect_error_info(g, EMGPU_ERR_BAD_REGISTER, GA10X_REG_INTR_EN,
+                      "write to read-only INTR_EN");
+    wr(g, GA10X_REG_INTR_EN_SET, 1u << 31);
+    expect_error_info(g, EMGPU_ERR_BAD_VALUE, GA10X_REG_INTR_EN_SET,
+                      "unknown leaf bit");
+    g_assert_cmphex(rd(g, GA10X_REG_INTR_EN), ==, 0);
+
+    msix_to_ram(g, GA10X_MSIX_VECTOR);
+    chan_setup(g);
+    chan_nonstall(g, 0);                        /* pending, not enabled */
+    g_assert_cmphex(rd(g, GA10X_REG_INTR_LEAF), ==, GA10X_INTR_NONSTALL);
+    g_assert_cmphex(qtest_readl(g->qts, MSI_ADDR), ==, 0);
+    wr(g, GA10X_REG_INTR_EN_SET, GA10X_INTR_NONSTALL);
+    g_assert_cmphex(qtest_readl(g->qts, MSI_ADDR), ==, MSI_DATA);
+
+    wr(g, GA10X_REG_INTR_LEAF, GA10X_INTR_NONSTALL);
+    g_assert_cmphex(rd(g, GA10X_REG_INTR_LEAF), ==, 0);
+    qtest_writel(g->qts, MSI_ADDR, 0);
+    chan_nonstall(g, 1);                        /* pending while enabled */
+    g_assert_cmphex(rd(g, GA10X_REG_INTR_LEAF), ==, GA10X_INTR_NONSTALL);
+    g_assert_cmphex(qtest_readl(g->qts, MSI_ADDR), ==, MSI_DATA);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+}
+
+/*
+ * The replayable fault buffer's registers as nvidia-uvm and the stand-in
+ * use them (no SM path reports faults yet): base, size and enable read
+ * back; GET and PUT start at 0; PUT and INFO are read-only; a GET beyond
+ * the buffer is refused and shows GETPTR_CORRUPTED in GET and PUT until a
+ * GET write clears it; PAGE_FAULT_CTRL takes SEND_ALL or SEND_NONE only.
+ */
+static void test_ga10x_fault_buffer(void)
+{
+    Gpu *g = ga10x_start();
+    const uint32_t lo = (uint32_t)FAULT_BUF | GA10X_BASE_APERTURE_SYSMEM;
+
+    wr(g, GA10X_REG_FAULT_BUF_HI, 0);
+    wr(g, GA10X_REG_FAULT_BUF_LO, lo);
+    wr(g, GA10X_REG_FAULT_BUF_SIZE, RING_ENTRIES);
+    wr(g, GA10X_REG_FAULT_BUF_CTRL, EMGPU_RING_ENABLE);
+    g_assert_cmphex(rd(g, GA10X_REG_FAULT_BUF_LO), ==, lo);
+    g_assert_cmphex(rd(g, GA10X_REG_FAULT_BUF_HI), ==, 0);
+    g_assert_cmpuint(rd(g, GA10X_REG_FAULT_BUF_SIZE), ==, RING_ENTRIES);
+    g_assert_cmphex(rd(g, GA10X_REG_FAULT_BUF_CTRL), ==, EMGPU_RING_ENABLE);
+    g_assert_cmphex(rd(g, GA10X_REG_FAULT_BUF_GET), ==, 0);
+    g_assert_cmphex(rd(g, GA10X_REG_FAULT_BUF_PUT), ==, 0);
+    wr(g, GA10X_REG_FAULT_BUF_GET, 0);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+
+    wr(g, GA10X_REG_FAULT_BUF_PUT, 1);
+    expect_error_info(g, EMGPU_ERR_BAD_REGISTER, GA10X_REG_FAULT_BUF_PUT,
+                      "write to read-only PUT");
+    wr(g, GA10X_REG_FAULT_BUF_GET, RING_ENTRIES);
+    expect_error_info(g, EMGPU_ERR_BAD_INDEX, GA10X_REG_FAULT_BUF_GET,
+                      "GET beyond the buffer");
+    g_assert_cmphex(rd(g, GA10X_REG_FAULT_BUF_GET), ==,
+                    C369_BUF_GETPTR_CORRUPTED);
+    g_assert_cmphex(rd(g, GA10X_REG_FAULT_BUF_PUT), ==,
+                    C369_BUF_GETPTR_CORRUPTED);
+    g_assert_cmphex(rd(g, GA10X_REG_FAULT_BUF_INFO), ==,
+                    C369_BUF_GETPTR_CORRUPTED);
+    wr(g, GA10X_REG_FAULT_BUF_GET, C369_BUF_GETPTR_CORRUPTED);
+    g_assert_cmphex(rd(g, GA10X_REG_FAULT_BUF_GET), ==, 0);
+    g_assert_cmphex(rd(g, GA10X_REG_FAULT_BUF_PUT), ==, 0);
+
+    g_assert_cmphex(rd(g, GA10X_REG_PAGE_FAULT_CTRL), ==,
+                    C369_PAGE_FAULT_CTRL_PRF_SEND_ALL);
+    wr(g, GA10X_REG_PAGE_FAULT_CTRL, C369_PAGE_FAULT_CTRL_PRF_SEND_NONE);
+    g_assert_cmphex(rd(g, GA10X_REG_PAGE_FAULT_CTRL), ==,
+                    C369_PAGE_FAULT_CTRL_PRF_SEND_NONE);
+    wr(g, GA10X_REG_PAGE_FAULT_CTRL, 1);
+    expect_error_info(g, EMGPU_ERR_BAD_VALUE, GA10X_REG_PAGE_FAULT_CTRL,
+                      "unknown prefetch filter");
+    g_assert_cmphex(rd(g, GA10X_REG_PAGE_FAULT_CTRL), ==,
+                    C369_PAGE_FAULT_CTRL_PRF_SEND_NONE);
+    gpu_stop(g);
+}
+
+/*
+ * The access-counter buffer's registers: GET and PUT start at 0, FULL
+ * reads PUSHED (its reset value) without FULL, PUT and FULL are
+ * read-only, a GET beyond the buffer is refused and leaves GET as it was.
+ */
+static void test_ga10x_access_counter_buffer(void)
+{
+    Gpu *g = ga10x_start();
+    const uint32_t lo = (uint32_t)AC_BUF | GA10X_BASE_APERTURE_SYSMEM;
+
+    wr(g, GA10X_REG_AC_BUF_HI, 0);
+    wr(g, GA10X_REG_AC_BUF_LO, lo);
+    wr(g, GA10X_REG_AC_BUF_SIZE, RING_ENTRIES);
+    wr(g, GA10X_REG_AC_CTRL, EMGPU_RING_ENABLE);
+    g_assert_cmphex(rd(g, GA10X_REG_AC_BUF_LO), ==, lo);
+    g_assert_cmpuint(rd(g, GA10X_REG_AC_BUF_SIZE), ==, RING_ENTRIES);
+    g_assert_cmphex(rd(g, GA10X_REG_AC_CTRL), ==, EMGPU_RING_ENABLE);
+    g_assert_cmphex(rd(g, GA10X_REG_AC_BUF_GET), ==, 0);
+    g_assert_cmphex(rd(g, GA10X_REG_AC_BUF_PUT), ==, 0);
+    g_assert_cmphex(rd(g, GA10X_REG_AC_BUF_FULL), ==, C365_INFO_PUSHED);
+    wr(g, GA10X_REG_AC_BUF_GET, 0);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+
+    wr(g, GA10X_REG_AC_BUF_PUT, 1);
+    expect_error_info(g, EMGPU_ERR_BAD_REGISTER, GA10X_REG_AC_BUF_PUT,
+                      "write to read-only PUT");
+    wr(g, GA10X_REG_AC_BUF_FULL, 0);
+    expect_error_info(g, EMGPU_ERR_BAD_REGISTER, GA10X_REG_AC_BUF_FULL,
+                      "write to read-only FULL");
+    wr(g, GA10X_REG_AC_BUF_GET, RING_ENTRIES + 3);
+    expect_error_info(g, EMGPU_ERR_BAD_INDEX, GA10X_REG_AC_BUF_GET,
+                      "GET beyond the buffer");
+    g_assert_cmphex(rd(g, GA10X_REG_AC_BUF_GET), ==, 0);
+    g_assert_cmphex(rd(g, GA10X_REG_AC_BUF_FULL), ==, C365_INFO_PUSHED);
+    gpu_stop(g);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1246,6 +1424,10 @@ int main(int argc, char **argv)
                    test_ga10x_channel_release);
     qtest_add_func("/emgpu/ga10x/channel-acquire-poll",
                    test_ga10x_channel_acquire_poll);
+    qtest_add_func("/emgpu/ga10x/intr-leaf", test_ga10x_intr_leaf);
+    qtest_add_func("/emgpu/ga10x/fault-buffer", test_ga10x_fault_buffer);
+    qtest_add_func("/emgpu/ga10x/access-counter-buffer",
+                   test_ga10x_access_counter_buffer);
 
     return g_test_run();
 }
