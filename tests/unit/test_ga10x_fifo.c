@@ -800,20 +800,26 @@ static void test_bad_token_and_regs(void)
 #define FX_TABLES	0x800000ull	/* PD3, PD2, PD1, PD0, 4K table */
 #define FX_VA		0x100000000ull	/* PD1 index 8, PD0 0, PT 0 */
 
-static void map4k(struct fx *f, uint64_t va, uint64_t pa)
+/* maps va to sysmem pa in the tables at t (PD3, PD2, PD1, PD0, PT a page apart) */
+static void map4k_at(struct fx *f, uint64_t t, uint64_t va, uint64_t pa)
 {
 	uint64_t e;
 
-	e = ga10x_pde(GA10X_PDE_APERTURE_SYS_COH, FX_TABLES + 0x1000);
-	memcpy(f->sys + FX_TABLES + ((va >> 47) & 3) * 8, &e, 8);
-	e = ga10x_pde(GA10X_PDE_APERTURE_SYS_COH, FX_TABLES + 0x2000);
-	memcpy(f->sys + FX_TABLES + 0x1000 + ((va >> 38) & 511) * 8, &e, 8);
-	e = ga10x_pde(GA10X_PDE_APERTURE_SYS_COH, FX_TABLES + 0x3000);
-	memcpy(f->sys + FX_TABLES + 0x2000 + ((va >> 29) & 511) * 8, &e, 8);
-	e = ga10x_dual_pde_small(GA10X_PDE_APERTURE_SYS_COH, FX_TABLES + 0x4000);
-	memcpy(f->sys + FX_TABLES + 0x3000 + ((va >> 21) & 255) * 16 + 8, &e, 8);
+	e = ga10x_pde(GA10X_PDE_APERTURE_SYS_COH, t + 0x1000);
+	memcpy(f->sys + t + ((va >> 47) & 3) * 8, &e, 8);
+	e = ga10x_pde(GA10X_PDE_APERTURE_SYS_COH, t + 0x2000);
+	memcpy(f->sys + t + 0x1000 + ((va >> 38) & 511) * 8, &e, 8);
+	e = ga10x_pde(GA10X_PDE_APERTURE_SYS_COH, t + 0x3000);
+	memcpy(f->sys + t + 0x2000 + ((va >> 29) & 511) * 8, &e, 8);
+	e = ga10x_dual_pde_small(GA10X_PDE_APERTURE_SYS_COH, t + 0x4000);
+	memcpy(f->sys + t + 0x3000 + ((va >> 21) & 255) * 16 + 8, &e, 8);
 	e = ga10x_pte(GA10X_PTE_APERTURE_SYS_COH, pa, 0, 0, 0);
-	memcpy(f->sys + FX_TABLES + 0x4000 + ((va >> 12) & 511) * 8, &e, 8);
+	memcpy(f->sys + t + 0x4000 + ((va >> 12) & 511) * 8, &e, 8);
+}
+
+static void map4k(struct fx *f, uint64_t va, uint64_t pa)
+{
+	map4k_at(f, FX_TABLES, va, pa);
 }
 
 /* A channel as the stand-in makes it: PDB set, no NO_MMU. */
@@ -883,6 +889,50 @@ static void test_virtual_pushbuffer(void)
 	fx_free(f);
 }
 
+/*
+ * The stand-in sets a new page directory under a running channel (nvidia-uvm
+ * pushes before SetPageDirectory): accepted while enabled, committed by
+ * PDB_LO, and the next push translates through the new tables.
+ */
+static void test_pdb_change_live(void)
+{
+	const uint64_t tables_b = FX_TABLES + 0x10000;
+	struct fx *f = fx_new();
+	struct push p = { .n = 0 };
+	uint64_t e;
+
+	chan_setup_virtual(f, 9);
+	map4k(f, FX_VA, FX_PB(9));
+	map4k(f, FX_VA + 0x10000, FX_SEM);
+	map4k_at(f, tables_b, FX_VA, FX_PB(9));
+	map4k_at(f, tables_b, FX_VA + 0x10000, FX_SEM + 0x1000);
+	host_release(&p, FX_VA + 0x10000, 0x1111);
+	memcpy(f->sys + FX_PB(9), p.w, p.n * 4);
+	e = ga10x_gp_entry(FX_VA, p.n * 4, 0);
+	memcpy(f->sys + FX_GPFIFO(9), &e, 8);
+	memcpy(f->sys + FX_GPFIFO(9) + 8, &e, 8);
+	wr32(f, FX_USERD(9) + GA10X_USERD_GP_PUT, 1);
+	doorbell(f, 9);
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM), 0x1111u);
+
+	chan_reg_write(f, 9, GA10X_REG_CHAN_PDB_HI, 0);
+	chan_reg_write(f, 9, GA10X_REG_CHAN_PDB_LO,
+		       (uint32_t)tables_b | GA10X_BASE_APERTURE_SYSMEM);
+	CU_ASSERT_EQUAL(f->errors, 0u);
+	CU_ASSERT_EQUAL(chan_reg_read(f, 9, GA10X_REG_CHAN_PDB_LO),
+			(uint32_t)tables_b | GA10X_BASE_APERTURE_SYSMEM);
+	p.n = 0;
+	host_release(&p, FX_VA + 0x10000, 0x2222);
+	memcpy(f->sys + FX_PB(9), p.w, p.n * 4);
+	wr32(f, FX_USERD(9) + GA10X_USERD_GP_PUT, 2);
+	doorbell(f, 9);
+	CU_ASSERT_EQUAL(f->errors, 0u);
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM), 0x1111u);
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM + 0x1000), 0x2222u);
+	CU_ASSERT_EQUAL(status(f, 9), GA10X_CHAN_STATUS_IDLE);
+	fx_free(f);
+}
+
 static void test_nonstall_interrupt(void)
 {
 	struct fx *f = fx_new();
@@ -922,4 +972,5 @@ void add_ga10x_fifo_suite(void)
 	CU_add_test(s, "pushbuffer and semaphores through the PDB; CE fault RC",
 		    test_virtual_pushbuffer);
 	CU_add_test(s, "NON_STALL_INTERRUPT sets the leaf bit", test_nonstall_interrupt);
+	CU_add_test(s, "a new page directory under a running channel", test_pdb_change_live);
 }

@@ -484,10 +484,11 @@ static void chan_enable(struct ga10x_chan *c, uint32_t ctrl)
 {
 	uint64_t inst = c->inst, pdb = c->pdb, gpfifo = c->gpfifo;
 	uint64_t userd = c->userd, notifier = c->notifier;
-	uint32_t entries = c->entries, engine = c->engine;
+	uint32_t entries = c->entries, engine = c->engine, pdb_hi = c->pdb_hi;
 
 	/* a fresh channel: GP_GET 0, no method state, nothing bound */
 	memset(c, 0, sizeof(*c));
+	c->pdb_hi = pdb_hi;
 	c->inst = inst;
 	c->pdb = pdb;
 	c->gpfifo = gpfifo;
@@ -542,6 +543,25 @@ int ga10x_fifo_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 	if (reg == GA10X_REG_CHAN_STATUS || reg == GA10X_REG_CHAN_TOKEN ||
 	    reg > GA10X_REG_CHAN_TOKEN)
 		return -1;	/* read-only or none: BAD_REGISTER */
+	/*
+	 * The page directory may change under a live channel, as the RM
+	 * rewrites a running channel's instance block when nvidia-uvm sets
+	 * the page directory of an address space whose channels already ran:
+	 * PDB_LO commits both halves at once, so no walk sees half of one,
+	 * and the old directory's translations are dropped.
+	 */
+	if (reg == GA10X_REG_CHAN_PDB_HI) {
+		c->pdb_hi = v;
+		return 0;
+	}
+	if (reg == GA10X_REG_CHAN_PDB_LO) {
+		uint64_t old = c->pdb;
+
+		c->pdb = (uint64_t)c->pdb_hi << 32 | v;
+		if ((c->ctrl & GA10X_CHAN_CTRL_ENABLE) && old != c->pdb)
+			ga10x_tlb_invalidate(g, 0, old, 0, ~0ull);
+		return 0;
+	}
 	if (c->ctrl & GA10X_CHAN_CTRL_ENABLE) {
 		gm_error(g, EMGPU_ERR_BAD_VALUE, off);	/* disable it first */
 		return 0;
@@ -549,8 +569,6 @@ int ga10x_fifo_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 	switch (reg) {
 	case GA10X_REG_CHAN_INST_LO:	set_lo(&c->inst, v); break;
 	case GA10X_REG_CHAN_INST_HI:	set_hi(&c->inst, v); break;
-	case GA10X_REG_CHAN_PDB_LO:	set_lo(&c->pdb, v); break;
-	case GA10X_REG_CHAN_PDB_HI:	set_hi(&c->pdb, v); break;
 	case GA10X_REG_CHAN_GPFIFO_HI:	set_hi(&c->gpfifo, v); break;
 	case GA10X_REG_CHAN_USERD_HI:	set_hi(&c->userd, v); break;
 	case GA10X_REG_CHAN_NOTIFIER_HI: set_hi(&c->notifier, v); break;

@@ -35,6 +35,7 @@ struct ga10x_host_state {
 struct ga10x_chan {
 	/* registers (GA10X_REG_CHAN_*): address | aperture for the bases */
 	uint64_t inst, pdb, gpfifo, userd, notifier;
+	uint32_t pdb_hi;	/* PDB_HI as written: PDB_LO commits both halves */
 	uint32_t entries, engine, ctrl, status;
 	/* GPFIFO progress: the next entry, and GP_PUT as last read */
 	uint32_t gp_get, gp_put;
