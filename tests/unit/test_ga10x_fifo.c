@@ -622,6 +622,36 @@ static void test_ce_four_word_and_reduction(void)
 	fx_free(f);
 }
 
+/*
+ * uvm_push_test's test_timestamp: ten pushes, each one GPFIFO entry with a
+ * timestamped release, each waited for: every timestamp later than the
+ * one before, by the sysmem ring's fetch (the profile's link latency).
+ */
+static void test_timestamps_increase(void)
+{
+	struct fx *f = fx_new();
+	uint64_t last = 0, ts, fetch = gm_get_profile(f->g)->link_latency_ns;
+	unsigned int i;
+
+	chan_setup(f, 0, GA10X_ENGINE_HOST);
+	for (i = 0; i < 10; i++) {
+		struct push p = { .n = 0 };
+
+		host_sem(&p, FX_SEM + 16 * i, i, C56F_SEM_EXECUTE_OPERATION_RELEASE |
+			 C56F_SEM_EXECUTE_RELEASE_TIMESTAMP_EN);
+		submit(f, 0, &p);
+		ts = rd64(f, FX_SEM + 16 * i + 8);
+		CU_ASSERT_EQUAL(rd32(f, FX_SEM + 16 * i), i);
+		CU_ASSERT(ts > last);
+		if (i)
+			CU_ASSERT_EQUAL(ts - last, fetch);
+		CU_ASSERT_EQUAL(ts, gm_now_ns(f->g));
+		last = ts;
+	}
+	CU_ASSERT_EQUAL(f->errors, 0u);
+	fx_free(f);
+}
+
 static void test_timestamp_after_copy(void)
 {
 	struct fx *f = fx_new();
@@ -958,6 +988,8 @@ void add_ga10x_fifo_suite(void)
 	CU_add_test(s, "c56f and c7b5 field values", test_method_values);
 	CU_add_test(s, "host release 32/64-bit, GP_GET", test_release_32_64);
 	CU_add_test(s, "host release with timestamp", test_release_timestamp);
+	CU_add_test(s, "timestamps of consecutive entries increase by the fetch",
+		    test_timestamps_increase);
 	CU_add_test(s, "acquire blocks until the CPU releases", test_acquire_cpu_release);
 	CU_add_test(s, "cross-channel acquire, lower waits", test_cross_channel_lower_waits);
 	CU_add_test(s, "cross-channel acquire, higher waits", test_cross_channel_higher_waits);

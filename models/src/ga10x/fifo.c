@@ -10,7 +10,11 @@
  * reads GP_PUT and runs the scheduler: each channel fetches its GPFIFO
  * entries from GP_GET on, writes GP_GET back to USERD (+0x88) per entry,
  * and executes the segments' methods (host.c, ce.c). Work completes
- * functionally at once; its modelled time is the copy engines' (ce.c).
+ * functionally at once; its modelled time is the copy engines' (ce.c)
+ * plus, per GPFIFO entry, one memory read where the ring lies (the
+ * profile's link or VRAM latency): the host fetches each entry before
+ * its segment, so a timestamp released by consecutive entries advances
+ * as PTIMER does on a card, and the idle device clock moves with it.
  *
  * A semaphore acquire not yet satisfied blocks its channel at that very
  * method (STATUS BLOCKED); the scheduler passes over the channels until a
@@ -275,6 +279,10 @@ static int chan_fetch(struct gm_gpu *g, struct ga10x_chan *c)
 	if (r)
 		return r;
 	e = ga10x_get_le(raw, 8);
+	c->time = ga10x_chan_now(g, c) +
+		  GM_NS(base_aperture(c->gpfifo) == GA10X_BASE_APERTURE_VIDMEM ?
+			g->prof.vram_latency_ns : g->prof.link_latency_ns);
+	gm_idle_work(g, c->time);
 	c->gp_get = (c->gp_get + 1) & (c->entries - 1);
 	ga10x_put_le(get, c->gp_get, 4);
 	r = gm_mem_write(g, base_aperture(c->userd),
