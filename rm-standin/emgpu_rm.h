@@ -83,7 +83,14 @@ struct emgpu_rm_alloc {
 	u64 size;			/* page-aligned */
 	bool sysmem;
 	void *cpu;			/* sysmem: kernel VA */
-	dma_addr_t dma;			/* sysmem: GPU physical */
+	dma_addr_t dma;			/* sysmem: GPU physical (contiguous ones) */
+	/*
+	 * sysmem larger than EMGPU_RM_CONTIG_MAX (the 16 MiB pushbuffer): one
+	 * page each, mapped at consecutive RM VAs and vmap()ed for the CPU;
+	 * NULL for a contiguous allocation
+	 */
+	struct page **pages;
+	dma_addr_t *dmas;
 	u64 vid_offset;			/* vidmem: offset in VRAM */
 };
 

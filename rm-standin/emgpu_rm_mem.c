@@ -188,9 +188,71 @@ static void heap_free(struct emgpu_rm_gpu *gpu, u64 offset, u64 size)
 
 /* ---- RM allocations ---- */
 
+/*
+ * Above this, sysmem is not one dma_alloc_coherent() block (the page
+ * allocator's largest order is 4 MiB) but pages under consecutive RM VAs:
+ * the GPU reaches RM allocations by VA, only the small ones the device
+ * registers take (GPFIFO, USERD, notifiers, buffers) need one base.
+ */
+#define EMGPU_RM_CONTIG_MAX	SZ_2M
+
+/* The physical base of a contiguous allocation (its first page otherwise). */
 u64 emgpu_rm_alloc_base(const struct emgpu_rm_alloc *a)
 {
-	return a->sysmem ? a->dma : a->vid_offset;
+	WARN_ON_ONCE(a->pages);
+	return a->sysmem ? (a->pages ? a->dmas[0] : a->dma) : a->vid_offset;
+}
+
+/* The GPU physical address of byte off of a. */
+static u64 alloc_phys(const struct emgpu_rm_alloc *a, u64 off)
+{
+	if (a->pages)
+		return a->dmas[off >> PAGE_SHIFT] + (off & ~PAGE_MASK);
+	return (a->sysmem ? a->dma : a->vid_offset) + off;
+}
+
+static void free_pages_of(struct emgpu_rm_gpu *gpu, struct emgpu_rm_alloc *a,
+			  unsigned long n)
+{
+	while (n--) {
+		dma_unmap_page(&gpu->pdev->dev, a->dmas[n], PAGE_SIZE, DMA_BIDIRECTIONAL);
+		__free_page(a->pages[n]);
+	}
+	kvfree(a->pages);
+	kvfree(a->dmas);
+	a->pages = NULL;
+	a->dmas = NULL;
+}
+
+/* a->size bytes of zeroed sysmem pages, DMA-mapped, vmap()ed: 0 or -ENOMEM */
+static int alloc_pages_of(struct emgpu_rm_gpu *gpu, struct emgpu_rm_alloc *a)
+{
+	unsigned long n = a->size >> PAGE_SHIFT, i;
+
+	a->pages = kvcalloc(n, sizeof(*a->pages), GFP_KERNEL);
+	a->dmas = kvcalloc(n, sizeof(*a->dmas), GFP_KERNEL);
+	if (!a->pages || !a->dmas) {
+		free_pages_of(gpu, a, 0);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		a->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!a->pages[i])
+			break;
+		a->dmas[i] = dma_map_page(&gpu->pdev->dev, a->pages[i], 0, PAGE_SIZE,
+					  DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(&gpu->pdev->dev, a->dmas[i])) {
+			__free_page(a->pages[i]);
+			break;
+		}
+	}
+	if (i == n)
+		a->cpu = vmap(a->pages, n, VM_MAP, PAGE_KERNEL);
+	if (i < n || !a->cpu) {
+		free_pages_of(gpu, a, i);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void *emgpu_rm_alloc_cpu(struct emgpu_rm_gpu *gpu, struct emgpu_rm_alloc *a)
@@ -215,7 +277,10 @@ static void unmap_alloc(struct emgpu_rm_gpu *gpu, struct uvmGpuAddressSpace_tag 
 
 static void free_backing(struct emgpu_rm_gpu *gpu, struct emgpu_rm_alloc *a)
 {
-	if (a->sysmem)
+	if (a->pages) {
+		vunmap(a->cpu);
+		free_pages_of(gpu, a, a->size >> PAGE_SHIFT);
+	} else if (a->sysmem)
 		dma_free_coherent(&gpu->pdev->dev, a->size, a->cpu, a->dma);
 	else
 		heap_free(gpu, a->vid_offset, a->size);
@@ -253,7 +318,13 @@ NV_STATUS emgpu_rm_alloc_mem(struct uvmGpuAddressSpace_tag *vas, u64 size, u64 v
 	a->size = size;
 	a->sysmem = sysmem;
 	a->va = va;
-	if (sysmem) {
+	if (sysmem && size > EMGPU_RM_CONTIG_MAX) {
+		/* pages: only an alignment of one page is possible */
+		if (phys_align > PAGE_SIZE || alloc_pages_of(gpu, a)) {
+			kfree(a);
+			return phys_align > PAGE_SIZE ? NV_ERR_INVALID_ARGUMENT : NV_ERR_NO_MEMORY;
+		}
+	} else if (sysmem) {
 		/* naturally aligned to its order, which covers phys_align
 		 * up to the size; larger alignments are not asked for */
 		if (phys_align > roundup_pow_of_two(size)) {
@@ -283,7 +354,7 @@ NV_STATUS emgpu_rm_alloc_mem(struct uvmGpuAddressSpace_tag *vas, u64 size, u64 v
 			kfree(a);
 			return NV_ERR_NO_MEMORY;
 		}
-		phys = emgpu_rm_alloc_base(a) + off;
+		phys = alloc_phys(a, off);
 		WRITE_ONCE(*slot, EMGPU_RM_PTE_VALID |
 			   ((sysmem ? EMGPU_RM_PTE_APERTURE_SYS : EMGPU_RM_PTE_APERTURE_VID)
 			    << EMGPU_RM_PDE_APERTURE_SHIFT) |
@@ -559,8 +630,8 @@ static NV_STATUS memory_alloc(uvmGpuAddressSpaceHandle vaSpace, NvLength length,
 	if (status == NV_OK) {
 		*gpuPointer = a->va;
 		if (allocInfo) {
-			/* always physically contiguous */
-			allocInfo->gpuPhysOffset = emgpu_rm_alloc_base(a);
+			/* nvidia-uvm reads none of it; the first page's */
+			allocInfo->gpuPhysOffset = alloc_phys(a, 0);
 			allocInfo->pageSize = page ? page : RM_PAGE;
 		}
 	}
