@@ -47,6 +47,7 @@ static void usage(FILE *f)
 		"  --modparams 'LIST' module parameters for the guest's init (ember_modparams=)\n"
 		"  --append 'WORDS'   more kernel command line words (the real-card image's\n"
 		"                     ember_apps=... ember_variants=...; nvidia/image/init)\n"
+		"  --device-opts ',K=V,...'  more emgpu properties (e.g. ',personality=ga10x')\n"
 		"  --dry-run          print the QEMU command line instead of running it\n"
 		"  --libvirt-xml      print the equivalent libvirt domain XML instead\n"
 		"\n"
@@ -302,6 +303,7 @@ static int cmd_vm(int argc, char **argv)
 		{ "vfio", required_argument, NULL, 'V' },
 		{ "modparams", required_argument, NULL, 'M' },
 		{ "append", required_argument, NULL, 'A' },
+		{ "device-opts", required_argument, NULL, 'D' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "libvirt-xml", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
@@ -341,6 +343,7 @@ static int cmd_vm(int argc, char **argv)
 		case 'V': cfg.vfio = optarg; break;
 		case 'M': modparams = commas(optarg); cfg.modparams = modparams; break;
 		case 'A': cfg.append = optarg; break;
+		case 'D': cfg.device_opts = optarg; break;
 		case 'n': dry_run = true; break;
 		case 'x': xml = true; break;
 		case 'h': usage(stdout); return 0;
