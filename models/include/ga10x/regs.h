@@ -43,6 +43,15 @@
 /* ---- work submission: write a channel's token (GA10X_REG_CHAN_TOKEN) ---- */
 #define GA10X_REG_DOORBELL		0x8010
 
+/*
+ * ---- SM launches: the channel whose context (instance pointer, page
+ * directory) the next EMGPU_REG_LAUNCH_DOORBELL runs in (stand-in) ----
+ * A compute channel: GA10X_REG_CHAN_ENGINE = GA10X_ENGINE_GRAPHICS, no
+ * GPFIFO work; the SMs translate through its PDB, and its replayable faults
+ * carry its INST and the graphics engine id (dev_fault.h), VEID 0.
+ */
+#define GA10X_REG_LAUNCH_CHANNEL	0x8020
+
 /* ---- interrupt leaf (Turing+): one pending word, set and clear enables ---- */
 #define GA10X_REG_INTR_LEAF		0x8100	/* pending: NVIDIA Turing+ pulse semantics, src/ga10x/faults.c */
 #define GA10X_REG_INTR_EN_SET		0x8104	/* write 1s: enable */
@@ -107,6 +116,7 @@
 #define GA10X_USERD_GP_PUT		0x8c	/* driver-written */
 
 #define GA10X_ENGINE_HOST		0xffu	/* host methods only */
+#define GA10X_ENGINE_GRAPHICS		0xfeu	/* compute: SM launches, no GPFIFO */
 #define GA10X_CHAN_CTRL_ENABLE		(1u << 0)
 #define GA10X_CHAN_CTRL_CLEAR_RC	(1u << 1)	/* write: leave RC */
 /* GPU VAs of this channel (pushbuffer, semaphores, CE virtual ends) are
