@@ -51,6 +51,9 @@ struct uvm_builtin_test {
 	size_t status_offset;
 	/* Fills the parameters in; may issue ioctls of its own. 0 or -1. */
 	int (*init)(const struct test_ctx *c, void *params);
+	/* After NV_OK: checks the (out) fields, or reads a knob back; 0, or -1
+	 * with the reason in why. NULL: NV_OK is the verdict. */
+	int (*check)(const struct test_ctx *c, void *params, char *why, size_t len);
 };
 
 /* Parameters as uvm_test_ioctl.h documents them; seeds fixed. */
@@ -128,7 +131,10 @@ static int rb_tree_random(const struct test_ctx *c __attribute__((unused)), void
 }
 
 #define TEST(id, init) { "UVM_TEST_" #id, UVM_TEST_##id, sizeof(UVM_TEST_##id##_PARAMS), \
-			 offsetof(UVM_TEST_##id##_PARAMS, rmStatus), init }
+			 offsetof(UVM_TEST_##id##_PARAMS, rmStatus), init, NULL }
+#define TEST_CHECKED(id, init, check) { "UVM_TEST_" #id, UVM_TEST_##id,		\
+			 sizeof(UVM_TEST_##id##_PARAMS),				\
+			 offsetof(UVM_TEST_##id##_PARAMS, rmStatus), init, check }
 
 static const struct uvm_builtin_test tests[] = {
 	TEST(RNG_SANITY, NULL),
@@ -242,6 +248,161 @@ static int pmm_async_alloc(const struct test_ctx *c, void *p)
 	return 0;
 }
 
+
+/*
+ * Knobs and queries: each sets a value through its ioctl and reads it back
+ * through its pair (or checks what a query returns against what this GPU
+ * and kernel are), and restores the default.
+ */
+static int knob(const struct test_ctx *c, unsigned long cmd, void *p, NV_STATUS *st,
+		const char *name, char *why, size_t len)
+{
+	if (ioctl(c->fd, cmd, p) != 0 || *st != NV_OK) {
+		snprintf(why, len, "%s: errno %d, rmStatus 0x%x", name, errno, *st);
+		return -1;
+	}
+	return 0;
+}
+
+GPU_UUID_INIT(PMM_QUERY, pmm_query)
+
+/* the user chunk sizes of the GPU's PMM: 4K, 64K and 2M pages of Ampere */
+static int pmm_query_sizes(const struct test_ctx *c __attribute__((unused)), void *p,
+			   char *why, size_t len)
+{
+	UVM_TEST_PMM_QUERY_PARAMS *t = p;
+	const NvU64 want = (4ull << 10) | (64ull << 10) | (2ull << 20);
+
+	snprintf(why, len, "user chunk sizes 0x%llx, want at least 0x%llx",
+		 (unsigned long long)t->value, (unsigned long long)want);
+	return (t->value & want) == want ? 0 : -1;
+}
+
+static int nonzero_addr(const struct test_ctx *c __attribute__((unused)), void *p,
+			char *why, size_t len)
+{
+	UVM_TEST_GET_KERNEL_VIRTUAL_ADDRESS_PARAMS *t = p;
+
+	snprintf(why, len, "address 0x%llx", (unsigned long long)t->addr);
+	return t->addr ? 0 : -1;
+}
+
+static int cpu_chunk_sizes(const struct test_ctx *c __attribute__((unused)), void *p,
+			   char *why, size_t len)
+{
+	UVM_TEST_GET_CPU_CHUNK_ALLOC_SIZES_PARAMS *t = p;
+
+	snprintf(why, len, "CPU chunk size mask 0x%x has no 4 KiB", t->alloc_size_mask);
+	return t->alloc_size_mask & 4096 ? 0 : -1;
+}
+
+static int deferred_accessed_by(const struct test_ctx *c __attribute__((unused)), void *p)
+{
+	UVM_TEST_FLUSH_DEFERRED_WORK_PARAMS *t = p;
+
+	t->work_type = UvmTestDeferredWorkTypeAcessedByMappings;
+	return 0;
+}
+
+static int dummy_thread_contexts(const struct test_ctx *c __attribute__((unused)), void *p)
+{
+	UVM_TEST_VA_SPACE_ADD_DUMMY_THREAD_CONTEXTS_PARAMS *t = p;
+
+	t->num_dummy_thread_contexts = 8;
+	return 0;
+}
+
+/* added ones go away again */
+static int remove_dummy_thread_contexts(const struct test_ctx *c, void *p __attribute__((unused)),
+					char *why, size_t len)
+{
+	UVM_TEST_VA_SPACE_REMOVE_DUMMY_THREAD_CONTEXTS_PARAMS r = { 0 };
+
+	return knob(c, UVM_TEST_VA_SPACE_REMOVE_DUMMY_THREAD_CONTEXTS, &r, &r.rmStatus,
+		    "UVM_TEST_VA_SPACE_REMOVE_DUMMY_THREAD_CONTEXTS", why, len);
+}
+
+/* thrashing mitigation: disable with a pin time, read back, enable again */
+static int thrashing_policy(const struct test_ctx *c, void *p, char *why, size_t len)
+{
+	UVM_TEST_GET_PAGE_THRASHING_POLICY_PARAMS *def = p, got = { 0 };
+	UVM_TEST_SET_PAGE_THRASHING_POLICY_PARAMS set = { 0 };
+
+	set.policy = UVM_TEST_PAGE_THRASHING_POLICY_DISABLE;
+	set.pin_ns = def->pin_ns;
+	if (knob(c, UVM_TEST_SET_PAGE_THRASHING_POLICY, &set, &set.rmStatus,
+		 "UVM_TEST_SET_PAGE_THRASHING_POLICY disable", why, len) ||
+	    knob(c, UVM_TEST_GET_PAGE_THRASHING_POLICY, &got, &got.rmStatus,
+		 "UVM_TEST_GET_PAGE_THRASHING_POLICY", why, len))
+		return -1;
+	if (def->policy != UVM_TEST_PAGE_THRASHING_POLICY_ENABLE ||
+	    got.policy != UVM_TEST_PAGE_THRASHING_POLICY_DISABLE) {
+		snprintf(why, len, "policy %u by default, %u after disabling", def->policy,
+			 got.policy);
+		return -1;
+	}
+	set.policy = UVM_TEST_PAGE_THRASHING_POLICY_ENABLE;
+	return knob(c, UVM_TEST_SET_PAGE_THRASHING_POLICY, &set, &set.rmStatus,
+		    "UVM_TEST_SET_PAGE_THRASHING_POLICY enable", why, len);
+}
+
+/* the prefetch-fault re-enable lapse: set one more, read back, restore */
+static int reenable_lapse(const struct test_ctx *c, void *p, char *why, size_t len)
+{
+	UVM_TEST_GET_PREFETCH_FAULTS_REENABLE_LAPSE_PARAMS *def = p, got = { 0 };
+	UVM_TEST_SET_PREFETCH_FAULTS_REENABLE_LAPSE_PARAMS set = { 0 };
+
+	set.reenable_lapse = def->reenable_lapse + 1;
+	if (knob(c, UVM_TEST_SET_PREFETCH_FAULTS_REENABLE_LAPSE, &set, &set.rmStatus,
+		 "UVM_TEST_SET_PREFETCH_FAULTS_REENABLE_LAPSE", why, len) ||
+	    knob(c, UVM_TEST_GET_PREFETCH_FAULTS_REENABLE_LAPSE, &got, &got.rmStatus,
+		 "UVM_TEST_GET_PREFETCH_FAULTS_REENABLE_LAPSE", why, len))
+		return -1;
+	if (got.reenable_lapse != set.reenable_lapse) {
+		snprintf(why, len, "lapse %u read back after setting %u", got.reenable_lapse,
+			 set.reenable_lapse);
+		return -1;
+	}
+	set.reenable_lapse = def->reenable_lapse;
+	return knob(c, UVM_TEST_SET_PREFETCH_FAULTS_REENABLE_LAPSE, &set, &set.rmStatus,
+		    "UVM_TEST_SET_PREFETCH_FAULTS_REENABLE_LAPSE restore", why, len);
+}
+
+/* the GPU's prefetch-fault filter (its PAGE_FAULT_CTRL): all, then none */
+static int prefetch_filter_all(const struct test_ctx *c, void *p)
+{
+	UVM_TEST_SET_PREFETCH_FILTERING_PARAMS *t = p;
+
+	t->gpu_uuid = c->gpu;
+	t->filtering_mode = UVM_TEST_PREFETCH_FILTERING_MODE_FILTER_ALL;
+	return 0;
+}
+
+static int prefetch_filter_none(const struct test_ctx *c, void *p __attribute__((unused)),
+				char *why, size_t len)
+{
+	UVM_TEST_SET_PREFETCH_FILTERING_PARAMS t = { 0 };
+
+	t.gpu_uuid = c->gpu;
+	t.filtering_mode = UVM_TEST_PREFETCH_FILTERING_MODE_FILTER_NONE;
+	return knob(c, UVM_TEST_SET_PREFETCH_FILTERING, &t, &t.rmStatus,
+		    "UVM_TEST_SET_PREFETCH_FILTERING none", why, len);
+}
+
+/*
+ * No ATS and no HMM for this VA space: pageable memory is not the GPU's,
+ * only the VA space's tie to its process (the fault handler's CPU mappings)
+ */
+static int pageable_access_mmu_notifier(const struct test_ctx *c __attribute__((unused)),
+					void *p, char *why, size_t len)
+{
+	UVM_TEST_GET_PAGEABLE_MEM_ACCESS_TYPE_PARAMS *t = p;
+
+	snprintf(why, len, "pageable memory access type %u, want MMU_NOTIFIER (%u)", t->type,
+		 UVM_TEST_PAGEABLE_MEM_ACCESS_TYPE_MMU_NOTIFIER);
+	return t->type == UVM_TEST_PAGEABLE_MEM_ACCESS_TYPE_MMU_NOTIFIER ? 0 : -1;
+}
+
 static const struct uvm_builtin_test gpu_tests[] = {
 	TEST(GET_GPU_REF_COUNT, gpu_ref_count),
 	TEST(GET_GPU_TIME, gpu_time),
@@ -256,13 +417,13 @@ static const struct uvm_builtin_test gpu_tests[] = {
 	TEST(CHANNEL_SANITY, NULL),
 	{ "UVM_TEST_CHANNEL_STRESS noop pushes", UVM_TEST_CHANNEL_STRESS,
 	  sizeof(UVM_TEST_CHANNEL_STRESS_PARAMS),
-	  offsetof(UVM_TEST_CHANNEL_STRESS_PARAMS, rmStatus), channel_stress_noop },
+	  offsetof(UVM_TEST_CHANNEL_STRESS_PARAMS, rmStatus), channel_stress_noop, NULL },
 	{ "UVM_TEST_CHANNEL_STRESS channel updates", UVM_TEST_CHANNEL_STRESS,
 	  sizeof(UVM_TEST_CHANNEL_STRESS_PARAMS),
-	  offsetof(UVM_TEST_CHANNEL_STRESS_PARAMS, rmStatus), channel_stress_update },
+	  offsetof(UVM_TEST_CHANNEL_STRESS_PARAMS, rmStatus), channel_stress_update, NULL },
 	{ "UVM_TEST_CHANNEL_STRESS streams", UVM_TEST_CHANNEL_STRESS,
 	  sizeof(UVM_TEST_CHANNEL_STRESS_PARAMS),
-	  offsetof(UVM_TEST_CHANNEL_STRESS_PARAMS, rmStatus), channel_stress_stream },
+	  offsetof(UVM_TEST_CHANNEL_STRESS_PARAMS, rmStatus), channel_stress_stream, NULL },
 	TEST(PAGE_TREE, NULL),
 	TEST(MEM_SANITY, NULL),
 	TEST(PMM_SANITY, pmm_sanity_full),
@@ -273,6 +434,16 @@ static const struct uvm_builtin_test gpu_tests[] = {
 	TEST(PMM_RELEASE_FREE_ROOT_CHUNKS, release_free_root_chunks),
 	TEST(VA_BLOCK, NULL),
 	TEST(ACCESS_COUNTERS_ENABLED_BY_DEFAULT, ac_enabled_by_default),
+	TEST_CHECKED(PMM_QUERY, pmm_query, pmm_query_sizes),
+	TEST_CHECKED(GET_KERNEL_VIRTUAL_ADDRESS, NULL, nonzero_addr),
+	TEST_CHECKED(GET_CPU_CHUNK_ALLOC_SIZES, NULL, cpu_chunk_sizes),
+	TEST(FLUSH_DEFERRED_WORK, deferred_accessed_by),
+	TEST_CHECKED(VA_SPACE_ADD_DUMMY_THREAD_CONTEXTS, dummy_thread_contexts,
+		     remove_dummy_thread_contexts),
+	TEST_CHECKED(GET_PAGE_THRASHING_POLICY, NULL, thrashing_policy),
+	TEST_CHECKED(GET_PREFETCH_FAULTS_REENABLE_LAPSE, NULL, reenable_lapse),
+	TEST_CHECKED(SET_PREFETCH_FILTERING, prefetch_filter_all, prefetch_filter_none),
+	TEST_CHECKED(GET_PAGEABLE_MEM_ACCESS_TYPE, NULL, pageable_access_mmu_notifier),
 };
 
 #define NGPU_TESTS (sizeof(gpu_tests) / sizeof(gpu_tests[0]))
@@ -324,6 +495,12 @@ static int run_test(const struct test_ctx *c, const struct uvm_builtin_test *t, 
 	ret = ioctl(c->fd, t->cmd, buf.bytes);
 	memcpy(&status, buf.bytes + t->status_offset, sizeof(status));
 	if (ret == 0 && status == NV_OK) {
+		char why[200] = "";
+
+		if (t->check && t->check(c, buf.bytes, why, sizeof(why))) {
+			printf("not ok %u %s\n# %s\n", n, t->name, why);
+			return 1;
+		}
 		printf("ok %u %s\n", n, t->name);
 		return 0;
 	}
