@@ -296,6 +296,7 @@ static long ember_ioctl_launch(struct ember_va_space *vs, void __user *uarg)
 	EMBER_SAME_KERNEL(GEMVT);
 	EMBER_SAME_KERNEL(GEMM);
 	EMBER_SAME_KERNEL(NW);
+	EMBER_SAME_KERNEL(TRACE);
 #undef EMBER_SAME_KERNEL
 	if (copy_from_user(&l, uarg, sizeof(l)))
 		return -EFAULT;

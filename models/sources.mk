@@ -23,6 +23,7 @@ src/kernels/colscan.c
 src/kernels/gemvt.c
 src/kernels/gemm.c
 src/kernels/nw.c
+src/kernels/trace.c
 src/ga10x/regs.c
 src/ga10x/mmu.c
 src/ga10x/faults.c

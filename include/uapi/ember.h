@@ -127,6 +127,7 @@ enum ember_kernel {
 	EMBER_KERNEL_GEMVT = 12,	/* A, rows, cols, t, y */
 	EMBER_KERNEL_GEMM = 13,		/* A, m, k, B, n, C, p0, tile */
 	EMBER_KERNEL_NW = 14,		/* H, n, ref, gap, diagonal */
+	EMBER_KERNEL_TRACE = 15,	/* table, warps, records, count, base, span, compute */
 	EMBER_KERNEL_MAX = 255,
 };
 

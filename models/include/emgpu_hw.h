@@ -511,6 +511,12 @@ _Static_assert(sizeof(struct emgpu_launch_desc) == 80, "launch descriptor");
  *          max(H[i-1][j-1] + ref[i-1][j-1], H[i-1][j] - gap, H[i][j-1] -
  *          gap); the guest fills row and column 0. Result: sum of the
  *          cells computed (each as u32).
+ *  TRACE:  args[0] table VA (args[1] entries of {u64 first record, u64
+ *          count}, one per captured warp), [1] warps, [2] records VA (u32
+ *          records below), [3] records, [4] base VA, [5] span bytes, [6]
+ *          compute per access in 1/256 warp instructions. Each item is one
+ *          captured warp's accesses in order. Result: the sum of the words
+ *          of every line read (each as u32).
  */
 enum emgpu_kernel_id {
 	EMGPU_KERNEL_NONE = 0,
@@ -528,7 +534,24 @@ enum emgpu_kernel_id {
 	EMGPU_KERNEL_GEMVT = 12,	/* args: A VA, rows, cols, t VA, y VA */
 	EMGPU_KERNEL_GEMM = 13,		/* args: A VA, m, k, B VA, n, C VA, p0, tile */
 	EMGPU_KERNEL_NW = 14,		/* args: H VA, n, ref VA, gap, diagonal */
+	EMGPU_KERNEL_TRACE = 15,	/* args: table VA, warps, records VA, records, base VA, span, compute */
 };
+
+/*
+ * TRACE (models/src/kernels/trace.c; docs/trace-replay.md): a captured
+ * launch's per-warp streams. A record is a u32, (line index from the base
+ * VA << 2) | these flags; a write stores emgpu_trace_word() at every word
+ * of its line, so the guest knows what each line holds.
+ */
+#define EMGPU_TRACE_REC_READ		0x1u
+#define EMGPU_TRACE_REC_WRITE		0x2u
+#define EMGPU_TRACE_REC_SHIFT		2
+
+static inline uint32_t emgpu_trace_word(uint64_t seed, uint64_t va)
+{
+	return (uint32_t)(va >> 2) * 2654435761u ^ (uint32_t)(va >> 34) ^
+	       (uint32_t)(seed * 40503u) ^ 0x9e3779b9u;
+}
 
 /* ---------------------------------------------------------------------------
  * Policy timer and lockstep hand-off

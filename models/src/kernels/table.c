@@ -23,6 +23,7 @@ extern const struct gm_kernel gm_kernel_colscan;
 extern const struct gm_kernel gm_kernel_gemvt;
 extern const struct gm_kernel gm_kernel_gemm;
 extern const struct gm_kernel gm_kernel_nw;
+extern const struct gm_kernel gm_kernel_trace;
 
 static const struct gm_kernel *const kernels[] = {
 	[EMGPU_KERNEL_STREAM] = &gm_kernel_stream,
@@ -39,6 +40,7 @@ static const struct gm_kernel *const kernels[] = {
 	[EMGPU_KERNEL_GEMVT] = &gm_kernel_gemvt,
 	[EMGPU_KERNEL_GEMM] = &gm_kernel_gemm,
 	[EMGPU_KERNEL_NW] = &gm_kernel_nw,
+	[EMGPU_KERNEL_TRACE] = &gm_kernel_trace,
 };
 
 const struct gm_kernel *gm_kernel_find(uint32_t id)
