@@ -101,6 +101,10 @@ for branch_dir in "$@"; do
 		image_module_is_built "$v" "$nvidia_out/nvidia-uvm.ko"
 	check "$v: the real-card image carries that same nvidia-uvm.ko" \
 		real_card_carries "$v" "$nvidia_out/nvidia-uvm.ko"
+	check "$v: every UVM_TEST_* ioctl is run or listed as not run with its reason" \
+		bash "$top/tests/nvidia-uvm/coverage.sh" \
+		"$EMBER_CACHE/nvidia/$version/pristine/nvidia-uvm/uvm_test_ioctl.h" \
+		"$top/tests/nvidia-uvm/uvm-builtin-tests.c" "$top/docs/nvidia-uvm.md"
 done
 
 # emgpu in its GA10x personality: the stand-in binds it and nvidia-uvm
