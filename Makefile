@@ -128,6 +128,7 @@ libvirt-test: all
 unit: deps table1-doc-check profiles-doc-check
 	$(MAKE) -C tests/unit valgrind
 	$(MAKE) -C tests/unit/policy valgrind
+	$(MAKE) -C tests/unit/libember valgrind
 	$(MAKE) -C capture test
 
 # capture/: libtrace (docs/trace-format.md) and its tests; ember-capture

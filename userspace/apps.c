@@ -622,7 +622,7 @@ static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 			a.d.verified_by_digest ? "host digest" : "reference");
 out:
 	r->result = a.d.result;
-	emGetStats(&r->stats, 0);
+	emGetStatsCounted(&r->stats, &r->counted, 0);
 	for (i = 0; i < EM_APP_BUFS; i++)
 		if (a.d.p[i])
 			emFree(a.d.p[i]);

@@ -1,40 +1,107 @@
 // SPDX-License-Identifier: MIT
 /*
- * libember: see libember.h. A managed allocation is a MAP_SHARED mmap of
- * /dev/ember at a 2 MiB-aligned address with the file offset equal to the
- * address (ember.h); this file reserves an aligned VA range first and maps
- * /dev/ember over it with MAP_FIXED.
+ * libember: see libember.h. The calls are the same on every driver; each
+ * goes through the context's back end (em_backend.h): /dev/ember, or
+ * NVIDIA's /dev/nvidia-uvm. A managed allocation is, on both, a
+ * MAP_SHARED mmap of the back end's file at a 2 MiB-aligned address with
+ * the file offset equal to the address (ember.h; nvidia-uvm's rule too):
+ * this file reserves an aligned VA range first and maps the file over it
+ * with MAP_FIXED.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "libember.h"
+#include "em_backend.h"
 
 #define EM_MAX_ALLOCS 64
 
-static int em_fd = -1;
-static struct {
-	void *ptr;
-	size_t size;
-} em_allocs[EM_MAX_ALLOCS];
-static struct ember_synchronize em_last;
+/*
+ * The process-wide context, as CUDA's runtime has one: libember's calls
+ * take no handle, so its state lives here (the one global of libember).
+ * driver is the back end the next emInit() opens; ctx.ops is set while
+ * one is open.
+ */
+static struct em_lib {
+	const struct em_backend_ops *driver;	/* NULL: $EMBER_DRIVER, else ember */
+	struct em_context ctx;
+	struct {
+		void *ptr;
+		size_t size;
+	} allocs[EM_MAX_ALLOCS];
+	struct ember_synchronize last;
+} em_lib = { .ctx = { .map_fd = -1 } };
+
+const struct em_backend_ops *em_backend_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	if (!strcmp(name, em_ember_ops.name))
+		return &em_ember_ops;
+	if (!strcmp(name, em_nvuvm_ops.name))
+		return &em_nvuvm_ops;
+	return NULL;
+}
+
+/* The back end emInit() opens: the chosen one, else $EMBER_DRIVER's, else ember. */
+static const struct em_backend_ops *em_driver_wanted(void)
+{
+	const char *env;
+
+	if (em_lib.driver)
+		return em_lib.driver;
+	env = getenv("EMBER_DRIVER");
+	return env && *env ? em_backend_find(env) : &em_ember_ops;
+}
+
+int emSetDriver(const char *name)
+{
+	const struct em_backend_ops *ops = em_backend_find(name);
+
+	if (!ops)
+		return -EINVAL;
+	if (em_lib.ctx.ops && em_lib.ctx.ops != ops)
+		return -EBUSY;
+	em_lib.driver = ops;
+	return 0;
+}
+
+const char *emDriverName(void)
+{
+	const struct em_backend_ops *ops = em_lib.ctx.ops ?: em_driver_wanted();
+
+	return ops ? ops->name : NULL;
+}
 
 int emInit(void)
 {
-	if (em_fd >= 0)
+	const struct em_backend_ops *ops;
+	int ret;
+
+	if (em_lib.ctx.ops)
 		return 0;
-	em_fd = open("/dev/ember", O_RDWR | O_CLOEXEC);
-	return em_fd < 0 ? -errno : 0;
+	ops = em_driver_wanted();
+	if (!ops)
+		return -EINVAL;		/* $EMBER_DRIVER names no back end */
+	em_lib.ctx.sys = em_sys_default();
+	em_lib.ctx.map_fd = -1;
+	em_lib.ctx.be = NULL;
+	ret = ops->open(&em_lib.ctx);
+	if (ret)
+		return ret;
+	em_lib.ctx.ops = ops;
+	return 0;
 }
 
 int emFd(void)
 {
-	return emInit() ? -1 : em_fd;
+	return emInit() ? -1 : em_lib.ctx.map_fd;
 }
 
 void emReset(void)
@@ -42,20 +109,20 @@ void emReset(void)
 	int i;
 
 	for (i = 0; i < EM_MAX_ALLOCS; i++)
-		if (em_allocs[i].ptr)
-			emFree(em_allocs[i].ptr);
-	if (em_fd >= 0)
-		close(em_fd);
-	em_fd = -1;
+		if (em_lib.allocs[i].ptr)
+			emFree(em_lib.allocs[i].ptr);
+	if (em_lib.ctx.ops)
+		em_lib.ctx.ops->close(&em_lib.ctx);
+	em_lib.ctx.ops = NULL;
+	em_lib.ctx.map_fd = -1;
+	em_lib.ctx.be = NULL;
 }
 
-static int em_ioctl(unsigned long cmd, void *arg)
+/* The open context, opened on first use; NULL with *ret set when it cannot be. */
+static struct em_context *em_ctx(int *ret)
 {
-	int ret = emInit();
-
-	if (ret)
-		return ret;
-	return ioctl(em_fd, cmd, arg) ? -errno : 0;
+	*ret = emInit();
+	return *ret ? NULL : &em_lib.ctx;
 }
 
 size_t emAllocSize(size_t size)
@@ -67,15 +134,16 @@ int emMallocManaged(void **ptr, size_t size)
 {
 	size_t len = emAllocSize(size), slack = EMBER_VA_BLOCK_SIZE;
 	uintptr_t base, aligned;
+	struct em_context *c;
 	void *res, *p;
 	int i, ret;
 
 	if (!ptr || !size || len < size)
 		return -EINVAL;
-	ret = emInit();
-	if (ret)
+	c = em_ctx(&ret);
+	if (!c)
 		return ret;
-	for (i = 0; i < EM_MAX_ALLOCS && em_allocs[i].ptr; i++)
+	for (i = 0; i < EM_MAX_ALLOCS && em_lib.allocs[i].ptr; i++)
 		;
 	if (i == EM_MAX_ALLOCS)
 		return -ENOMEM;
@@ -90,14 +158,14 @@ int emMallocManaged(void **ptr, size_t size)
 	if (base + slack > aligned)
 		munmap((void *)(aligned + len), base + slack - aligned);
 	p = mmap((void *)aligned, len, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_FIXED, em_fd, (off_t)aligned);
+		 MAP_SHARED | MAP_FIXED, c->map_fd, (off_t)aligned);
 	if (p == MAP_FAILED) {
 		ret = -errno;
 		munmap((void *)aligned, len);
 		return ret;
 	}
-	em_allocs[i].ptr = p;
-	em_allocs[i].size = len;
+	em_lib.allocs[i].ptr = p;
+	em_lib.allocs[i].size = len;
 	*ptr = p;
 	return 0;
 }
@@ -107,11 +175,11 @@ int emFree(void *ptr)
 	int i;
 
 	for (i = 0; i < EM_MAX_ALLOCS; i++) {
-		if (em_allocs[i].ptr != ptr || !ptr)
+		if (em_lib.allocs[i].ptr != ptr || !ptr)
 			continue;
-		if (munmap(ptr, em_allocs[i].size))
+		if (munmap(ptr, em_lib.allocs[i].size))
 			return -errno;
-		em_allocs[i].ptr = NULL;
+		em_lib.allocs[i].ptr = NULL;
 		return 0;
 	}
 	return -EINVAL;
@@ -124,59 +192,82 @@ static uint32_t em_processor(int device)
 }
 
 /* Page-rounded span covering [ptr, ptr + count). */
-static void em_span(const void *ptr, size_t count, __u64 *addr, __u64 *len)
+static void em_span(const void *ptr, size_t count, uint64_t *addr, uint64_t *len)
 {
-	__u64 a = (uintptr_t)ptr, end = a + count;
+	uint64_t a = (uintptr_t)ptr, end = a + count;
 	long pg = sysconf(_SC_PAGESIZE);
 
-	*addr = a & ~(__u64)(pg - 1);
-	*len = ((end + pg - 1) & ~(__u64)(pg - 1)) - *addr;
+	*addr = a & ~(uint64_t)(pg - 1);
+	*len = ((end + pg - 1) & ~(uint64_t)(pg - 1)) - *addr;
 }
 
 int emMemAdvise(const void *ptr, size_t count, enum emMemoryAdvise advice,
 		int device)
 {
-	struct ember_advise a = { .advice = advice };
+	struct em_context *c = NULL;
+	uint64_t addr, len;
+	int ret;
 
-	em_span(ptr, count, &a.addr, &a.length);
-	if (advice != emMemAdviseUnsetPreferredLocation)
-		a.processor = em_processor(device);
-	return em_ioctl(EMBER_IOCTL_ADVISE, &a);
+	c = em_ctx(&ret);
+	if (!c)
+		return ret;
+	em_span(ptr, count, &addr, &len);
+	return c->ops->advise(c, addr, len, advice,
+			      advice == emMemAdviseUnsetPreferredLocation ?
+			      EMBER_PROC_NONE : em_processor(device));
 }
 
 int emMemPrefetchAsync(const void *ptr, size_t count, int device)
 {
-	struct ember_prefetch p = { .processor = em_processor(device) };
+	struct em_context *c;
+	uint64_t addr, len;
+	int ret;
 
-	em_span(ptr, count, &p.addr, &p.length);
-	return em_ioctl(EMBER_IOCTL_PREFETCH, &p);
+	c = em_ctx(&ret);
+	if (!c)
+		return ret;
+	em_span(ptr, count, &addr, &len);
+	return c->ops->prefetch(c, addr, len, em_processor(device));
 }
 
 int emLaunch(struct ember_launch *l)
 {
-	return em_ioctl(EMBER_IOCTL_LAUNCH, l);
+	struct em_context *c;
+	int ret;
+
+	c = em_ctx(&ret);
+	return c ? c->ops->launch(c, l) : ret;
 }
 
 int emDeviceSynchronize(void)
 {
-	memset(&em_last, 0, sizeof(em_last));
-	return em_ioctl(EMBER_IOCTL_SYNCHRONIZE, &em_last);
+	struct em_context *c;
+	int ret;
+
+	memset(&em_lib.last, 0, sizeof(em_lib.last));
+	c = em_ctx(&ret);
+	return c ? c->ops->synchronize(c, &em_lib.last) : ret;
 }
 
 int emLastLaunch(uint64_t *sim_ns, uint64_t *result)
 {
 	if (sim_ns)
-		*sim_ns = em_last.sim_ns;
+		*sim_ns = em_lib.last.sim_ns;
 	if (result)
-		*result = em_last.result;
+		*result = em_lib.last.result;
 	return 0;
 }
 
 int emMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 {
 	struct ember_mem_info m = { 0 };
-	int ret = em_ioctl(EMBER_IOCTL_MEM_GET_INFO, &m);
+	struct em_context *c;
+	int ret;
 
+	c = em_ctx(&ret);
+	if (!c)
+		return ret;
+	ret = c->ops->mem_info(c, &m);
 	if (ret)
 		return ret;
 	if (free_bytes)
@@ -186,30 +277,46 @@ int emMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 	return 0;
 }
 
-int emGetStats(struct ember_stats_counters *c, int global)
+int emGetStatsCounted(struct ember_stats_counters *s,
+		      struct ember_stats_counters *counted, int global)
 {
-	struct ember_stats s = {
+	struct ember_stats st = {
 		.scope = global ? EMBER_STATS_GLOBAL : EMBER_STATS_VA_SPACE,
 	};
-	int ret = em_ioctl(EMBER_IOCTL_GET_STATS, &s);
+	struct em_context *c;
+	int ret;
 
-	if (!ret)
-		*c = s.c;
+	c = em_ctx(&ret);
+	if (!c)
+		return ret;
+	ret = c->ops->stats(c, &st, counted);
+	if (!ret && s)
+		*s = st.c;
 	return ret;
+}
+
+int emGetStats(struct ember_stats_counters *s, int global)
+{
+	return emGetStatsCounted(s, NULL, global);
 }
 
 int emSetPolicy(const char *name)
 {
-	struct ember_set_policy p = { { 0 } };
+	struct em_context *c;
+	int ret;
 
-	if (strlen(name) >= sizeof(p.name))
+	if (!name || strlen(name) >= EMBER_POLICY_NAME_LEN)
 		return -EINVAL;
-	strcpy(p.name, name);
-	return em_ioctl(EMBER_IOCTL_SET_POLICY, &p);
+	c = em_ctx(&ret);
+	return c ? c->ops->set_policy(c, name) : ret;
 }
 
 int emGetDeviceInfo(struct ember_device_info *info)
 {
+	struct em_context *c;
+	int ret;
+
 	memset(info, 0, sizeof(*info));
-	return em_ioctl(EMBER_IOCTL_GET_DEVICE_INFO, info);
+	c = em_ctx(&ret);
+	return c ? c->ops->device_info(c, info) : ret;
 }

@@ -663,59 +663,62 @@ const struct em_run_steps em_wl_movinghot_steps = {
 	.verify = moving_hot_verify,
 };
 
-/* ,"name":[v0,v1,...] */
-static void phase_json(FILE *f, const char *name, const uint64_t *v, uint32_t n)
+/* ,"name":[v0,v1,...], or null where the driver does not count it */
+static void phase_json(FILE *f, const char *name, const uint64_t *v, uint32_t n,
+		       uint64_t counted)
 {
 	uint32_t p;
 
+	if (!counted) {
+		fprintf(f, ",\"%s\":null", name);
+		return;
+	}
 	fprintf(f, ",\"%s\":[", name);
 	for (p = 0; p < n; p++)
 		fprintf(f, "%s%" PRIu64, p ? "," : "", v[p]);
 	fputc(']', f);
 }
 
+/*
+ * The driver's counters in the JSON, in this order: a number where the
+ * driver counts it, null where it does not (em_wl_result.counted)
+ */
+#define EM_WL_JSON_COUNTERS(X)						\
+	X(faults) X(fault_batches) X(replays) X(cancels) X(evictions)	\
+	X(pages_evicted) X(bytes_h2d) X(bytes_d2h) X(prefetched_bytes)	\
+	X(prefetch_ioctl_bytes) X(pages_gpu_populated) X(pages_mapped_remote) \
+	X(cpu_faults) X(notifications) X(promotions) X(promoted_bytes)	\
+	X(promotions_halted) X(eager_evictions) X(timer_ticks) X(ce_retries)
+
+static void counter_json(FILE *f, const char *name, uint64_t v, uint64_t counted)
+{
+	if (counted)
+		fprintf(f, ",\"%s\":%" PRIu64, name, v);
+	else
+		fprintf(f, ",\"%s\":null", name);
+}
+
 void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 		const struct em_wl_result *r)
 {
-	const struct ember_stats_counters *s = &r->stats;
+	const struct ember_stats_counters *s = &r->stats, *c = &r->counted;
 
 	fprintf(f,
-		"\"kernel\":\"%s\",\"variant\":\"%s\",\"factor\":%.2f,"
+		"\"kernel\":\"%s\",\"variant\":\"%s\",\"driver\":\"%s\",\"factor\":%.2f,"
 		"\"seed\":%" PRIu64 ",\"vram\":%" PRIu64 ",\"footprint\":%" PRIu64 ","
 		"\"ret\":%d,\"failed\":\"%s\",\"words_checked\":%" PRIu64 ","
 		"\"mismatches\":%" PRIu64 ",\"result_ok\":%d,"
 		"\"result\":\"%" PRIu64 "\",\"expected_result\":\"%" PRIu64 "\","
-		"\"sim_ns\":%" PRIu64 ",\"setup_ns\":%" PRIu64 ","
-		"\"faults\":%llu,\"fault_batches\":%llu,\"replays\":%llu,"
-		"\"cancels\":%llu,\"evictions\":%llu,\"pages_evicted\":%llu,"
-		"\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,\"prefetched_bytes\":%llu,"
-		"\"prefetch_ioctl_bytes\":%llu,\"pages_gpu_populated\":%llu,"
-		"\"pages_mapped_remote\":%llu,\"cpu_faults\":%llu,"
-		"\"notifications\":%llu,\"promotions\":%llu,"
-		"\"promoted_bytes\":%llu,\"promotions_halted\":%llu,"
-		"\"eager_evictions\":%llu,\"timer_ticks\":%llu,\"ce_retries\":%llu,"
-		"\"lost_pages\":%" PRIu64 ",\"health_drain_ret\":%d,\"health_ret\":%d,"
-		"\"health_words\":%" PRIu64 ",\"health_mismatches\":%" PRIu64,
-		cfg->kernel, cfg->variant, cfg->factor, cfg->seed, r->vram,
-		r->footprint, r->ret, r->failed ? r->failed : "",
+		"\"sim_ns\":%" PRIu64 ",\"setup_ns\":%" PRIu64,
+		cfg->kernel, cfg->variant, emDriverName() ?: "", cfg->factor, cfg->seed,
+		r->vram, r->footprint, r->ret, r->failed ? r->failed : "",
 		r->words_checked, r->mismatches, r->result_ok, r->result,
-		r->expected_result, r->sim_ns, r->setup_ns,
-		(unsigned long long)s->faults, (unsigned long long)s->fault_batches,
-		(unsigned long long)s->replays, (unsigned long long)s->cancels,
-		(unsigned long long)s->evictions,
-		(unsigned long long)s->pages_evicted,
-		(unsigned long long)s->bytes_h2d, (unsigned long long)s->bytes_d2h,
-		(unsigned long long)s->prefetched_bytes,
-		(unsigned long long)s->prefetch_ioctl_bytes,
-		(unsigned long long)s->pages_gpu_populated,
-		(unsigned long long)s->pages_mapped_remote,
-		(unsigned long long)s->cpu_faults,
-		(unsigned long long)s->notifications,
-		(unsigned long long)s->promotions,
-		(unsigned long long)s->promoted_bytes,
-		(unsigned long long)s->promotions_halted,
-		(unsigned long long)s->eager_evictions,
-		(unsigned long long)s->timer_ticks, (unsigned long long)s->ce_retries,
+		r->expected_result, r->sim_ns, r->setup_ns);
+#define EM_WL_COUNTER_JSON(name) counter_json(f, #name, s->name, c->name);
+	EM_WL_JSON_COUNTERS(EM_WL_COUNTER_JSON)
+#undef EM_WL_COUNTER_JSON
+	fprintf(f, ",\"lost_pages\":%" PRIu64 ",\"health_drain_ret\":%d,\"health_ret\":%d,"
+		"\"health_words\":%" PRIu64 ",\"health_mismatches\":%" PRIu64,
 		r->lost_pages, r->health_drain_ret, r->health_ret,
 		r->health_words, r->health_mismatches);
 	if (cfg->grid)
@@ -726,12 +729,14 @@ void em_wl_json(FILE *f, const struct em_wl_config *cfg,
 		if (cfg->drifting)
 			fprintf(f, ",\"drift\":%u", cfg->drift);
 		fprintf(f, ",\"window\":%" PRIu64, r->window);
-		phase_json(f, "phase_ns", r->phase_ns, r->nphases);
-		phase_json(f, "phase_promotions", r->phase_promotions, r->nphases);
+		phase_json(f, "phase_ns", r->phase_ns, r->nphases, 1);
+		phase_json(f, "phase_promotions", r->phase_promotions, r->nphases,
+			   c->promotions);
 		phase_json(f, "phase_promotions_halted", r->phase_promotions_halted,
-			   r->nphases);
+			   r->nphases, c->promotions_halted);
 		phase_json(f, "phase_eager_evictions", r->phase_eager_evictions,
-			   r->nphases);
-		phase_json(f, "phase_timer_ticks", r->phase_timer_ticks, r->nphases);
+			   r->nphases, c->eager_evictions);
+		phase_json(f, "phase_timer_ticks", r->phase_timer_ticks, r->nphases,
+			   c->timer_ticks);
 	}
 }

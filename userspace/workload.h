@@ -81,6 +81,11 @@ struct em_wl_result {
 	uint64_t setup_ns;		/* device time of advise + prefetch */
 	struct ember_stats_counters stats;	/* of this run's VA space */
 	/*
+	 * 1 in each counter of stats the driver counts (emGetStatsCounted);
+	 * the JSON prints the others as null (nvidia-uvm counts few)
+	 */
+	struct ember_stats_counters counted;
+	/*
 	 * After a failed launch: every page of the buffers read back through
 	 * the CPU; a page whose read fails (SIGBUS: its data was lost) is
 	 * counted, any other page must hold what the kernel could have left
