@@ -31,6 +31,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "ga10x/ga10x.h"
 
 int gm_sm_init(struct gm_gpu *g)
 {
@@ -93,6 +94,16 @@ int gm_launch_from(struct gm_gpu *g, const struct emgpu_launch_desc *desc)
 	if (g->launch_status == EMGPU_LAUNCH_RUNNING) {
 		gm_error(g, EMGPU_ERR_BAD_VALUE, EMGPU_REG_LAUNCH_DOORBELL);
 		return -EMGPU_ERR_BAD_VALUE;
+	}
+	if (g->nv) {
+		/* GA10x: the SMs run in a graphics channel's context */
+		struct ga10x_chan *c = ga10x_launch_chan(g);
+
+		if (!c) {
+			launch_fail(g, EMGPU_ERR_BAD_VALUE, GA10X_REG_LAUNCH_CHANNEL);
+			return -EMGPU_ERR_BAD_VALUE;
+		}
+		g->nv->sm.chan = c;
 	}
 	k = gm_kernel_find(d->kernel);
 	warps = d->warps ? d->warps : g->max_warps;
@@ -274,7 +285,7 @@ static inline gm_time_t sysmem_xfer(const struct gm_gpu *g, uint64_t pa,
  */
 static inline void account_sysmem(struct gm_gpu *g, struct gm_warp *w,
 				  uint64_t va, uint64_t pa, uint32_t len,
-				  uint32_t flags, struct gm_queue *link,
+				  int count, struct gm_queue *link,
 				  gm_time_t per_128, struct gm_queue *req_q,
 				  gm_time_t req_ps)
 {
@@ -290,8 +301,14 @@ static inline void account_sysmem(struct gm_gpu *g, struct gm_warp *w,
 		if (t1 > w->t)
 			w->t = t1;
 	}
-	if (!(flags & GM_TLB_ACD) && (g->ac.ctrl & EMGPU_RING_ENABLE))
+	if (count)
 		gm_ac_count(g, va);
+}
+
+/* emgpu: accesses through a sysmem PTE without ACD count, while enabled */
+static inline int ac_counts(const struct gm_gpu *g, uint32_t flags)
+{
+	return !(flags & GM_TLB_ACD) && (g->ac.ctrl & EMGPU_RING_ENABLE);
 }
 
 /* A VRAM access: waits for a copy still writing the chunk, then the queue. */
@@ -353,13 +370,77 @@ static inline int vram_line_write(struct gm_gpu *g, uint64_t pa,
 	return 0;
 }
 
+/*
+ * GA10x: an access translates through the launch channel's page directory
+ * (ga10x_translate(), its TLB; no walk time, as emgpu's walks cost none),
+ * then costs what the same access costs in emgpu's personality: VRAM and
+ * sysmem through the same queues. A sparse page reads 0 and drops writes
+ * at the issue cost. Every sysmem access counts while the notification
+ * buffer is enabled (VER2 PTEs have no ACD bit). A translation fault
+ * writes a C369 entry and stalls the warp's uTLB (fault.c).
+ */
+static gm_time_t sysmem_write_req_ps(struct gm_gpu *g, uint64_t va,
+				     uint32_t len);
+
+static int ga10x_warp_access(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+			     void *buf, uint32_t len, unsigned int access,
+			     int write)
+{
+	const struct ga10x_chan *c = g->nv->sm.chan;
+	struct ga10x_xlate x;
+	int r;
+
+	if (g->utlb[w->utlb].stalled) {
+		w->state = GM_WARP_STALLED;
+		return GM_STEP_STALL;
+	}
+	r = ga10x_translate(g, c->pdb, va, access, &x);
+	if (r == GA10X_XLATE_FAULT) {
+		if (!gm_fault_report_ga10x(g, w, va, access, x.fault_type))
+			return GM_STEP_STALL;
+		x.sparse = 1;	/* a filtered prefetch does nothing */
+	} else if (r) {
+		return r;
+	}
+	g->st.accesses++;
+	if (x.sparse) {
+		if (!write)
+			memset(buf, 0, len);
+		w->t += g->prof.access_issue_ps;
+		return 0;
+	}
+	if (x.aperture == EMGPU_APERTURE_SYSMEM) {
+		if (write ? gm_dma_write(g, x.pa, buf, len) :
+			    gm_dma_read(g, x.pa, buf, len))
+			return -EMGPU_ERR_DMA;
+		if (write)
+			account_sysmem(g, w, va, x.pa, len, ga10x_ac_counting(g),
+				       &g->d2h_q, g->d2h_128_ps, &g->wreq_q,
+				       sysmem_write_req_ps(g, va, len));
+		else
+			account_sysmem(g, w, va, x.pa, len, ga10x_ac_counting(g),
+				       &g->h2d_q, g->h2d_128_ps, &g->req_q,
+				       g->link_req_ps);
+		return 0;
+	}
+	r = write ? vram_line_write(g, x.pa, buf, len) :
+		    vram_line_read(g, x.pa, buf, len);
+	if (r)
+		return r;
+	account_vram(g, w, x.pa);
+	return 0;
+}
+
 int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		 void *buf, uint32_t len, unsigned int access)
 {
 	const struct gm_tlb_entry *e;
 	uint64_t pa;
-	int r = warp_translate(g, w, va, access, &e);
+	int r;
 
+	if (g->nv)
+		return ga10x_warp_access(g, w, va, buf, len, access, 0);
+	r = warp_translate(g, w, va, access, &e);
 	if (r)
 		return r;
 	pa = entry_pa(e, va);
@@ -369,7 +450,7 @@ int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 
 		if (gm_dma_read(g, pa, buf, len))
 			return -EMGPU_ERR_DMA;
-		account_sysmem(g, w, va, pa, len, flags, &g->h2d_q,
+		account_sysmem(g, w, va, pa, len, ac_counts(g, flags), &g->h2d_q,
 			       g->h2d_128_ps, &g->req_q, g->link_req_ps);
 		return 0;
 	}
@@ -418,8 +499,12 @@ int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 {
 	const struct gm_tlb_entry *e;
 	uint64_t pa;
-	int r = warp_translate(g, w, va, EMGPU_ACCESS_WRITE, &e);
+	int r;
 
+	if (g->nv)
+		return ga10x_warp_access(g, w, va, (void *)buf, len,
+					 EMGPU_ACCESS_WRITE, 1);
+	r = warp_translate(g, w, va, EMGPU_ACCESS_WRITE, &e);
 	if (r)
 		return r;
 	pa = entry_pa(e, va);
@@ -429,7 +514,7 @@ int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 
 		if (gm_dma_write(g, pa, buf, len))
 			return -EMGPU_ERR_DMA;
-		account_sysmem(g, w, va, pa, len, flags, &g->d2h_q,
+		account_sysmem(g, w, va, pa, len, ac_counts(g, flags), &g->d2h_q,
 			       g->d2h_128_ps, &g->wreq_q,
 			       sysmem_write_req_ps(g, va, len));
 		return 0;
@@ -482,8 +567,18 @@ static enum gm_stop handoff(struct gm_gpu *g, enum gm_stop why)
 			gm_max(g->drv_busy[EMGPU_DRV_THREAD_FAULT], g->now) +
 			GM_NS(g->prof.fault_service_ns);
 	}
-	if (g->lockstep)
+	if (g->lockstep && !g->nv)
 		g->sync_status |= EMGPU_SYNC_WAITING;
+	else if (g->lockstep && why != GM_STOP_TIMER) {
+		/*
+		 * GA10x: nvidia-uvm never writes SYNC; its answer to the
+		 * batch is the hand-back (src/ga10x/faults.c, fault.c). No
+		 * driver answers a timer tick there: it does not wait.
+		 */
+		g->sync_status |= EMGPU_SYNC_WAITING;
+		g->nv->sm.wait = why == GM_STOP_FAULT ? GA10X_WAIT_REPLAY
+						      : GA10X_WAIT_AC_GET;
+	}
 	return why;
 }
 
@@ -738,6 +833,24 @@ static enum gm_stop run_warps(struct gm_gpu *g, uint64_t budget)
 }
 
 /*
+ * GA10x lockstep: which rings a stop hands to the driver. A fault batch's
+ * stop the fault buffer, a notification stop the notification buffer; a
+ * stop with no launch running (it ended) both. Any other stop (a timer
+ * tick, a budget) neither: the driver could answer a batch not yet
+ * handed off, and the hand-off would then wait for nothing.
+ */
+static uint32_t ga10x_stop_publishes(const struct gm_gpu *g, enum gm_stop why)
+{
+	if (g->launch_status != EMGPU_LAUNCH_RUNNING)
+		return GA10X_PUBLISH_FAULTS | GA10X_PUBLISH_NOTIFY;
+	if (why == GM_STOP_FAULT)
+		return GA10X_PUBLISH_FAULTS;
+	if (why == GM_STOP_NOTIFY)
+		return GA10X_PUBLISH_NOTIFY;
+	return 0;
+}
+
+/*
  * In lockstep the interrupts raised while warps run are held until gm_run()
  * stops for something other than its budget (gm_raise()), so that the
  * driver hears of a fault or notification only at the hand-off, whatever
@@ -756,12 +869,22 @@ enum gm_stop gm_run(struct gm_gpu *g, uint64_t budget)
 		g->intr_held = 0;
 		gm_raise(g, held);
 	}
+	if (g->nv && g->lockstep && why != GM_STOP_BUDGET &&
+	    why != GM_STOP_WAIT_SYNC)
+		ga10x_publish(g, ga10x_stop_publishes(g, why));
 	return why;
 }
 
 void gm_sync(struct gm_gpu *g)
 {
 	g->sync_status &= ~EMGPU_SYNC_WAITING;
+	if (g->nv)
+		g->nv->sm.wait = GA10X_WAIT_NONE;
+}
+
+void gm_sm_hand_back(struct gm_gpu *g)
+{
+	gm_sync(g);
 }
 
 void gm_replay(struct gm_gpu *g, uint32_t mode)

@@ -81,6 +81,11 @@ void ga10x_intr_raise(struct gm_gpu *g, uint32_t leaf_bits)
 	struct ga10x_faults *f = &g->nv->faults;
 	uint32_t live = f->intr_pending & f->intr_enable;
 
+	/* lockstep: what warps raise waits for gm_run()'s stop, as gm_raise() */
+	if (g->lockstep && g->in_run) {
+		f->intr_held |= leaf_bits & GA10X_INTR_ALL;
+		return;
+	}
 	f->intr_pending |= leaf_bits & GA10X_INTR_ALL;
 	intr_update(g, live);
 }
@@ -147,6 +152,8 @@ static int ring_push(struct gm_gpu *g, struct ga10x_ring *r, const void *ent)
 	if (rc)
 		return rc;
 	r->put = ring_next(r, r->put);
+	if (!(g->lockstep && g->in_run))
+		r->pub = r->put;	/* else at the hand-off: ga10x_publish() */
 	return 0;
 }
 
@@ -174,7 +181,7 @@ static void ring_write_size(struct gm_gpu *g, struct ga10x_ring *r,
 		return;
 	}
 	r->size = v;
-	r->get = r->put = 0;
+	r->get = r->put = r->pub = 0;
 	*status = 0;
 }
 
@@ -210,7 +217,7 @@ static void fb_write_get(struct gm_gpu *g, uint32_t v)
 		return;
 	}
 	f->fb.get = ptr;
-	if (f->fb.get != f->fb.put)	/* the pulse re-evaluation */
+	if (f->fb.get != f->fb.pub)	/* the pulse re-evaluation */
 		ga10x_intr_raise(g, GA10X_INTR_REPLAYABLE_FAULT);
 }
 
@@ -243,7 +250,7 @@ void ga10x_fault_report(struct gm_gpu *g, const struct ga10x_fault *fault)
 		.inst = fault->inst & ~0xfffull,
 		.inst_aperture = (uint32_t)(fault->inst & GA10X_BASE_APERTURE_MASK),
 		.addr = fault->va & ~0xfffull,
-		.timestamp = gm_now_ns(g),
+		.timestamp = fault->timestamp_ns ? fault->timestamp_ns : gm_now_ns(g),
 		.engine_id = fault->engine_id,
 		.fault_type = fault->fault_type,
 		.client = fault->client,
@@ -299,15 +306,15 @@ void ga10x_fault_report(struct gm_gpu *g, const struct ga10x_fault *fault)
 }
 
 /*
- * Replays and cancels. No SM runs in GA10x yet: a replay releases every
- * stalled uTLB (the SM path will re-execute their accesses), a cancel
- * releases the ones it names (their accesses fail instead); both only
- * keep that state and count.
+ * Replays and cancels. A replay releases every stalled uTLB, and the SMs
+ * re-execute their accesses (gm_fault_resume_ga10x()); a cancel releases
+ * the ones it names, and the launch whose stalled accesses it names fails
+ * (gm_fault_cancel_ga10x()).
  */
 void ga10x_fault_replay(struct gm_gpu *g, const struct ga10x_replay *r)
 {
 	struct ga10x_faults *f = &g->nv->faults;
-	uint32_t n = f->nstalled;
+	uint32_t n = f->nstalled, entries = f->faults_since_replay;
 	unsigned int i, c;
 
 	switch (r->type) {
@@ -320,6 +327,7 @@ void ga10x_fault_replay(struct gm_gpu *g, const struct ga10x_replay *r)
 		f->ack_all_pending = r->type == REPLAY_START_ACK_ALL && n;
 		g->st.replays++;
 		gm_event(g, GM_EV_REPLAY, n, r->type, 0);
+		gm_fault_resume_ga10x(g, entries);
 		return;
 	case REPLAY_CANCEL_TARGETED:
 		if (r->gpc >= GA10X_FAULT_GPCS || r->client >= GA10X_FAULT_CLIENTS) {
@@ -332,8 +340,8 @@ void ga10x_fault_replay(struct gm_gpu *g, const struct ga10x_replay *r)
 	case REPLAY_CANCEL_VA_GLOBAL:
 		/*
 		 * Every stalled uTLB of the instance (global) or with an
-		 * access to the VA (VA-global): without the SM path there is
-		 * no record of which, so all are released.
+		 * access to the VA (VA-global): the model's one launch holds
+		 * every stalled uTLB, so all are released.
 		 */
 		for (i = 0; i < GA10X_FAULT_GPCS; i++)
 			for (c = 0; c < GA10X_FAULT_CLIENTS; c++)
@@ -348,6 +356,7 @@ void ga10x_fault_replay(struct gm_gpu *g, const struct ga10x_replay *r)
 	gm_event(g, GM_EV_CANCEL, r->type,
 		 r->type == REPLAY_CANCEL_VA_GLOBAL ? r->va : r->inst,
 		 (uint64_t)(n - f->nstalled) << 32 | r->gpc << 8 | r->client);
+	gm_fault_cancel_ga10x(g, r);
 }
 
 /* ---- access-counter buffer ---- */
@@ -361,8 +370,11 @@ static void ac_write_get(struct gm_gpu *g, uint32_t v)
 		return;
 	}
 	f->ac.get = v;
-	if (f->ac.get != f->ac.put)
+	if (f->ac.get != f->ac.pub)
 		ga10x_intr_raise(g, GA10X_INTR_ACCESS_COUNTER);
+	/* lockstep: the driver has read every notification handed to it */
+	if (g->nv->sm.wait == GA10X_WAIT_AC_GET && f->ac.get == f->ac.pub)
+		gm_sm_hand_back(g);
 }
 
 static uint32_t ac_full_reg(const struct ga10x_faults *f)
@@ -487,6 +499,48 @@ void ga10x_ac_clear(struct gm_gpu *g, const struct ga10x_ac_clear *c)
 		 c->tag, 1);
 }
 
+/* ---- lockstep hand-offs ---- */
+
+/*
+ * gm_run()'s stop hands these rings to the driver: their PUT moves to the
+ * entries written, and their held leaf bits are sent. A stop for a fault
+ * batch publishes the fault buffer only, one for notifications the
+ * notification buffer only: entries of the other kind wait for their own
+ * stop, so a driver cannot answer a batch (a replay) before the device
+ * has handed it off, and then wait for nothing.
+ */
+void ga10x_publish(struct gm_gpu *g, uint32_t what)
+{
+	struct ga10x_faults *f = &g->nv->faults;
+	uint32_t send = f->intr_held & ~(GA10X_INTR_REPLAYABLE_FAULT |
+					 GA10X_INTR_ACCESS_COUNTER);
+
+	if (what & GA10X_PUBLISH_FAULTS) {
+		f->fb.pub = f->fb.put;
+		send |= f->intr_held & GA10X_INTR_REPLAYABLE_FAULT;
+	}
+	if (what & GA10X_PUBLISH_NOTIFY) {
+		f->ac.pub = f->ac.put;
+		send |= f->intr_held & GA10X_INTR_ACCESS_COUNTER;
+	}
+	f->intr_held &= ~send;
+	if (send)
+		ga10x_intr_raise(g, send);
+	/* a hand-off the driver cannot answer is no wait: nothing to read
+	 * (notifications dropped on a full ring), or no fault buffer */
+	if (g->nv->sm.wait == GA10X_WAIT_AC_GET && (what & GA10X_PUBLISH_NOTIFY) &&
+	    f->ac.get == f->ac.pub)
+		gm_sm_hand_back(g);
+	if (g->nv->sm.wait == GA10X_WAIT_REPLAY && (what & GA10X_PUBLISH_FAULTS) &&
+	    !ring_live(g, &f->fb))
+		gm_sm_hand_back(g);
+}
+
+int ga10x_ac_counting(const struct gm_gpu *g)
+{
+	return !!(g->nv->faults.ac.ctrl & EMGPU_RING_ENABLE);
+}
+
 /* ---- registers ---- */
 
 int ga10x_faults_reg_read(struct gm_gpu *g, uint32_t off, uint32_t *v)
@@ -501,7 +555,7 @@ int ga10x_faults_reg_read(struct gm_gpu *g, uint32_t off, uint32_t *v)
 	case GA10X_REG_FAULT_BUF_HI: *v = (uint32_t)(f->fb.base >> 32); return 0;
 	case GA10X_REG_FAULT_BUF_SIZE: *v = f->fb.size; return 0;
 	case GA10X_REG_FAULT_BUF_GET: *v = f->fb.get | f->fb_status; return 0;
-	case GA10X_REG_FAULT_BUF_PUT: *v = f->fb.put | f->fb_status; return 0;
+	case GA10X_REG_FAULT_BUF_PUT: *v = f->fb.pub | f->fb_status; return 0;
 	/* nvidia-uvm never reads INFO (deprecated: Volta+ report overflow in
 	 * GET and PUT); the stand-in may, and sees the same status bits */
 	case GA10X_REG_FAULT_BUF_INFO: *v = f->fb_status; return 0;
@@ -512,7 +566,7 @@ int ga10x_faults_reg_read(struct gm_gpu *g, uint32_t off, uint32_t *v)
 	case GA10X_REG_AC_BUF_HI: *v = (uint32_t)(f->ac.base >> 32); return 0;
 	case GA10X_REG_AC_BUF_SIZE: *v = f->ac.size; return 0;
 	case GA10X_REG_AC_BUF_GET: *v = f->ac.get; return 0;
-	case GA10X_REG_AC_BUF_PUT: *v = f->ac.put; return 0;
+	case GA10X_REG_AC_BUF_PUT: *v = f->ac.pub; return 0;
 	case GA10X_REG_AC_BUF_FULL: *v = ac_full_reg(f); return 0;
 	case GA10X_REG_AC_CONFIG: *v = ac_config_reg(g); return 0;
 	case GA10X_REG_AC_CTRL: *v = f->ac.ctrl; return 0;

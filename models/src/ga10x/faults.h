@@ -15,6 +15,9 @@ struct ga10x_ring {
 	uint32_t base_hi;	/* _HI, staged until _LO is written */
 	uint32_t size;		/* entries; 0: not configured */
 	uint32_t get, put;	/* entry indices */
+	/* PUT as the driver reads it: put, or in lockstep while warps run
+	 * the PUT of the last hand-off (ga10x_publish()) */
+	uint32_t pub;
 	uint32_t ctrl;		/* EMGPU_RING_ENABLE */
 };
 
@@ -33,11 +36,13 @@ struct ga10x_faults {
 
 	uint32_t intr_pending;		/* GA10X_INTR_* */
 	uint32_t intr_enable;
+	/* lockstep: bits raised while warps run, sent by ga10x_publish() */
+	uint32_t intr_held;
 
 	/*
-	 * Replay state, for the SM path to come: a replayable fault stalls
-	 * the uTLB of its (GPC, client) pair until a replay; a cancel
-	 * fails the stalled accesses it names. Bit c of stalled[g][c / 64]
+	 * Replay state: a replayable fault stalls the uTLB of its (GPC,
+	 * client) pair until a replay; a cancel fails the stalled accesses
+	 * it names (the SMs' side: ../fault.c). Bit c of stalled[g][c / 64]
 	 * is GPC g's client c (hub clients have no uTLB to stall).
 	 */
 	uint64_t stalled[GA10X_FAULT_GPCS][GA10X_FAULT_CLIENTS / 64];

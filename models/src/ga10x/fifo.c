@@ -61,7 +61,14 @@ static unsigned int base_aperture(uint64_t reg)
 
 int ga10x_chan_ce(const struct ga10x_chan *c)
 {
-	return c->engine == GA10X_ENGINE_HOST ? -1 : (int)c->engine;
+	return c->engine == GA10X_ENGINE_HOST ||
+	       c->engine == GA10X_ENGINE_GRAPHICS ? -1 : (int)c->engine;
+}
+
+/* A compute channel: SM launches in its context, no GPFIFO work. */
+static int chan_graphics(const struct ga10x_chan *c)
+{
+	return c->engine == GA10X_ENGINE_GRAPHICS;
 }
 
 uint64_t ga10x_chan_now(struct gm_gpu *g, struct ga10x_chan *c)
@@ -199,7 +206,7 @@ static int chan_has_work(const struct ga10x_chan *c)
 
 static int chan_runnable(const struct ga10x_chan *c)
 {
-	return (c->ctrl & GA10X_CHAN_CTRL_ENABLE) &&
+	return (c->ctrl & GA10X_CHAN_CTRL_ENABLE) && !chan_graphics(c) &&
 	       !(c->status & GA10X_CHAN_STATUS_RC) && chan_has_work(c);
 }
 
@@ -391,6 +398,10 @@ void ga10x_fifo_doorbell(struct gm_gpu *g, uint32_t token)
 		return;
 	}
 	c = &g->nv->fifo.chan[token];
+	if (chan_graphics(c)) {
+		gm_error(g, EMGPU_ERR_BAD_VALUE, token);	/* no GPFIFO */
+		return;
+	}
 	if (c->status & GA10X_CHAN_STATUS_RC)
 		return;		/* stopped until CLEAR_RC */
 	r = gm_mem_read(g, base_aperture(c->userd),
@@ -406,6 +417,20 @@ void ga10x_fifo_doorbell(struct gm_gpu *g, uint32_t token)
 	}
 	c->gp_put = v;
 	fifo_schedule(g);
+}
+
+struct ga10x_chan *ga10x_launch_chan(struct gm_gpu *g)
+{
+	uint32_t ch = g->nv->sm.launch_channel;
+	struct ga10x_chan *c;
+
+	if (ch >= GA10X_CHANNELS)
+		return NULL;
+	c = &g->nv->fifo.chan[ch];
+	if (!(c->ctrl & GA10X_CHAN_CTRL_ENABLE) || !chan_graphics(c) ||
+	    (c->status & GA10X_CHAN_STATUS_RC))
+		return NULL;
+	return c;
 }
 
 unsigned int ga10x_fifo_poll(struct gm_gpu *g)
@@ -514,10 +539,19 @@ static void chan_ctrl(struct gm_gpu *g, struct ga10x_chan *c, uint32_t off,
 			 GA10X_CHAN_CTRL_NO_MMU;
 	uint32_t ctrl = v & (GA10X_CHAN_CTRL_ENABLE | GA10X_CHAN_CTRL_NO_MMU);
 
-	if ((v & ~known) || ((v & GA10X_CHAN_CTRL_ENABLE) &&
-	    (c->entries < 2 || !aperture_ok((uint32_t)c->gpfifo) ||
-	     !aperture_ok((uint32_t)c->userd) ||
-	     !aperture_ok((uint32_t)c->notifier)))) {
+	/*
+	 * A graphics channel needs its INST and PDB only (the SMs translate
+	 * through it: no NO_MMU); its GPFIFO, USERD and notifier may be
+	 * absent.
+	 */
+	int bad = chan_graphics(c) ?
+		  (!aperture_ok((uint32_t)c->inst) || !aperture_ok((uint32_t)c->pdb) ||
+		   (v & GA10X_CHAN_CTRL_NO_MMU)) :
+		  (c->entries < 2 || !aperture_ok((uint32_t)c->gpfifo) ||
+		   !aperture_ok((uint32_t)c->userd) ||
+		   !aperture_ok((uint32_t)c->notifier));
+
+	if ((v & ~known) || ((v & GA10X_CHAN_CTRL_ENABLE) && bad)) {
 		gm_error(g, EMGPU_ERR_BAD_VALUE, off);
 		return;
 	}
@@ -599,7 +633,8 @@ int ga10x_fifo_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 		c->entries = v;
 		break;
 	case GA10X_REG_CHAN_ENGINE:
-		if (v != GA10X_ENGINE_HOST && v >= g->prof.num_copy_engines) {
+		if (v != GA10X_ENGINE_HOST && v != GA10X_ENGINE_GRAPHICS &&
+		    v >= g->prof.num_copy_engines) {
 			gm_error(g, EMGPU_ERR_BAD_VALUE, off);
 			break;
 		}

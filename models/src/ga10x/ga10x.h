@@ -26,11 +26,29 @@
 
 struct gm_gpu;
 
+/*
+ * SM launches in a channel's context (../sm.c, ../fault.c, ../counters.c;
+ * docs/model.md "SM launches in the GA10x personality").
+ */
+enum ga10x_wait {
+	GA10X_WAIT_NONE = 0,
+	GA10X_WAIT_REPLAY,	/* a fault batch: until a replay or cancel */
+	GA10X_WAIT_AC_GET,	/* notifications: until AC GET reaches PUT */
+};
+
+struct ga10x_sm {
+	uint32_t launch_channel;	/* GA10X_REG_LAUNCH_CHANNEL as written */
+	/* the channel the latest launch runs (ran) in; NULL: none yet */
+	struct ga10x_chan *chan;
+	enum ga10x_wait wait;	/* lockstep: the hand-back SYNC_WAITING waits for */
+};
+
 /* The personality's state, allocated by gm_create() for GA10X only. */
 struct gm_ga10x {
 	struct ga10x_mmu mmu;
 	struct ga10x_faults faults;
 	struct ga10x_fifo fifo;
+	struct ga10x_sm sm;
 };
 
 int ga10x_init(struct gm_gpu *g);
@@ -119,6 +137,7 @@ struct ga10x_fault {
 	unsigned int engine_id;	/* C369_MMU_ENG_ID_GRAPHICS + VEID, ... */
 	unsigned int client_type;	/* C369_MMU_CLIENT_TYPE_GPC or _HUB */
 	unsigned int gpc, client;	/* GPC_ID < 32, CLIENT < 128 */
+	uint64_t timestamp_ns;	/* TIMESTAMP; 0: PTIMER now */
 };
 void ga10x_fault_report(struct gm_gpu *g, const struct ga10x_fault *f);
 
@@ -142,8 +161,41 @@ struct ga10x_ac_entry {
 };
 int ga10x_ac_notify(struct gm_gpu *g, const struct ga10x_ac_entry *n);
 
+/*
+ * Lockstep (faults.c): while gm_run() runs warps, fault entries and
+ * notifications are written but not yet published (PUT as the driver reads
+ * it stays behind) and their leaf bits are held; gm_run()'s stop publishes
+ * the rings it hands to the driver (GA10X_PUBLISH_*) and sends their bits.
+ */
+#define GA10X_PUBLISH_FAULTS	(1u << 0)
+#define GA10X_PUBLISH_NOTIFY	(1u << 1)
+void ga10x_publish(struct gm_gpu *g, uint32_t what);
+/* whether the SMs' accesses count (the notification buffer is enabled) */
+int ga10x_ac_counting(const struct gm_gpu *g);
+
+/*
+ * ---- the SMs' side (../fault.c, ../sm.c) ----
+ * A replay (START, START_ACK_ALL) resumes the stalled warps; entries is
+ * the number of fault entries written since the previous replay (the
+ * batch the driver serviced: its CPU cost). A cancel fails the running
+ * launch if it names stalled accesses of it. Both hand the batch back.
+ */
+struct gm_warp;
+/* A warp's translation fault (a C369 entry); 1: a filtered prefetch, no fault. */
+int gm_fault_report_ga10x(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+			  unsigned int access, unsigned int fault_type);
+void gm_fault_resume_ga10x(struct gm_gpu *g, uint32_t entries);
+void gm_fault_cancel_ga10x(struct gm_gpu *g, const struct ga10x_replay *r);
+/* Lockstep: the driver handed the device back (clears SYNC_WAITING). */
+void gm_sm_hand_back(struct gm_gpu *g);
+
 /* ---- fifo.c ---- */
 void ga10x_fifo_doorbell(struct gm_gpu *g, uint32_t token);
+/*
+ * The channel GA10X_REG_LAUNCH_CHANNEL names if a launch may run in it (an
+ * enabled graphics channel, not in RC), else NULL.
+ */
+struct ga10x_chan *ga10x_launch_chan(struct gm_gpu *g);
 /*
  * Re-examines channels blocked on a semaphore acquire (the embedder calls
  * this periodically through gm_poll(): the CPU may release a semaphore by a

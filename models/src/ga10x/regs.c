@@ -39,6 +39,8 @@ uint32_t ga10x_reg_read(struct gm_gpu *g, uint32_t off)
 	}
 	case GA10X_REG_PTIMER_TIME_1:
 		return (uint32_t)(gm_now_ns(g) >> 32);
+	case GA10X_REG_LAUNCH_CHANNEL:
+		return g->nv->sm.launch_channel;
 	}
 	if (!ga10x_fifo_reg_read(g, off, &v) ||
 	    !ga10x_faults_reg_read(g, off, &v) ||
@@ -57,6 +59,14 @@ void ga10x_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 {
 	if (off == GA10X_REG_DOORBELL) {
 		ga10x_fifo_doorbell(g, v);
+		return;
+	}
+	if (off == GA10X_REG_LAUNCH_CHANNEL) {
+		/* checked at the launch doorbell, when the channel must be ready */
+		if (v >= GA10X_CHANNELS)
+			gm_error(g, EMGPU_ERR_BAD_VALUE, off);
+		else
+			g->nv->sm.launch_channel = v;
 		return;
 	}
 	if (!ga10x_fifo_reg_write(g, off, v) ||
