@@ -442,14 +442,32 @@ static void test_fault_per_utlb(void)
 {
 	struct sx *t = sx_new(1);
 	struct c369_fault f;
-	unsigned int i, seen[8][2] = { { 0 } }, dup = 0, n;
+	unsigned int i, seen[8][2] = { { 0 } }, dup = 0, n, held = 0;
 
 	for (i = 0; i < SX_PAGES; i++)
 		if (i != 5)
 			sx_map(t, i, 1);
 	sx_fill(t->g, NULL, SX_VRAMDATA);
 	sx_launch(t, 12, 1);
-	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_FAULT);
+	/*
+	 * Budget slices: entries written while other warps run on are not
+	 * handed off (PUT, the leaf and its MSI-X) until the batch's stop.
+	 */
+	for (i = 0; i < 100000; i++) {
+		struct gm_stats st;
+		enum gm_stop s = gm_run(t->g, 1);
+
+		if (s != GM_STOP_BUDGET)
+			break;
+		gm_get_stats(t->g, &st);
+		held += st.fault_entries > 0;
+		CU_ASSERT_EQUAL_FATAL(rd(t, GA10X_REG_FAULT_BUF_PUT), 0);
+		CU_ASSERT_EQUAL_FATAL(rd(t, GA10X_REG_INTR_LEAF), 0);
+		CU_ASSERT_EQUAL_FATAL(t->msix, 0);
+	}
+	CU_ASSERT_EQUAL(held, 11);	/* slices ended between a fault and the stop */
+	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_SYNC_STATUS), EMGPU_SYNC_WAITING);
+	CU_ASSERT_EQUAL(t->msix, 1);
 	n = rd(t, GA10X_REG_FAULT_BUF_PUT);
 	CU_ASSERT_EQUAL(n, 12);
 	for (i = 0; i < n && i < 64; i++) {
