@@ -59,19 +59,20 @@ static void usage(FILE *f)
 		"\"clear\" disarms every injection.\n"
 		"\n"
 		"usage: ember-agent run CONFIG --qemu PATH --kernel PATH --initrd PATH\n"
-		"                   [--results DIR] [--accel tcg|kvm]\n"
+		"                   [--nvidia-uvm-initrd PATH] [--results DIR] [--accel tcg|kvm]\n"
 		"       ember-agent run CONFIG --list\n"
 		"       ember-agent report DIR [--paper CSV] [--no-plot]\n"
 		"       ember-agent result-fields\n"
 		"\n"
 		"`run` boots one VM per combination of the config's apps, variants,\n"
-		"policies, factors and seeds (syntax in host-agent/matrix.h), in parallel, into\n"
+		"policies, drivers, factors and seeds (syntax in host-agent/matrix.h), in\n"
+		"parallel (driver nvidia-uvm: the --nvidia-uvm-initrd image), into\n"
 		"DIR/<name>/ (default results/); finished runs are kept, so a rerun\n"
 		"resumes; --list prints each run's id and ember-run arguments instead.\n"
 		"`report` prints speedups over UVM beside the paper's table in\n"
 		"CSV (experiments/paper/table*.csv), each cell's order of the variants and\n"
 		"a summary line per size, and draws DIR/speedup-<factor>x.png with gnuplot;\n"
-		"a column per variant, policy, sweep point and seed, and a cell that\n"
+		"a column per variant, policy, driver, sweep point and seed, and a cell that\n"
 		"two runs claim is an error that names them (exit status 1).\n"
 		"`result-fields` prints every field of result.json and column of results.csv\n"
 		"(host-agent/result_fields.h, the one list both are written from) as a\n"
@@ -94,6 +95,7 @@ static int cmd_run(int argc, char **argv)
 		{ "qemu", required_argument, NULL, 'q' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "initrd", required_argument, NULL, 'i' },
+		{ "nvidia-uvm-initrd", required_argument, NULL, 'n' },
 		{ "results", required_argument, NULL, 'o' },
 		{ "accel", required_argument, NULL, 'a' },
 		{ "list", no_argument, NULL, 'l' },
@@ -109,6 +111,7 @@ static int cmd_run(int argc, char **argv)
 		case 'q': p.qemu = optarg; break;
 		case 'k': p.kernel = optarg; break;
 		case 'i': p.initrd = optarg; break;
+		case 'n': p.initrd_nvidia_uvm = optarg; break;
 		case 'o': p.results = optarg; break;
 		case 'a': p.accel = optarg; break;
 		case 'l': list = true; break;

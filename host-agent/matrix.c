@@ -21,10 +21,11 @@
 
 /* The matrix variants as ember-run arguments (userspace/variants.h). */
 #define VARIANT_ROW(name, program, policy, paper) \
-	{ #name, EM_VARIANT_ARGS(program, policy) },
+	{ #name, EM_VARIANT_ARGS(program, policy), EM_VARIANT_ARGS(program, "") },
 static const struct {
 	const char *name;
 	const char *args;
+	const char *program_args;	/* the program variant alone, "-v NAME" */
 } variants[] = {
 	EM_VARIANTS(VARIANT_ROW)
 };
@@ -210,6 +211,51 @@ const char *em_variant_args(const char *variant)
 	return NULL;
 }
 
+/*
+ * The variants that run under nvidia-uvm, and its parameters for each:
+ * the program variants on nvidia-uvm as loaded (Ember's master switch
+ * off), and adaptive, the unchanged program with the switch on (Table 1's
+ * defaults, as the Ember glue has them).
+ */
+static const struct {
+	const char *variant;
+	const char *modparams;
+} nvuvm_variants[] = {
+	{ "uvm", "" },
+	{ "prefetch", "" },
+	{ "mapped", "" },
+	{ "static", "" },
+	{ "adaptive", "cpu_preferred_blocks_enable=1" },
+};
+
+bool em_nvuvm_variant(const char *variant, const char **args, const char **modparams)
+{
+	size_t i, j;
+
+	for (i = 0; i < sizeof(nvuvm_variants) / sizeof(nvuvm_variants[0]); i++) {
+		if (strcmp(variant, nvuvm_variants[i].variant))
+			continue;
+		for (j = 0; j < sizeof(variants) / sizeof(variants[0]); j++)
+			if (!strcmp(variant, variants[j].name)) {
+				*args = variants[j].program_args;
+				*modparams = nvuvm_variants[i].modparams;
+				return true;
+			}
+	}
+	return false;
+}
+
+/* Whether the matrix runs anything under nvidia-uvm. */
+static bool matrix_has_nvuvm(const struct em_matrix *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->ndrivers; i++)
+		if (!strcmp(m->drivers[i], EM_DRIVER_NVIDIA_UVM))
+			return true;
+	return false;
+}
+
 void em_args_policy(const char *args, char *policy, size_t len)
 {
 	const char *p, *last = NULL;
@@ -339,6 +385,20 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 				if (!strcmp(m->policies[n], m->policies[i]))
 					return cfg_error(file, ln, "policy '%s' listed twice",
 							 m->policies[i]);
+		}
+	} else if (!strcmp(key, "driver")) {
+		if (split_words(val, &m->drivers[0][0], sizeof(m->drivers[0]), EM_MAX_DRIVERS,
+				&m->ndrivers) || !m->ndrivers)
+			return cfg_error(file, ln, "bad driver list (ember, nvidia-uvm or "
+					 "both)%s", "");
+		for (i = 0; i < m->ndrivers; i++) {
+			if (strcmp(m->drivers[i], EM_DRIVER_EMBER) &&
+			    strcmp(m->drivers[i], EM_DRIVER_NVIDIA_UVM))
+				return cfg_error(file, ln, "unknown driver '%s' (ember or "
+						 "nvidia-uvm)", m->drivers[i]);
+			if (i && !strcmp(m->drivers[0], m->drivers[i]))
+				return cfg_error(file, ln, "driver '%s' listed twice",
+						 m->drivers[i]);
 		}
 	} else if (!strcmp(key, "factors") || !strcmp(key, "seeds")) {
 		bool factors = key[0] == 'f';
@@ -475,6 +535,42 @@ static int check_policies(const struct em_matrix *m, const char *file, unsigned 
 			 "ac, ariadne and ember run their own)%s", "");
 }
 
+/*
+ * A matrix with driver nvidia-uvm: only what means the same there (the
+ * variants of nvuvm_variants; no ember.ko policies, parameters or
+ * injections, no libvirt hosts, which boot the ember image alone).
+ */
+static int check_nvuvm(const struct em_matrix *m, const char *file, unsigned int ln)
+{
+	const char *args, *mp;
+	unsigned int i;
+
+	for (i = 0; i < m->nvariants; i++)
+		if (!em_nvuvm_variant(m->variants[i], &args, &mp))
+			return cfg_error(file, ln, "driver nvidia-uvm: variant '%s' has no "
+					 "meaning there (uvm, prefetch, mapped, static, adaptive)",
+					 m->variants[i]);
+	if (m->npolicies)
+		return cfg_error(file, ln, "driver nvidia-uvm: policies are ember.ko's; "
+				 "nvidia-uvm's is chosen by the variant%s", "");
+	if (m->modparams[0])
+		return cfg_error(file, ln, "driver nvidia-uvm: modparams are ember.ko's%s", "");
+	if (m->ninjects)
+		return cfg_error(file, ln, "driver nvidia-uvm: injection campaigns judge "
+				 "ember.ko's recovery%s", "");
+	if (m->nconnect)
+		return cfg_error(file, ln, "driver nvidia-uvm: runs boot with QEMU directly "
+				 "(drop connect)%s", "");
+	for (i = 0; i < m->nsweeps; i++)
+		if (m->sweeps[i].flag == 'P')
+			return cfg_error(file, ln, "driver nvidia-uvm: a sweep of -P selects "
+					 "ember.ko's policies%s", "");
+	if (strstr(m->run_args, "-P"))
+		return cfg_error(file, ln, "driver nvidia-uvm: run_args -P selects an "
+				 "ember.ko policy%s", "");
+	return 0;
+}
+
 int em_matrix_load(const char *path, struct em_matrix *m)
 {
 	char line[1024], *hash, *eq, *key, *val;
@@ -516,6 +612,8 @@ int em_matrix_load(const char *path, struct em_matrix *m)
 		ret = cfg_error(path, ln, "apps, variants and factors are required%s", "");
 	if (!ret && m->npolicies)
 		ret = check_policies(m, path, ln);
+	if (!ret && matrix_has_nvuvm(m))
+		ret = check_nvuvm(m, path, ln);
 	return ret;
 }
 
@@ -971,13 +1069,14 @@ static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 {
 	unsigned int ninj = m->ninjects ? m->ninjects : 1, nsweep = 1, w, i;
 	unsigned int npol = m->npolicies ? m->npolicies : 1;
+	unsigned int ndrv = m->ndrivers ? m->ndrivers : 1;
 	struct em_run *runs;
-	unsigned int a, v, f, s, j, q;
+	unsigned int a, v, f, s, j, q, d;
 	size_t k = 0;
 
 	for (i = 0; i < m->nsweeps; i++)
 		nsweep *= m->sweeps[i].nvalues;
-	runs = calloc((size_t)m->napps * m->nvariants * npol * m->nfactors * m->nseeds *
+	runs = calloc((size_t)m->napps * m->nvariants * ndrv * npol * m->nfactors * m->nseeds *
 		      ninj * nsweep, sizeof(*runs));
 
 	if (!runs)
@@ -985,11 +1084,18 @@ static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 	/* injection kinds innermost: a campaign cut short covered every kind */
 	for (a = 0; a < m->napps; a++)
 		for (f = 0; f < m->nfactors; f++)
-			for (v = 0; v < m->nvariants; v++) {
+			for (v = 0; v < m->nvariants; v++)
+			for (d = 0; d < ndrv; d++) {
 				char own[EM_POLICY_NAME_MAX];
 				const char *pols[EM_MAX_LIST];
 				unsigned int np = variant_policies(m, m->variants[v], own, pols);
+				const char *driver = m->ndrivers ? m->drivers[d] : EM_DRIVER_EMBER;
+				bool nvuvm = !strcmp(driver, EM_DRIVER_NVIDIA_UVM);
+				const char *vargs = em_variant_args(m->variants[v]), *nvmp = "";
 
+				/* nvidia-uvm: the program variant, the policy chosen at load */
+				if (nvuvm && !em_nvuvm_variant(m->variants[v], &vargs, &nvmp))
+					continue;	/* check_nvuvm() refused the matrix */
 				for (q = 0; q < np; q++)
 				for (s = 0; s < m->nseeds; s++)
 				for (w = 0; w < nsweep; w++)
@@ -1002,6 +1108,8 @@ static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 
 					r->app = m->apps[a];
 					r->variant = m->variants[v];
+					r->driver = driver;
+					r->nvuvm_modparams = nvmp;
 					snprintf(r->policy, sizeof(r->policy), "%s", pols[q]);
 					r->factor = m->factors[f];
 					r->seed = m->seeds[s];
@@ -1018,6 +1126,9 @@ static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 								"-P%s", r->policy);
 						snprintf(polarg, sizeof(polarg), " -P %s", r->policy);
 					}
+					if (nvuvm)
+						len += snprintf(r->id + len, sizeof(r->id) - len,
+								"-D%s", driver);
 					if (r->inject_kind)
 						len += snprintf(r->id + len, sizeof(r->id) - len,
 								"-%s", r->inject_kind);
@@ -1027,11 +1138,14 @@ static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 						 p->results, m->name, r->id);
 					snprintf(r->args, sizeof(r->args),
 						 "-k %s -x %g -s %" PRIu64 " %s%s %s %s",
-						 r->app, r->factor, r->seed,
-						 em_variant_args(r->variant), polarg, m->run_args,
-						 r->sweep);
-					/* what the guest gets: a sweep of -P included */
-					em_args_policy(r->args, r->policy, sizeof(r->policy));
+						 r->app, r->factor, r->seed, vargs, polarg,
+						 m->run_args, r->sweep);
+					/*
+					 * what the guest gets: a sweep of -P included; under
+					 * nvidia-uvm the variant's own (adaptive: ember)
+					 */
+					if (!nvuvm)
+						em_args_policy(r->args, r->policy, sizeof(r->policy));
 				}
 			}
 	*n = k;
@@ -1127,6 +1241,13 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
 	if (!runs) {
 		free(commit);
 		return -1;
+	}
+	if (matrix_has_nvuvm(m) && !p->initrd_nvidia_uvm) {
+		fprintf(stderr, "ember-agent: %s: driver nvidia-uvm needs the nvidia-uvm image "
+			"(--nvidia-uvm-initrd, make image-nvidia-uvm); no VM started\n", m->name);
+		free(runs);
+		free(commit);
+		return -2;
 	}
 	if (em_matrix_check_modparams(m, p->initrd)) {
 		fprintf(stderr, "ember-agent: %s: no VM started\n", m->name);

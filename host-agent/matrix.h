@@ -21,6 +21,19 @@
  *               ember, ac, ariadne) run once, under it. A run whose policy is not
  *               its variant's own gains "-PNAME" in its id; every run's
  *               policy is in result.json, results.csv and the report.
+ *   driver    = ember nvidia-uvm           # the driver under the workload (default
+ *               ember): ember.ko, or NVIDIA's nvidia-uvm in the nvidia-uvm
+ *               image (--nvidia-uvm-initrd) with emgpu's GA10x personality,
+ *               ember-run under EMBER_DRIVER=nvidia-uvm. There variant uvm is
+ *               nvidia-uvm with Ember's master switch off (today our series'
+ *               build, the switch off; Debian's plain build is a later step),
+ *               adaptive the same module with cpu_preferred_blocks_enable=1
+ *               (Table 1's defaults), prefetch, mapped and static the same
+ *               call sequences as on ember; other variants, policies,
+ *               modparams, injects and connect are refused with it. Both
+ *               words: each run once per driver, "-Dnvidia-uvm" in its id;
+ *               every run's driver is in result.json, results.csv and the
+ *               report's columns.
  *   factors   = 0.5 1.5                    # footprint / VRAM
  *   seeds     = 1
  *   memory    = 1024                       # guest RAM, MiB
@@ -65,6 +78,10 @@
 #define EM_MAX_JOBS	32
 /* a policy name as ember.ko registers it: at most 15 characters */
 #define EM_POLICY_NAME_MAX	16
+/* the drivers of key `driver` */
+#define EM_DRIVER_EMBER		"ember"
+#define EM_DRIVER_NVIDIA_UVM	"nvidia-uvm"
+#define EM_MAX_DRIVERS		2
 
 struct em_matrix {
 	char name[64];
@@ -75,6 +92,8 @@ struct em_matrix {
 	unsigned int nvariants;
 	char policies[EM_MAX_LIST][EM_POLICY_NAME_MAX];	/* none: each variant's own */
 	unsigned int npolicies;
+	char drivers[EM_MAX_DRIVERS][16];	/* none: ember */
+	unsigned int ndrivers;
 	double factors[EM_MAX_LIST];
 	unsigned int nfactors;
 	uint64_t seeds[EM_MAX_LIST];
@@ -102,6 +121,7 @@ struct em_matrix {
 /* Where the built pieces are (the Makefile passes them). */
 struct em_paths {
 	const char *qemu, *kernel, *initrd;
+	const char *initrd_nvidia_uvm;	/* the nvidia-uvm image, for driver nvidia-uvm */
 	const char *results;	/* parent of <name>/ */
 	const char *accel;
 };
@@ -111,6 +131,9 @@ struct em_run {
 	char id[160];
 	const char *app, *variant;
 	char policy[EM_POLICY_NAME_MAX];	/* the policy ember.ko runs it under */
+	const char *driver;	/* EM_DRIVER_EMBER or EM_DRIVER_NVIDIA_UVM */
+	/* nvidia-uvm's parameters for this run (the guest's nvuvm_modparams=), or "" */
+	const char *nvuvm_modparams;
 	double factor;
 	uint64_t seed;
 	char dir[4096];		/* logs and result.json */
@@ -149,6 +172,14 @@ int em_matrix_list(const struct em_matrix *m, const struct em_paths *p);
 
 /* The variants the paper compares, and the ember-run arguments of each. */
 const char *em_variant_args(const char *variant);
+
+/*
+ * A variant under driver nvidia-uvm: its ember-run arguments (the program
+ * variant alone: nvidia-uvm's policy is chosen at load) and nvidia-uvm's
+ * parameters ("" for the master switch off); false for a variant that has
+ * no meaning there (ac, ariadne, autouvm, ember, an unknown name).
+ */
+bool em_nvuvm_variant(const char *variant, const char **args, const char **modparams);
 
 /*
  * The policy a variant runs under: the name its arguments give -P, or

@@ -44,7 +44,8 @@ size_t rep_slot(char (*names)[32], size_t *n, size_t max, const char *name)
  * when o is not a run of a known variant. The policy is the one recorded
  * ("policy"), else the one its ember-run arguments select (results from
  * before the field, e.g. a sweep of -P), else the variant's own; a -P in
- * the sweep is the policy, not a sweep point.
+ * the sweep is the policy, not a sweep point. The driver is the recorded
+ * one, ember for results from before the field.
  */
 bool rep_run_column(json_t *o, struct column *c)
 {
@@ -52,6 +53,7 @@ bool rep_run_column(json_t *o, struct column *c)
 	const char *policy = json_string_value(json_object_get(o, "policy"));
 	const char *args = json_string_value(json_object_get(o, "ember_run"));
 	const char *sweep = json_string_value(json_object_get(o, "sweep")) ?: "";
+	const char *driver = json_string_value(json_object_get(o, "driver"));
 	char own[EM_POLICY_NAME_MAX], word[96];
 	size_t n = 0;
 
@@ -66,6 +68,7 @@ bool rep_run_column(json_t *o, struct column *c)
 	else
 		snprintf(c->policy, sizeof(c->policy), "%s", own);
 	c->own_policy = !strcmp(c->policy, own);
+	snprintf(c->driver, sizeof(c->driver), "%s", driver ?: EM_DRIVER_EMBER);
 	/* the sweep's options but -P, word pairs "-r 0" */
 	while (*sweep) {
 		size_t len;
@@ -90,7 +93,8 @@ bool rep_run_column(json_t *o, struct column *c)
 bool rep_same_column(const struct column *a, const struct column *b)
 {
 	return a->variant == b->variant && !strcmp(a->policy, b->policy) &&
-	       !strcmp(a->sweep, b->sweep) && a->seed == b->seed;
+	       !strcmp(a->driver, b->driver) && !strcmp(a->sweep, b->sweep) &&
+	       a->seed == b->seed;
 }
 
 /* The profile's base GPU name ("h200-128m" -> "h200"). */

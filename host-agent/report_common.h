@@ -25,8 +25,8 @@
 #define MAX_COLUMNS	32
 
 /*
- * One column of the speedup tables: a variant under one policy at one
- * sweep point and seed. A column is keyed by every dimension a matrix
+ * One column of the speedup tables: a variant under one policy and driver
+ * at one sweep point and seed. A column is keyed by every dimension a matrix
  * varies besides the rows (app, factor), so two runs share a cell only
  * when they differ in nothing the matrix says (a run recorded twice, or
  * results of two matrices merged): the report names such a pair as an
@@ -35,13 +35,14 @@
 struct column {
 	int variant;		/* index into rep_variant_order */
 	char policy[EM_POLICY_NAME_MAX];
+	char driver[16];	/* "ember" (also for results from before the field) or "nvidia-uvm" */
 	char sweep[96];		/* the sweep options without -P ("-r 0 -u 32"), or "" */
 	json_int_t seed;
 	bool own_policy;	/* the policy the variant runs without `policies` */
-	char label[160];	/* "uvm", "uvm/mine", "static -p 2", "mapped s2" */
+	char label[160];	/* "uvm", "uvm/mine", "static -p 2", "mapped s2", "uvm@nvidia-uvm" */
 	/*
-	 * stock uvm at the same sweep point and seed, its speedups' base; -1
-	 * when the matrix has none
+	 * stock uvm on the same driver at the same sweep point and seed, its
+	 * speedups' base; -1 when the matrix has none
 	 */
 	int baseline;
 	/* the variant as the paper has it: own policy, at the first point */

@@ -212,7 +212,7 @@ void rep_print_tables(const struct table *t, const char *paper_csv, FILE *out)
 				t->profile);
 		/* several stock uvm columns (sweep points, seeds): each its own base */
 		if (bases)
-			fprintf(out, "(each column over stock uvm at its own sweep point and seed)\n");
+			fprintf(out, "(each column over stock uvm on its own driver, at its own sweep point and seed)\n");
 		fprintf(out, "%-12s", "app");
 		for (v = 0; v < t->ncols; v++)
 			if ((int)v != t->uvm)

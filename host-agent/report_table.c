@@ -56,9 +56,12 @@ static void columns_finish(struct table *t)
 	for (i = 1; i < t->ncols; i++)
 		seeds |= t->cols[i].seed != t->cols[0].seed;
 	t->uvm = -1;
-	for (i = 0; i < t->ncols && t->uvm < 0; i++)
+	/* the tables' "uvm ms": stock uvm, on ember where the matrix has it */
+	for (i = 0; i < t->ncols; i++)
 		if (!strcmp(rep_variant_order[t->cols[i].variant], "uvm") &&
-		    !strcmp(t->cols[i].policy, "uvm"))
+		    !strcmp(t->cols[i].policy, "uvm") &&
+		    (t->uvm < 0 || (!strcmp(t->cols[i].driver, EM_DRIVER_EMBER) &&
+				    strcmp(t->cols[t->uvm].driver, EM_DRIVER_EMBER))))
 			t->uvm = (int)i;
 	/* the paper's point: stock uvm's, or the first column's */
 	first = t->uvm >= 0 ? t->uvm : 0;
@@ -70,6 +73,8 @@ static void columns_finish(struct table *t)
 		n = (size_t)snprintf(c->label, sizeof(c->label), "%s", rep_variant_order[c->variant]);
 		if (!c->own_policy)
 			n += (size_t)snprintf(c->label + n, sizeof(c->label) - n, "/%s", c->policy);
+		if (strcmp(c->driver, EM_DRIVER_EMBER) && n < sizeof(c->label))
+			n += (size_t)snprintf(c->label + n, sizeof(c->label) - n, "@%s", c->driver);
 		if (c->sweep[0] && n < sizeof(c->label))
 			n += (size_t)snprintf(c->label + n, sizeof(c->label) - n, " %s", c->sweep);
 		if (seeds && n < sizeof(c->label))
@@ -79,7 +84,8 @@ static void columns_finish(struct table *t)
 		snprintf(base.policy, sizeof(base.policy), "%s", "uvm");
 		c->baseline = find_column(t, &base);
 		c->paper = c->own_policy && !strcmp(c->sweep, t->cols[first].sweep) &&
-			   c->seed == t->cols[first].seed;
+			   c->seed == t->cols[first].seed &&
+			   !strcmp(c->driver, t->cols[first].driver);
 	}
 }
 
@@ -207,8 +213,8 @@ unsigned int rep_print_duplicates(const struct table *t, json_t *all, FILE *out)
 						continue;
 					rep_print_run_name(out, o, i, &first);
 				}
-				fprintf(out, " (a cell is app, factor, variant, policy, sweep and "
-					"seed; these runs differ in none: the same run twice, or "
+				fprintf(out, " (a cell is app, factor, variant, policy, driver, sweep "
+					"and seed; these runs differ in none: the same run twice, or "
 					"results of two matrices in one file); none of them is "
 					"shown\n");
 			}

@@ -31,7 +31,11 @@
 	X(variant, TOP, STRING, "", s->r->variant, true,		\
 	  "the variant (matrix.c's list): the program's placement")	\
 	X(policy, TOP, STRING, "", s->r->policy, true,		\
-	  "the ember.ko policy it ran under (the last -P, else uvm)")	\
+	  "the ember.ko policy it ran under (the last -P, else uvm); under " \
+	  "nvidia-uvm the variant's (uvm: Ember's switch off, adaptive: ember)") \
+	X(driver, TOP, STRING, "", s->r->driver, true,			\
+	  "ember (ember.ko) or nvidia-uvm (NVIDIA's nvidia-uvm with our series "	\
+	  "through the stand-in, emgpu's GA10x personality), matrix key driver") \
 	X(factor, TOP, REAL, "%g", s->r->factor, true,			\
 	  "footprint / VRAM, ember-run -x")				\
 	X(seed, TOP, INT, "", (json_int_t)s->r->seed, true,		\

@@ -130,7 +130,22 @@ static int qemu_start(struct em_backend *be, struct em_run *r, const char **host
 		.hold_at_end = true,
 		.on_line = read_device_stats, .on_line_arg = r,
 	};
+	char append[256];
 
+	/*
+	 * nvidia-uvm: its image (whose init runs ember-run under
+	 * EMBER_DRIVER=nvidia-uvm) on the GA10x personality, nvidia-uvm
+	 * loaded with the variant's parameters
+	 */
+	if (!strcmp(r->driver, EM_DRIVER_NVIDIA_UVM)) {
+		cfg.initrd = p->initrd_nvidia_uvm;
+		cfg.device_opts = ",personality=ga10x";
+		cfg.modparams = NULL;
+		if (r->nvuvm_modparams[0]) {
+			snprintf(append, sizeof(append), "nvuvm_modparams=%s", r->nvuvm_modparams);
+			cfg.append = append;
+		}
+	}
 	*host = "local";
 	if (em_vm_start(vm, &cfg)) {
 		fprintf(stderr, "ember-agent: %s: cannot start QEMU\n", r->id);

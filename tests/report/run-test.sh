@@ -235,6 +235,77 @@ else
 	echo "ok: refused: $(head -n1 "$work/bad.err" | sed 's/.*bad.conf://')"
 fi
 
+# driver = ember nvidia-uvm (issue 28): every run once per driver, the
+# nvidia-uvm one with -Dnvidia-uvm in its id and the program variant alone
+# (nvidia-uvm's policy is chosen at load: adaptive is `-v uvm` there).
+printf 'name = d\napps = kmeans\nvariants = uvm adaptive\nfactors = 1.5\ndriver = ember nvidia-uvm\n' \
+	>"$work/drv.conf"
+"$agent" run "$work/drv.conf" --list >"$work/drv.out"
+expect "$work/drv.out" "kmeans-uvm-x1.5-s1 -k kmeans -x 1.5 -s 1 -v uvm  "
+expect "$work/drv.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm  "
+expect "$work/drv.out" "kmeans-adaptive-x1.5-s1 -k kmeans -x 1.5 -s 1 -v uvm -P ember  "
+expect "$work/drv.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm  "
+if [ "$(wc -l <"$work/drv.out")" -eq 4 ]; then
+	echo "ok: 4 driver runs"
+else
+	echo "FAIL: $(wc -l <"$work/drv.out") driver runs, expected 4"
+	fails=$((fails + 1))
+fi
+for bad in 'driver = cuda' 'driver = ember ember' 'driver =' $'driver = nvidia-uvm\nvariants = ac' \
+	   $'driver = nvidia-uvm\npolicies = uvm mine' $'driver = nvidia-uvm\nmodparams = a=1' \
+	   $'driver = nvidia-uvm\ninjects = hang' $'driver = nvidia-uvm\nsweep = -P uvm x'; do
+	printf 'apps = hotset\nvariants = static\nfactors = 1\n%s\n' "$bad" >"$work/bad.conf"
+	if "$agent" run "$work/bad.conf" --list >/dev/null 2>"$work/bad.err" ||
+	   ! grep -q 'bad.conf:[0-9]*: ' "$work/bad.err"; then
+		echo "FAIL: matrix lines '$bad' not refused with a line number"
+		fails=$((fails + 1))
+	else
+		echo "ok: refused: $(head -n1 "$work/bad.err" | sed 's/.*bad.conf://')"
+	fi
+done
+# a driver nvidia-uvm matrix without the nvidia-uvm image: refused before any VM boots
+set +e
+"$agent" run "$work/drv.conf" --qemu /nonexistent --kernel /nonexistent --initrd /nonexistent \
+	--results "$work/drvres" >/dev/null 2>"$work/drv.err"
+rc=$?
+set -e
+if [ "$rc" -eq 2 ] && grep -q 'needs the nvidia-uvm image' "$work/drv.err"; then
+	echo "ok: driver nvidia-uvm without --nvidia-uvm-initrd refused"
+else
+	echo "FAIL: driver nvidia-uvm without its image: exit $rc, $(cat "$work/drv.err")"
+	fails=$((fails + 1))
+fi
+
+# The report: a column per driver ("VARIANT@nvidia-uvm"), each over stock
+# uvm on its own driver; the same run on the two drivers is no duplicate,
+# twice on one driver is. dline APP VARIANT SECONDS ID POLICY [DRIVER]
+dline() {
+	printf '{"app":"%s","variant":"%s","profile":"h200-512m","factor":1.5,"status":"ok","id":"%s","policy":"%s",%s"sweep":"","seed":1,"run":{"sim_ns":%s,"setup_ns":0}}\n' \
+		"$1" "$2" "$4" "$5" "${6:+\"driver\":\"$6\",}" "$(awk "BEGIN{printf \"%.0f\", $3 * 1e9}")"
+}
+mkdir -p "$work/drvrep"
+{
+	dline pathfinder uvm 2.27 p-uvm uvm			# from before the field: ember
+	dline pathfinder adaptive 0.91 p-adaptive ember ember
+	dline pathfinder uvm 4.00 p-uvm-Dnvidia-uvm uvm nvidia-uvm
+	dline pathfinder adaptive 1.00 p-adaptive-Dnvidia-uvm ember nvidia-uvm
+} >"$work/drvrep/results.jsonl"
+"$agent" report "$work/drvrep" --paper experiments/paper/table4.csv --no-plot >"$work/drvrep/out"
+expect "$work/drvrep/out" "app              uvm@nvidia-uvm           adaptive adaptive@nvidia-uvm         uvm ms"
+expect "$work/drvrep/out" "pathfinder       1.00               2.49    [2.49]     4.00                 2270.000"
+dline pathfinder uvm 3.00 p-uvm-Dnvidia-uvm-again uvm nvidia-uvm >>"$work/drvrep/results.jsonl"
+if "$agent" report "$work/drvrep" --no-plot >"$work/drvrep/out" 2>/dev/null; then
+	echo "FAIL: two nvidia-uvm runs in one cell did not fail the report"
+	fails=$((fails + 1))
+elif grep -q '^error: one cell, several runs: pathfinder 1.5x uvm@nvidia-uvm: p-uvm-Dnvidia-uvm, p-uvm-Dnvidia-uvm-again ' \
+	"$work/drvrep/out"; then
+	echo "ok: two runs on one driver in one cell are named, the other driver's are not"
+else
+	echo "FAIL: the nvidia-uvm duplicate is not named in:"
+	cat "$work/drvrep/out"
+	fails=$((fails + 1))
+fi
+
 # results.csv from the runs' result.json (every run finished, so no VM
 # boots: the matrix resumes with nothing to do and rewrites the summary):
 # its header is the record's field list (ember-agent result-fields, one
@@ -246,7 +317,7 @@ printf 'name = c\napps = stream\nvariants = uvm\nfactors = 0.5\npolicies = uvm m
 	pol=uvm
 	case $id in *-Pmine) pol=mine ;; esac
 	mkdir -p "$work/csv/c/runs/$id"
-	printf '{"id":"%s","app":"stream","variant":"uvm","policy":"%s","factor":0.5,"seed":1,"profile":"h200-128m","commit":"0123456789ab","host":"local","status":"ok","wall_s":1.5,"exit_status":0,"modparams":"","run_args":"","ember_run":"%s","sweep":"","run":{"sim_ns":42,"mismatches":0},"device":{"trace_hash":"00ff"}}\n' \
+	printf '{"id":"%s","app":"stream","variant":"uvm","policy":"%s","driver":"ember","factor":0.5,"seed":1,"profile":"h200-128m","commit":"0123456789ab","host":"local","status":"ok","wall_s":1.5,"exit_status":0,"modparams":"","run_args":"","ember_run":"%s","sweep":"","run":{"sim_ns":42,"mismatches":0},"device":{"trace_hash":"00ff"}}\n' \
 		"$id" "$pol" "$(echo $args | tr ' ' ,)" >"$work/csv/c/runs/$id/result.json"
 done
 "$agent" run "$work/csv.conf" --qemu /nonexistent --kernel /nonexistent --initrd /nonexistent \
@@ -256,7 +327,7 @@ fields=$("$agent" result-fields |
 	sed -n 's/^| `\([a-z_0-9]*\)` | result.json[a-z ]* | \(string\|integer\|number\) |.*/\1/p' |
 	paste -sd,)
 expect "$work/csv/c/results.csv" "$fields"
-expect "$work/csv/c/results.csv" "0123456789ab,h200-128m,stream,uvm,mine,0.5,1,ok,1.50,42,,,,,,,,,0,stream-uvm-x0.5-s1-Pmine,local,0,,,\"-k,stream,-x,0.5,-s,1,-v,uvm,-P,mine\",,,,,,,,,00ff"
+expect "$work/csv/c/results.csv" "0123456789ab,h200-128m,stream,uvm,mine,ember,0.5,1,ok,1.50,42,,,,,,,,,0,stream-uvm-x0.5-s1-Pmine,local,0,,,\"-k,stream,-x,0.5,-s,1,-v,uvm,-P,mine\",,,,,,,,,00ff"
 if [ "$(wc -l <"$work/csv/c/results.jsonl")" -eq 2 ]; then
 	echo "ok: results.jsonl has both runs"
 else
