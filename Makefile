@@ -205,7 +205,9 @@ nvidia-test: nvidia
 NVIDIA_UVM_IMAGE := $(BUILD)/images/initramfs-nvidia-uvm.cpio
 image-nvidia-uvm: deps
 	$(MAKE) -C images $(KERNEL)
-	bash images/nvidia-uvm/mkimage.sh $(NVIDIA_UVM_IMAGE) $(NVIDIA_BRANCHES)
+	$(MAKE) -C userspace $(BUILD)/guest/ember-run
+	EMBER_RUN=$(BUILD)/guest/ember-run bash images/nvidia-uvm/mkimage.sh $(NVIDIA_UVM_IMAGE) \
+		$(NVIDIA_BRANCHES)
 
 nvidia-vm-test: image-nvidia-uvm image-nvidia qemu host
 	bash tests/nvidia-uvm/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
@@ -252,7 +254,8 @@ MATRIX ?= experiments/matrices/paper.conf
 RESULTS ?= results
 run: all
 	$(AGENT) run $(MATRIX) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) \
-		--initrd $(INITRD) --results $(RESULTS) --accel $(ACCEL); \
+		--initrd $(INITRD) --results $(RESULTS) --accel $(ACCEL) \
+		$(if $(wildcard $(NVIDIA_UVM_IMAGE)),--nvidia-uvm-initrd $(NVIDIA_UVM_IMAGE)); \
 	rc=$$?; name=$$(sed -n 's/^name *= *//p' $(MATRIX)); \
 	$(AGENT) report $(RESULTS)/$$name --paper experiments/paper/table4.csv; \
 	exit $$rc

@@ -3,7 +3,9 @@
 # images/common.sh): busybox-static, init, and per driver branch
 # lib/modules/<version>/ with emgpu-rm.ko and uvm-builtin-tests
 # (rm-standin/build.sh) and nvidia-uvm.ko exactly as nvidia/build.sh made
-# it (the module that goes into the real-card image).
+# it (the module that goes into the real-card image), and /bin/ember-run
+# ($EMBER_RUN, default build/guest/ember-run: the matrix runs of driver
+# nvidia-uvm, libember's nvidia-uvm back end).
 #
 # usage: mkimage.sh OUTPUT.cpio BRANCH_DIR...
 set -euo pipefail
@@ -16,7 +18,10 @@ top=$(cd "$here/../.." && pwd)
 . "$top/images/common.sh"
 check_busybox
 
+ember_run=${EMBER_RUN:-$top/build/guest/ember-run}
+[ -x "$ember_run" ] || die "no $ember_run (make -C userspace builds it)"
 new_root "$here/init"
+install -m 0755 "$ember_run" "$root/bin/ember-run"
 for branch_dir in "$@"; do
 	version=$(. "$branch_dir/branch.conf" && echo "${version%-*}")
 	nvidia=$(bash "$top/nvidia/build.sh" "$branch_dir") ||
