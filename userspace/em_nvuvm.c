@@ -210,9 +210,10 @@ static int nvuvm_register(struct em_context *c)
 	struct emgpu_rm_gpu_info info = { .vram_bytes = 0 };
 	struct em_uvm_register_gpu reg = { .rm_ctrl_fd = -1 };
 	struct emgpu_rm_va_space vas = { 0 };
-	struct em_uvm_register_gpu_vaspace regvas = { .rm_ctrl_fd = -1 };
+	struct em_uvm_register_gpu_vaspace regvas = { .rm_ctrl_fd = u->rm_fd };
 	struct emgpu_rm_channel ch = { 0 };
-	struct em_uvm_register_channel regch = { .rm_ctrl_fd = -1 };
+	/* the RM objects' file, as libcuda passes its nvidia.ko control fd */
+	struct em_uvm_register_channel regch = { .rm_ctrl_fd = u->rm_fd };
 	char version[64];
 	long n;
 	int ret;

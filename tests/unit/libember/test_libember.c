@@ -329,12 +329,14 @@ static void test_open_sequence(void)
 	CU_ASSERT_EQUAL(memcmp(rv->gpu.uuid, gpu_uuid, 16), 0);
 	CU_ASSERT_EQUAL(rv->h_client, 0xc1);
 	CU_ASSERT_EQUAL(rv->h_va_space, 0xa5);
+	CU_ASSERT_EQUAL(rv->rm_ctrl_fd, RM_FD);
 	ch = arg_of(5);
 	CU_ASSERT_EQUAL(ch->h_client, 0xc1);
 	CU_ASSERT_EQUAL(ch->h_va_space, 0xa5);
 	rc = arg_of(6);
 	CU_ASSERT_EQUAL(rc->h_client, 0xc1);
 	CU_ASSERT_EQUAL(rc->h_channel, 0xc4);
+	CU_ASSERT_EQUAL(rc->rm_ctrl_fd, RM_FD);
 	CU_ASSERT_EQUAL(rc->base, 0);
 	CU_ASSERT_EQUAL(rc->length, 0);
 	/* undone in reverse, the RM objects after nvidia-uvm let go of them */
