@@ -245,8 +245,12 @@ static void emgpu_run_bh(void *opaque)
     case GM_STOP_FAULT:
     case GM_STOP_NOTIFY:
     case GM_STOP_TIMER:
-        /* free-running: the driver services these while warps go on */
-        if (!s->lockstep) {
+        /* free-running: the driver services these while warps go on;
+         * in lockstep too when the stop waits for no hand-back (GA10x:
+         * a timer tick, nothing to read; docs/model.md) */
+        if (!s->lockstep ||
+            !(gm_reg_read(s->model, EMGPU_REG_SYNC_STATUS) &
+              EMGPU_SYNC_WAITING)) {
             qemu_bh_schedule(s->run_bh);
         }
         break;

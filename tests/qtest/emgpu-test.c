@@ -24,6 +24,7 @@
 #include "ga10x/fault_c369.h"
 #include "ga10x/gpfifo.h"
 #include "ga10x/host_c56f.h"
+#include "ga10x/mmu_v2.h"
 #include "ga10x/regs.h"
 #include "gpumodel/gpumodel.h"
 #include "gpumodel/testlib.h"
@@ -831,6 +832,50 @@ static void test_personality_refused(void)
     g_assert_nonnull(strstr(err, "Personalities: emgpu, ga10x."));
 }
 
+/*
+ * SM launches in the GA10x personality run in a graphics channel's context
+ * (GA10X_REG_LAUNCH_CHANNEL): VER2 tables in guest RAM at GA10X_TABLES map
+ * [va, va + len) to sysmem pa in 4 KiB pages (len up to 2 MiB, one PD0
+ * entry), and channel GA10X_SM_CHAN holds their PDB.
+ */
+#define GA10X_TABLES    0x06000000ull   /* PD3 PD2 PD1 PD0 PT, 4 KiB apart */
+#define GA10X_SM_CHAN   5u
+
+static void ga10x_put64(Gpu *g, uint64_t pa, uint64_t v)
+{
+    uint64_t le = cpu_to_le64(v);
+
+    qtest_memwrite(g->qts, pa, &le, 8);
+}
+
+static void ga10x_compute_channel(Gpu *g, uint64_t va, uint64_t pa,
+                                  uint64_t len)
+{
+    const uint64_t pd3 = GA10X_TABLES, pd2 = pd3 + 0x1000, pd1 = pd2 + 0x1000;
+    const uint64_t pd0 = pd1 + 0x1000, pt = pd0 + 0x1000;
+    const unsigned sys = GA10X_PDE_APERTURE_SYS_COH;
+    uint64_t off;
+
+    ga10x_put64(g, pd3 + ((va >> GA10X_PD3_SHIFT) & 3) * 8, ga10x_pde(sys, pd2));
+    ga10x_put64(g, pd2 + ((va >> GA10X_PD2_SHIFT) & 511) * 8, ga10x_pde(sys, pd1));
+    ga10x_put64(g, pd1 + ((va >> GA10X_PD1_SHIFT) & 511) * 8, ga10x_pde(sys, pd0));
+    ga10x_put64(g, pd0 + ((va >> GA10X_PD0_SHIFT) & 255) * 16 + 8,
+                ga10x_dual_pde_small(sys, pt));
+    for (off = 0; off < len; off += 4096) {
+        ga10x_put64(g, pt + (((va + off) >> 12) & 511) * 8,
+                    ga10x_pte(GA10X_PTE_APERTURE_SYS_COH, pa + off,
+                              GA10X_PTE_VOL, GA10X_PTE_KIND_GENERIC_MEMORY, 0));
+    }
+    wr(g, GA10X_REG_CHAN(GA10X_SM_CHAN, GA10X_REG_CHAN_PDB_HI), 0);
+    wr(g, GA10X_REG_CHAN(GA10X_SM_CHAN, GA10X_REG_CHAN_PDB_LO),
+       (uint32_t)pd3 | GA10X_BASE_APERTURE_SYSMEM);
+    wr(g, GA10X_REG_CHAN(GA10X_SM_CHAN, GA10X_REG_CHAN_ENGINE),
+       GA10X_ENGINE_GRAPHICS);
+    wr(g, GA10X_REG_CHAN(GA10X_SM_CHAN, GA10X_REG_CHAN_CTRL),
+       GA10X_CHAN_CTRL_ENABLE);
+    wr(g, GA10X_REG_LAUNCH_CHANNEL, GA10X_SM_CHAN);
+}
+
 static uint64_t ptimer(Gpu *g)
 {
     uint32_t hi, lo;
@@ -844,8 +889,8 @@ static uint64_t ptimer(Gpu *g)
 
 /*
  * PTIMER is the model's clock: it stands still while nothing runs, moves
- * forward with modelled work (a launch through emgpu's own registers) and
- * equals emgpu's PTIMER at every point.
+ * forward with modelled work (a launch through emgpu's own registers, in a
+ * graphics channel's context) and equals emgpu's PTIMER at every point.
  */
 static void test_ga10x_ptimer(void)
 {
@@ -857,7 +902,7 @@ static void test_ga10x_ptimer(void)
     g_assert_cmpuint(ptimer(g), ==, t0);
     g_assert_cmpuint(rd64(g, EMGPU_REG_PTIMER_LO, EMGPU_REG_PTIMER_HI), ==,
                      t0);
-    map_sys(g, VA, DATA, 64 << 10, EMGPU_PAGE_SHIFT);
+    ga10x_compute_channel(g, VA, DATA, 64 << 10);
     t1 = t0;
     for (i = 0; i < 3; i++) {
         launch(g, EMGPU_KERNEL_STREAM, VA, 64 << 10, 1);
