@@ -57,6 +57,7 @@ test:
 	$(TIMED) inject-test $(MAKE) inject-test
 	$(TIMED) loaded-test $(MAKE) loaded-test
 	$(TIMED) determinism-test $(MAKE) determinism-test
+	$(TIMED) trace-replay-test $(MAKE) trace-replay-test
 	$(TIMED) sizes-test $(MAKE) sizes-test
 	$(TIMED) report-test $(MAKE) report-test
 	$(TIMED) fuzz-ioctl $(MAKE) fuzz-ioctl
@@ -79,6 +80,14 @@ determinism-test: all
 	bash tests/determinism/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
 		$(BUILD)/determinism-test $(DETERMINISM_PROFILE)
 
+# Trace replay (docs/trace-replay.md): the replay's plan and bad traces
+# natively, then the committed PyTorch trace in VMs under uvm and
+# Ember-adaptive, twice, equal trace hashes.
+trace-replay-test: all
+	$(MAKE) -C tests/trace-replay check
+	bash tests/trace-replay/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
+		$(BUILD)/trace-replay-test
+
 # Lockstep determinism on a loaded host: the same small runs with and
 # without busy loops beside them give the same trace hash and stats.
 loaded-test: all
@@ -91,7 +100,7 @@ report-test: host
 	$(MAKE) -C userspace $(BUILD)/guest/ember-run
 	bash tests/report/run-test.sh $(AGENT) $(BUILD)/report-test $(BUILD)/guest/ember-run
 	$(CC) -std=gnu11 -Wall -Wextra -O2 -Ihost-agent -o $(BUILD)/report-test/test-judge \
-		tests/report/test_judge.c $(BUILD)/host-agent/libemberagent.a -ljansson -lvirt -lm
+		tests/report/test_judge.c $(BUILD)/host-agent/libemberagent.a -ljansson -lvirt -lm -lzstd
 	$(BUILD)/report-test/test-judge $(BUILD)/report-test/judge
 
 # One app at two card sizes and two seeds: every result reads back.
@@ -329,4 +338,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test unit table1-doc table1-doc-check profiles-doc profiles-doc-check qtest libvirt-test inject-test loaded-test determinism-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card compare-card-small info clean
+.PHONY: all deps model capture qemu guest host test unit table1-doc table1-doc-check profiles-doc profiles-doc-check qtest libvirt-test inject-test loaded-test determinism-test trace-replay-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card compare-card-small info clean

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "replay.h"		/* trace:FILE apps, checked before any VM boots */
 #include "result_record.h"
 #include "sched.h"
 #include "variants.h"
@@ -345,6 +346,39 @@ static int parse_uint(const char *v, unsigned int *out, unsigned int min,
 	return 0;
 }
 
+/*
+ * Apps `trace:FILE` (docs/trace-replay.md): FILE is a trace of the
+ * directory the guest image packs as /traces (capture/traces, or
+ * $EMBER_TRACES), opened and validated here, every launch's streams
+ * included, so a bad trace is refused with the reader's message before
+ * any VM boots.
+ */
+static int check_traces(const struct em_matrix *m, const char *file, unsigned int ln)
+{
+	const char *dir = getenv("EMBER_TRACES") ? getenv("EMBER_TRACES") : "capture/traces";
+	struct em_replay_plan plan;
+	char tpath[512], err[320];
+	unsigned int i;
+
+	for (i = 0; i < m->napps; i++) {
+		const char *name = m->apps[i];
+
+		if (strncmp(name, "trace:", 6))
+			continue;
+		name += 6;
+		if (!*name || strpbrk(name, "/,"))
+			return cfg_error(file, ln, "bad trace app '%s' (trace:FILE, FILE in "
+					 "the image's /traces)", m->apps[i]);
+		snprintf(tpath, sizeof(tpath), "%s/%s", dir, name);
+		if (em_replay_open(&plan, tpath, NULL, err, sizeof(err))) {
+			em_replay_close(&plan);
+			return cfg_error(file, ln, "%s", err);
+		}
+		em_replay_close(&plan);
+	}
+	return 0;
+}
+
 static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 		     const char *key, char *val)
 {
@@ -614,6 +648,8 @@ int em_matrix_load(const char *path, struct em_matrix *m)
 		ret = check_policies(m, path, ln);
 	if (!ret && matrix_has_nvuvm(m))
 		ret = check_nvuvm(m, path, ln);
+	if (!ret)
+		ret = check_traces(m, path, ln);
 	return ret;
 }
 

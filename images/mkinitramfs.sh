@@ -2,7 +2,7 @@
 # Builds the guest initramfs reproducibly: the same inputs give the same
 # bytes (write_cpio in common.sh).
 #
-# usage: mkinitramfs.sh OUTPUT.cpio ember.ko ember-vmtest ember-run [policy.ko | program]...
+# usage: mkinitramfs.sh OUTPUT.cpio ember.ko ember-vmtest ember-run [policy.ko | trace | program]...
 set -euo pipefail
 
 out=$1 kmod=$2 vmtest=$3 run=$4
@@ -16,9 +16,10 @@ new_root "$here/init"
 install -m 0644 "$kmod" "$root/lib/modules/ember.ko"
 install -m 0755 "$vmtest" "$root/bin/ember-vmtest"
 install -m 0755 "$run" "$root/bin/ember-run"
-for m in "$@"; do	# policy modules (loaded on demand) and more guest programs
+for m in "$@"; do	# policy modules (loaded on demand), traces and more guest programs
 	case $m in
 	*.ko) install -m 0644 "$m" "$root/lib/modules/$(basename "$m")" ;;
+	*.trace) install -D -m 0644 "$m" "$root/traces/$(basename "$m")" ;;
 	*) install -m 0755 "$m" "$root/bin/$(basename "$m")" ;;
 	esac
 done

@@ -17,6 +17,11 @@
  * a cell of the paper's Figure 16: RANDOM % of the accesses go to random
  * lines, each page is read REUSE times, within one pass or one per pass
  * (workload.h). A value out of range is refused before anything runs.
+ * -k trace:FILE replays a capture trace (docs/trace-replay.md; FILE without
+ * a '/' is looked for in /traces), its footprint scaled to FACTOR x VRAM,
+ * under -v uvm|prefetch|mapped|static and any -P; -T names the same
+ * program's timing-only trace, whose card times are used instead. A bad
+ * trace is refused with the reader's message before the device is used.
  * -V DIGEST (applications): the host's digest of a correct run's outputs
  * (ember-agent computes it natively, app_inputs.h), checked in place of
  * the CPU reference, which runs when the digest differs.
@@ -36,10 +41,12 @@
 
 #include "workload.h"
 #include "apps.h"
+#include "replay.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ember-run [-k stream|gather|hotset|movinghot|%s] [-x FACTOR] "
+	fprintf(f, "usage: ember-run [-k stream|gather|hotset|movinghot|%s|trace:FILE] "
+		"[-T TIMING-TRACE] [-x FACTOR] "
 		"[-v uvm|prefetch|mapped|static|autouvm] [-s SEED] [-p PASSES] "
 		"[-w WARPS] [-P POLICY] [-A AUTOUVM-PROFILE] [-d DRIFT] "
 		"[-r RANDOM%% -u REUSE -m pass|passes] [-V DIGEST]\n", em_app_names());
@@ -93,14 +100,15 @@ int main(int argc, char **argv)
 		.kernel = "stream", .variant = "uvm", .factor = 0.5, .seed = 1,
 	};
 	struct em_wl_result res;
-	const char *policy = NULL;
+	struct em_replay_result replay;
+	const char *policy = NULL, *timing = NULL;
 	unsigned int i;
 	long v;
 	int opt, ret;
 
 	cfg.reuse = 1;
 	cfg.pattern = "pass";
-	while ((opt = getopt(argc, argv, "k:x:v:s:p:w:P:A:d:r:u:m:V:h")) != -1) {
+	while ((opt = getopt(argc, argv, "k:x:v:s:p:w:P:A:d:r:u:m:V:T:h")) != -1) {
 		switch (opt) {
 		case 'k': cfg.kernel = optarg; break;
 		case 'x': cfg.factor = strtod(optarg, NULL); break;
@@ -111,6 +119,7 @@ int main(int argc, char **argv)
 		case 'P': policy = optarg; break;
 		case 'A': cfg.autouvm_profile = optarg; break;
 		case 'V': cfg.verify_digest = optarg; break;
+		case 'T': timing = optarg; break;
 		case 'd':
 			cfg.drift = strtoul(optarg, NULL, 0);
 			cfg.drifting = 1;
@@ -164,13 +173,22 @@ int main(int argc, char **argv)
 		printf("{\"ret\":%d,\"failed\":\"set_policy\"}\n", ret);
 		return 1;
 	}
-	ret = em_wl_run(&cfg, &res);
-	/* a failed run: is the driver still healthy on this VA space? */
-	if (res.ret)
-		em_wl_health(&cfg, &res);
+	if (!strncmp(cfg.kernel, "trace:", 6)) {
+		ret = em_replay_run(&cfg, &res, timing, &replay);
+		/* a refused trace ran nothing: no health to check */
+		if (res.ret && !replay.error[0])
+			em_wl_health(&cfg, &res);
+	} else {
+		ret = em_wl_run(&cfg, &res);
+		/* a failed run: is the driver still healthy on this VA space? */
+		if (res.ret)
+			em_wl_health(&cfg, &res);
+	}
 	fputc('{', stdout);
 	em_wl_json(stdout, &cfg, &res);
 	em_app_json(stdout, &cfg, &res);
+	if (!strncmp(cfg.kernel, "trace:", 6))
+		em_replay_json(stdout, &replay);
 	/*
 	 * The policy hooks ember.ko called for this VA space, in enum
 	 * ember_policy_hook order (fini comes when the VA space closes, after
