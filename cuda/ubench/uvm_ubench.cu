@@ -75,6 +75,16 @@
  *                   both_after_fill: which of Ember-static's advice makes
  *                   its prefetch faster than the plain one
  *
+ * --held-out runs, instead of the set, rows no h200x16 constant was fitted
+ * on (host-agent/calibrate.c's table; ember-ubench -H runs the same):
+ *   fault_seq at 128 and 512 MiB (the fitted sizes are 16 MiB .. 1 GiB by 4)
+ *   fault_random_sparse  fault_random with a line per 32 of the buffer
+ *                   (fault_random: one per 4): about one line a page
+ *   mapped_reuse_64k/1m/16m  mapped_reuse_W at three new windows
+ *   prefetch, prefetch_to_host at 64 MiB and 1 GiB (fitted at 256 MiB)
+ *   fault_parallel at 64 MiB and 1 GiB: 32 and 512 blocks in flight
+ *                   (fitted at 256 MiB, 128)
+ *
  * Every line has "buffer": the managed (or device) allocation it ran on
  * (a 2 MiB block for the isolated accesses), which is how make calibrate
  * pairs a card row with the testbed's row.
@@ -83,7 +93,7 @@
  * otherwise): at most 1/8 of what cudaMemGetInfo reports free, and at most
  * --bytes (default 2 GiB).
  *
- * usage: uvm-ubench [--bytes N] [--reps N] [--sweep | --fidelity]
+ * usage: uvm-ubench [--bytes N] [--reps N] [--sweep | --fidelity | --held-out]
  */
 #include <algorithm>
 #include <cstdio>
@@ -437,18 +447,18 @@ static void fault_parallel(ctx &c, int reps)
 	emit(c, "fault_parallel", items * 128, median(t), extra);
 }
 
-/* Prefetch back to the host, and mapped reads of one word per line. */
-static void mapped_reuse(ctx &c, int reps)
+struct reuse_window {
+	const char *name;
+	size_t window;
+};
+
+/* Mapped lines read twice, the second time a window later (hotset's order). */
+static void mapped_reuse_at(ctx &c, int reps, const reuse_window *w, size_t nw)
 {
-	static const struct { const char *name; size_t window; } w[] = {
-		{ "mapped_reuse_4k", 4096 },
-		{ "mapped_reuse_256k", 256 << 10 },
-		{ "mapped_reuse_4m", 4 << 20 },
-	};
 	size_t pages = c.bytes / 4096, k;
 	int i;
 
-	for (k = 0; k < sizeof(w) / sizeof(w[0]); k++) {
+	for (k = 0; k < nw; k++) {
 		std::vector<double> t;
 
 		for (i = 0; i < reps; i++) {
@@ -464,6 +474,17 @@ static void mapped_reuse(ctx &c, int reps)
 		}
 		emit(c, w[k].name, c.bytes, median(t), NULL);
 	}
+}
+
+static void mapped_reuse(ctx &c, int reps)
+{
+	static const reuse_window w[] = {
+		{ "mapped_reuse_4k", 4096 },
+		{ "mapped_reuse_256k", 256 << 10 },
+		{ "mapped_reuse_4m", 4 << 20 },
+	};
+
+	mapped_reuse_at(c, reps, w, sizeof(w) / sizeof(w[0]));
 }
 
 static void host_side(ctx &c, int reps)
@@ -632,6 +653,77 @@ static void fidelity(ctx &c, size_t limit, int reps)
 	}
 }
 
+/* fault_seq on a fresh host-filled buffer of bytes. */
+static void fault_seq_at(ctx &c, size_t bytes, int reps)
+{
+	std::vector<double> t;
+	int i;
+
+	for (i = 0; i < reps; i++) {
+		void *p = managed(c, bytes, true);
+
+		t.push_back(timed(c, [&] { launch_read(c, p, bytes); }));
+		CHECK_EXIT(cudaFree(p));
+	}
+	emit_on("fault_seq", bytes, bytes, median(t), NULL);
+}
+
+/*
+ * --held-out: rows no h200x16 constant was fitted on, each as the set runs
+ * it (a fresh host-filled buffer a repetition); sizes stay under limit.
+ */
+static void held_out(ctx &c, size_t limit, int reps)
+{
+	static const size_t seq_sizes[] = { 128ull << 20, 512ull << 20 };
+	static const size_t other_sizes[] = { 64ull << 20, 1ull << 30 };
+	static const reuse_window w[] = {
+		{ "mapped_reuse_64k", 64 << 10 },
+		{ "mapped_reuse_1m", 1 << 20 },
+		{ "mapped_reuse_16m", 16 << 20 },
+	};
+	const size_t keep = c.bytes, lines = c.bytes / 128, items = lines / 32;
+	std::vector<double> fr;
+	char extra[64];
+	size_t k;
+	int i;
+
+	for (k = 0; k < 2; k++)
+		if (seq_sizes[k] <= limit)
+			fault_seq_at(c, seq_sizes[k], reps);
+	for (i = 0; i < reps; i++) {
+		void *p = managed(c, c.bytes, true);
+
+		fr.push_back(timed(c, [&] {
+			read_random<<<c.sms * 8, 512>>>((const unsigned int *)p, lines,
+							items, 1 + i, c.sink);
+		}));
+		CHECK_EXIT(cudaFree(p));
+	}
+	snprintf(extra, sizeof(extra), "\"lines_read\":%zu", items);
+	emit(c, "fault_random_sparse", items * 128, median(fr), extra);
+	mapped_reuse_at(c, reps, w, sizeof(w) / sizeof(w[0]));
+	for (k = 0; k < 2; k++) {
+		std::vector<double> pf, ph;
+		size_t bytes = other_sizes[k];
+
+		if (bytes > limit)
+			continue;
+		for (i = 0; i < reps; i++) {
+			void *p = managed(c, bytes, true);
+
+			pf.push_back(timed(c, [&] { prefetch_to_gpu(c, p, bytes); }));
+			CHECK_EXIT(cudaDeviceSynchronize());
+			ph.push_back(timed(c, [&] { prefetch_to_cpu(c, p, bytes); }));
+			CHECK_EXIT(cudaFree(p));
+		}
+		emit_on("prefetch", bytes, bytes, median(pf), NULL);
+		emit_on("prefetch_to_host", bytes, bytes, median(ph), NULL);
+		c.bytes = bytes;
+		fault_parallel(c, reps);
+		c.bytes = keep;
+	}
+}
+
 /* First-touch throughput against size (fault_seq at the other sizes). */
 static void sweep(ctx &c, size_t limit, int reps)
 {
@@ -658,7 +750,7 @@ static void sweep(ctx &c, size_t limit, int reps)
 int main(int argc, char **argv)
 {
 	size_t want = 2ull << 30, free_b, total_b;
-	int reps = 3, i, do_sweep = 0, do_fidelity = 0;
+	int reps = 3, i, do_sweep = 0, do_fidelity = 0, do_held_out = 0;
 	cudaDeviceProp prop;
 	ctx c;
 
@@ -671,8 +763,10 @@ int main(int argc, char **argv)
 			do_sweep = 1;
 		else if (!strcmp(argv[i], "--fidelity"))
 			do_fidelity = 1;
+		else if (!strcmp(argv[i], "--held-out"))
+			do_held_out = 1;
 		else {
-			fprintf(stderr, "usage: %s [--bytes N] [--reps N] [--sweep] [--fidelity]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--bytes N] [--reps N] [--sweep] [--fidelity] [--held-out]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -689,6 +783,10 @@ int main(int argc, char **argv)
 	       free_b, c.bytes, prop.major, prop.minor);
 	if (do_fidelity) {
 		fidelity(c, c.bytes, reps);
+		return 0;
+	}
+	if (do_held_out) {
+		held_out(c, std::min(free_b / 8, (size_t)4 << 30), reps);
 		return 0;
 	}
 
