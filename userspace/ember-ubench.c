@@ -18,10 +18,16 @@
  * mapped_read_4b reads one 4-byte word of every line (hotset's args[6]), as
  * the card's row does.
  *
- * usage: ember-ubench [-b BYTES] [-r REPS] [-S SIZE]...
+ * -H adds uvm-ubench --held-out's rows, which no h200x16 constant was
+ * fitted on (host-agent/calibrate.c's table): fault_seq at 128 and 512 MiB,
+ * fault_random_sparse (a random line per 32 of the buffer), mapped_reuse
+ * at 64 KiB, 1 MiB and 16 MiB windows, and prefetch, prefetch_to_host and
+ * fault_parallel at 64 MiB and 1 GiB.
+ *
+ * usage: ember-ubench [-b BYTES] [-r REPS] [-S SIZE]... [-H]
  *   -b the buffer of the bandwidth benches (default 64 MiB), -r repetitions
  *   of the isolated-access benches (default 3), -S an extra fault_seq size
- *   (a size sweep; up to 8).
+ *   (a size sweep; up to 8), -H the held-out rows.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -295,6 +301,65 @@ static void bandwidth(const struct ub *u)
 	release(p);
 }
 
+static void fault_seq_at(size_t bytes)
+{
+	void *p = alloc(bytes, 1);
+
+	emit_on("fault_seq", bytes, bytes, first_touch(p, bytes), NULL);
+	release(p);
+}
+
+/* fault_parallel at bytes: one warp per 2 MiB block, 32 random lines each */
+static void fault_parallel_at(size_t bytes)
+{
+	size_t items = 32 * (bytes / BLOCK);
+	char extra[64];
+	void *p = alloc(bytes, 1);
+
+	snprintf(extra, sizeof(extra), "\"lines_read\":%zu,\"warps\":%zu", items,
+		 bytes / BLOCK);
+	emit_on("fault_parallel", bytes, items * 128, random_lines(p, bytes, items, 7),
+		extra);
+	release(p);
+}
+
+/* uvm-ubench --held-out's rows, with its sizes (the card's buffer: u->bytes). */
+static void held_out(const struct ub *u)
+{
+	static const size_t seq_sizes[] = { 128ull << 20, 512ull << 20 };
+	static const size_t other_sizes[] = { 64ull << 20, 1ull << 30 };
+	static const struct { const char *name; size_t window; } w[] = {
+		{ "mapped_reuse_64k", 64 << 10 },
+		{ "mapped_reuse_1m", 1 << 20 },
+		{ "mapped_reuse_16m", 16 << 20 },
+	};
+	size_t b = u->bytes, items = b / 128 / 32, k;
+	char extra[64];
+	void *p;
+
+	for (k = 0; k < 2; k++)
+		fault_seq_at(seq_sizes[k]);
+	p = alloc(b, 1);
+	snprintf(extra, sizeof(extra), "\"lines_read\":%zu", items);
+	emit_on("fault_random_sparse", b, items * 128, random_lines(p, b, items, 1),
+		extra);
+	release(p);
+	p = alloc(b, 1);
+	map_on_host(p, b);
+	for (k = 0; k < 3; k++)
+		emit_on(w[k].name, b, b, read_window(p, b, w[k].window), NULL);
+	release(p);
+	for (k = 0; k < 2; k++) {
+		size_t s = other_sizes[k];
+
+		p = alloc(s, 1);
+		emit_on("prefetch", s, s, prefetch(p, s, 0), NULL);
+		emit_on("prefetch_to_host", s, s, prefetch(p, s, emCpuDeviceId), NULL);
+		release(p);
+		fault_parallel_at(s);
+	}
+}
+
 /*
  * Isolated accesses as on the card: launch (a resident word), mapped
  * latency, one fault's round trip, and the probes of what one fault
@@ -356,16 +421,18 @@ static size_t parse_size(const char *s)
 int main(int argc, char **argv)
 {
 	struct ub u = { .bytes = 64ull << 20, .reps = 3 };
+	int do_held_out = 0;
 	struct ember_device_info info;
 	const char *sweep[8];
 	int nsweep = 0, i;
 	size_t total;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "b:r:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:r:S:H")) != -1) {
 		switch (opt) {
 		case 'b': u.bytes = parse_size(optarg); break;
 		case 'r': u.reps = atoi(optarg); break;
+		case 'H': do_held_out = 1; break;
 		case 'S':
 			if (nsweep == 8)
 				die("sweep sizes", -E2BIG);
@@ -373,7 +440,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: ember-ubench [-b BYTES] [-r REPS] "
-				"[-S SIZE]...\n");
+				"[-S SIZE]... [-H]\n");
 			return 2;
 		}
 	}
@@ -387,14 +454,13 @@ int main(int argc, char **argv)
 	isolated(&u);
 	for (i = 0; i < nsweep; i++) {
 		size_t b = parse_size(sweep[i]);
-		void *p;
 
 		if (!b || b % BLOCK)
 			die("sweep size", -EINVAL);
-		p = alloc(b, 1);
-		emit_on("fault_seq", b, b, first_touch(p, b), NULL);
-		release(p);
+		fault_seq_at(b);
 	}
+	if (do_held_out)
+		held_out(&u);
 	emReset();
 	return 0;
 }
