@@ -425,7 +425,7 @@ static int cmd_calibrate(int argc, char **argv)
 		.memory_mib = 2048,
 		.timeout_s = 900,
 	};
-	const char *card = NULL, *model = NULL, *ubench = "-b 256m -r 3 -S 16m -S 64m -S 1g";
+	const char *card = NULL, *model = NULL, *ubench = "-b 256m -r 3 -S 16m -S 64m -S 1g -H";
 	char path[4200], *args;
 	int c, rc;
 

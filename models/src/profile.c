@@ -95,6 +95,18 @@
  * card"). A later session (experiments/card-results/h200-ubench-3.jsonl, same card
  * and driver) ran the fault path 1.3-1.9x faster: these constants are of
  * the host the first two sessions ran on.
+ *
+ * host-agent/calibrate.c's table `fits` lists, per card row, the constants
+ * below that were set from it (the row each comment names); `make
+ * calibrate` prints those rows as "fitted (constants)" and every other row
+ * as "held-out": uvm-ubench --held-out's new sizes and patterns
+ * (experiments/card-results/h200-calibrate-2/3/4.jsonl, three fresh card
+ * sessions of 2026-12-02), and static_half, prefetch_advised and
+ * fault_seq_gpu_made, rows seen while fitting that no constant was set
+ * from. Fitted mechanisms count as fitted too: the
+ * mapped_reuse_4k/256k/4m rows decided that no sysmem line is cached,
+ * gpu_first_touch and fault_latency_gpu_made that a GPU-made block skips
+ * drv_fault_block_ns. No value below changed with that split.
  */
 #define TIMING_H200_CARD						\
 	TIMING_UNMEASURED,						\
