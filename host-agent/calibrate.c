@@ -124,48 +124,51 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The same measurement: a line copied whole from one card file into another. */
-static int same_line(json_t *a, json_t *b)
-{
-	return json_equal(a, b);
-}
-
-static int seen_before(json_t *sessions, json_t *o)
-{
-	json_t *rows, *r;
-	size_t i, k;
-
-	json_array_foreach(sessions, i, rows)
-		json_array_foreach(rows, k, r)
-			if (same_line(r, o))
-				return 1;
-	return 0;
-}
-
-/* One card file's bench lines (comments, headers and copies skipped). */
-static json_t *load_session(const char *path, json_t *sessions)
+/*
+ * One card file's bench lines (comments and headers skipped): the whole
+ * file, or with "PATH:N" its first N lines (the lines past them copies of
+ * other sessions' rows).
+ */
+static json_t *load_session(const char *spec)
 {
 	json_t *rows = json_array(), *o;
-	char *line = NULL;
+	char *path = strdup(spec), *colon, *end, *line = NULL;
+	unsigned long upto = 0, n = 0;
 	size_t cap = 0;
-	FILE *f = fopen(path, "re");
+	FILE *f = NULL;
 
+	if (!path)
+		goto fail;
+	colon = strrchr(path, ':');
+	if (colon) {
+		*colon = '\0';
+		upto = strtoul(colon + 1, &end, 10);
+		if (!upto || *end) {
+			fprintf(stderr, "calibrate: '%s': not PATH or PATH:LINES\n", spec);
+			goto fail;
+		}
+	}
+	f = fopen(path, "re");
 	if (!f) {
 		perror(path);
-		json_decref(rows);
-		return NULL;
+		goto fail;
 	}
-	while (getline(&line, &cap, f) > 0) {
+	while (getline(&line, &cap, f) > 0 && (!upto || ++n <= upto)) {
 		if (line[0] != '{')
 			continue;
 		o = json_loads(line, 0, NULL);
-		if (o && json_object_get(o, "bench") && !seen_before(sessions, o))
+		if (o && json_object_get(o, "bench"))
 			json_array_append(rows, o);
 		json_decref(o);
 	}
 	free(line);
 	fclose(f);
+	free(path);
 	return rows;
+fail:
+	free(path);
+	json_decref(rows);
+	return NULL;
 }
 
 /* Every session of a comma-separated list of files, an array each. */
@@ -183,7 +186,7 @@ static json_t *load_card(const char *paths)
 			fprintf(stderr, "calibrate: more than %d card files\n", MAX_SESSIONS);
 			goto fail;
 		}
-		rows = load_session(path, sessions);
+		rows = load_session(path);
 		if (!rows)
 			goto fail;
 		json_array_append_new(sessions, rows);

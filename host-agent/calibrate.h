@@ -14,9 +14,9 @@
  * leaves the guest's lines in <workdir>/results.jsonl; 0 or 1.
  *
  * em_calibrate_print() takes card_paths, a comma-separated list of files,
- * each one card session (a line that repeats an earlier file's line, the
- * same JSON object, is a copy and counts in the
- * earlier file only). It pairs every testbed row with the card's rows of
+ * each one card session; "PATH:N" takes a file's first N lines only (a
+ * file whose later lines copy other sessions' rows, counted there).
+ * It pairs every testbed row with the card's rows of
  * the same bench and buffer: per session their median, then over the
  * sessions the median and the spread, (max - min) / median. A row is close
  * when |model / card - 1| <= max(spread, 25 %); it prints which of the two
@@ -24,8 +24,8 @@
  * fitted on (em_calibrate_fitted_on() names the constants), and the
  * held-out rest, each closed by "fitted: N of M within tolerance" and
  * "held-out: K of L within tolerance" (and how many of them are within
- * 25 % alone), then one line with both counts. Returns the number of rows outside
- * their tolerance, or -1 when a file cannot be read.
+ * 25 % alone), then one line with both counts. Returns the number of
+ * rows outside their tolerance, or -1 when a file cannot be read.
  */
 int em_calibrate_run(struct em_vm_config *cfg);
 int em_calibrate_print(const char *card_paths, const char *model_path,

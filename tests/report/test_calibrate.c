@@ -9,6 +9,7 @@
  *
  * usage: test-calibrate WORKDIR
  */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +29,12 @@
 
 /*
  * Three sessions. prefetch 40, 50, 60 GB/s (spread 40 %); launch 6 and
- * 8 us in session a (its median 7), 7 and 7.5 in b and c (spread 7 %);
+ * 8 us in session a (its median 7), 6 and 7.5 in b and c (spread 21 %);
  * fault_seq at 128 MiB 6, 7, 8 GB/s (spread 29 %); mapped_reuse_16m in c
- * alone. Session d copies a's prefetch line (a copy, not a fourth
- * session's row) and adds a fault_random row of its own.
+ * alone. Session d has a fault_random row of its own, then a copy of
+ * a's prefetch line, which "d.jsonl:2" leaves out (not a fourth session's
+ * row). b's launch line is a's first, character for character: two
+ * sessions can measure the same value.
  */
 static const char *const sessions[][2] = {
 	{ "a.jsonl",
@@ -41,15 +44,16 @@ static const char *const sessions[][2] = {
 	  TIME_LINE("launch", 6) TIME_LINE("launch", 8)
 	  RATE_LINE("fault_seq", 134217728, 6) },
 	{ "b.jsonl",
-	  RATE_LINE("prefetch", 268435456, 50) TIME_LINE("launch", 7)
+	  RATE_LINE("prefetch", 268435456, 50) TIME_LINE("launch", 6)
 	  RATE_LINE("fault_seq", 134217728, 7) },
 	{ "c.jsonl",
 	  RATE_LINE("prefetch", 268435456, 60) TIME_LINE("launch", 7.5)
 	  RATE_LINE("fault_seq", 134217728, 8)
 	  RATE_LINE("mapped_reuse_16m", 268435456, 26) },
-	{ "d.jsonl",
-	  RATE_LINE("prefetch", 268435456, 40)
-	  RATE_LINE("fault_random", 268435456, 2) },
+	{ "d.jsonl:2",
+	  RATE_LINE("fault_random", 268435456, 2)
+	  "# a copy of a's prefetch line\n"
+	  RATE_LINE("prefetch", 268435456, 40) },
 };
 
 /*
@@ -72,7 +76,7 @@ static const char *const expected[] = {
 	"fitted rows (a constant of models/src/profile.c was set from each):",
 	"prefetch            256 MiB   GB/s     50.00    3    40%     68.00   +36%  40% spread fitted (ce_setup_ns drv_pte_update_ns)",
 	"fault_random        256 MiB   GB/s      2.00    1     0%      1.80   -10%  25% 25%    fitted (drv_fault_block_ns)",
-	"launch                2 MiB     us      7.00    3     7%      9.10   +30%  25% 25%    fitted (launch_ns)  <-",
+	"launch                2 MiB     us      7.00    3    21%      9.10   +30%  25% 25%    fitted (launch_ns)  <-",
 	"fitted: 2 of 3 within tolerance (1 within 25% alone)",
 	"held-out rows (no constant was fitted on them):",
 	"fault_seq           128 MiB   GB/s      7.00    3    29%      8.40   +20%  29% spread held-out",
@@ -181,11 +185,12 @@ int main(int argc, char **argv)
 	mkdir(argv[1], 0755);
 	for (i = 0; i < sizeof(sessions) / sizeof(sessions[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", argv[1], sessions[i][0]);
-		if (write_file(path, sessions[i][1]))
-			return 1;
 		if (i)
 			strcat(cards, ",");
 		strcat(cards, path);
+		*strchrnul(path, ':') = '\0';	/* the file itself */
+		if (write_file(path, sessions[i][1]))
+			return 1;
 	}
 	snprintf(path, sizeof(path), "%s/model.jsonl", argv[1]);
 	if (write_file(path, model))
@@ -208,12 +213,18 @@ int main(int argc, char **argv)
 	}
 	free(out);
 
-	/* a card file that is not there: -1 */
+	/* a card file that is not there, or a malformed line count: -1 */
 	f = fopen("/dev/null", "w");
 	rc = em_calibrate_print("/nonexistent/card.jsonl", path, "h200x16-2g", f);
-	fclose(f);
 	if (rc != -1) {
 		printf("FAIL: a missing card file returned %d, expected -1\n", rc);
+		fails++;
+	}
+	snprintf(cards, sizeof(cards), "%s/a.jsonl:x", argv[1]);
+	rc = em_calibrate_print(cards, path, "h200x16-2g", f);
+	fclose(f);
+	if (rc != -1) {
+		printf("FAIL: 'a.jsonl:x' returned %d, expected -1\n", rc);
 		fails++;
 	}
 	fails += check_fit_table();
