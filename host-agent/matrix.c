@@ -213,21 +213,33 @@ const char *em_variant_args(const char *variant)
 }
 
 /*
- * The variants that run under nvidia-uvm, and its parameters for each:
- * the program variants on nvidia-uvm as loaded (Ember's master switch
- * off), and adaptive, the unchanged program with the switch on (Table 1's
- * defaults, as the Ember glue has them).
+ * The variants that run under nvidia-uvm, the module and its parameters
+ * for each: the program variants on Debian's nvidia-uvm.ko as shipped
+ * (nvidia/build.sh --stock: NVIDIA's source, none of Ember's patches), and
+ * adaptive, the unchanged program on our series with Ember's switch on
+ * (Table 1's defaults, as the Ember glue has them).
  */
 static const struct {
 	const char *variant;
+	const char *module;	/* in the image's /lib/modules/<branch>/ */
 	const char *modparams;
 } nvuvm_variants[] = {
-	{ "uvm", "" },
-	{ "prefetch", "" },
-	{ "mapped", "" },
-	{ "static", "" },
-	{ "adaptive", "cpu_preferred_blocks_enable=1" },
+	{ "uvm", "nvidia-uvm-stock", "" },
+	{ "prefetch", "nvidia-uvm-stock", "" },
+	{ "mapped", "nvidia-uvm-stock", "" },
+	{ "static", "nvidia-uvm-stock", "" },
+	{ "adaptive", "nvidia-uvm", "cpu_preferred_blocks_enable=1" },
 };
+
+const char *em_nvuvm_module(const char *variant)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(nvuvm_variants) / sizeof(nvuvm_variants[0]); i++)
+		if (!strcmp(variant, nvuvm_variants[i].variant))
+			return nvuvm_variants[i].module;
+	return NULL;
+}
 
 bool em_nvuvm_variant(const char *variant, const char **args, const char **modparams)
 {
@@ -1146,6 +1158,7 @@ static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 					r->variant = m->variants[v];
 					r->driver = driver;
 					r->nvuvm_modparams = nvmp;
+					r->nvuvm_module = nvuvm ? em_nvuvm_module(m->variants[v]) : "";
 					snprintf(r->policy, sizeof(r->policy), "%s", pols[q]);
 					r->factor = m->factors[f];
 					r->seed = m->seeds[s];

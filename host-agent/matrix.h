@@ -134,6 +134,8 @@ struct em_run {
 	const char *driver;	/* EM_DRIVER_EMBER or EM_DRIVER_NVIDIA_UVM */
 	/* nvidia-uvm's parameters for this run (the guest's nvuvm_modparams=), or "" */
 	const char *nvuvm_modparams;
+	/* the nvidia-uvm module it loads (the guest's nvuvm_module=), or "" */
+	const char *nvuvm_module;
 	double factor;
 	uint64_t seed;
 	char dir[4096];		/* logs and result.json */
@@ -180,6 +182,9 @@ const char *em_variant_args(const char *variant);
  * no meaning there (ac, ariadne, autouvm, ember, an unknown name).
  */
 bool em_nvuvm_variant(const char *variant, const char **args, const char **modparams);
+/* The nvidia-uvm module a variant loads: "nvidia-uvm-stock" (Debian's) or
+ * "nvidia-uvm" (our series); NULL for a variant nvidia-uvm does not run. */
+const char *em_nvuvm_module(const char *variant);
 
 /*
  * The policy a variant runs under: the name its arguments give -P, or

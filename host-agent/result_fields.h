@@ -32,10 +32,14 @@
 	  "the variant (matrix.c's list): the program's placement")	\
 	X(policy, TOP, STRING, "", s->r->policy, true,		\
 	  "the ember.ko policy it ran under (the last -P, else uvm); under " \
-	  "nvidia-uvm the variant's (uvm: Ember's switch off, adaptive: ember)") \
+	  "nvidia-uvm the variant's (adaptive: ember; the others: uvm, Debian's module)") \
 	X(driver, TOP, STRING, "", s->r->driver, true,			\
 	  "ember (ember.ko) or nvidia-uvm (NVIDIA's nvidia-uvm with our series "	\
 	  "through the stand-in, emgpu's GA10x personality), matrix key driver") \
+	X(nvuvm_module, TOP, STRING, "", s->r->nvuvm_module ? s->r->nvuvm_module : "", \
+	  s->r->nvuvm_module && s->r->nvuvm_module[0],			\
+	  "under nvidia-uvm, the module loaded: nvidia-uvm-stock (Debian's, "	\
+	  "NVIDIA's source alone) or nvidia-uvm (with Ember's series)")	\
 	X(factor, TOP, REAL, "%g", s->r->factor, true,			\
 	  "footprint / VRAM, ember-run -x")				\
 	X(seed, TOP, INT, "", (json_int_t)s->r->seed, true,		\

@@ -141,10 +141,10 @@ static int qemu_start(struct em_backend *be, struct em_run *r, const char **host
 		cfg.initrd = p->initrd_nvidia_uvm;
 		cfg.device_opts = ",personality=ga10x";
 		cfg.modparams = NULL;
-		if (r->nvuvm_modparams[0]) {
-			snprintf(append, sizeof(append), "nvuvm_modparams=%s", r->nvuvm_modparams);
-			cfg.append = append;
-		}
+		snprintf(append, sizeof(append), "nvuvm_module=%s%s%s",
+			 r->nvuvm_module && r->nvuvm_module[0] ? r->nvuvm_module : "nvidia-uvm",
+			 r->nvuvm_modparams[0] ? " nvuvm_modparams=" : "", r->nvuvm_modparams);
+		cfg.append = append;
 	}
 	*host = "local";
 	if (em_vm_start(vm, &cfg)) {

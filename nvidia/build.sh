@@ -2,7 +2,16 @@
 # Builds NVIDIA's open kernel modules (nvidia.ko, nvidia-uvm.ko) with the
 # Ember glue series and the policy core, against the guest's kernel headers.
 #
-#   build.sh [--into DIR] [BRANCH_DIR]   (default: branches/535.261.03)
+#   build.sh [--stock] [--into DIR] [BRANCH_DIR]   (default: branches/535.261.03)
+#
+# --stock builds instead the package's modules as Debian ships them, with
+# only the series' build fixes for this kernel (the patches that change no
+# file of nvidia-uvm/): no Ember patch, core or glue, so nvidia-uvm.ko is
+# NVIDIA's own source (the baseline "stock UVM" of nvidia-uvm runs), in a
+# tree of its own
+# ($EMBER_CACHE/nvidia/<version>/tree-stock; nvidia.ko is built too, since
+# the conftests nvidia-uvm's headers need are listed in nvidia's Kbuild),
+# into $EMBER_CACHE/nvidia/<version>/out-stock/<key>, nvidia-uvm.ko only.
 #
 # BRANCH_DIR holds branch.conf (Debian suite, package, version, sha256 of
 # the .deb) and patches/ (quilt layout: series + numbered patches). Steps,
@@ -30,11 +39,14 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-into=
-if [ "${1:-}" = --into ]; then
-	into=$2
-	shift 2
-fi
+into= stock=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--into) into=$2; shift 2 ;;
+	--stock) stock=1; shift ;;
+	*) break ;;
+	esac
+done
 branch_dir=$(cd "${1:-$here/branches/535.261.03}" && pwd)
 . "$here/common.sh"
 . "$top/scripts/apt-private.sh"
@@ -82,11 +94,22 @@ unpack() {
 	touch "$pristine/.ember-unpacked"
 }
 
-# Applies the series to $1 (a tree); the patch's output goes to stderr.
-apply_series() {
-	local dir=$1 name
-	step patch "$(series_patches | wc -l) patches from $branch_dir/patches/series"
+# The series' build fixes: its patches that change no file of nvidia-uvm/
+# (0001 adapts nvidia.ko's nv-pci.c to this kernel's pci_resize_resource()).
+build_fixes() {
+	local name
 	for name in $(series_patches); do
+		grep -q '^+++ b/nvidia-uvm/' "$branch_dir/patches/$name" 2>/dev/null || echo "$name"
+	done
+}
+
+# Applies the series (or, with --stock, its build fixes) to $1 (a tree);
+# the patch's output goes to stderr.
+apply_series() {
+	local dir=$1 name patches
+	if [ $stock = 1 ]; then patches=$(build_fixes); else patches=$(series_patches); fi
+	step patch "$(wc -w <<<"$patches") patches from $branch_dir/patches/series"
+	for name in $patches; do
 		[ -f "$branch_dir/patches/$name" ] || fail "series names $name, which is not in patches/"
 		patch -d "$dir" -p1 --fuzz=0 --no-backup-if-mismatch -s <"$branch_dir/patches/$name" >&2 ||
 			fail "patch $name does not apply to $package $version (patch -p1 --fuzz=0)"
@@ -125,7 +148,7 @@ copy_glue() {
 # make in the tree; the modules, debug info stripped, go to $out.
 build_modules() {
 	local f
-	step build "nvidia.ko nvidia-uvm.ko against $kdir"
+	step build "${nvidia_modules[*]} against $kdir"
 	if ! nice make -C "$tree" -j"$(nproc)" modules "${make_args[@]}" >"$tree/ember-build.log" 2>&1; then
 		grep -E 'error|Error' "$tree/ember-build.log" | head -n 30 >&2
 		# Failed before compiling anything: the conftest results may be
@@ -134,7 +157,7 @@ build_modules() {
 		fail "make failed; see $tree/ember-build.log"
 	fi
 	mkdir -p "$out.tmp"
-	for f in "${nvidia_modules[@]}"; do
+	for f in "${keep[@]}"; do
 		strip --strip-debug -o "$out.tmp/$f.ko" "$tree/$f.ko"
 	done
 	rm -rf "$out"
@@ -156,23 +179,34 @@ main() {
 	[ -f "$compat_header" ] || die "step 'glue': no $compat_header"
 	[ -f "$branch_dir/patches/series" ] || die "step 'patch': no $branch_dir/patches/series"
 
+	tree="$cache/tree" outdir="$cache/out" keep=("${nvidia_modules[@]}")
+	if [ $stock = 1 ]; then
+		tree="$cache/tree-stock" outdir="$cache/out-stock" keep=(nvidia-uvm)
+	fi
 	make_args=(SYSSRC="$ksrc" SYSOUT="$kdir" KERNEL_UNAME="$uname"
 		   NV_KERNEL_MODULES="${nvidia_modules[*]}")
+	[ $stock = 1 ] && make_args+=(EMBER_STOCK=1)	# its own tree key
 
 	# tree_key: what forces a fresh tree (conftest results live in it);
 	# key: what the modules depend on.
 	tree_key=$(printf '%s\n' "$sha256" "${make_args[@]}" | sha256sum | cut -c1-16)
 	key=$( {
 		echo "$tree_key"
-		cat "$0" "$here/common.sh" "$branch_dir/patches/series"
-		series_patches | while read -r f; do
-			cat "$branch_dir/patches/$f" 2>/dev/null || echo "missing $f"
-		done
-		core_files | while read -r f; do echo "$f"; cat "$core_dir/$f"; done
-		glue_files | while read -r f; do echo "$f"; cat "$glue_dir/$f"; done
-		cat "$compat_header"
+		cat "$0" "$here/common.sh"
+		if [ $stock = 1 ]; then
+			echo stock	# the package and its build fixes
+			build_fixes | while read -r f; do cat "$branch_dir/patches/$f"; done
+		else
+			cat "$branch_dir/patches/series"
+			series_patches | while read -r f; do
+				cat "$branch_dir/patches/$f" 2>/dev/null || echo "missing $f"
+			done
+			core_files | while read -r f; do echo "$f"; cat "$core_dir/$f"; done
+			glue_files | while read -r f; do echo "$f"; cat "$glue_dir/$f"; done
+			cat "$compat_header"
+		fi
 	} | sha256sum | cut -c1-16)
-	out="$cache/out/$key"
+	out="$outdir/$key"
 
 	mkdir -p "$cache"
 	exec 9>"$cache/lock"
@@ -189,10 +223,14 @@ main() {
 	rm -rf "$staging"
 	cp -al "$cache/pristine" "$staging"
 	apply_series "$staging"
-	copy_core "$staging"
-	copy_glue "$staging"
+	if [ $stock = 0 ]; then
+		copy_core "$staging"
+		copy_glue "$staging"
+	else
+		diff -r "$cache/pristine/nvidia-uvm" "$staging/nvidia-uvm" >/dev/null ||
+			fail "a build fix changed nvidia-uvm/: not the stock module"
+	fi
 
-	tree="$cache/tree"
 	if [ "$(cat "$tree/.ember-tree" 2>/dev/null)" != "$tree_key" ]; then
 		log "fresh build tree for $version, $uname ($tree)"
 		rm -rf "$tree"

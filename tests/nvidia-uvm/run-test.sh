@@ -76,6 +76,19 @@ real_card_carries() {
 	return 1
 }
 
+# stock_imports_match KO STANDIN_CRCS: every nvUvmInterface* KO imports is
+# one the stand-in exports, with the same CRC
+stock_imports_match() {
+	local imports
+	imports=$(/sbin/modprobe --dump-modversions "$1" |
+		awk '$2 ~ /^nvUvmInterface/ { print $2, $1 }' | LC_ALL=C sort)
+	[ -n "$imports" ] || { echo "no nvUvmInterface imports in $1"; return 1; }
+	join <(echo "$imports") "$2" | awk '$2 != $3 { print "CRC differs:", $0; bad = 1 } END { exit bad }' || return 1
+	[ "$(join <(echo "$imports") "$2" | wc -l)" = "$(echo "$imports" | wc -l)" ] ||
+		{ echo "imports the stand-in does not export:"; join -v1 <(echo "$imports") "$2"; return 1; }
+	echo "$(echo "$imports" | wc -l) imports, CRCs equal"
+}
+
 image_module_is_built() {
 	local version=$1 built=$2 x
 	x=$work/image/lib/modules/$version/nvidia-uvm.ko
@@ -101,6 +114,9 @@ for branch_dir in "$@"; do
 		image_module_is_built "$v" "$nvidia_out/nvidia-uvm.ko"
 	check "$v: the real-card image carries that same nvidia-uvm.ko" \
 		real_card_carries "$v" "$nvidia_out/nvidia-uvm.ko"
+	stock_out=$(bash "$top/nvidia/build.sh" --stock "$branch_dir" 2>/dev/null)
+	check "$v: Debian's nvidia-uvm.ko (--stock) imports the stand-in's exports with their CRCs" \
+		stock_imports_match "$stock_out/nvidia-uvm.ko" "$work/emgpu-rm-$v.crcs"
 	check "$v: every UVM_TEST_* ioctl is run or listed as not run with its reason" \
 		bash "$top/tests/nvidia-uvm/coverage.sh" \
 		"$EMBER_CACHE/nvidia/$version/pristine/nvidia-uvm/uvm_test_ioctl.h" \
@@ -150,7 +166,10 @@ for v in "${versions[@]}"; do
 		line "$b" '"ember":"' 'Ember-adaptive is the policy of new VA spaces'
 	# NVIDIA's tests and the managed-range checks, one check each, named by
 	# the runner's KTAP lines: under Ember-adaptive, then NVIDIA's defaults
-	for setting in ember stock; do
+	# settings: ember (our series, Ember's switch on), off (our series,
+	# switch off: NVIDIA's behaviour), debian (Debian's nvidia-uvm.ko as
+	# shipped, nvidia/build.sh --stock: NVIDIA's source alone)
+	for setting in ember off debian; do
 		bs="$b,\"setting\":\"$setting\""
 		tests=$(grep -F "$bs" "$work/lines" |
 			sed -n 's/.*"ktap":"\(not \)\{0,1\}ok [0-9]* \([^"#]*\)".*/\2/p')
