@@ -100,10 +100,10 @@ report-test: host
 	$(MAKE) -C userspace $(BUILD)/guest/ember-run
 	bash tests/report/run-test.sh $(AGENT) $(BUILD)/report-test $(BUILD)/guest/ember-run
 	$(CC) -std=gnu11 -Wall -Wextra -O2 -Ihost-agent -o $(BUILD)/report-test/test-judge \
-		tests/report/test_judge.c $(BUILD)/host-agent/libemberagent.a -ljansson -lvirt -lm -lzstd
+		tests/report/test_judge.c $(BUILD)/host-agent/libemberagent.a -ljansson -lvirt -lvirt-qemu -lm -lzstd
 	$(BUILD)/report-test/test-judge $(BUILD)/report-test/judge
 	$(CC) -std=gnu11 -Wall -Wextra -O2 -Ihost-agent -o $(BUILD)/report-test/test-calibrate \
-		tests/report/test_calibrate.c $(BUILD)/host-agent/libemberagent.a -ljansson -lvirt -lm
+		tests/report/test_calibrate.c $(BUILD)/host-agent/libemberagent.a -ljansson -lvirt -lvirt-qemu -lm
 	$(BUILD)/report-test/test-calibrate $(BUILD)/report-test/calibrate
 
 # One app at two card sizes and two seeds: every result reads back.

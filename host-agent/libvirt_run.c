@@ -3,13 +3,17 @@
 #include "libvirt_run.h"
 
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <libvirt/libvirt.h>
+#include <libvirt/libvirt-qemu.h>
 #include <libvirt/virterror.h>
 
 #include "sched.h"
@@ -18,12 +22,84 @@
 #define MAX_CONN	16
 #define MAX_ACTIVE	64
 #define NPORTS		2	/* serial0: console, serial1: results */
+/*
+ * Keepalive on every connection: a host that stops answering (frozen,
+ * unplugged: no connection reset comes) is closed after about
+ * KEEPALIVE_S * (KEEPALIVE_COUNT + 1) seconds, and its runs go elsewhere.
+ */
+#define KEEPALIVE_S	3
+#define KEEPALIVE_COUNT	4
 
+/*
+ * libvirt's event loop, which keepalive needs: libvirt's default one is
+ * process-wide (registered once, before the first connection), run by a
+ * thread of the back-end while it is open.
+ */
+struct lv_events {
+	pthread_t thread;
+	bool running;
+	atomic_bool stop;
+	int wake_timer;		/* fires at once to end a wait, or -1 */
+};
+
+static pthread_once_t lv_events_once = PTHREAD_ONCE_INIT;
+static int lv_events_registered = -1;	/* virEventRegisterDefaultImpl's */
+
+static void lv_events_register(void)
+{
+	lv_events_registered = virEventRegisterDefaultImpl();
+}
+
+static void *lv_events_loop(void *arg)
+{
+	struct lv_events *ev = arg;
+
+	while (!atomic_load(&ev->stop))
+		if (virEventRunDefaultImpl() < 0)
+			break;
+	return NULL;
+}
+
+static void lv_events_wake(int timer, void *opaque)
+{
+	(void)timer;
+	(void)opaque;
+}
+
+/* Starts the loop; false when it cannot run (keepalive is then off). */
+static bool lv_events_start(struct lv_events *ev)
+{
+	pthread_once(&lv_events_once, lv_events_register);
+	ev->wake_timer = -1;
+	if (lv_events_registered < 0)
+		return false;
+	atomic_store(&ev->stop, false);
+	ev->running = !pthread_create(&ev->thread, NULL, lv_events_loop, ev);
+	return ev->running;
+}
+
+static void lv_events_stop(struct lv_events *ev)
+{
+	if (!ev->running)
+		return;
+	atomic_store(&ev->stop, true);
+	/* a timeout of 0 ms fires on the loop's next turn: it sees stop */
+	ev->wake_timer = virEventAddTimeout(0, lv_events_wake, NULL, NULL);
+	pthread_join(ev->thread, NULL);
+	if (ev->wake_timer >= 0)
+		virEventRemoveTimeout(ev->wake_timer);
+	ev->running = false;
+}
+
+/* A host; conn is NULL once it is unreachable or went away. */
 struct lv_conn {
 	const char *uri;
 	virConnectPtr conn;
 	unsigned int running;
 };
+
+/* job_poll's verdicts */
+enum { JOB_RUNNING, JOB_ENDED, JOB_HOST_LOST };
 
 struct lv_job {
 	struct em_run *run;
@@ -32,6 +108,9 @@ struct lv_job {
 	virStreamPtr st[NPORTS];
 	FILE *out[NPORTS];
 	char results_path[4200];
+	/* the results port's line being received (the hold line is acted on) */
+	char line[8192];
+	size_t line_len;
 	double started;
 	bool timed_out;
 };
@@ -42,6 +121,17 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * libvirt's errors are read where they matter (lv_error); its default
+ * handler would also print expected ones, such as the domain of a run
+ * that just powered off being gone.
+ */
+static void lv_quiet(void *opaque, virErrorPtr err)
+{
+	(void)opaque;
+	(void)err;
 }
 
 static const char *lv_error(void)
@@ -132,8 +222,10 @@ static char *domain_xml(const struct em_matrix *m, const struct em_paths *p,
 	struct em_vm_config cfg = {
 		.qemu = p->qemu, .kernel = p->kernel, .initrd = p->initrd,
 		.profile = m->profile, .seed = r->seed, .run_args = r->args,
-		.memory_mib = m->memory_mib,
+		.memory_mib = m->memory_mib, .accel = p->accel,
 		.modparams = m->modparams[0] ? m->modparams : NULL,
+		/* the device's stats are read at the guest's end, as with QEMU */
+		.hold_at_end = true,
 	};
 	char name[200];
 
@@ -162,7 +254,32 @@ static void job_close(struct lv_job *j)
 	}
 }
 
-/* Creates the domain paused, attaches both console streams, then runs it. */
+/*
+ * Whether host c is gone: a libvirt call on it failed and its connection
+ * is no longer alive (the daemon died, the host went down). A lost host
+ * is closed and gets no more runs; says so once.
+ */
+static bool host_lost(struct lv_conn *c)
+{
+	char why[256];
+
+	if (!c->conn)
+		return true;
+	/* the failed call's error, before IsAlive resets it */
+	snprintf(why, sizeof(why), "%s", lv_error());
+	if (virConnectIsAlive(c->conn) == 1)
+		return false;
+	fprintf(stderr, "ember-agent: libvirt host %s went away (%s); no more runs go there\n",
+		c->uri, why);
+	virConnectClose(c->conn);
+	c->conn = NULL;
+	return true;
+}
+
+/*
+ * Creates the domain paused, attaches both console streams, then runs it.
+ * Returns 0, -1, or EM_START_HOST_LOST when the host went away meanwhile.
+ */
 static int job_start(struct lv_job *j, const struct em_matrix *m,
 		     const struct em_paths *p)
 {
@@ -218,25 +335,86 @@ fail:
 	if (j->dom)
 		virDomainDestroy(j->dom);
 	job_close(j);
-	return -1;
+	return host_lost(j->c) ? EM_START_HOST_LOST : -1;
 }
 
-/* Copies what the consoles have; returns 1 once the domain is gone. */
+/*
+ * The guest holds at its end (ember_hold=1): read the device's stats over
+ * the domain's QMP monitor (libvirt passes the command through, on remote
+ * hosts too), keep them as the run's "device", then let the guest go on.
+ */
+static void read_device_stats(struct lv_job *j)
+{
+	static const char cmd[] =
+		"{\"execute\":\"qom-get\",\"arguments\":{\"path\":\""
+		EM_VM_GPU_QOM_PATH "\",\"property\":\"stats\"}}";
+	char *reply = NULL;
+
+	if (!virDomainQemuMonitorCommand(j->dom, cmd, &reply, 0)) {
+		json_t *o = json_loads(reply, 0, NULL);
+		json_t *stats = json_object_get(o, "return");
+
+		json_decref(j->run->device);
+		j->run->device = json_is_object(stats) ? json_incref(stats) : NULL;
+		json_decref(o);
+	} else {
+		fprintf(stderr, "ember-agent: %s: device stats on %s: %s\n", j->run->id,
+			j->c->uri, lv_error());
+	}
+	free(reply);
+	if (j->st[1] && virStreamSend(j->st[1], "go\n", 3) != 3)
+		fprintf(stderr, "ember-agent: %s: cannot release the guest's hold: %s\n",
+			j->run->id, lv_error());
+}
+
+/* A complete line from the results port: the hold line is answered. */
+static void results_line(struct lv_job *j)
+{
+	json_t *obj = json_loads(j->line, 0, NULL);
+	const char *scenario = json_string_value(json_object_get(obj, "scenario"));
+
+	if (scenario && !strcmp(scenario, "hold") && json_object_get(obj, "waiting"))
+		read_device_stats(j);
+	json_decref(obj);
+}
+
+/* Keeps what port i sent; the results port's lines are also parsed. */
+static void job_take(struct lv_job *j, int i, const char *buf, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++) {
+		if (buf[k] == '\r')
+			continue;
+		fputc(buf[k], j->out[i]);
+		if (i != 1)
+			continue;
+		if (buf[k] == '\n') {
+			j->line[j->line_len] = '\0';
+			results_line(j);
+			j->line_len = 0;
+		} else if (j->line_len < sizeof(j->line) - 1) {
+			j->line[j->line_len++] = buf[k];
+		}
+	}
+}
+
+/*
+ * Copies what the consoles have; JOB_ENDED once the domain is gone,
+ * JOB_HOST_LOST once its host is.
+ */
 static int job_poll(struct lv_job *j, unsigned int timeout_s)
 {
 	char buf[4096];
 	int i, n, state, reason;
 
+	if (!j->c->conn)	/* another run found the host gone */
+		return JOB_HOST_LOST;
 	for (i = 0; i < NPORTS; i++) {
 		if (!j->st[i])
 			continue;
-		while ((n = virStreamRecv(j->st[i], buf, sizeof(buf))) > 0) {
-			int k;
-
-			for (k = 0; k < n; k++)
-				if (buf[k] != '\r')
-					fputc(buf[k], j->out[i]);
-		}
+		while ((n = virStreamRecv(j->st[i], buf, sizeof(buf))) > 0)
+			job_take(j, i, buf, n);
 		fflush(j->out[i]);
 		if (n == 0 || n == -1) {	/* end of stream, or the domain went */
 			if (n == 0)
@@ -247,14 +425,19 @@ static int job_poll(struct lv_job *j, unsigned int timeout_s)
 			j->st[i] = NULL;
 		}
 	}
-	if (virDomainGetState(j->dom, &state, &reason, 0) < 0 ||
-	    state == VIR_DOMAIN_SHUTOFF || state == VIR_DOMAIN_CRASHED)
-		return 1;
+	if (virDomainGetState(j->dom, &state, &reason, 0) < 0) {
+		/* a transient domain that powered off is gone: it ended */
+		if (virGetLastErrorCode() == VIR_ERR_NO_DOMAIN)
+			return JOB_ENDED;
+		return host_lost(j->c) ? JOB_HOST_LOST : JOB_ENDED;
+	}
+	if (state == VIR_DOMAIN_SHUTOFF || state == VIR_DOMAIN_CRASHED)
+		return JOB_ENDED;
 	if (now_s() - j->started >= timeout_s && !j->timed_out) {
 		j->timed_out = true;
 		virDomainDestroy(j->dom);
 	}
-	return 0;
+	return JOB_RUNNING;
 }
 
 static struct lv_conn *least_loaded(struct lv_conn *c, unsigned int nc,
@@ -279,6 +462,7 @@ struct lv_backend {
 	/* the running domains, dense: [0, active) */
 	struct lv_job jobs[MAX_ACTIVE];
 	size_t active;
+	struct lv_events events;
 };
 
 static bool lv_has_room(const struct em_backend *be)
@@ -293,12 +477,18 @@ static int lv_start(struct em_backend *be, struct em_run *r, const char **host)
 	struct lv_backend *b = be->state;
 	struct lv_job *j = &b->jobs[b->active];
 
+	int err;
+
 	memset(j, 0, sizeof(*j));
 	j->run = r;
 	j->c = least_loaded(b->conns, b->nc, b->per_host);
 	*host = j->c->uri;
-	if (job_start(j, b->m, &b->abs))
-		return -1;
+	/* a run started again after its host went away: that host's stats go */
+	json_decref(r->device);
+	r->device = NULL;
+	err = job_start(j, b->m, &b->abs);
+	if (err)
+		return err;
 	b->active++;
 	return 0;
 }
@@ -318,12 +508,16 @@ static struct em_run *lv_wait(struct em_backend *be, volatile sig_atomic_t *inte
 		for (k = 0; k < b->active; k++) {
 			struct lv_job *j = &b->jobs[k];
 
-			if (!job_poll(j, b->m->timeout_s))
+			int verdict = job_poll(j, b->m->timeout_s);
+
+			if (verdict == JOB_RUNNING)
 				continue;
-			job_poll(j, b->m->timeout_s);	/* drain what is left */
+			if (verdict == JOB_ENDED)
+				job_poll(j, b->m->timeout_s);	/* drain what is left */
 			*o = (struct em_run_outcome){
 				.timed_out = j->timed_out, .exit_status = 0,
 				.wall_s = now_s() - j->started, .host = j->c->uri,
+				.host_lost = verdict == JOB_HOST_LOST,
 			};
 			job_close(j);
 			j->c->running--;
@@ -356,7 +550,8 @@ static void lv_stop_all(struct em_backend *be)
 	size_t k;
 
 	for (k = 0; k < b->active; k++) {
-		virDomainDestroy(b->jobs[k].dom);
+		if (b->jobs[k].c->conn)
+			virDomainDestroy(b->jobs[k].dom);
 		job_close(&b->jobs[k]);
 	}
 	b->active = 0;
@@ -372,6 +567,7 @@ static void lv_close(struct em_backend *be)
 	for (i = 0; i < b->nc; i++)
 		if (b->conns[i].conn)
 			virConnectClose(b->conns[i].conn);
+	lv_events_stop(&b->events);
 	free((char *)b->abs.qemu);
 	free((char *)b->abs.kernel);
 	free((char *)b->abs.initrd);
@@ -404,14 +600,25 @@ int em_libvirt_backend_open(struct em_backend *be, const struct em_matrix *m,
 	be->state = b;
 	b->m = m;
 	b->per_host = em_matrix_jobs(m);
+	virSetErrorFunc(NULL, lv_quiet);
+	if (!lv_events_start(&b->events))
+		fprintf(stderr, "ember-agent: no libvirt event loop; a host that stops "
+			"answering without closing its connection is not noticed\n");
 	for (i = 0; i < m->nconnect && i < MAX_CONN; i++) {
 		b->conns[b->nc].uri = m->connect[i];
 		b->conns[b->nc].conn = virConnectOpen(m->connect[i]);
-		if (!b->conns[b->nc].conn)
+		if (!b->conns[b->nc].conn) {
 			fprintf(stderr, "ember-agent: cannot connect to libvirt at %s: %s\n",
 				m->connect[i], lv_error());
-		else
+		} else {
 			usable++;
+			/* 1: a driver without keepalive (nothing remote to lose) */
+			if (b->events.running &&
+			    virConnectSetKeepAlive(b->conns[b->nc].conn, KEEPALIVE_S,
+						   KEEPALIVE_COUNT) < 0)
+				fprintf(stderr, "ember-agent: %s: no keepalive: %s\n",
+					m->connect[i], lv_error());
+		}
 		b->nc++;
 	}
 	if (!usable) {

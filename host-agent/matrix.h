@@ -216,6 +216,8 @@ struct em_run_outcome {
 	int exit_status;
 	double wall_s;
 	const char *host;	/* "local" or the libvirt URI */
+	/* the host went away before the run ended: not a result, rerun it */
+	bool host_lost;
 };
 
 /*

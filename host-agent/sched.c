@@ -3,6 +3,7 @@
 #include "sched.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 bool em_run_finished(const struct em_run *r)
@@ -23,70 +24,141 @@ unsigned int em_matrix_jobs(const struct em_matrix *m)
 	return cores > 0 ? (unsigned int)cores : 1;
 }
 
-/*
- * Starts runs in plan order while the back-end has room; a run that does
- * not start counts as failed (recorded as an error where the back-end
- * records start failures). Returns how many are running now.
- */
-static size_t fill(const struct em_matrix *m, struct em_run *runs, size_t n,
-		   const char *commit, struct em_backend *be,
-		   volatile sig_atomic_t *interrupted, size_t *next, size_t running,
-		   size_t *done, int *failed)
-{
-	while (!*interrupted && *next < n && be->ops->has_room(be)) {
-		struct em_run *r = &runs[(*next)++];
-		const char *host = "local";
+/* One matrix's scheduling: the queue, what runs, and the counts. */
+struct sched {
+	const struct em_matrix *m;
+	struct em_run *runs;
+	size_t n;
+	const char *commit;
+	struct em_backend *be;
+	size_t next;		/* the next run of the plan to start */
+	/* runs whose host went away, to start again before the plan's next */
+	struct em_run **requeued;
+	size_t nrequeued;
+	size_t running, done;
+	int failed;
+};
 
-		if (em_run_finished(r))
+/* The next run to start, or NULL: a requeued one first, then the plan's. */
+static struct em_run *next_run(struct sched *s)
+{
+	while (s->nrequeued || s->next < s->n) {
+		struct em_run *r = s->nrequeued ? s->requeued[--s->nrequeued] :
+				   &s->runs[s->next++];
+
+		if (!em_run_finished(r))
+			return r;
+	}
+	return NULL;
+}
+
+/* Whether runs are left to start. */
+static bool work_left(const struct sched *s)
+{
+	return s->nrequeued || s->next < s->n;
+}
+
+/*
+ * Starts runs while the back-end has room; a run that does not start
+ * counts as failed (recorded as an error where the back-end records start
+ * failures), one whose host turned out dead goes back to the queue.
+ */
+static void fill(struct sched *s, volatile sig_atomic_t *interrupted)
+{
+	struct em_backend *be = s->be;
+
+	while (!*interrupted && work_left(s) && be->ops->has_room(be)) {
+		struct em_run *r = next_run(s);
+		const char *host = "local";
+		int err;
+
+		if (!r)
+			break;
+		err = be->ops->start(be, r, &host);
+		if (err == EM_START_HOST_LOST) {
+			fprintf(stderr, "ember-agent: %s: its host %s went away as it "
+				"started; it runs again elsewhere\n", r->id, host);
+			s->requeued[s->nrequeued++] = r;
 			continue;
-		if (be->ops->start(be, r, &host)) {
-			(*failed)++;
+		}
+		if (err) {
+			s->failed++;
 			if (be->ops->record_start_failure) {
 				struct em_run_outcome o = { .exit_status = -1, .host = host };
 
-				em_run_record(m, r, commit, "/nonexistent", &o);
-				(*done)++;
+				em_run_record(s->m, r, s->commit, "/nonexistent", &o);
+				s->done++;
 			}
 			continue;
 		}
-		running++;
+		s->running++;
 	}
-	return running;
+}
+
+/* The runs not started because no host is left, counted as failed. */
+static void count_unrun(struct sched *s)
+{
+	size_t left = 0;
+
+	while (next_run(s))
+		left++;
+	if (!left)
+		return;
+	fprintf(stderr, "ember-agent: %s: no host left to run on; %zu runs not run "
+		"(rerun to resume)\n", s->m->name, left);
+	s->failed += (int)left;
 }
 
 int em_schedule(const struct em_matrix *m, struct em_run *runs, size_t n,
 		const char *commit, size_t done, struct em_backend *be,
 		volatile sig_atomic_t *interrupted)
 {
-	size_t next = 0, running = 0;
-	int failed = 0;
+	struct sched s = {
+		.m = m, .runs = runs, .n = n, .commit = commit, .be = be, .done = done,
+		/* a run is requeued at most once at a time: n slots suffice */
+		.requeued = calloc(n ? n : 1, sizeof(*s.requeued)),
+	};
 
-	em_run_progress(done, n, 0, NULL, NULL, 0);
-	while (!*interrupted && (next < n || running)) {
+	if (!s.requeued) {
+		fprintf(stderr, "ember-agent: out of memory\n");
+		return -1;
+	}
+	em_run_progress(s.done, n, 0, NULL, NULL, 0);
+	while (!*interrupted && (work_left(&s) || s.running)) {
 		struct em_run_outcome o;
 		const char *results_path, *status;
 		struct em_run *r;
 
-		running = fill(m, runs, n, commit, be, interrupted, &next, running, &done,
-			       &failed);
-		if (!running)
+		fill(&s, interrupted);
+		if (!s.running) {
+			count_unrun(&s);
 			break;
+		}
 		r = be->ops->wait(be, interrupted, &o, &results_path);
 		if (!r)
 			break;
+		s.running--;
+		if (o.host_lost) {
+			/* not a result: the run starts again on a live host */
+			fprintf(stderr, "ember-agent: %s: its host %s went away after "
+				"%.1f s; it runs again elsewhere\n", r->id, o.host, o.wall_s);
+			be->ops->release(be, r);
+			s.requeued[s.nrequeued++] = r;
+			continue;
+		}
 		status = em_run_record(m, r, commit, results_path, &o);
 		if (!em_status_acceptable(status))
-			failed++;
-		done++;
-		running--;
-		em_run_progress(done, n, running, r, status, o.wall_s);
+			s.failed++;
+		s.done++;
+		em_run_progress(s.done, n, s.running, r, status, o.wall_s);
 		be->ops->release(be, r);
 	}
 	if (*interrupted) {
 		be->ops->stop_all(be);
 		fprintf(stderr, "\nember-agent: interrupted; %zu runs finished, rerun to resume\n",
-			done);
-		failed = -1;
+			s.done);
+		s.failed = -1;
 	}
-	return failed;
+	free(s.requeued);
+	return s.failed;
 }

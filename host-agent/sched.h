@@ -7,8 +7,12 @@
  * parallelism (as many as the back-end has room for), recording (each
  * finished run's result.json, em_run_record) and progress; a back-end only
  * starts a run, says when one ended and how, and stops what runs when the
- * matrix is interrupted. No run is retried within a matrix: a failed run
- * keeps its result.json and logs, and `make run-clean` starts it over.
+ * matrix is interrupted. A failed run is not retried within a matrix: it
+ * keeps its result.json and logs, and `make run-clean` starts it over. A
+ * run whose host went away (a libvirt host that died or dropped its
+ * connection) did not fail: it is not recorded, goes back to the queue and
+ * runs again on a live host, so every run is recorded exactly once; the
+ * dead host gets no more runs.
  */
 #ifndef EMBER_AGENT_SCHED_H
 #define EMBER_AGENT_SCHED_H
@@ -26,14 +30,17 @@ struct em_backend_ops {
 	bool (*has_room)(const struct em_backend *be);
 	/*
 	 * Starts run r (its args already comma-separated). Returns 0, or -1
-	 * with a message on stderr and *host naming where it was tried.
+	 * with a message on stderr and *host naming where it was tried, or
+	 * EM_START_HOST_LOST when that host turned out dead (the run is
+	 * queued again, nothing recorded).
 	 */
 	int (*start)(struct em_backend *be, struct em_run *r, const char **host);
 	/*
 	 * Waits until a started run ends and returns it, with how it ended
 	 * and the guest's results file; NULL when none runs, or when
 	 * *interrupted is set (a back-end that polls looks at it; one whose
-	 * VMs die with the signal returns them).
+	 * VMs die with the signal returns them). o->host_lost: the run's host
+	 * went away before it ended (nothing to record; release() it).
 	 */
 	struct em_run *(*wait)(struct em_backend *be, volatile sig_atomic_t *interrupted,
 			       struct em_run_outcome *o, const char **results_path);
@@ -50,6 +57,9 @@ struct em_backend_ops {
 	 */
 	bool record_start_failure;
 };
+
+/* em_backend_ops.start: the host is gone, run r elsewhere */
+#define EM_START_HOST_LOST	(-2)
 
 struct em_backend {
 	const struct em_backend_ops *ops;
@@ -70,7 +80,8 @@ unsigned int em_matrix_jobs(const struct em_matrix *m);
 
 /*
  * Runs the runs not finished yet (done of n are) on be; returns how many
- * did not succeed, or -1 when interrupted (every running VM stopped).
+ * did not succeed (runs left unrun because no host is left count too),
+ * or -1 when interrupted (every running VM stopped).
  */
 int em_schedule(const struct em_matrix *m, struct em_run *runs, size_t n,
 		const char *commit, size_t done, struct em_backend *be,
