@@ -53,6 +53,7 @@ test:
 	$(TIMED) qtest $(MAKE) qtest
 	$(TIMED) image-reproducible $(MAKE) -C images check-reproducible
 	$(TIMED) libvirt-test $(MAKE) libvirt-test
+	$(TIMED) multihost-test $(MAKE) multihost-test
 	$(TIMED) vfio-dry-run bash tests/vfio/check-dry-run.sh
 	$(TIMED) inject-test $(MAKE) inject-test
 	$(TIMED) loaded-test $(MAKE) loaded-test
@@ -134,6 +135,13 @@ fuzz-ioctl: all
 libvirt-test: all
 	bash tests/libvirt/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
 		$(BUILD)/libvirt-test
+
+# Scale-out: two libvirtd hosts in network namespaces of their own, a matrix
+# spread over them identical to the local run; a host killed, then one
+# frozen, mid-matrix: its run rescheduled, every run recorded once.
+multihost-test: all
+	bash tests/multihost/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
+		$(BUILD)/multihost-test
 
 # The CUnit suites (libgpumodel; the policy code of ember.ko built in
 # userspace), run under valgrind: memory errors fail them.
@@ -346,4 +354,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test unit table1-doc table1-doc-check profiles-doc profiles-doc-check qtest libvirt-test inject-test loaded-test determinism-test trace-replay-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card compare-card-small info clean
+.PHONY: all deps model capture qemu guest host test unit table1-doc table1-doc-check profiles-doc profiles-doc-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card compare-card-small info clean
