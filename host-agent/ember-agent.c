@@ -58,9 +58,9 @@ static void usage(FILE *f)
 		"<workdir>/qmp.sock). SPEC is e.g. kind=ce-error,trigger=event:100,count=1;\n"
 		"\"clear\" disarms every injection.\n"
 		"\n"
-		"usage: ember-agent run CONFIG --qemu PATH --kernel PATH --initrd PATH\n"
+		"usage: ember-agent run CONFIG... --qemu PATH --kernel PATH --initrd PATH\n"
 		"                   [--nvidia-uvm-initrd PATH] [--results DIR] [--accel tcg|kvm]\n"
-		"       ember-agent run CONFIG --list\n"
+		"       ember-agent run CONFIG... --list\n"
 		"       ember-agent report DIR [--paper CSV] [--no-plot]\n"
 		"       ember-agent result-fields\n"
 		"\n"
@@ -69,6 +69,8 @@ static void usage(FILE *f)
 		"parallel (driver nvidia-uvm: the --nvidia-uvm-initrd image), into\n"
 		"DIR/<name>/ (default results/); finished runs are kept, so a rerun\n"
 		"resumes; --list prints each run's id and ember-run arguments instead.\n"
+		"Several configs run as one pool: one queue over all their runs, the\n"
+		"first config's jobs and hosts (every config must name the same connect).\n"
 		"`report` prints speedups over UVM beside the paper's table in\n"
 		"CSV (experiments/paper/table*.csv), each cell's order of the variants and\n"
 		"a summary line per size, and draws DIR/speedup-<factor>x.png with gnuplot;\n"
@@ -102,9 +104,9 @@ static int cmd_run(int argc, char **argv)
 		{ 0 }
 	};
 	struct em_paths p = { .results = "results" };
-	struct em_matrix m;
+	struct em_matrix *ms;
 	bool list = false;
-	int c;
+	int c, k, nm;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -118,23 +120,42 @@ static int cmd_run(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind != argc - 1 || (!list && (!p.qemu || !p.kernel || !p.initrd))) {
+	if (optind >= argc || (!list && (!p.qemu || !p.kernel || !p.initrd))) {
 		usage(stderr);
 		return 2;
 	}
-	if (em_matrix_load(argv[optind], &m))
-		return 2;
-	if (list)
-		return em_matrix_list(&m, &p) ? 1 : 0;
-	c = em_matrix_run(&m, &p);
+	nm = argc - optind;
+	ms = calloc((size_t)nm, sizeof(*ms));
+	if (!ms) {
+		fprintf(stderr, "ember-agent: out of memory\n");
+		return 1;
+	}
+	for (k = 0; k < nm; k++)
+		if (em_matrix_load(argv[optind + k], &ms[k])) {
+			free(ms);
+			return 2;
+		}
+	if (list) {
+		for (c = 0, k = 0; k < nm; k++)
+			c |= em_matrix_list(&ms[k], &p);
+		free(ms);
+		return c ? 1 : 0;
+	}
+	c = em_matrices_run(ms, (size_t)nm, &p);
+	if (c >= 0) {
+		if (c)
+			fprintf(stderr, "ember-agent: %d runs did not succeed; their logs are in "
+				"%s/%s/runs/%s\n", c, p.results, ms[0].name,
+				nm > 1 ? " and the other matrices' runs/" : "");
+		for (k = 0; k < nm; k++)
+			printf("results: %s/%s/results.jsonl and results.csv\n", p.results,
+			       ms[k].name);
+	}
+	free(ms);
 	if (c == -2)
 		return 2;
 	if (c < 0)
 		return 130;
-	if (c)
-		fprintf(stderr, "ember-agent: %d runs did not succeed; their logs are in "
-			"%s/%s/runs/\n", c, p.results, m.name);
-	printf("results: %s/%s/results.jsonl and results.csv\n", p.results, m.name);
 	return c ? 1 : 0;
 }
 

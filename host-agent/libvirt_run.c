@@ -486,7 +486,7 @@ static int lv_start(struct em_backend *be, struct em_run *r, const char **host)
 	/* a run started again after its host went away: that host's stats go */
 	json_decref(r->device);
 	r->device = NULL;
-	err = job_start(j, b->m, &b->abs);
+	err = job_start(j, r->m, &b->abs);
 	if (err)
 		return err;
 	b->active++;
@@ -508,12 +508,12 @@ static struct em_run *lv_wait(struct em_backend *be, volatile sig_atomic_t *inte
 		for (k = 0; k < b->active; k++) {
 			struct lv_job *j = &b->jobs[k];
 
-			int verdict = job_poll(j, b->m->timeout_s);
+			int verdict = job_poll(j, j->run->m->timeout_s);
 
 			if (verdict == JOB_RUNNING)
 				continue;
 			if (verdict == JOB_ENDED)
-				job_poll(j, b->m->timeout_s);	/* drain what is left */
+				job_poll(j, j->run->m->timeout_s);	/* drain what is left */
 			*o = (struct em_run_outcome){
 				.timed_out = j->timed_out, .exit_status = 0,
 				.wall_s = now_s() - j->started, .host = j->c->uri,

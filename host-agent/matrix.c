@@ -1154,6 +1154,7 @@ static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 					char polarg[EM_POLICY_NAME_MAX + 4] = "";
 					int len;
 
+					r->m = m;
 					r->app = m->apps[a];
 					r->variant = m->variants[v];
 					r->driver = driver;
@@ -1278,68 +1279,144 @@ int em_matrix_list(const struct em_matrix *m, const struct em_paths *p)
 	return 0;
 }
 
-int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
+/*
+ * Matrix m's runs, planned and checked before any VM boots: *n runs, *done
+ * of them finished by an earlier invocation. Returns 0, -1 (out of memory,
+ * or a campaign with connect), or -2 (refused: a missing image, a bad
+ * parameter).
+ */
+static int prepare_matrix(const struct em_matrix *m, const struct em_paths *p,
+			  const char *commit, struct em_run **runsp, size_t *n, size_t *done)
 {
-	size_t n, done = 0, i, skipped = 0, other_commit = 0;
-	struct em_run *runs = plan(m, p, &n);
-	char *commit = git_commit();
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct em_backend be = { 0 };
-	int failed = 0;
+	size_t i, skipped = 0, other_commit = 0;
+	struct em_run *runs = plan(m, p, n);
 
-	if (!runs) {
-		free(commit);
+	*runsp = NULL;
+	if (!runs)
 		return -1;
-	}
 	if (matrix_has_nvuvm(m) && !p->initrd_nvidia_uvm) {
 		fprintf(stderr, "ember-agent: %s: driver nvidia-uvm needs the nvidia-uvm image "
 			"(--nvidia-uvm-initrd, make image-nvidia-uvm); no VM started\n", m->name);
 		free(runs);
-		free(commit);
 		return -2;
 	}
 	if (em_matrix_check_modparams(m, p->initrd)) {
 		fprintf(stderr, "ember-agent: %s: no VM started\n", m->name);
 		free(runs);
-		free(commit);
 		return -2;
 	}
-	for (i = 0; i < n; i++)
+	if (m->nconnect && m->ninjects) {
+		fprintf(stderr, "ember-agent: injection campaigns run with QEMU directly "
+			"(they arm injections over QMP); drop 'connect'\n");
+		free(runs);
+		return -1;
+	}
+	for (i = 0; i < *n; i++)
 		if (em_run_finished(&runs[i])) {
 			skipped++;
-			done++;
 			other_commit += !same_commit(&runs[i], commit);
 		}
 	if (skipped)
 		fprintf(stderr, "ember-agent: resuming %s: %zu of %zu runs already finished\n",
-			m->name, skipped, n);
+			m->name, skipped, *n);
 	if (other_commit)
 		fprintf(stderr, "ember-agent: %s: %zu of the finished runs were made at another "
 			"commit than this one (%s); results.csv mixes them (see its commit "
 			"column), `make run-clean` starts over\n", m->name, other_commit, commit);
+	/* the guest's init splits ember_run= at commas */
+	for (i = 0; i < *n; i++)
+		commas(runs[i].args);
+	*runsp = runs;
+	*done = skipped;
+	return 0;
+}
+
+/* Whether two matrices name the same libvirt hosts (none: QEMU here). */
+static bool same_hosts(const struct em_matrix *a, const struct em_matrix *b)
+{
+	unsigned int i;
+
+	if (a->nconnect != b->nconnect)
+		return false;
+	for (i = 0; i < a->nconnect; i++)
+		if (strcmp(a->connect[i], b->connect[i]))
+			return false;
+	return true;
+}
+
+int em_matrices_run(const struct em_matrix *ms, size_t nm, const struct em_paths *p)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	size_t *first = calloc(nm + 1, sizeof(*first));	/* matrix k: [first[k], first[k+1]) */
+	struct em_run *pool = NULL;
+	char *commit = git_commit();
+	struct em_backend be = { 0 };
+	size_t k, i, done = 0;
+	int failed = 0;
+
+	if (!first || !nm) {
+		free(first);
+		free(commit);
+		return -1;
+	}
+	for (k = 1; k < nm; k++) {
+		if (!same_hosts(&ms[0], &ms[k])) {
+			fprintf(stderr, "ember-agent: %s and %s name different connect hosts; one "
+				"pool needs the same ones\n", ms[0].name, ms[k].name);
+			failed = -2;
+			goto out;
+		}
+		for (i = 0; i < k; i++)
+			if (!strcmp(ms[i].name, ms[k].name)) {
+				fprintf(stderr, "ember-agent: two matrices named %s (one results "
+					"folder each)\n", ms[k].name);
+				failed = -2;
+				goto out;
+			}
+	}
+	/* every matrix's runs, in order, one queue */
+	for (k = 0; k < nm; k++) {
+		struct em_run *runs, *grown;
+		size_t n, finished;
+
+		failed = prepare_matrix(&ms[k], p, commit, &runs, &n, &finished);
+		if (failed)
+			goto out;
+		grown = realloc(pool, (first[k] + n ? first[k] + n : 1) * sizeof(*pool));
+		if (!grown) {
+			free(runs);
+			failed = -1;
+			goto out;
+		}
+		pool = grown;
+		memcpy(pool + first[k], runs, n * sizeof(*runs));
+		free(runs);
+		first[k + 1] = first[k] + n;
+		done += finished;
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (m->nconnect && m->ninjects) {
-		fprintf(stderr, "ember-agent: injection campaigns run with QEMU directly "
-			"(they arm injections over QMP); drop 'connect'\n");
+	/* the pool's hosts and jobs are the first matrix's (the hosts are all's) */
+	if (ms[0].nconnect ? em_libvirt_backend_open(&be, &ms[0], p) :
+			     em_qemu_backend_open(&be, &ms[0], p)) {
 		failed = -1;
-		goto out;
+		goto summary;
 	}
-	/* the guest's init splits ember_run= at commas */
-	for (i = 0; i < n; i++)
-		commas(runs[i].args);
-	if (m->nconnect ? em_libvirt_backend_open(&be, m, p) :
-			  em_qemu_backend_open(&be, m, p)) {
-		failed = -1;
-		goto out;
-	}
-	failed = em_schedule(m, runs, n, commit, done, &be, &interrupted);
+	failed = em_schedule(pool, first[nm], commit, done, &be, &interrupted);
 	be.ops->close(&be);
+summary:
+	for (k = 0; k < nm; k++)
+		write_summary(&ms[k], p, pool + first[k], first[k + 1] - first[k]);
 out:
-	write_summary(m, p, runs, n);
-	for (i = 0; i < n; i++)
-		json_decref(runs[i].device);
-	free(runs);
+	for (i = 0; pool && i < first[nm]; i++)
+		json_decref(pool[i].device);
+	free(pool);
+	free(first);
 	free(commit);
 	return failed;
+}
+
+int em_matrix_run(const struct em_matrix *m, const struct em_paths *p)
+{
+	return em_matrices_run(m, 1, p);
 }

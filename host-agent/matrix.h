@@ -128,6 +128,7 @@ struct em_paths {
 
 /* One combination of the matrix. */
 struct em_run {
+	const struct em_matrix *m;	/* the matrix it is a run of */
 	char id[160];
 	const char *app, *variant;
 	char policy[EM_POLICY_NAME_MAX];	/* the policy ember.ko runs it under */
@@ -168,6 +169,15 @@ int em_matrix_check_modparams(const struct em_matrix *m, const char *initrd);
  * -1 when interrupted, -2 when the matrix is refused before any VM boots.
  */
 int em_matrix_run(const struct em_matrix *m, const struct em_paths *p);
+
+/*
+ * Runs several matrices as one pool: their runs in one queue, in order, on
+ * one back end (the first matrix's jobs; every matrix must name the same
+ * connect hosts, and each its own name), so no VM slot idles between
+ * matrices; each matrix keeps its own results folder and summary. Returns
+ * as em_matrix_run, over all the runs.
+ */
+int em_matrices_run(const struct em_matrix *ms, size_t nm, const struct em_paths *p);
 
 /* Prints every run of the matrix, "<id> <ember-run arguments>", one a line. */
 int em_matrix_list(const struct em_matrix *m, const struct em_paths *p);

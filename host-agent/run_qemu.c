@@ -117,7 +117,7 @@ static bool qemu_has_room(const struct em_backend *be)
 static int qemu_start(struct em_backend *be, struct em_run *r, const char **host)
 {
 	struct qemu_backend *q = be->state;
-	const struct em_matrix *m = q->m;
+	const struct em_matrix *m = r->m;	/* of a pool: the run's own matrix */
 	const struct em_paths *p = q->p;
 	struct em_vm *vm = &q->vms[q->running];
 	struct em_vm_config cfg = {

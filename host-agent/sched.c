@@ -26,7 +26,6 @@ unsigned int em_matrix_jobs(const struct em_matrix *m)
 
 /* One matrix's scheduling: the queue, what runs, and the counts. */
 struct sched {
-	const struct em_matrix *m;
 	struct em_run *runs;
 	size_t n;
 	const char *commit;
@@ -86,7 +85,7 @@ static void fill(struct sched *s, volatile sig_atomic_t *interrupted)
 			if (be->ops->record_start_failure) {
 				struct em_run_outcome o = { .exit_status = -1, .host = host };
 
-				em_run_record(s->m, r, s->commit, "/nonexistent", &o);
+				em_run_record(r->m, r, s->commit, "/nonexistent", &o);
 				s->done++;
 			}
 			continue;
@@ -104,17 +103,16 @@ static void count_unrun(struct sched *s)
 		left++;
 	if (!left)
 		return;
-	fprintf(stderr, "ember-agent: %s: no host left to run on; %zu runs not run "
-		"(rerun to resume)\n", s->m->name, left);
+	fprintf(stderr, "ember-agent: no host left to run on; %zu runs not run "
+		"(rerun to resume)\n", left);
 	s->failed += (int)left;
 }
 
-int em_schedule(const struct em_matrix *m, struct em_run *runs, size_t n,
-		const char *commit, size_t done, struct em_backend *be,
-		volatile sig_atomic_t *interrupted)
+int em_schedule(struct em_run *runs, size_t n, const char *commit, size_t done,
+		struct em_backend *be, volatile sig_atomic_t *interrupted)
 {
 	struct sched s = {
-		.m = m, .runs = runs, .n = n, .commit = commit, .be = be, .done = done,
+		.runs = runs, .n = n, .commit = commit, .be = be, .done = done,
 		/* a run is requeued at most once at a time: n slots suffice */
 		.requeued = calloc(n ? n : 1, sizeof(*s.requeued)),
 	};
@@ -146,7 +144,7 @@ int em_schedule(const struct em_matrix *m, struct em_run *runs, size_t n,
 			s.requeued[s.nrequeued++] = r;
 			continue;
 		}
-		status = em_run_record(m, r, commit, results_path, &o);
+		status = em_run_record(r->m, r, commit, results_path, &o);
 		if (!em_status_acceptable(status))
 			s.failed++;
 		s.done++;

@@ -79,13 +79,13 @@ int em_libvirt_backend_open(struct em_backend *be, const struct em_matrix *m,
 unsigned int em_matrix_jobs(const struct em_matrix *m);
 
 /*
- * Runs the runs not finished yet (done of n are) on be; returns how many
+ * Runs the runs not finished yet (done of n are; of one matrix or several,
+ * each run's own recorded under its matrix, run->m) on be; returns how many
  * did not succeed (runs left unrun because no host is left count too),
  * or -1 when interrupted (every running VM stopped).
  */
-int em_schedule(const struct em_matrix *m, struct em_run *runs, size_t n,
-		const char *commit, size_t done, struct em_backend *be,
-		volatile sig_atomic_t *interrupted);
+int em_schedule(struct em_run *runs, size_t n, const char *commit, size_t done,
+		struct em_backend *be, volatile sig_atomic_t *interrupted);
 
 /* Whether run r finished in an earlier invocation (its result.json exists). */
 bool em_run_finished(const struct em_run *r);

@@ -174,15 +174,20 @@ else
 	report fail "the local run" "rc $rc, $local_n lines, $local_ok ok, $local_hashes hashes: $(tail -n 5 "$work/local.out")"
 fi
 
-# spread over both hosts
-write_matrix "$work/spread.conf" spread "$(uri_of 1)" "$(uri_of 2)"
-run_agent "$work/spread.conf"
+# spread over both hosts, as one pool of two matrices (a seed each)
+for seed in 1 2; do
+	write_matrix "$work/spread$seed.conf" "spread$seed" "$(uri_of 1)" "$(uri_of 2)"
+	sed -i "s/^seeds .*/seeds    = $seed/" "$work/spread$seed.conf"
+done
+"$agent" run "$work/spread1.conf" "$work/spread2.conf" --qemu "$qemu" --kernel "$kernel" \
+	--initrd "$initrd" --results "$work/results" >"$work/spread.out" 2>&1
 rc=$?
-res=$work/results/spread/results.jsonl
+res=$work/spread.jsonl
+cat "$work/results/spread1/results.jsonl" "$work/results/spread2/results.jsonl" >"$res" 2>/dev/null
 on1=$(grep -c "\"host\":\"$(uri_of 1)\"" "$res" 2>/dev/null)
 on2=$(grep -c "\"host\":\"$(uri_of 2)\"" "$res" 2>/dev/null)
 if [ "$rc" = 0 ] && [ "$on1" -ge 1 ] && [ "$on2" -ge 1 ] && [ $((on1 + on2)) = "$runs" ]; then
-	report ok "the matrix spread over both hosts: $on1 runs on host 1, $on2 on host 2"
+	report ok "two matrices in one pool spread over both hosts: $on1 runs on host 1, $on2 on host 2"
 else
 	report fail "the matrix spread over both hosts" "rc $rc, $on1 + $on2 runs: $(tail -n 5 "$work/spread.out")"
 fi
