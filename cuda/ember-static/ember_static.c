@@ -25,10 +25,30 @@
  * driver's (cuLaunchKernel[Ex][_ptsz], what CuPy and Triton call).
  *
  * Environment:
+ *   EMBER_STATIC_MODE        what is done to each managed allocation, so that
+ *                            the testbed's variants (userspace/workload.c's
+ *                            apply_variant) run on a card without changing
+ *                            the program; the program's own hints win in
+ *                            every mode:
+ *     static (default)  the above: advice CPU + accessed-by GPU at once, the
+ *                       leading prefix that fits prefetched at the next launch
+ *     uvm               nothing: every call passes straight through
+ *     prefetch          no advice; the whole allocation (its unhinted parts)
+ *                       prefetched to the GPU at the next launch, room allowing
+ *     mapped            advice CPU + accessed-by GPU at once, no prefetch
+ *   EMBER_STATIC_ALIGN_KB    granularity of the deferred prefetch in static
+ *                            mode (default 2048: whole 2 MiB blocks, so an
+ *                            allocation under 2 MiB stays mapped; 4 prefetches
+ *                            whole pages, as the testbed's static does)
  *   EMBER_STATIC_RESERVE_MB  GPU memory left free (default 512)
  *   EMBER_STATIC_GPU_BYTES   cap on all prefetched bytes (default: none),
  *                            to study a smaller card within a large one
  *   EMBER_STATIC_VERBOSE=1   one line per decision on stderr
+ *
+ * The runtime's entry points are looked up after the interposer
+ * (RTLD_NEXT) or, where the program loaded libcudart privately (Python
+ * extensions such as CuPy's: dlopen without RTLD_GLOBAL), in that loaded
+ * copy (dl_iterate_phdr); the interposer's own runtime calls go the same way.
  *
  * Built against CUDA 13, or CUDA 11.8 for the real-card guest image
  * (nvidia/image), whose runtime and driver name memory locations by device
@@ -41,6 +61,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,7 +75,14 @@
 
 #define MAX_ALLOCS	1024
 #define MAX_HINTS	16
-#define BLOCK		(2ull << 20)	/* prefetches in whole 2 MiB VA blocks */
+#define BLOCK		(2ull << 20)	/* static's default prefetch granularity */
+
+enum ember_mode {
+	MODE_STATIC,		/* the default: mapped, prefix prefetched */
+	MODE_UVM,		/* untouched */
+	MODE_PREFETCH,		/* whole allocation prefetched, no advice */
+	MODE_MAPPED,		/* mapped, never prefetched */
+};
 
 struct range {
 	uintptr_t lo, hi;
@@ -65,6 +93,7 @@ struct managed {
 	uintptr_t base;
 	size_t size;
 	int dev;
+	int advised;			/* Ember's two advice calls are on it */
 	int pending;			/* prefetch not yet decided */
 	int all_hinted;			/* more hints than hint[] holds */
 	unsigned int nhints;
@@ -99,16 +128,99 @@ static int verbose(void)
 	return v && *v == '1';
 }
 
+/* EMBER_STATIC_MODE, read once; a value it does not know stops the program. */
+static enum ember_mode mode(void)
+{
+	static const char *const names[] = {
+		[MODE_STATIC] = "static", [MODE_UVM] = "uvm",
+		[MODE_PREFETCH] = "prefetch", [MODE_MAPPED] = "mapped",
+	};
+	static int cached = -1;
+	const char *v;
+	int m;
+
+	if (cached >= 0)
+		return (enum ember_mode)cached;
+	v = getenv("EMBER_STATIC_MODE");
+	if (!v || !*v) {
+		cached = MODE_STATIC;
+		return MODE_STATIC;
+	}
+	for (m = 0; m < (int)(sizeof(names) / sizeof(names[0])); m++)
+		if (!strcmp(v, names[m])) {
+			cached = m;
+			return (enum ember_mode)m;
+		}
+	fprintf(stderr, "ember-static: EMBER_STATIC_MODE=%s: not one of static, uvm, "
+		"prefetch, mapped\n", v);
+	abort();
+}
+
+struct lib_search {
+	const char *prefix;	/* "libcudart.so" or "libcuda.so" */
+	char path[4096];
+};
+
+static int find_loaded(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct lib_search *s = data;
+	const char *base = strrchr(info->dlpi_name, '/');
+
+	(void)size;
+	base = base ? base + 1 : info->dlpi_name;
+	if (strncmp(base, s->prefix, strlen(s->prefix)))
+		return 0;
+	snprintf(s->path, sizeof(s->path), "%s", info->dlpi_name);
+	return 1;
+}
+
+/* sym in a loaded library whose name starts with prefix, or NULL. */
+static void *loaded_sym(const char *prefix, const char *sym)
+{
+	struct lib_search s = { prefix, "" };
+	void *h, *f;
+
+	if (!dl_iterate_phdr(find_loaded, &s))
+		return NULL;
+	h = dlopen(s.path, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return NULL;
+	f = dlsym(h, sym);
+	dlclose(h);	/* NOLOAD took a reference; the library stays loaded */
+	return f;
+}
+
 static void *real(const char *sym)
 {
 	void *f = dlsym(RTLD_NEXT, sym);
 
+	if (!f)
+		f = loaded_sym(strncmp(sym, "cu", 2) || !strncmp(sym, "cuda", 4) ?
+			       "libcudart.so" : "libcuda.so", sym);
 	if (!f) {
 		fprintf(stderr, "ember-static: %s not found (is the program linked "
 			"with the shared CUDA runtime, nvcc -cudart shared?)\n", sym);
 		abort();
 	}
 	return f;
+}
+
+static cudaError_t real_get_device(int *dev)
+{
+	static cudaError_t (*f)(int *);
+
+	if (!f)
+		f = (cudaError_t (*)(int *))real("cudaGetDevice");
+	return f(dev);
+}
+
+static cudaError_t real_mem_get_info(size_t *free_b, size_t *total_b)
+{
+	static cudaError_t (*f)(size_t *, size_t *);
+
+	if (!f)
+		f = (cudaError_t (*)(size_t *, size_t *))real("cudaMemGetInfo");
+	return f(free_b, total_b);
 }
 
 /* Ember's own calls go to the runtime directly, never through the hooks. */
@@ -136,18 +248,24 @@ static cudaError_t real_prefetch(const void *p, size_t n, mem_location loc,
 #endif
 }
 
-/* Listing 1, lines 3-4: mapped from the host by default. */
+/*
+ * Listing 1, lines 3-4: mapped from the host by default (static, mapped);
+ * prefetch only records the allocation for the next launch; uvm does nothing.
+ */
 static void adopt(void *ptr, size_t size)
 {
 	mem_location cpu = mem_location_host(), gpu;
+	enum ember_mode m = mode();
+	int advise = m == MODE_STATIC || m == MODE_MAPPED;
 	unsigned int i;
 	int dev;
 
-	if (!size || cudaGetDevice(&dev) != cudaSuccess)
+	if (m == MODE_UVM || !size || real_get_device(&dev) != cudaSuccess)
 		return;
 	gpu = mem_location_device(dev);
-	if (real_advise(ptr, size, cudaMemAdviseSetPreferredLocation, cpu) != cudaSuccess ||
-	    real_advise(ptr, size, cudaMemAdviseSetAccessedBy, gpu) != cudaSuccess) {
+	if (advise &&
+	    (real_advise(ptr, size, cudaMemAdviseSetPreferredLocation, cpu) != cudaSuccess ||
+	     real_advise(ptr, size, cudaMemAdviseSetAccessedBy, gpu) != cudaSuccess)) {
 		fprintf(stderr, "ember-static: advice on %p failed; left as plain UVM\n", ptr);
 		return;
 	}
@@ -155,14 +273,15 @@ static void adopt(void *ptr, size_t size)
 	for (i = 0; i < nallocs && allocs[i].base != (uintptr_t)ptr; i++)
 		;
 	if (i < MAX_ALLOCS) {
-		allocs[i] = (struct managed){ (uintptr_t)ptr, size, dev, 1, 0, 0, { { 0, 0 } } };
+		allocs[i] = (struct managed){ (uintptr_t)ptr, size, dev, advise,
+					      m != MODE_MAPPED, 0, 0, { { 0, 0 } } };
 		if (i == nallocs)
 			nallocs++;
 	}
 	pthread_mutex_unlock(&lock);
 	if (verbose())
-		fprintf(stderr, "ember-static: %zu bytes at %p mapped from the host\n",
-			size, ptr);
+		fprintf(stderr, "ember-static: %zu bytes at %p %s\n", size, ptr,
+			advise ? "mapped from the host" : "to be prefetched at the next launch");
 }
 
 static void forget(uintptr_t ptr)
@@ -231,7 +350,7 @@ static void program_hint(const char *call, const void *p, size_t n)
 		if (a >= b)
 			continue;
 		/* Ember's advice goes once, where the program had no hint yet */
-		ngaps = unhinted(m, a, b, gaps);
+		ngaps = m->advised ? unhinted(m, a, b, gaps) : 0;
 		gpu = mem_location_device(m->dev);
 		for (g = 0; g < ngaps; g++) {
 			void *at = (void *)gaps[g].lo;
@@ -253,10 +372,11 @@ static void program_hint(const char *call, const void *p, size_t n)
 
 /*
  * Listing 1, line 5: the leading unhinted part of each pending allocation,
- * up to the room left, to the GPU. Caller holds lock.
+ * up to the room left, to the GPU, in blocks of align bytes (static) or
+ * exactly (prefetch: align 1). Caller holds lock.
  */
 static void prefetch_unhinted(struct managed *m, size_t *room, size_t cap,
-			      cudaStream_t stream)
+			      size_t align, cudaStream_t stream)
 {
 	mem_location gpu = mem_location_device(m->dev);
 	struct range gaps[MAX_HINTS + 1];
@@ -264,8 +384,8 @@ static void prefetch_unhinted(struct managed *m, size_t *room, size_t cap,
 	unsigned int i, ngaps = unhinted(m, m->base, m->base + m->size, gaps);
 
 	for (i = 0; i < ngaps; i++) {
-		uintptr_t a = (gaps[i].lo + BLOCK - 1) & ~(BLOCK - 1);
-		uintptr_t b = gaps[i].hi & ~(BLOCK - 1);
+		uintptr_t a = (gaps[i].lo + align - 1) & ~(align - 1);
+		uintptr_t b = gaps[i].hi & ~(align - 1);
 
 		free_of_hints += gaps[i].hi - gaps[i].lo;
 		if (b <= a)
@@ -273,7 +393,7 @@ static void prefetch_unhinted(struct managed *m, size_t *room, size_t cap,
 		n = b - a < *room ? b - a : *room;
 		if (prefetched_total + n > cap)
 			n = cap > prefetched_total ? cap - prefetched_total : 0;
-		n &= ~(BLOCK - 1);
+		n &= ~(align - 1);
 		if (n && real_prefetch((void *)a, n, gpu, stream) == cudaSuccess) {
 			*room -= n;
 			prefetched_total += n;
@@ -290,20 +410,28 @@ static void flush_prefetches(cudaStream_t stream)
 {
 	size_t reserve = env_size("EMBER_STATIC_RESERVE_MB", 512ull << 20, 1ull << 20);
 	size_t cap = env_size("EMBER_STATIC_GPU_BYTES", (size_t)-1, 1);
+	size_t align = mode() == MODE_PREFETCH ? 1 :
+		       env_size("EMBER_STATIC_ALIGN_KB", BLOCK, 1024);
 	size_t free_b, total_b, room;
 	unsigned int i;
+
+	if (!align || (align & (align - 1))) {
+		fprintf(stderr, "ember-static: EMBER_STATIC_ALIGN_KB=%s: not a power "
+			"of two\n", getenv("EMBER_STATIC_ALIGN_KB"));
+		abort();
+	}
 
 	pthread_mutex_lock(&lock);
 	for (i = 0; i < nallocs && !allocs[i].pending; i++)
 		;
-	if (i == nallocs || cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+	if (i == nallocs || real_mem_get_info(&free_b, &total_b) != cudaSuccess) {
 		pthread_mutex_unlock(&lock);
 		return;
 	}
 	room = free_b > reserve ? free_b - reserve : 0;
 	for (; i < nallocs; i++)
 		if (allocs[i].pending) {
-			prefetch_unhinted(&allocs[i], &room, cap, stream);
+			prefetch_unhinted(&allocs[i], &room, cap, align, stream);
 			allocs[i].pending = 0;
 		}
 	pthread_mutex_unlock(&lock);
