@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the resource-manager stand-in for one driver branch: emgpu-rm.ko
 # (against that branch's nv_uvm_interface.h, so that the CRCs nvidia-uvm.ko
-# was linked with match) and uvm-builtin-tests, the guest runner of NVIDIA's
-# built-in tests (tests/nvidia-uvm/, against that branch's uvm_test_ioctl.h).
+# was linked with match), uvm-builtin-tests, the guest runner of NVIDIA's
+# built-in tests, and uvm-launch-test, a program that does what libcuda
+# does (tests/nvidia-uvm/, against that branch's uvm_ioctl.h and
+# uvm_test_ioctl.h).
 #
 #   build.sh [--into DIR] BRANCH_DIR   (BRANCH_DIR: nvidia/branches/<version>)
 #
@@ -42,16 +44,18 @@ kdir="/usr/src/linux-headers-$abi-cloud-amd64"
 [ -f "$kdir/.config" ] || die "no kernel headers at $kdir (scripts/setup.sh installs them)"
 models_inc="$top/models/include"
 sources=("$here"/Kbuild "$here"/*.[ch] "$here"/gen-unbacked.sh "$models_inc"/emgpu_hw.h
-	"$models_inc"/ga10x/regs.h "$models_inc"/ga10x/access_counter_c365.h "$top"/tests/nvidia-uvm/uvm-builtin-tests.c)
+	"$models_inc"/ga10x/regs.h "$models_inc"/ga10x/access_counter_c365.h "$top"/include/uapi/emgpu_rm.h
+	"$top"/tests/nvidia-uvm/uvm-builtin-tests.c "$top"/tests/nvidia-uvm/uvm-launch-test.c)
 key=$( { echo "$sha256 $abi $nv_cflags"; cat "$0" "${sources[@]}"; } | sha256sum | cut -c1-16)
 out="$cache/rm-standin/$key"
 
 if [ ! -f "$out/emgpu-rm.ko" ]; then
 	work="$cache/rm-standin/build"
 	rm -rf "$work" "$out.tmp"
-	mkdir -p "$work/ga10x" "$out.tmp"
+	mkdir -p "$work/ga10x" "$work/uapi" "$out.tmp"
 	cp "$here"/Kbuild "$here"/*.[ch] "$models_inc"/emgpu_hw.h "$work/"
 	cp "$models_inc"/ga10x/regs.h "$models_inc"/ga10x/access_counter_c365.h "$work/ga10x/"
+	cp "$top"/include/uapi/emgpu_rm.h "$work/uapi/"
 	bash "$here/gen-unbacked.sh" "$pristine/common/inc/nv_uvm_interface.h" "$here"/emgpu_rm*.c \
 		>"$work/emgpu_rm_unbacked.c"
 	log "emgpu-rm.ko for $version against $kdir"
@@ -65,6 +69,11 @@ if [ ! -f "$out/emgpu-rm.ko" ]; then
 		-I"$pristine/common/inc" -o "$out.tmp/uvm-builtin-tests" \
 		"$top/tests/nvidia-uvm/uvm-builtin-tests.c" ||
 		die "uvm-builtin-tests did not build against $version's uvm_test_ioctl.h"
+	log "uvm-launch-test for $version"
+	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -static -I"$pristine/nvidia-uvm" \
+		-I"$pristine/common/inc" -I"$top/include" -I"$models_inc" -o "$out.tmp/uvm-launch-test" \
+		"$top/tests/nvidia-uvm/uvm-launch-test.c" ||
+		die "uvm-launch-test did not build against $version's headers"
 	rm -rf "$out" "$work"
 	mv "$out.tmp" "$out"
 fi

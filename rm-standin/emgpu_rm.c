@@ -451,14 +451,39 @@ static const struct attribute_group emgpu_rm_group = {
 	.bin_attrs = emgpu_rm_bin_attrs,
 };
 
+static void emgpu_rm_gpu_release(struct kref *kref)
+{
+	struct emgpu_rm_gpu *gpu = container_of(kref, struct emgpu_rm_gpu, kref);
+
+	idr_destroy(&gpu->handles);
+	kfree(gpu);
+}
+
+/*
+ * Drops a reference: probe holds one until remove, each open file of
+ * /dev/emgpu-rm one until release (after remove it sees gpu->removed).
+ */
+void emgpu_rm_gpu_put(struct emgpu_rm_gpu *gpu)
+{
+	kref_put(&gpu->kref, emgpu_rm_gpu_release);
+}
+
 static int emgpu_rm_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct emgpu_rm_gpu *gpu;
 	int ret;
 
-	gpu = devm_kzalloc(&pdev->dev, sizeof(*gpu), GFP_KERNEL);
+	gpu = kzalloc(sizeof(*gpu), GFP_KERNEL);
 	if (!gpu)
 		return -ENOMEM;
+	kref_init(&gpu->kref);
+	idr_init(&gpu->handles);
+	INIT_LIST_HEAD(&gpu->clients);
+	mutex_init(&gpu->launch_lock);
+	init_waitqueue_head(&gpu->launch_wq);
+	gpu->launch_irq = -1;
+	gpu->user_device.gpu = gpu;
+	INIT_LIST_HEAD(&gpu->user_device.node);
 	gpu->pdev = pdev;
 	gpu->irq = -1;
 	mutex_init(&gpu->lock);
@@ -471,22 +496,23 @@ static int emgpu_rm_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	ret = pcim_enable_device(pdev);
 	if (ret)
-		return ret;
+		goto err_put;
 	if (pci_resource_len(pdev, 0) < GA10X_REGS_SIZE ||
 	    !(pci_resource_flags(pdev, GA10X_BAR_VRAM) & IORESOURCE_MEM)) {
 		dev_err(&pdev->dev, "BAR0 or BAR2 is not the GA10x personality's\n");
-		return -ENODEV;
+		ret = -ENODEV;
+		goto err_put;
 	}
 	ret = pcim_iomap_regions(pdev, BIT(0) | BIT(GA10X_BAR_VRAM), "emgpu-rm");
 	if (ret)
-		return ret;
+		goto err_put;
 	gpu->bar0 = pcim_iomap_table(pdev)[0];
 	gpu->bar2 = pcim_iomap_table(pdev)[GA10X_BAR_VRAM];
 	pci_set_master(pdev);
 	/* Ampere addresses 47 bits of system memory */
 	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(47));
 	if (ret)
-		return ret;
+		goto err_put;
 
 	gpu->vram_size = ((u64)emgpu_rm_rd(gpu, EMGPU_REG_VRAM_SIZE_HI) << 32) |
 			 emgpu_rm_rd(gpu, EMGPU_REG_VRAM_SIZE_LO);
@@ -497,13 +523,14 @@ static int emgpu_rm_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (gpu->vram_size < (8ull << 20) || !gpu->num_gpcs || !gpu->num_ces) {
 		dev_err(&pdev->dev, "implausible device: VRAM %llu, %u GPCs, %u CEs\n",
 			gpu->vram_size, gpu->num_gpcs, gpu->num_ces);
-		return -ENODEV;
+		ret = -ENODEV;
+		goto err_put;
 	}
 	emgpu_rm_make_uuid(gpu);
 
 	ret = emgpu_rm_mem_init(gpu);
 	if (ret)
-		return ret;
+		goto err_put;
 
 	ret = pci_alloc_irq_vectors(pdev, GA10X_MSIX_VECTORS, GA10X_MSIX_VECTORS, PCI_IRQ_MSIX);
 	if (ret < 0)
@@ -527,6 +554,13 @@ static int emgpu_rm_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_unlock(&emgpu_rm.lock);
 	if (ret)
 		goto err_group;
+	ret = emgpu_rm_user_probe(gpu);
+	if (ret) {
+		mutex_lock(&emgpu_rm.lock);
+		emgpu_rm.gpu = NULL;
+		mutex_unlock(&emgpu_rm.lock);
+		goto err_group;
+	}
 
 	dev_info(&pdev->dev, "%s: %llu MiB VRAM (%llu MiB RM heap), BAR2 %llu MiB, %u GPCs, %u SMs, %u CEs\n",
 		 gpu->uuid_text, gpu->vram_size >> 20, gpu->heap_size >> 20,
@@ -541,6 +575,8 @@ err_vectors:
 	pci_free_irq_vectors(pdev);
 err_mem:
 	emgpu_rm_mem_fini(gpu);
+err_put:
+	emgpu_rm_gpu_put(gpu);
 	return ret;
 }
 
@@ -548,6 +584,8 @@ static void emgpu_rm_remove(struct pci_dev *pdev)
 {
 	struct emgpu_rm_gpu *gpu = pci_get_drvdata(pdev);
 
+	/* no new opens; open files' objects freed, their ioctls ENODEV */
+	emgpu_rm_user_remove(gpu);
 	/* nvidia-uvm holds this module while it uses the GPU: by now every
 	 * object it made is gone */
 	mutex_lock(&emgpu_rm.lock);
@@ -558,6 +596,7 @@ static void emgpu_rm_remove(struct pci_dev *pdev)
 	free_irq(gpu->irq, gpu);
 	pci_free_irq_vectors(pdev);
 	emgpu_rm_mem_fini(gpu);
+	emgpu_rm_gpu_put(gpu);
 }
 
 static const struct pci_device_id emgpu_rm_ids[] = {

@@ -11,6 +11,9 @@
  *    and their allocations and page tables, TSGs, channels, retained
  *    channels, fault and access-counter buffers) and the channel registers.
  *    Taken after emgpu_rm.lock, never before.
+ *  - gpu->launch_lock (mutex, emgpu_rm_user.c): the device's one launch
+ *    engine, held across a user launch and its wait. Taken before
+ *    gpu->lock, never while holding it.
  *  - gpu->pma.lock (spinlock): the PMA's frame states and statistics; a
  *    leaf lock (nvidia-uvm calls PMA with its own locks held).
  *  - The MSI-X handler takes no lock: it reads gpu->isr_forward and the
@@ -19,11 +22,15 @@
 #ifndef EMGPU_RM_H
 #define EMGPU_RM_H
 
+#include <linux/idr.h>
+#include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/miscdevice.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 #include "nv_uvm_interface.h"
 
@@ -51,8 +58,9 @@ NV_STATUS emgpu_rm_unbacked(const char *function);
 /* the RM's GPU VAs: inside nvidia-uvm's rm range, below max_channel_va */
 #define EMGPU_RM_VA_START		(4ull << 30)
 #define EMGPU_RM_VA_END			(1ull << 40)
-/* handles RetainChannel accepts: EMGPU_RM_CHANNEL_HANDLE(hwChannelId) */
-#define EMGPU_RM_CHANNEL_HANDLE(id)	(0xc0de0000u | (id))
+/* the user's RM handles (/dev/emgpu-rm): BASE + a cyclic id below IDS */
+#define EMGPU_RM_HANDLE_BASE		0xe7000000u
+#define EMGPU_RM_HANDLE_IDS		(1u << 24)
 
 /* ---- MMU VER2 (hwref/turing/tu102/dev_mmu.h), for the RM's own tables ---- */
 #define EMGPU_RM_MMU_LEVELS		5	/* PD3, PD2, PD1, PD0 (dual), PT (4K) */
@@ -95,6 +103,25 @@ struct emgpu_rm_alloc {
 };
 
 struct emgpu_rm_gpu;
+struct emgpu_rm_client;
+
+/*
+ * What an RM handle of /dev/emgpu-rm names (gpu->handles): the client of
+ * one open file, or one of its VA spaces or channels. client is the file's
+ * client (itself for a client), NULL once the user freed the object while
+ * nvidia-uvm still holds it (a VA space nvidia-uvm duped).
+ */
+enum emgpu_rm_object_type {
+	EMGPU_RM_OBJ_CLIENT = 1,
+	EMGPU_RM_OBJ_VA_SPACE,
+	EMGPU_RM_OBJ_CHANNEL,
+};
+
+struct emgpu_rm_object {
+	u32 handle;			/* 0: not a user object */
+	enum emgpu_rm_object_type type;
+	struct emgpu_rm_client *client;
+};
 
 struct uvmGpuDevice_tag {
 	struct list_head node;		/* in gpu->devices */
@@ -111,7 +138,14 @@ struct uvmGpuAddressSpace_tag {
 	bool external_pdb;
 	u64 pdb;
 	bool pdb_vidmem;
-	bool duped;			/* DupAddressSpace of a user VA space */
+	/*
+	 * A user VA space (EMGPU_RM_VA_SPACE_CREATE): its handle, and the
+	 * DupAddressSpace references nvidia-uvm holds on it; it lives until
+	 * the user freed it and nvidia-uvm destroyed every dup.
+	 */
+	struct emgpu_rm_object user;
+	unsigned int dups;
+	unsigned int user_channels;	/* compute channels in it */
 };
 
 struct uvmGpuTsg_tag {
@@ -129,6 +163,9 @@ struct uvmGpuChannel_tag {
 	struct emgpu_rm_alloc *inst, *gpfifo, *userd, *notifier;
 	u32 token;
 	unsigned int retained;		/* RetainChannel references */
+	/* a compute channel (EMGPU_RM_CHANNEL_CREATE): its handle; its TSG is
+	 * its own, on no list */
+	struct emgpu_rm_object user;
 };
 
 struct emgpu_rm_retained {
@@ -177,6 +214,24 @@ struct emgpu_rm_gpu {
 	void *nonreplayable_shadow;
 	bool fault_owned;		/* OwnPageFaultIntr(true) */
 	bool isr_forward;		/* the MSI-X handler calls isrTopHalf */
+
+	/* ---- /dev/emgpu-rm (emgpu_rm_user.c) ---- */
+	struct kref kref;		/* probe's, and one per open file */
+	bool removed;			/* the PCI device went: every ioctl ENODEV */
+	struct miscdevice misc;
+	bool misc_registered;
+	struct idr handles;		/* handle - EMGPU_RM_HANDLE_BASE -> object */
+	struct list_head clients;
+	/* the device user VA spaces hang off (not in devices: nvidia-uvm's) */
+	struct uvmGpuDevice_tag user_device;
+	struct mutex launch_lock;	/* see the top of this file */
+	wait_queue_head_t launch_wq;	/* EMGPU_INTR_VEC_LAUNCH wakes it */
+	int launch_irq;
+	void *launch_desc;		/* struct emgpu_launch_desc, DMA-coherent */
+	dma_addr_t launch_desc_dma;
+	/* the channel of a launch that timed out or was interrupted and may
+	 * still run (gpu->lock) */
+	struct uvmGpuChannel_tag *launch_channel;
 };
 
 #endif /* __GENKSYMS__ */
@@ -203,6 +258,8 @@ static inline void emgpu_rm_wr64(struct emgpu_rm_gpu *gpu, u32 reg_lo, u64 val)
 	emgpu_rm_wr(gpu, reg_lo, lower_32_bits(val));
 }
 
+void emgpu_rm_gpu_put(struct emgpu_rm_gpu *gpu);
+
 /* emgpu_rm_mem.c: heap, RM VA spaces and page tables, allocations, PMA */
 int emgpu_rm_mem_init(struct emgpu_rm_gpu *gpu);
 void emgpu_rm_mem_fini(struct emgpu_rm_gpu *gpu);
@@ -221,8 +278,21 @@ void emgpu_rm_free_mem(struct uvmGpuAddressSpace_tag *vas, struct emgpu_rm_alloc
 void *emgpu_rm_alloc_cpu(struct emgpu_rm_gpu *gpu, struct emgpu_rm_alloc *a);
 u64 emgpu_rm_alloc_base(const struct emgpu_rm_alloc *a);
 u64 emgpu_rm_vas_pdb(const struct uvmGpuAddressSpace_tag *vas);
+NV_STATUS emgpu_rm_vas_create(struct uvmGpuDevice_tag *d, u64 va_base, u64 va_size,
+			      struct uvmGpuAddressSpace_tag **out, UvmGpuAddressSpaceInfo *info);
+void emgpu_rm_vas_free_locked(struct uvmGpuAddressSpace_tag *vas);
 
 /* emgpu_rm_fifo.c: TSGs, channels, fault and access-counter buffers */
 void emgpu_rm_channel_program_pdb(struct uvmGpuChannel_tag *ch);
+int emgpu_rm_compute_channel_create(struct uvmGpuAddressSpace_tag *vas,
+				    struct uvmGpuChannel_tag **out);
+void emgpu_rm_compute_channel_free(struct uvmGpuChannel_tag *ch);
+
+/* emgpu_rm_user.c: /dev/emgpu-rm */
+int emgpu_rm_user_probe(struct emgpu_rm_gpu *gpu);
+void emgpu_rm_user_remove(struct emgpu_rm_gpu *gpu);
+struct emgpu_rm_object *emgpu_rm_object_find(struct emgpu_rm_gpu *gpu, u32 handle,
+					     enum emgpu_rm_object_type type);
+bool emgpu_rm_client_is_callers(const struct emgpu_rm_client *client);
 
 #endif /* EMGPU_RM_H */

@@ -574,22 +574,92 @@ NV_STATUS nvUvmInterfaceDisableAccessCntr(uvmGpuDeviceHandle device,
 }
 EXPORT_SYMBOL(nvUvmInterfaceDisableAccessCntr);
 
+/* ---- compute channels (EMGPU_RM_CHANNEL_CREATE) ---- */
+
+/*
+ * A compute channel in the user VA space @vas: a free hardware channel, a
+ * TSG of its own (on no list: nvidia-uvm never sees it), a 4K sysmem
+ * instance block (the INST its faults carry) and the VA space's page
+ * directory, on GA10X_ENGINE_GRAPHICS: no GPFIFO, USERD or notifier, work
+ * comes by GA10X_REG_LAUNCH_CHANNEL. 0, -ENOSPC with every hardware
+ * channel taken, -ENOMEM.
+ */
+int emgpu_rm_compute_channel_create(struct uvmGpuAddressSpace_tag *vas,
+				    struct uvmGpuChannel_tag **out)
+{
+	struct emgpu_rm_gpu *gpu = vas->device->gpu;
+	struct uvmGpuChannel_tag *ch;
+	struct uvmGpuTsg_tag *t;
+
+	lockdep_assert_held(&gpu->lock);
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+	if (!t || !ch) {
+		kfree(t);
+		kfree(ch);
+		return -ENOMEM;
+	}
+	ch->id = find_first_zero_bit(gpu->channel_used, GA10X_CHANNELS);
+	if (ch->id >= GA10X_CHANNELS) {
+		kfree(t);
+		kfree(ch);
+		return -ENOSPC;
+	}
+	INIT_LIST_HEAD(&t->node);
+	t->vas = vas;
+	t->id = gpu->next_tsg++;
+	/* the graphics runlist follows the copy engines' (one each) */
+	t->ce = gpu->num_ces;
+	t->channels = 1;
+	INIT_LIST_HEAD(&ch->node);
+	ch->tsg = t;
+	set_bit(ch->id, gpu->channel_used);
+	if (emgpu_rm_alloc_mem(vas, 4096, 0, 4096, true, &ch->inst) != NV_OK) {
+		channel_free_locked(gpu, ch);
+		kfree(t);
+		return -ENOMEM;
+	}
+	chan_wr_base(gpu, ch->id, GA10X_REG_CHAN_INST_LO, ch->inst);
+	emgpu_rm_channel_program_pdb(ch);
+	chan_wr(gpu, ch->id, GA10X_REG_CHAN_ENGINE, GA10X_ENGINE_GRAPHICS);
+	chan_wr(gpu, ch->id, GA10X_REG_CHAN_CTRL, GA10X_CHAN_CTRL_ENABLE);
+	list_add_tail(&ch->node, &gpu->channels);
+	vas->user_channels++;
+	*out = ch;
+	return 0;
+}
+
+/* Stops and frees a compute channel; nvidia-uvm's retains of it detach. */
+void emgpu_rm_compute_channel_free(struct uvmGpuChannel_tag *ch)
+{
+	struct uvmGpuTsg_tag *t = ch->tsg;
+	struct emgpu_rm_gpu *gpu = t->vas->device->gpu;
+
+	lockdep_assert_held(&gpu->lock);
+	t->vas->user_channels--;
+	channel_free_locked(gpu, ch);
+	kfree(t);
+}
+
 /* ---- user channels (UVM_REGISTER_CHANNEL) ---- */
 
 /*
- * hChannel names a channel of @vaSpace as EMGPU_RM_CHANNEL_HANDLE(its
- * hwChannelId): there are no RM clients here, the client handle is not
- * looked at.
+ * hClient and hChannel are a compute channel's handles of
+ * /dev/emgpu-rm, in the user VA space @vaSpace (nvidia-uvm's dup of it),
+ * from the process that made the client. What nvidia-uvm learns: the
+ * instance block (sysmem) its faults are routed by, a graphics channel
+ * in a TSG of one subcontext, VEID 0, no resources to map.
  */
 NV_STATUS nvUvmInterfaceRetainChannel(uvmGpuAddressSpaceHandle vaSpace, NvHandle hClient,
 				      NvHandle hChannel, void **retainedChannel,
 				      UvmGpuChannelInstanceInfo *channelInstanceInfo)
 {
-	struct uvmGpuAddressSpace_tag *vas;
-	struct emgpu_rm_retained *r;
-	struct uvmGpuChannel_tag *ch, *found = NULL;
-	struct emgpu_rm_gpu *gpu;
 	UvmGpuChannelInstanceInfo *info = channelInstanceInfo;
+	struct emgpu_rm_object *client, *obj;
+	struct uvmGpuAddressSpace_tag *vas;
+	struct uvmGpuChannel_tag *ch;
+	struct emgpu_rm_retained *r;
+	struct emgpu_rm_gpu *gpu;
 
 	if (!retainedChannel || !info)
 		return NV_ERR_INVALID_ARGUMENT;
@@ -597,13 +667,11 @@ NV_STATUS nvUvmInterfaceRetainChannel(uvmGpuAddressSpaceHandle vaSpace, NvHandle
 	if (!vas)
 		return NV_ERR_INVALID_OBJECT_HANDLE;
 	gpu = vas->device->gpu;
-	list_for_each_entry(ch, &gpu->channels, node) {
-		if (ch->tsg->vas == vas && EMGPU_RM_CHANNEL_HANDLE(ch->id) == hChannel) {
-			found = ch;
-			break;
-		}
-	}
-	if (!found) {
+	client = emgpu_rm_object_find(gpu, hClient, EMGPU_RM_OBJ_CLIENT);
+	obj = emgpu_rm_object_find(gpu, hChannel, EMGPU_RM_OBJ_CHANNEL);
+	ch = obj ? container_of(obj, struct uvmGpuChannel_tag, user) : NULL;
+	if (!client || !ch || obj->client != client->client || ch->tsg->vas != vas ||
+	    !emgpu_rm_client_is_callers(client->client)) {
 		emgpu_rm_vas_put(vas);
 		return NV_ERR_INVALID_OBJECT_HANDLE;
 	}
@@ -612,23 +680,24 @@ NV_STATUS nvUvmInterfaceRetainChannel(uvmGpuAddressSpaceHandle vaSpace, NvHandle
 		emgpu_rm_vas_put(vas);
 		return NV_ERR_NO_MEMORY;
 	}
-	r->channel = found;
-	found->retained++;
+	r->channel = ch;
+	ch->retained++;
 	list_add_tail(&r->node, &gpu->retained);
 
 	memset(info, 0, sizeof(*info));
-	info->base = emgpu_rm_alloc_base(found->inst);
+	info->base = emgpu_rm_alloc_base(ch->inst);
 	info->sysmem = NV_TRUE;
-	info->runlistId = found->tsg->ce;
-	info->chId = found->id;
+	info->runlistId = ch->tsg->ce;
+	info->chId = ch->id;
+	/* not in a subcontext: faults carry VEID 0 and name this VA space */
 	info->bInSubctx = NV_FALSE;
 	info->subctxId = 0;
 	info->bTsgChannel = NV_TRUE;
-	info->tsgId = found->tsg->id;
+	info->tsgId = ch->tsg->id;
 	info->tsgMaxSubctxCount = 1;
-	info->resourceCount = 0;	/* no engine context buffers to map */
-	info->channelEngineType = UVM_GPU_CHANNEL_ENGINE_TYPE_CE;
-	info->clearFaultedToken = found->id;
+	info->resourceCount = 0;	/* no context buffers to map */
+	info->channelEngineType = UVM_GPU_CHANNEL_ENGINE_TYPE_GR;
+	info->clearFaultedToken = ch->id;
 	emgpu_rm_vas_put(vas);
 	*retainedChannel = r;
 	return NV_OK;

@@ -400,14 +400,27 @@ u64 emgpu_rm_vas_pdb(const struct uvmGpuAddressSpace_tag *vas)
 	return vas->root.dma | GA10X_BASE_APERTURE_SYSMEM;
 }
 
-static NV_STATUS vas_create(struct uvmGpuDevice_tag *d, u64 va_base, u64 va_size, bool duped,
-			    struct uvmGpuAddressSpace_tag **out, UvmGpuAddressSpaceInfo *info)
+static void vas_info(struct emgpu_rm_gpu *gpu, UvmGpuAddressSpaceInfo *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->bigPageSize = EMGPU_RM_BIG_PAGE_SIZE;
+	info->atsEnabled = NV_FALSE;
+	info->time0Offset = (volatile NvU32 *)(gpu->bar0 + GA10X_REG_PTIMER_TIME_0);
+	info->time1Offset = (volatile NvU32 *)(gpu->bar0 + GA10X_REG_PTIMER_TIME_1);
+	info->maxSubctxCount = EMGPU_RM_MAX_SUBCTX;
+	info->smcEnabled = NV_FALSE;
+}
+
+/* A fresh RM address space on @d's GPU, listed. LOCKING: gpu->lock. */
+NV_STATUS emgpu_rm_vas_create(struct uvmGpuDevice_tag *d, u64 va_base, u64 va_size,
+			      struct uvmGpuAddressSpace_tag **out, UvmGpuAddressSpaceInfo *info)
 {
 	struct emgpu_rm_gpu *gpu = d->gpu;
 	struct uvmGpuAddressSpace_tag *vas;
 	u64 start = max(va_base, EMGPU_RM_VA_START);
 	u64 end = min(va_base + va_size, EMGPU_RM_VA_END);
 
+	lockdep_assert_held(&gpu->lock);
 	if (va_base + va_size < va_base || start >= end)
 		return NV_ERR_INVALID_ARGUMENT;
 	/* the RM's range must stay below PD3 entry 0 (nvidia-uvm's rm range) */
@@ -418,7 +431,6 @@ static NV_STATUS vas_create(struct uvmGpuDevice_tag *d, u64 va_base, u64 va_size
 	if (!vas)
 		return NV_ERR_NO_MEMORY;
 	vas->device = d;
-	vas->duped = duped;
 	vas->va_next = start;
 	vas->va_end = end;
 	INIT_LIST_HEAD(&vas->allocs);
@@ -433,20 +445,25 @@ static NV_STATUS vas_create(struct uvmGpuDevice_tag *d, u64 va_base, u64 va_size
 		kfree(vas);
 		return NV_ERR_NO_MEMORY;
 	}
-
-	memset(info, 0, sizeof(*info));
-	info->bigPageSize = EMGPU_RM_BIG_PAGE_SIZE;
-	info->atsEnabled = NV_FALSE;
-	info->time0Offset = (volatile NvU32 *)(gpu->bar0 + GA10X_REG_PTIMER_TIME_0);
-	info->time1Offset = (volatile NvU32 *)(gpu->bar0 + GA10X_REG_PTIMER_TIME_1);
-	info->maxSubctxCount = EMGPU_RM_MAX_SUBCTX;
-	info->smcEnabled = NV_FALSE;
-
-	mutex_lock(&gpu->lock);
+	if (info)
+		vas_info(gpu, info);
 	list_add_tail(&vas->node, &gpu->address_spaces);
-	mutex_unlock(&gpu->lock);
 	*out = vas;
 	return NV_OK;
+}
+
+/* Frees @vas, its allocations and tables: no TSG or channel may use it. */
+void emgpu_rm_vas_free_locked(struct uvmGpuAddressSpace_tag *vas)
+{
+	struct emgpu_rm_gpu *gpu = vas->device->gpu;
+	struct emgpu_rm_alloc *a, *next;
+
+	lockdep_assert_held(&gpu->lock);
+	list_for_each_entry_safe(a, next, &vas->allocs, node)
+		emgpu_rm_free_mem(vas, a);
+	list_del(&vas->node);
+	pt_free(gpu, &vas->root, 0);
+	kfree(vas);
 }
 
 #if EMGPU_RM_BRANCH >= 550
@@ -465,6 +482,7 @@ NV_STATUS nvUvmInterfaceAddressSpaceCreate(uvmGpuDeviceHandle device,
 #endif
 {
 	struct uvmGpuDevice_tag *d = emgpu_rm_device_find(device);
+	NV_STATUS status;
 
 	if (!vaSpace || !vaSpaceInfo)
 		return NV_ERR_INVALID_ARGUMENT;
@@ -475,15 +493,21 @@ NV_STATUS nvUvmInterfaceAddressSpaceCreate(uvmGpuDeviceHandle device,
 	if (enableAts)
 		return NV_ERR_NOT_SUPPORTED;
 #endif
-	return vas_create(d, vaBase, vaSize, false, vaSpace, vaSpaceInfo);
+	mutex_lock(&d->gpu->lock);
+	status = emgpu_rm_vas_create(d, vaBase, vaSize, vaSpace, vaSpaceInfo);
+	mutex_unlock(&d->gpu->lock);
+	return status;
 }
 EXPORT_SYMBOL(nvUvmInterfaceAddressSpaceCreate);
 
 /*
- * A user's VA space (UVM_REGISTER_GPU_VASPACE): nvidia-uvm only sets its own
- * page directory on it, retains channels in it and destroys it, so a fresh
- * RM address space stands for it; the RM handles are not checked (there
- * are no RM clients here), as nvidia-uvm does not check them either.
+ * A user's VA space (UVM_REGISTER_GPU_VASPACE): the very object the user
+ * made with EMGPU_RM_VA_SPACE_CREATE, found by its client and VA space
+ * handles, so that the page directory nvidia-uvm sets on it reaches that
+ * VA space's compute channels. As the RM, the stand-in accepts a client's
+ * handles only from the process that made the client (nvidia-uvm calls in
+ * the registering process's ioctl). Each dup is one reference; the
+ * matching AddressSpaceDestroy drops it.
  */
 NV_STATUS nvUvmInterfaceDupAddressSpace(uvmGpuDeviceHandle device,
 					NvHandle hUserClient,
@@ -492,12 +516,31 @@ NV_STATUS nvUvmInterfaceDupAddressSpace(uvmGpuDeviceHandle device,
 					UvmGpuAddressSpaceInfo *vaSpaceInfo)
 {
 	struct uvmGpuDevice_tag *d = emgpu_rm_device_find(device);
+	struct emgpu_rm_object *client, *obj;
+	struct uvmGpuAddressSpace_tag *vas;
+	struct emgpu_rm_gpu *gpu;
+	NV_STATUS status = NV_OK;
 
 	if (!vaSpace || !vaSpaceInfo)
 		return NV_ERR_INVALID_ARGUMENT;
 	if (!d)
 		return NV_ERR_INVALID_OBJECT_HANDLE;
-	return vas_create(d, 0, EMGPU_RM_VA_END, true, vaSpace, vaSpaceInfo);
+	gpu = d->gpu;
+	mutex_lock(&gpu->lock);
+	client = emgpu_rm_object_find(gpu, hUserClient, EMGPU_RM_OBJ_CLIENT);
+	obj = emgpu_rm_object_find(gpu, hUserVASpace, EMGPU_RM_OBJ_VA_SPACE);
+	if (!client || !obj || obj->client != client->client ||
+	    !emgpu_rm_client_is_callers(client->client)) {
+		status = NV_ERR_INVALID_OBJECT_HANDLE;
+		goto unlock;
+	}
+	vas = container_of(obj, struct uvmGpuAddressSpace_tag, user);
+	vas->dups++;
+	vas_info(gpu, vaSpaceInfo);
+	*vaSpace = vas;
+unlock:
+	mutex_unlock(&gpu->lock);
+	return status;
 }
 EXPORT_SYMBOL(nvUvmInterfaceDupAddressSpace);
 
@@ -505,12 +548,22 @@ void nvUvmInterfaceAddressSpaceDestroy(uvmGpuAddressSpaceHandle vaSpace)
 {
 	struct uvmGpuAddressSpace_tag *vas = emgpu_rm_vas_get(vaSpace);
 	struct emgpu_rm_gpu *gpu;
-	struct emgpu_rm_alloc *a, *next;
 	struct uvmGpuTsg_tag *tsg;
 
 	if (!vas)
 		return;
 	gpu = vas->device->gpu;
+	if (vas->user.handle) {
+		/* a user's: one dup less; freed with the last once the user
+		 * freed it too */
+		if (!vas->dups)
+			pr_err("emgpu-rm: AddressSpaceDestroy of user VA space 0x%x never duped\n",
+			       vas->user.handle);
+		else if (!--vas->dups && !vas->user.client)
+			emgpu_rm_vas_free_locked(vas);
+		mutex_unlock(&gpu->lock);
+		return;
+	}
 	list_for_each_entry(tsg, &gpu->tsgs, node) {
 		if (tsg->vas == vas) {
 			/* the RM refuses while children live; so do we */
@@ -519,12 +572,8 @@ void nvUvmInterfaceAddressSpaceDestroy(uvmGpuAddressSpaceHandle vaSpace)
 			return;
 		}
 	}
-	list_for_each_entry_safe(a, next, &vas->allocs, node)
-		emgpu_rm_free_mem(vas, a);
-	list_del(&vas->node);
-	pt_free(gpu, &vas->root, 0);
+	emgpu_rm_vas_free_locked(vas);
 	mutex_unlock(&gpu->lock);
-	kfree(vas);
 }
 EXPORT_SYMBOL(nvUvmInterfaceAddressSpaceDestroy);
 
@@ -576,9 +625,23 @@ NV_STATUS nvUvmInterfaceSetPageDirectory(uvmGpuAddressSpaceHandle vaSpace,
 		status = NV_ERR_INVALID_ARGUMENT;
 		goto out;
 	}
-	status = write_root_entry(vas, physAddress, bVidMemAperture);
-	if (status != NV_OK)
-		goto out;
+	if (vas->user.handle) {
+		/*
+		 * A user VA space: PD3[0] is nvidia-uvm's own there (managed
+		 * ranges lie at CPU addresses, below 128 TB), and nothing the
+		 * GPU reaches by VA is the RM's (a compute channel's instance
+		 * block is physical), so no RM entry goes in. Set once, as
+		 * the RM allows: a second registration of it fails.
+		 */
+		if (vas->external_pdb) {
+			status = NV_ERR_INVALID_STATE;
+			goto out;
+		}
+	} else {
+		status = write_root_entry(vas, physAddress, bVidMemAperture);
+		if (status != NV_OK)
+			goto out;
+	}
 	vas->external_pdb = true;
 	vas->pdb = physAddress;
 	vas->pdb_vidmem = bVidMemAperture;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the nvidia-uvm guest initramfs reproducibly (write_cpio in
 # images/common.sh): busybox-static, init, and per driver branch
-# lib/modules/<version>/ with emgpu-rm.ko and uvm-builtin-tests
+# lib/modules/<version>/ with emgpu-rm.ko, uvm-builtin-tests and
+# uvm-launch-test
 # (rm-standin/build.sh) and nvidia-uvm.ko exactly as nvidia/build.sh made
 # it (the module that goes into the real-card image), Debian's own as
 # nvidia-uvm-stock.ko (nvidia/build.sh --stock), and /bin/ember-run
@@ -35,6 +36,6 @@ for branch_dir in "$@"; do
 	mkdir -p "$dest"
 	install -m 0644 "$nvidia/nvidia-uvm.ko" "$standin/emgpu-rm.ko" "$dest/"
 	install -m 0644 "$stock/nvidia-uvm.ko" "$dest/nvidia-uvm-stock.ko"
-	install -m 0755 "$standin/uvm-builtin-tests" "$dest/"
+	install -m 0755 "$standin/uvm-builtin-tests" "$standin/uvm-launch-test" "$dest/"
 done
 write_cpio "$root" "$out"

@@ -17,7 +17,11 @@
 # (channels, copy engine, host methods, page tree, PMM, PMA, ...) pass on
 # it, one by one (under Ember-adaptive, whose glue makes the CPU the
 # range's preferred location, then again under NVIDIA's defaults), and
-# both modules unload; the
+# then a program doing what libcuda does (uvm-launch-test: an RM VA space
+# and compute channel through /dev/emgpu-rm registered with nvidia-uvm, the
+# STREAM kernel on a managed range, its faults serviced by nvidia-uvm, a
+# cancelled launch, another file's handles refused, the per-open limits)
+# passes, and both modules unload; the
 # console must show no oops, BUG or warning (ember-agent vm's judgement).
 # KTAP, then "N passed, M failed, K skipped".
 #
@@ -135,23 +139,45 @@ check "the VM powers off cleanly, console clean (ember-agent vm exit 0)" \
 	sh -c "[ $rc = 0 ] || cat '$work/agent.err'"
 
 line() { grep -F -- "$1" "$work/lines" | grep -F -- "$2"; }
-# test_ok BRANCH_KEY NAME: the runner printed "ok N NAME" (and the failure
-# comment that follows a "not ok" otherwise)
+# test_ok BRANCH_KEY NAME [KEY]: the runner printed "ok N NAME" (and the
+# failure comment that follows a "not ok" otherwise); KEY is the JSON key
+# of its KTAP lines (ktap: uvm-builtin-tests, launch_ktap: uvm-launch-test)
 test_ok() {
+	local key=${3:-ktap}
 	# grep -c, not -q: an early exit would SIGPIPE the pipeline's writer,
 	# and pipefail would fail a test that passed
-	[ "$(grep -F -- "$1" "$work/lines" | grep -F "\"ktap\":\"ok " |
-		sed 's/.*"ktap":"ok [0-9]* //' | grep -cxF "$2\"}")" -gt 0 ] && return
-	grep -F -- "$1" "$work/lines" | grep -A1 -F " $2\"}"
+	[ "$(grep -F -- "$1" "$work/lines" | grep -F "\"$key\":\"ok " |
+		sed "s/.*\"$key\":\"ok [0-9]* //" | grep -cxF "$2\"}")" -gt 0 ] && return
+	grep -F -- "$1" "$work/lines" | grep -F "\"$key\":" | grep -A1 -F " $2\"}"
 	return 1
 }
 
-# planned_ran BRANCH_KEY: as many ok / not ok lines as the plan promised
+# planned_ran BRANCH_KEY [KEY]: as many ok / not ok lines as the plan promised
 planned_ran() {
-	local plan lines
-	plan=$(grep -F -- "$1" "$work/lines" | sed -n 's/.*"ktap":"1\.\.\([0-9]*\)".*/\1/p')
-	lines=$(grep -F -- "$1" "$work/lines" | grep -cE '"ktap":"(not )?ok [0-9]+ ')
+	local key=${2:-ktap} plan lines
+	plan=$(grep -F -- "$1" "$work/lines" | sed -n "s/.*\"$key\":\"1\.\.\([0-9]*\)\".*/\1/p")
+	lines=$(grep -F -- "$1" "$work/lines" | grep -cE "\"$key\":\"(not )?ok [0-9]+ ")
 	[ -n "$plan" ] && [ "$plan" = "$lines" ] || { echo "plan ${plan:-missing}, $lines results"; return 1; }
+}
+
+# ktap_checks LABEL BRANCH_SETTING_KEY KEY: one check a KTAP line of KEY
+# (named by the line), a skip for each "ok N NAME # SKIP WHY" (not in the
+# names: the directive stops the name; a test that did not run counts as
+# skipped, never passed), and that every planned test ran
+ktap_checks() {
+	local label=$1 bs=$2 key=$3 tests skips t why
+	tests=$(grep -F "$bs" "$work/lines" |
+		sed -n "s/.*\"$key\":\"\(not \)\{0,1\}ok [0-9]* \([^\"#]*\)\".*/\2/p")
+	[ -n "$tests" ] || check "$label: the tests ran" false
+	while IFS= read -r t; do
+		[ -n "$t" ] && check "$label: $t" test_ok "$bs" "$t" "$key"
+	done <<<"$tests"
+	skips=$(grep -F "$bs" "$work/lines" |
+		sed -n "s/.*\"$key\":\"ok [0-9]* \([^\"#]*[^\"# ]\) *# SKIP *\([^\"]*\)\".*/\1\t\2/p")
+	while IFS=$'\t' read -r t why; do
+		[ -n "$t" ] && skip "$label: $t" "${why:-no reason given}"
+	done <<<"$skips"
+	check "$label: every planned test ran" planned_ran "$bs" "$key"
 }
 for v in "${versions[@]}"; do
 	b="\"branch\":\"$v\""
@@ -164,27 +190,16 @@ for v in "${versions[@]}"; do
 	check "$v: nvidia-uvm registers its device" line "$b" 'Loaded the UVM driver'
 	check "$v: the Ember glue makes Ember-adaptive the policy of new VA spaces" \
 		line "$b" '"ember":"' 'Ember-adaptive is the policy of new VA spaces'
-	# NVIDIA's tests and the managed-range checks, one check each, named by
-	# the runner's KTAP lines: under Ember-adaptive, then NVIDIA's defaults
-	# settings: ember (our series, Ember's switch on), off (our series,
-	# switch off: NVIDIA's behaviour), debian (Debian's nvidia-uvm.ko as
-	# shipped, nvidia/build.sh --stock: NVIDIA's source alone)
+	# NVIDIA's tests and the managed-range checks, then a kernel launched
+	# through /dev/emgpu-rm on a managed range (uvm-launch-test), one check
+	# each, named by the runners' KTAP lines. settings: ember (our series,
+	# Ember's switch on), off (our series, switch off: NVIDIA's behaviour),
+	# debian (Debian's nvidia-uvm.ko as shipped, nvidia/build.sh --stock:
+	# NVIDIA's source alone)
 	for setting in ember off debian; do
 		bs="$b,\"setting\":\"$setting\""
-		tests=$(grep -F "$bs" "$work/lines" |
-			sed -n 's/.*"ktap":"\(not \)\{0,1\}ok [0-9]* \([^"#]*\)".*/\2/p')
-		[ -n "$tests" ] || check "$v ($setting): the built-in tests ran" false
-		while IFS= read -r t; do
-			[ -n "$t" ] && check "$v ($setting): $t" test_ok "$bs" "$t"
-		done <<<"$tests"
-		# "ok N NAME # SKIP WHY": not in $tests (the directive stops the
-		# name); a test that did not run counts as skipped, never passed
-		skips=$(grep -F "$bs" "$work/lines" |
-			sed -n 's/.*"ktap":"ok [0-9]* \([^"#]*[^"# ]\) *# SKIP *\([^"]*\)".*/\1\t\2/p')
-		while IFS=$'\t' read -r t why; do
-			[ -n "$t" ] && skip "$v ($setting): $t" "${why:-no reason given}"
-		done <<<"$skips"
-		check "$v ($setting): every planned test ran" planned_ran "$bs"
+		ktap_checks "$v ($setting)" "$bs" ktap
+		ktap_checks "$v ($setting) launch" "$bs" launch_ktap
 	done
 	check "$v: nvidia-uvm.ko unloads" line "$b" '"rmmod":"nvidia-uvm","ret":0'
 	check "$v: emgpu-rm.ko unloads" line "$b" '"rmmod":"emgpu-rm","ret":0'
