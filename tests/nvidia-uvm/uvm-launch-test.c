@@ -144,6 +144,12 @@ static int launch(int fd, uint32_t h_client, uint32_t h_channel, uint64_t va, ui
 	return rm(fd, EMGPU_RM_LAUNCH, l);
 }
 
+/* "cpu", "gpu" or "other" for a processor UUID nvidia-uvm reports. */
+static const char *who(const NvProcessorUuid *u, const uint8_t *gpu)
+{
+	return !memcmp(u->uuid, cpu_uuid, 16) ? "cpu" : !memcmp(u->uuid, gpu, 16) ? "gpu" : "other";
+}
+
 /* 2 MiB-aligned free addresses for one VA block, managed by nvidia-uvm. */
 static uint32_t *managed_map(int uvm_fd)
 {
@@ -368,12 +374,15 @@ int main(int argc, char **argv)
 		ok = ok && res.resident_on_count == 1 &&
 		     !memcmp(res.resident_on[0].uuid, cpu_uuid, 16) && gpu_maps;
 		launch_verdict(ok, "UVM_TEST_VA_RESIDENCY_INFO: resident on the CPU, mapped by the GPU",
-			"%s; resident on %u, mapped on %u", why, res.resident_on_count,
-			res.mapped_on_count);
+			       "%s; resident on %u (first %s), mapped on %u (%s %s)", why,
+			       res.resident_on_count, who(&res.resident_on[0], info.uuid),
+			       res.mapped_on_count, who(&res.mapped_on[0], info.uuid),
+			       res.mapped_on_count > 1 ? who(&res.mapped_on[1], info.uuid) : "-");
 	} else {
 		ok = ok && res.resident_on_count == 1 && !memcmp(res.resident_on[0].uuid, info.uuid, 16);
 		launch_verdict(ok, "UVM_TEST_VA_RESIDENCY_INFO: resident on the GPU after its faults",
-			"%s; resident on %u processors", why, res.resident_on_count);
+			       "%s; resident on %u (first %s)", why, res.resident_on_count,
+			       who(&res.resident_on[0], info.uuid));
 	}
 
 	for (uint64_t i = 0; i < words; i++)
