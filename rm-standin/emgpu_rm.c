@@ -508,6 +508,13 @@ static int emgpu_rm_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_put;
 	gpu->bar0 = pcim_iomap_table(pdev)[0];
 	gpu->bar2 = pcim_iomap_table(pdev)[GA10X_BAR_VRAM];
+	/*
+	 * A clean device, as the RM initialises the GPU at load: nothing a
+	 * previous driver left (a launch, a fault or notification round
+	 * waiting for a hand-back from an nvidia-uvm since unloaded) may
+	 * hold this one's work. Before bus mastering: no DMA in flight.
+	 */
+	emgpu_rm_wr(gpu, EMGPU_REG_RESET, EMGPU_RESET_MAGIC);
 	pci_set_master(pdev);
 	/* Ampere addresses 47 bits of system memory */
 	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(47));

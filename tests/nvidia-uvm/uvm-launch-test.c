@@ -15,9 +15,10 @@
  *   cancelled (EFAULT); another open file's handles are ENOENT; the
  *   per-open limits are EDQUOT; everything unregistered and freed.
  * With --ember (nvidia-uvm under Ember-adaptive: managed ranges mapped by
- * default, host pages stay on the host), the launch takes no fault and the
- * pages stay resident on the CPU, mapped by the GPU; without, the GPU's
- * faults migrate them and they are resident on the GPU.
+ * default), the launch takes no replayable fault: the GPU reads the host
+ * pages remotely and the core promotes them on the access counters'
+ * notifications, so they end resident on the GPU too; without, the GPU's
+ * faults migrate them there.
  *
  * usage: uvm-launch-test [--ember] [UVM_DEVICE]   (default /dev/nvidia-uvm)
  */
@@ -366,14 +367,16 @@ int main(int argc, char **argv)
 	res.lookup_address = (uintptr_t)buf + STREAM_BYTES / 2;
 	ok = uvm(ufd, UVM_TEST_VA_RESIDENCY_INFO, &res, &res.rmStatus, why, sizeof(why));
 	if (ember) {
-		bool gpu_maps = false;
-
-		for (unsigned int i = 0; i < res.mapped_on_count &&
-					 i < sizeof(res.mapped_on) / sizeof(res.mapped_on[0]); i++)
-			gpu_maps |= !memcmp(res.mapped_on[i].uuid, info.uuid, 16);
+		/*
+		 * mapped by default: the GPU read the host pages remotely, and
+		 * the core promoted them on the access counters' notifications
+		 * (serviced during the launch: the model waits for their
+		 * hand-back)
+		 */
 		ok = ok && res.resident_on_count == 1 &&
-		     !memcmp(res.resident_on[0].uuid, cpu_uuid, 16) && gpu_maps;
-		launch_verdict(ok, "UVM_TEST_VA_RESIDENCY_INFO: resident on the CPU, mapped by the GPU",
+		     !memcmp(res.resident_on[0].uuid, info.uuid, 16) && res.mapped_on_count == 1 &&
+		     !memcmp(res.mapped_on[0].uuid, info.uuid, 16);
+		launch_verdict(ok, "UVM_TEST_VA_RESIDENCY_INFO: resident on the GPU, promoted on access-counter notifications",
 			       "%s; resident on %u (first %s), mapped on %u (%s %s)", why,
 			       res.resident_on_count, who(&res.resident_on[0], info.uuid),
 			       res.mapped_on_count, who(&res.mapped_on[0], info.uuid),
