@@ -12,6 +12,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -292,6 +293,13 @@ int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
 	unlink(vm->results_path);
 	unlink(vm->console_path);
 	unlink(vm->qmp_path);
+	if (strlen(vm->qmp_path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		/* a deep workdir: the socket in a short private directory */
+		snprintf(vm->qmp_dir, sizeof(vm->qmp_dir), "/tmp/ember-qmp.XXXXXX");
+		if (!mkdtemp(vm->qmp_dir))
+			return -errno;
+		snprintf(vm->qmp_path, sizeof(vm->qmp_path), "%s/qmp.sock", vm->qmp_dir);
+	}
 	vm->out_fd = vm->in_fd = -1;
 	if (open_fifos(vm, fifo))
 		return -EIO;
@@ -313,6 +321,7 @@ int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
 	    !em_run_digest(argv_cfg.profile, argv_cfg.run_args, digest, sizeof(digest)))
 		argv_cfg.verify_digest = digest;
 	em_vm_argv(&argv_cfg, cfg->workdir, &av);
+	snprintf(av.qmp, sizeof(av.qmp), "unix:%s,server=on,wait=off", vm->qmp_path);
 
 	fd = open(vm->qemu_log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -357,6 +366,11 @@ static void reap(struct em_vm *vm, struct em_vm_outcome *out, int status)
 	fclose(vm->results);
 	vm->results = NULL;
 	close_fifos(vm);
+	if (vm->qmp_dir[0]) {
+		unlink(vm->qmp_path);
+		rmdir(vm->qmp_dir);
+		vm->qmp_dir[0] = '\0';
+	}
 }
 
 long em_vm_wait_any(struct em_vm **vms, struct em_vm_outcome *outs, size_t n)

@@ -63,6 +63,9 @@ struct em_vm {
 	char results_path[4096];
 	char qemu_log_path[4096];
 	char qmp_path[4096];
+	/* a short directory holding the QMP socket when <workdir>/qmp.sock is
+	 * too long for a socket address (108 bytes); "" otherwise */
+	char qmp_dir[64];
 	int out_fd;			/* results.out, read side */
 	int in_fd;			/* results.in, our write side */
 	FILE *results;			/* results.jsonl */
