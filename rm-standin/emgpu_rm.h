@@ -252,6 +252,22 @@ static inline void emgpu_rm_wr(struct emgpu_rm_gpu *gpu, u32 reg, u32 val)
 	writel(val, gpu->bar0 + reg);
 }
 
+/*
+ * The entry of @head (a list of @type linked by its member node) that is
+ * @handle, or NULL: a handle nvidia-uvm or user space passes is only
+ * dereferenced once it is found on its list.
+ */
+#define emgpu_rm_find_on(head, handle, type)				\
+({									\
+	type *__e, *__found = NULL;					\
+	list_for_each_entry(__e, head, node)				\
+		if ((const void *)__e == (handle)) {			\
+			__found = __e;					\
+			break;						\
+		}							\
+	__found;							\
+})
+
 static inline void emgpu_rm_wr64(struct emgpu_rm_gpu *gpu, u32 reg_lo, u64 val)
 {
 	emgpu_rm_wr(gpu, reg_lo + 4, upper_32_bits(val));

@@ -45,37 +45,22 @@ void emgpu_rm_channel_program_pdb(struct uvmGpuChannel_tag *ch)
 
 static struct uvmGpuTsg_tag *tsg_find_locked(struct emgpu_rm_gpu *gpu, const void *handle)
 {
-	struct uvmGpuTsg_tag *tsg;
-
 	lockdep_assert_held(&gpu->lock);
-	list_for_each_entry(tsg, &gpu->tsgs, node)
-		if (tsg == handle)
-			return tsg;
-	return NULL;
+	return emgpu_rm_find_on(&gpu->tsgs, handle, struct uvmGpuTsg_tag);
 }
 
 static struct uvmGpuChannel_tag *channel_find_locked(struct emgpu_rm_gpu *gpu,
 						     const void *handle)
 {
-	struct uvmGpuChannel_tag *ch;
-
 	lockdep_assert_held(&gpu->lock);
-	list_for_each_entry(ch, &gpu->channels, node)
-		if (ch == handle)
-			return ch;
-	return NULL;
+	return emgpu_rm_find_on(&gpu->channels, handle, struct uvmGpuChannel_tag);
 }
 
 static struct emgpu_rm_retained *retained_find_locked(struct emgpu_rm_gpu *gpu,
 						      const void *handle)
 {
-	struct emgpu_rm_retained *r;
-
 	lockdep_assert_held(&gpu->lock);
-	list_for_each_entry(r, &gpu->retained, node)
-		if (r == handle)
-			return r;
-	return NULL;
+	return emgpu_rm_find_on(&gpu->retained, handle, struct emgpu_rm_retained);
 }
 
 /* ---- TSGs ---- */

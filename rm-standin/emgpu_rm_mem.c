@@ -49,13 +49,8 @@ struct uvmGpuDevice_tag *emgpu_rm_device_find(const void *handle)
 struct uvmGpuAddressSpace_tag *emgpu_rm_vas_find_locked(struct emgpu_rm_gpu *gpu,
 							const void *handle)
 {
-	struct uvmGpuAddressSpace_tag *vas;
-
 	lockdep_assert_held(&gpu->lock);
-	list_for_each_entry(vas, &gpu->address_spaces, node)
-		if (vas == handle)
-			return vas;
-	return NULL;
+	return emgpu_rm_find_on(&gpu->address_spaces, handle, struct uvmGpuAddressSpace_tag);
 }
 
 struct uvmGpuAddressSpace_tag *emgpu_rm_vas_get(const void *handle)

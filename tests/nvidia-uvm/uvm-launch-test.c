@@ -54,20 +54,25 @@ static unsigned int n, failed, skipped;
 /* set when the device refuses launches on channels: what needs one skips */
 static const char *no_launches;
 
-static void verdict(bool ok, const char *name, const char *fmt, ...)
+static void vverdict(bool ok, const char *name, const char *fmt, va_list ap)
 {
-	va_list ap;
-
 	n++;
 	printf("%sok %u %s\n", ok ? "" : "not ", n, name);
 	if (ok)
 		return;
 	failed++;
 	printf("# ");
-	va_start(ap, fmt);
 	vprintf(fmt, ap);
-	va_end(ap);
 	printf("\n");
+}
+
+static void verdict(bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vverdict(ok, name, fmt, ap);
+	va_end(ap);
 }
 
 /* A verdict that needs the device to run launches. */
@@ -81,16 +86,9 @@ static void launch_verdict(bool ok, const char *name, const char *fmt, ...)
 		printf("ok %u %s # SKIP %s\n", n, name, no_launches);
 		return;
 	}
-	n++;
-	printf("%sok %u %s\n", ok ? "" : "not ", n, name);
-	if (ok)
-		return;
-	failed++;
-	printf("# ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vverdict(ok, name, fmt, ap);
 	va_end(ap);
-	printf("\n");
 }
 
 /* An ioctl's errno, 0 on success. */
