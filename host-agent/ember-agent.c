@@ -63,6 +63,7 @@ static void usage(FILE *f)
 		"       ember-agent run CONFIG... --list\n"
 		"       ember-agent report DIR [--paper CSV] [--no-plot]\n"
 		"       ember-agent result-fields\n"
+		"       ember-agent variants\n"
 		"\n"
 		"`run` boots one VM per combination of the config's apps, variants,\n"
 		"policies, drivers, factors and seeds (syntax in host-agent/matrix.h), in\n"
@@ -78,7 +79,8 @@ static void usage(FILE *f)
 		"two runs claim is an error that names them (exit status 1).\n"
 		"`result-fields` prints every field of result.json and column of results.csv\n"
 		"(host-agent/result_fields.h, the one list both are written from) as a\n"
-		"Markdown table.\n"
+		"Markdown table; `variants` the matrix variants (userspace/variants.h)\n"
+		"likewise.\n"
 		"\n"
 		"usage: ember-agent calibrate --card JSONL --qemu PATH --kernel PATH --initrd PATH\n"
 		"                   [--profile NAME] [--ubench 'ARGS'] [--workdir DIR]\n"
@@ -500,6 +502,10 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "calibrate"))
 		return cmd_calibrate(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "variants") && argc == 2) {
+		em_variants_markdown(stdout);
+		return 0;
+	}
 	if (!strcmp(argv[1], "result-fields") && argc == 2) {
 		em_result_fields_markdown(stdout);
 		return 0;

@@ -21,17 +21,18 @@
 #include "vm.h"
 
 /* The matrix variants as ember-run arguments (userspace/variants.h). */
-#define VARIANT_ROW(name, program, policy, paper) \
-	{ #name, EM_VARIANT_ARGS(program, policy), EM_VARIANT_ARGS(program, "") },
+#define VARIANT_ROW(name, program, policy, paper, what) \
+	{ #name, EM_VARIANT_ARGS(program, policy), EM_VARIANT_ARGS(program, ""), what },
 static const struct {
 	const char *name;
 	const char *args;
 	const char *program_args;	/* the program variant alone, "-v NAME" */
+	const char *what;
 } variants[] = {
 	EM_VARIANTS(VARIANT_ROW)
 };
 #undef VARIANT_ROW
-#define VARIANT_NAME(name, program, policy, paper)	" " #name
+#define VARIANT_NAME(name, program, policy, paper, what)	" " #name
 
 /*
  * Default triggers of each injection kind: deterministic, bounded by a
@@ -256,6 +257,24 @@ bool em_nvuvm_variant(const char *variant, const char **args, const char **modpa
 			}
 	}
 	return false;
+}
+
+void em_variants_markdown(FILE *out)
+{
+	size_t i;
+
+	fputs("| variant | `ember-run` arguments | on nvidia-uvm | what it is |\n"
+	      "|---|---|---|---|\n", out);
+	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
+		const char *module = em_nvuvm_module(variants[i].name), *args, *mp;
+
+		fprintf(out, "| `%s` | `%s` | ", variants[i].name, variants[i].args);
+		if (module && em_nvuvm_variant(variants[i].name, &args, &mp))
+			fprintf(out, *mp ? "`%s`, `%s`" : "`%s`%s", module, mp);
+		else
+			fputs("-", out);
+		fprintf(out, " | %s |\n", variants[i].what);
+	}
 }
 
 /* Whether the matrix runs anything under nvidia-uvm. */

@@ -69,6 +69,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -195,6 +196,8 @@ bool em_nvuvm_variant(const char *variant, const char **args, const char **modpa
 /* The nvidia-uvm module a variant loads: "nvidia-uvm-stock" (Debian's) or
  * "nvidia-uvm" (our series); NULL for a variant nvidia-uvm does not run. */
 const char *em_nvuvm_module(const char *variant);
+/* The variants as a Markdown table (ember-agent variants; docs/experiments.md). */
+void em_variants_markdown(FILE *out);
 
 /*
  * The policy a variant runs under: the name its arguments give -P, or

@@ -11,7 +11,7 @@
 #include "variants.h"
 
 /* The report's columns, in userspace/variants.h's order. */
-#define VARIANT_NAME(name, program, policy, paper)	#name,
+#define VARIANT_NAME(name, program, policy, paper, what)	#name,
 const char *const rep_variant_order[] = { EM_VARIANTS(VARIANT_NAME) };
 #undef VARIANT_NAME
 const size_t rep_nvariants = sizeof(rep_variant_order) / sizeof(rep_variant_order[0]);

@@ -37,7 +37,7 @@ static const struct {
 	{ "colscan", SSB_QUERIES }, { "ssb", SSB_QUERIES },
 	{ "movinghot", "movinghot" },
 }, variant_names[] = {
-#define VARIANT_PAPER(name, program, policy, paper)	{ #name, paper },
+#define VARIANT_PAPER(name, program, policy, paper, what)	{ #name, paper },
 	EM_VARIANTS(VARIANT_PAPER)
 #undef VARIANT_PAPER
 };

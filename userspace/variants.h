@@ -28,27 +28,36 @@
 
 /*
  * The matrix variants (a matrix's `variants =`; the report's columns, in
- * this order): X(name, program, policy, paper).
+ * this order): X(name, program, policy, paper, what).
  *   program  the program variant ember-run runs (-v), one of the above
  *   policy   "" for the VA space's default policy (uvm), else " -P NAME",
  *            the policy ember-run selects
  *   paper    the variant's column in experiments/paper/table*.csv, or NULL
+ *   what     a line for docs/experiments.md (ember-agent variants)
  */
-#define EM_VARIANTS(X)						\
-	X(uvm, uvm, "", "uvm")					\
-	X(prefetch, prefetch, "", "prefetch")			\
-	X(mapped, mapped, "", "uvm_mapped")			\
-	X(static, static, "", "ember_static")			\
-	/* the unchanged program under the Ember policy */	\
-	X(adaptive, uvm, " -P ember", "ember_adaptive")		\
-	/* NVIDIA's access-counter migration as ARIADNE compares	\
-	 * with it: every block starts zero-copy (mapped by advice),	\
-	 * counters promote it */				\
-	X(ac, mapped, " -P ac", NULL)				\
-	/* policies from modules of their own, on the unchanged program */ \
-	X(ariadne, uvm, " -P ariadne", NULL)			\
-	X(autouvm, autouvm, "", NULL)				\
-	X(ember, uvm, " -P ember", NULL)	/* adaptive, by its policy's name */
+#define EM_VARIANTS(X)							\
+	X(uvm, uvm, "", "uvm",						\
+	  "plain managed memory (the paper's Table 3 M)")		\
+	X(prefetch, prefetch, "", "prefetch",				\
+	  "each allocation prefetched whole before the launch (M+P)")	\
+	X(mapped, mapped, "", "uvm_mapped",				\
+	  "preferred location CPU + accessed-by GPU (M+A)")		\
+	X(static, static, "", "ember_static",				\
+	  "mapped, plus the leading prefix that fits prefetched: "	\
+	  "Ember-static (M+A+P)")					\
+	X(adaptive, uvm, " -P ember", "ember_adaptive",			\
+	  "the unchanged program under the Ember policy: Ember-adaptive") \
+	X(ac, mapped, " -P ac", NULL,					\
+	  "NVIDIA's access-counter migration as ARIADNE compares with "	\
+	  "it: every block starts zero-copy (mapped by advice), "	\
+	  "counters promote it")					\
+	X(ariadne, uvm, " -P ariadne", NULL,				\
+	  "ARIADNE's policy (its own module, ember_ariadne.ko) on the "	\
+	  "unchanged program")						\
+	X(autouvm, autouvm, "", NULL,					\
+	  "AutoUVM's executor: a profiling run, then the profile applied") \
+	X(ember, uvm, " -P ember", NULL,				\
+	  "the same runs as adaptive, under the policy's name")
 
 /* ember-run's arguments for a matrix variant: a string literal. */
 #define EM_VARIANT_ARGS(program, policy)	"-v " #program policy
@@ -62,7 +71,7 @@
 #define EM_PROGRAM_ENUM_(name, table3)	EM_PROGRAM_##name,
 enum em_program_variant { EM_PROGRAM_VARIANTS(EM_PROGRAM_ENUM_) EM_NPROGRAM_VARIANTS };
 #undef EM_PROGRAM_ENUM_
-#define EM_VARIANT_PROGRAM_CHECK_(name, program, policy, paper)	\
+#define EM_VARIANT_PROGRAM_CHECK_(name, program, policy, paper, what)	\
 	_Static_assert(EM_PROGRAM_##program < EM_NPROGRAM_VARIANTS,	\
 		       "variant " #name ": program " #program);
 EM_VARIANTS(EM_VARIANT_PROGRAM_CHECK_)
