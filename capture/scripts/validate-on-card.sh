@@ -10,9 +10,17 @@
 #     EMBER_STATIC_MODE = uvm, prefetch, mapped, static: a warm-up round
 #     with EMBER_STATIC_VERBOSE=1 (the interposer's decisions, counted in
 #     the log), then ROUNDS rounds (default 5), each a timing-mode capture
-#     (per-launch card times, no patch) and the program's own timer.
+#     (per-launch card times, no patch) and the program's own timer. The
+#     interposer does not reach CuPy's allocations: CuPy's allocator
+#     applies the variant itself (EMBER_VARIANT, capture/programs/
+#     cupy_managed.py).
 #   bash capture/scripts/validate-on-card.sh OUTDIR [DEPS [UVMBENCH]]
 # DEPS as capture-on-card.sh's; UVMBENCH defaults to .uvmbench.
+# CAPTURES: the UVMBench programs captured in step 2 (default "pathfinder
+# nw"); PROGRAMS: those timed in step 3 (default "cupy torch pathfinder
+# nw"); either may be empty. PATHFINDER_ARGS, NW_ARGS: their arguments
+# (default those of the programs' 'run' files); TAG is added to the
+# captured traces' names (PROG$TAG-MODE.trace).
 # OUTDIR gets validate.log, the two programs' traces and runs.tar (every
 # round's timing trace, PROG-MODE-ROUND.trace, and its trace-dump summary).
 set -uo pipefail
@@ -22,8 +30,12 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 root=$(cd "$here/.." && pwd)
 uvmbench=$(cd "${3:-$root/.uvmbench}" && pwd) || exit 1
 rounds=${ROUNDS:-5}
+captures=${CAPTURES-pathfinder nw}
+programs=${PROGRAMS-cupy torch pathfinder nw}
+tag=${TAG:-}
 build=/tmp/ember-validate-build
 runs=$build/runs
+rm -rf "$runs"
 mkdir -p "$out" "$build" "$runs"
 exec > >(tee "$out/validate.log") 2>&1
 
@@ -44,6 +56,7 @@ nvcc -arch=sm_90 -cudart shared -shared -Xcompiler -fPIC \
 	-o "$build/libmanaged-alloc.so" "$here/programs/managed_alloc.cu" || exit 1
 # The UVMBench programs with their authors' Makefiles (make release);
 # only the compiler is named: nvcc 13 for sm_90, with the shared runtime.
+rm -rf "$build/uvmbench"
 cp -r "$uvmbench" "$build/uvmbench"
 for p in pathfinder nw; do
 	make -C "$build/uvmbench/UVM_benchmarks/rodinia/$p" CUDA_DIR=/usr/local/cuda \
@@ -68,8 +81,8 @@ prog_cmd() {
 	case $1 in
 	cupy) echo python3 "$here/programs/cupy_managed.py" ;;
 	torch) echo python3 "$here/programs/torch_forward.py" "$build/libmanaged-alloc.so" ;;
-	pathfinder) echo "$pathfinder" 100000 100 20 ;;
-	nw) echo "$needle" 2048 10 ;;
+	pathfinder) echo "$pathfinder" ${PATHFINDER_ARGS:-100000 100 20} ;;
+	nw) echo "$needle" ${NW_ARGS:-2048 10} ;;
 	esac
 }
 
@@ -84,37 +97,43 @@ capture() {
 		timeout "${RUN_TIMEOUT:-60}" $(prog_cmd "$name") >"$build/prog.out" 2>"$build/prog.err")
 	rc=$?
 	end=$(date +%s%N)
-	grep -h -E 'time_s=|ember-capture:|Error|error' "$build/prog.out" "$build/prog.err" | head -5
+	grep -h -E 'time_s=|ember-capture:|cupy_managed: variant|Error|error' "$build/prog.out" "$build/prog.err" | head -8
 	grep -c '^ember-static:' "$build/prog.err" | sed 's/^/ember-static lines: /'
 	grep '^ember-static:' "$build/prog.err" | sed 's/0x[0-9a-f]*/ADDR/g' | sort | uniq -c | head -8
 	echo "RUN $name $(basename "$trace" .trace) rc=$rc wall_ms=$(( (end - start) / 1000000 ))"
 }
 
 echo "== captures (uvm, no interposer)"
-for p in pathfinder nw; do
+for p in $captures; do
 	for mode in accesses timing; do
 		META="source=OSU-STARLAB/UVM_benchmark@$(cat "$uvmbench/COMMIT");args=$(prog_cmd $p | cut -d' ' -f2- | tr ' ' ',')" \
-			capture "$p" "$mode" "$out/$p-$mode.trace"
+			capture "$p" "$mode" "$out/$p$tag-$mode.trace"
 	done
 done
 
 echo "== variants"
 for r in $(seq 0 "$rounds"); do
-	for p in cupy torch pathfinder nw; do
+	for p in $programs; do
 		for v in uvm prefetch mapped static; do
 			verbose=0; [ "$r" = 0 ] && verbose=1
 			META="variant=$v;round=$r" capture "$p" timing "$runs/$p-$v-$r.trace" LD_PRELOAD="$build/libember-static.so" \
-				EMBER_STATIC_MODE="$v" EMBER_STATIC_ALIGN_KB=4 EMBER_STATIC_VERBOSE=$verbose
+				EMBER_STATIC_MODE="$v" EMBER_STATIC_ALIGN_KB=4 EMBER_STATIC_VERBOSE=$verbose \
+				EMBER_VARIANT="$v"
 		done
 	done
 done
 
 echo "== summaries"
 for t in "$out"/*.trace "$runs"/*.trace; do
+	[ -e "$t" ] || continue
 	echo "SUMMARY $(basename "$t" .trace) $("$build/trace-dump" --summary "$t" | tail -1)"
 done
-"$build/trace-dump" "$out/pathfinder-accesses.trace" | grep -v '^event ' | head -30
-"$build/trace-dump" "$out/nw-accesses.trace" | grep -v '^event ' | head -20
-"$build/trace-dump" "$runs/torch-static-0.trace" | grep '^event' | head -12
+for p in $captures; do
+	"$build/trace-dump" "$out/$p$tag-accesses.trace" | grep -v '^event ' | head -30
+done
+for p in $programs; do
+	[ -e "$runs/$p-static-0.trace" ] &&
+		"$build/trace-dump" "$runs/$p-static-0.trace" | grep '^event' | head -12
+done
 tar -C "$runs" -cf "$out/runs.tar" .
 ls -l "$out"

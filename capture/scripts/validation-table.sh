@@ -12,6 +12,8 @@
 # folder holding MATRIX-PROG/ (optional: without it, card columns only);
 # MATRIX: validate (default: -T the uvm timing capture) or validate-resident
 # (-T a timing capture of the prefetch variant, data resident).
+# PROGRAMS: the programs printed (default "cupy torch pathfinder nw"); CuPy's
+# variants are in their own session, capture/validation/2026-12-02-cupy.
 set -euo pipefail
 card=$1
 results=${2:-}
@@ -42,7 +44,7 @@ field() {
 	[ -n "$results" ] && [ -f "$f" ] && jq -r "$3 // \"-\"" "$f" || echo -
 }
 
-for p in cupy torch pathfinder nw; do
+for p in ${PROGRAMS:-cupy torch pathfinder nw}; do
 	echo
 	echo "$p: card (H200) beside replay ($matrix-$p.conf: h200-64m, 0.5x), ms"
 	echo
