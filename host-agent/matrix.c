@@ -347,18 +347,56 @@ static int cfg_error(const char *file, unsigned int line, const char *fmt,
 	return -1;
 }
 
-/* Splits a whitespace-separated list into words[max][len]. */
-static int split_words(char *value, char *words, size_t len, unsigned int max,
-		       unsigned int *n)
+/*
+ * Splits a whitespace-separated list into words[max][len]: 0, or -1 with
+ * *bad the first word that is too long (NULL: more than max words).
+ */
+static int split_words_at(char *value, char *words, size_t len, unsigned int max,
+			  unsigned int *n, const char **bad)
 {
 	char *save = NULL, *w;
 
 	*n = 0;
+	*bad = NULL;
 	for (w = strtok_r(value, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		if (*n == max || strlen(w) >= len)
+		if (*n == max || strlen(w) >= len) {
+			*bad = *n == max ? NULL : w;
 			return -1;
+		}
 		strcpy(words + *n * len, w);
 		(*n)++;
+	}
+	return 0;
+}
+
+static int split_words(char *value, char *words, size_t len, unsigned int max,
+		       unsigned int *n)
+{
+	const char *bad;
+
+	return split_words_at(value, words, len, max, n, &bad);
+}
+
+/*
+ * A matrix key's list of 1 to max words, each shorter than len; an error
+ * that says which rule the line broke.
+ */
+static int key_words(const char *file, unsigned int ln, const char *key, char *value,
+		     char *words, size_t len, unsigned int max, unsigned int *n)
+{
+	const char *bad;
+
+	if (split_words_at(value, words, len, max, n, &bad)) {
+		if (bad)
+			fprintf(stderr, "%s:%u: %s: '%s' is longer than %zu characters\n",
+				file, ln, key, bad, len - 1);
+		else
+			fprintf(stderr, "%s:%u: %s: more than %u words\n", file, ln, key, max);
+		return -1;
+	}
+	if (!*n) {
+		fprintf(stderr, "%s:%u: %s: an empty list\n", file, ln, key);
+		return -1;
 	}
 	return 0;
 }
@@ -423,12 +461,13 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 			return cfg_error(file, ln, "bad %s (one word, no '/')", key);
 		strcpy(dst, val);
 	} else if (!strcmp(key, "apps")) {
-		if (split_words(val, &m->apps[0][0], 32, EM_MAX_LIST, &m->napps) || !m->napps)
-			return cfg_error(file, ln, "bad apps list%s", "");
+		if (key_words(file, ln, key, val, &m->apps[0][0], sizeof(m->apps[0]), EM_MAX_LIST,
+			      &m->napps))
+			return -1;
 	} else if (!strcmp(key, "variants")) {
-		if (split_words(val, &m->variants[0][0], 32, EM_MAX_LIST, &m->nvariants) ||
-		    !m->nvariants)
-			return cfg_error(file, ln, "bad variants list%s", "");
+		if (key_words(file, ln, key, val, &m->variants[0][0], sizeof(m->variants[0]),
+			      EM_MAX_LIST, &m->nvariants))
+			return -1;
 		for (i = 0; i < m->nvariants; i++)
 			if (!em_variant_args(m->variants[i]))
 				return cfg_error(file, ln, "unknown variant '%s' (one of"
@@ -468,8 +507,8 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 	} else if (!strcmp(key, "factors") || !strcmp(key, "seeds")) {
 		bool factors = key[0] == 'f';
 
-		if (split_words(val, &words[0][0], 32, EM_MAX_LIST, &n) || !n)
-			return cfg_error(file, ln, "bad %s list", key);
+		if (key_words(file, ln, key, val, &words[0][0], sizeof(words[0]), EM_MAX_LIST, &n))
+			return -1;
 		for (i = 0; i < n; i++) {
 			errno = 0;
 			if (factors) {
@@ -500,9 +539,9 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 			return cfg_error(file, ln, "bad run_args '%s'", val);
 		strcpy(m->run_args, val);
 	} else if (!strcmp(key, "injects")) {
-		if (split_words(val, &m->injects[0][0], 32, EM_MAX_LIST, &m->ninjects) ||
-		    !m->ninjects)
-			return cfg_error(file, ln, "bad injects list%s", "");
+		if (key_words(file, ln, key, val, &m->injects[0][0], sizeof(m->injects[0]),
+			      EM_MAX_LIST, &m->ninjects))
+			return -1;
 		for (i = 0; i < m->ninjects; i++) {
 			const char *spec = em_inject_default_spec(m->injects[i]);
 

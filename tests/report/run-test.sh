@@ -360,6 +360,28 @@ for bad in "sweep = r 0" "sweep = -r" "sweep = -r 1,2" $'sweep = -r 0\nsweep = -
 	fi
 done
 
+# A list key's error says which rule it broke, word for word.
+long=trace:abcdefghijklmnopqrstuvwxyz0123456789.trace
+while IFS='|' read -r bad want; do
+	printf 'name = lists\nprofile = h200-64m\nvariants = uvm\nfactors = 0.5\n%s\n' "$bad" \
+		>"$work/list.conf"
+	set +e
+	"$agent" run "$work/list.conf" --list >/dev/null 2>"$work/list.err"
+	rc=$?
+	set -e
+	if [ "$rc" -eq 2 ] && [ "$(cat "$work/list.err")" = "$work/list.conf:5: $want" ]; then
+		echo "ok: refused: $want"
+	else
+		echo "FAIL: '$bad': exit $rc, '$(cat "$work/list.err")', expected '$want'"
+		fails=$((fails + 1))
+	fi
+done <<EOF2
+apps = $long|apps: '$long' is longer than 31 characters
+apps = a b c d e f g h i j k l m n o p q|apps: more than 16 words
+seeds = 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17|seeds: more than 16 words
+injects = ce-error-with-a-name-longer-than-32|injects: 'ce-error-with-a-name-longer-than-32' is longer than 31 characters
+EOF2
+
 # ember-run's grid options: out-of-range values refused before any device
 # call (exit 2, a message naming the option), so this runs on the host.
 if [ -n "${ember_run:-}" ]; then
