@@ -82,8 +82,8 @@ determinism-test: all
 		$(BUILD)/determinism-test $(DETERMINISM_PROFILE)
 
 # Trace replay (docs/trace-replay.md): the replay's plan and bad traces
-# natively, then the committed PyTorch trace in VMs under uvm and
-# Ember-adaptive, twice, equal trace hashes.
+# natively, then the committed PyTorch and pathfinder traces in VMs under
+# uvm and Ember-adaptive, twice, equal trace hashes.
 trace-replay-test: all
 	$(MAKE) -C tests/trace-replay check
 	bash tests/trace-replay/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \

@@ -411,7 +411,7 @@ int em_replay_run(const struct em_wl_config *cfg, struct em_wl_result *r,
 		r->result_ok = r->result == r->expected_result &&
 			       rr->launches_ok == rr->launches_replayed;
 out:
-	emGetStats(&r->stats, 0);
+	emGetStatsCounted(&r->stats, &r->counted, 0);
 	for (i = 0; i < x.plan.nallocs; i++)
 		do_free(&x, (uint32_t)i);
 	if (x.table)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Trace replay in a VM (docs/trace-replay.md): the committed PyTorch trace
-# (replay.conf) under uvm and Ember-adaptive, twice on fresh VMs. Each run
+# Trace replay in a VM (docs/trace-replay.md): the committed PyTorch and
+# UVMBench pathfinder traces (replay.conf) under uvm and Ember-adaptive,
+# twice on fresh VMs. Each run
 # must be ok with result_ok 1 (every launch's checksum equal to the CPU's,
 # every word of every allocation checked, none mismatched) and every
 # launch with accesses replayed; both passes must give equal trace hashes
@@ -18,24 +19,30 @@ rm -rf "$work"
 mkdir -p "$work"
 
 echo "KTAP version 1"
-echo "1..5"
+echo "1..13"
 for pass in 1 2; do
 	"$agent" run "$here/replay.conf" --qemu "$qemu" --kernel "$kernel" \
 		--initrd "$initrd" --results "$work/run$pass" >"$work/run$pass.log" 2>&1
 done
-result() { echo "$work/run$1/trace-replay/runs/trace:torch-accesses.trace-$2-x0.5-s1/result.json"; }
-# FIELDS PASS VARIANT: status, result_ok, mismatches, words, launches, hash, sim_ns
+result() { echo "$work/run$1/trace-replay/runs/trace:$3-accesses.trace-$2-x0.5-s1/result.json"; }
+# FIELDS PASS VARIANT TRACE: status, result_ok, mismatches, words, launches, hash, sim_ns
 fields() {
 	jq -r '[.status, .run.result_ok, .run.mismatches, .run.words_checked,
 		.run.launches_replayed, .run.launches_ok, .run.trace_crc32,
-		.device.trace_hash, .run.sim_ns] | @tsv' "$(result "$1" "$2")" 2>/dev/null
+		.device.trace_hash, .run.sim_ns, .run.faults, .device.fault_entries]
+		| map(if . == null then "null" else . end) | @tsv' "$(result "$1" "$2" "$3")" 2>/dev/null
 }
+# TRACE LAUNCHES: each trace's launches (capture/traces/PROVENANCE.md)
+for t in "torch 10" "pathfinder 5"; do
+set -- $t
+trace=$1 launches=$2
 for v in uvm adaptive; do
-	read -r st1 ok1 mm1 wc1 lr1 lo1 crc1 h1 ns1 < <(fields 1 $v)
-	read -r st2 ok2 mm2 wc2 lr2 lo2 crc2 h2 ns2 < <(fields 2 $v)
+	read -r st1 ok1 mm1 wc1 lr1 lo1 crc1 h1 ns1 f1 fe1 < <(fields 1 $v "$trace")
+	read -r st2 ok2 mm2 wc2 lr2 lo2 crc2 h2 ns2 f2 fe2 < <(fields 2 $v "$trace")
 	verified() {
 		[ "$st1" = ok ] && [ "$st2" = ok ] && [ "$ok1" = 1 ] && [ "$ok2" = 1 ] &&
-		[ "$mm1" = 0 ] && [ "${wc1:-0}" -gt 0 ] && [ "$lr1" = 10 ] && [ "$lo1" = 10 ] || {
+		[ "$mm1" = 0 ] && [ "${wc1:-0}" -gt 0 ] && [ "$lr1" = "$launches" ] &&
+		[ "$lo1" = "$launches" ] || {
 			echo "status $st1/$st2 result_ok $ok1/$ok2 mismatches $mm1 words $wc1" \
 			     "launches $lr1 ok $lo1"; return 1; }
 	}
@@ -43,8 +50,16 @@ for v in uvm adaptive; do
 		[ -n "$h1" ] && [ "$h1" = "$h2" ] && [ "$ns1" = "$ns2" ] && [ "$crc1" = "$crc2" ] || {
 			echo "hash $h1/$h2 sim_ns $ns1/$ns2 crc $crc1/$crc2"; return 1; }
 	}
-	check "torch trace under $v: ok, every launch's checksum, words checked ($wc1)" verified
-	check "torch trace under $v: same trace hash ($h1) and sim_ns ($ns1) twice" same
+	check "$trace trace under $v: ok, every launch's checksum, words checked ($wc1)" verified
+	# the driver's counters are counted (not null) and agree with the
+	# device: every fault entry the device wrote, ember.ko fetched
+	counted() {
+		[ "$f1" != null ] && [ "$f1" = "$fe1" ] && [ "$f1" = "$f2" ] || {
+			echo "driver faults $f1/$f2, device fault entries $fe1"; return 1; }
+	}
+	check "$trace trace under $v: same trace hash ($h1) and sim_ns ($ns1) twice" same
+	check "$trace trace under $v: driver's faults counted, equal to the device's entries ($f1)" counted
+done
 done
 # a bad trace in a matrix: refused before any VM, with the reader's message
 mkdir -p "$work/traces"
