@@ -504,6 +504,13 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 				return cfg_error(file, ln, "driver '%s' listed twice",
 						 m->drivers[i]);
 		}
+	} else if (!strcmp(key, "nvuvm_branch")) {
+		/* a version, the name of the image's /lib/modules/<branch>/ */
+		if (!*val || strlen(val) >= sizeof(m->nvuvm_branch) ||
+		    strspn(val, "0123456789.") != strlen(val))
+			return cfg_error(file, ln, "bad nvuvm_branch '%s' (a driver version, "
+					 "535.261.03)", val);
+		strcpy(m->nvuvm_branch, val);
 	} else if (!strcmp(key, "factors") || !strcmp(key, "seeds")) {
 		bool factors = key[0] == 'f';
 
@@ -718,6 +725,8 @@ int em_matrix_load(const char *path, struct em_matrix *m)
 		ret = check_policies(m, path, ln);
 	if (!ret && matrix_has_nvuvm(m))
 		ret = check_nvuvm(m, path, ln);
+	if (!ret && m->nvuvm_branch[0] && !matrix_has_nvuvm(m))
+		ret = cfg_error(path, ln, "nvuvm_branch without driver nvidia-uvm%s", "");
 	if (!ret)
 		ret = check_traces(m, path, ln);
 	return ret;

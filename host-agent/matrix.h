@@ -24,16 +24,18 @@
  *   driver    = ember nvidia-uvm           # the driver under the workload (default
  *               ember): ember.ko, or NVIDIA's nvidia-uvm in the nvidia-uvm
  *               image (--nvidia-uvm-initrd) with emgpu's GA10x personality,
- *               ember-run under EMBER_DRIVER=nvidia-uvm. There variant uvm is
- *               nvidia-uvm with Ember's master switch off (today our series'
- *               build, the switch off; Debian's plain build is a later step),
- *               adaptive the same module with cpu_preferred_blocks_enable=1
- *               (Table 1's defaults), prefetch, mapped and static the same
- *               call sequences as on ember; other variants, policies,
- *               modparams, injects and connect are refused with it. Both
- *               words: each run once per driver, "-Dnvidia-uvm" in its id;
- *               every run's driver is in result.json, results.csv and the
- *               report's columns.
+ *               ember-run under EMBER_DRIVER=nvidia-uvm. There variants uvm,
+ *               prefetch, mapped and static are the same call sequences as
+ *               on ember, on Debian's nvidia-uvm.ko as shipped
+ *               (nvidia-uvm-stock), adaptive our series' nvidia-uvm.ko with
+ *               cpu_preferred_blocks_enable=1 (Table 1's defaults); other
+ *               variants, policies, modparams, injects and connect are
+ *               refused with it. Both words: each run once per driver,
+ *               "-Dnvidia-uvm" in its id; every run's driver is in
+ *               result.json, results.csv and the report's columns.
+ *   nvuvm_branch = 535.261.03              # under nvidia-uvm, the driver branch
+ *               the guest loads (a directory of the image's /lib/modules;
+ *               default the newest it carries); result.json's "branch"
  *   factors   = 0.5 1.5                    # footprint / VRAM
  *   seeds     = 1
  *   memory    = 1024                       # guest RAM, MiB
@@ -95,6 +97,7 @@ struct em_matrix {
 	unsigned int npolicies;
 	char drivers[EM_MAX_DRIVERS][16];	/* none: ember */
 	unsigned int ndrivers;
+	char nvuvm_branch[32];			/* "": the image's newest */
 	double factors[EM_MAX_LIST];
 	unsigned int nfactors;
 	uint64_t seeds[EM_MAX_LIST];

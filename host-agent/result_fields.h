@@ -40,6 +40,9 @@
 	  s->r->nvuvm_module && s->r->nvuvm_module[0],			\
 	  "under nvidia-uvm, the module loaded: nvidia-uvm-stock (Debian's, "	\
 	  "NVIDIA's source alone) or nvidia-uvm (with Ember's series)")	\
+	X(branch, RUN, STRING, "", 0, false,				\
+	  "under nvidia-uvm, the driver branch the guest loaded (matrix key " \
+	  "nvuvm_branch, else the image's newest)")			\
 	X(factor, TOP, REAL, "%g", s->r->factor, true,			\
 	  "footprint / VRAM, ember-run -x")				\
 	X(seed, TOP, INT, "", (json_int_t)s->r->seed, true,		\

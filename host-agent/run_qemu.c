@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "digest.h"
 #include "qmp.h"
 #include "sched.h"
 #include "vm.h"
@@ -130,21 +131,26 @@ static int qemu_start(struct em_backend *be, struct em_run *r, const char **host
 		.hold_at_end = true,
 		.on_line = read_device_stats, .on_line_arg = r,
 	};
-	char append[256];
+	char append[256], digest[96];
 
 	/*
 	 * nvidia-uvm: its image (whose init runs ember-run under
-	 * EMBER_DRIVER=nvidia-uvm) on the GA10x personality, nvidia-uvm
-	 * loaded with the variant's parameters
+	 * EMBER_DRIVER=nvidia-uvm) on the GA10x personality, nvidia-uvm of
+	 * the matrix's branch loaded with the variant's parameters. The
+	 * stand-in reports the profile's VRAM as ember.ko does, so the run's
+	 * footprint and the host's digest of its outputs are ember's.
 	 */
 	if (!strcmp(r->driver, EM_DRIVER_NVIDIA_UVM)) {
 		cfg.initrd = p->initrd_nvidia_uvm;
 		cfg.device_opts = ",personality=ga10x";
 		cfg.modparams = NULL;
-		snprintf(append, sizeof(append), "nvuvm_module=%s%s%s",
+		snprintf(append, sizeof(append), "nvuvm_module=%s%s%s%s%s",
 			 r->nvuvm_module && r->nvuvm_module[0] ? r->nvuvm_module : "nvidia-uvm",
-			 r->nvuvm_modparams[0] ? " nvuvm_modparams=" : "", r->nvuvm_modparams);
+			 r->nvuvm_modparams[0] ? " nvuvm_modparams=" : "", r->nvuvm_modparams,
+			 m->nvuvm_branch[0] ? " nvuvm_branch=" : "", m->nvuvm_branch);
 		cfg.append = append;
+		if (!em_run_digest(m->profile, r->args, digest, sizeof(digest)))
+			cfg.verify_digest = digest;
 	}
 	*host = "local";
 	if (em_vm_start(vm, &cfg)) {

@@ -5,7 +5,10 @@
  * (rm-standin/, /dev/emgpu-rm, include/uapi/emgpu_rm.h) in nvidia.ko's
  * place. A context is what libcuda makes of a process on a card:
  *
- *   open       /dev/nvidia-uvm, UVM_INITIALIZE; the GPU's UUID from
+ *   open       /dev/nvidia-uvm, UVM_INITIALIZE; a second fd of it with
+ *              UVM_MM_INITIALIZE naming the first (held for the context's
+ *              life: nvidia-uvm's GPU VA spaces need the pinned mm); the
+ *              GPU's UUID from
  *              EMGPU_RM_GPU_INFO, UVM_REGISTER_GPU; a client and GPU VA
  *              space from the stand-in, UVM_REGISTER_GPU_VASPACE; a
  *              compute channel in it, UVM_REGISTER_CHANNEL
@@ -38,11 +41,21 @@
 #include "ga10x/regs.h"
 #include "uapi/emgpu_rm.h"
 
+/*
+ * A launch's limit: ember.ko's launch_timeout_ms default, in the guest's
+ * wall-clock time here (the stand-in's), where ember.ko counts device
+ * time. The stand-in's own default (60 s) ends launches that run long
+ * under TCG (gather at 1.5x under NVIDIA's stock policy: more than 60 s
+ * of guest time).
+ */
+#define NVUVM_LAUNCH_TIMEOUT_MS	600000
+
 /* BAR0 up to PTIMER's registers, page-rounded: the device clock for device_info */
 #define NVUVM_BAR0_MAP_BYTES	((GA10X_REG_PTIMER_TIME_1 + 4 + 4095) & ~4095u)
 
 struct nvuvm {
 	int uvm_fd, rm_fd;
+	int mm_fd;		/* UVM_MM_INITIALIZE's; -1 where nvidia-uvm needs none */
 	enum em_uvm_abi abi;
 	struct em_uvm_uuid gpu;
 	uint64_t vram_bytes;
@@ -150,6 +163,23 @@ static int uvm_call(struct em_context *c, unsigned long cmd, void *params,
 	return ret ? ret : em_uvm_status_errno(*rm_status);
 }
 
+/* UVM_MM_INITIALIZE on the second fd; NV_WARN_NOTHING_TO_DO: it is not needed. */
+static int uvm_mm_initialize(struct em_context *c)
+{
+	struct nvuvm *u = c->be;
+	struct em_uvm_mm_initialize p = { .uvm_fd = u->uvm_fd };
+	int ret = c->sys->ioctl(u->mm_fd, EM_UVM_MM_INITIALIZE, &p);
+
+	if (ret)
+		return ret;
+	if (p.rm_status == EM_NV_WARN_NOTHING_TO_DO) {
+		c->sys->close(u->mm_fd);
+		u->mm_fd = -1;
+		return 0;
+	}
+	return em_uvm_status_errno(p.rm_status);
+}
+
 static int rm_call(struct em_context *c, unsigned long cmd, void *arg)
 {
 	struct nvuvm *u = c->be;
@@ -194,6 +224,9 @@ static void nvuvm_teardown(struct em_context *c)
 		rm_free(c, u->h_va_space);
 	if (u->bar0)
 		c->sys->unmap_bar0((void *)u->bar0, NVUVM_BAR0_MAP_BYTES);
+	/* the mm fd first: it holds a reference on the VA space's fd */
+	if (u->mm_fd >= 0)
+		c->sys->close(u->mm_fd);
 	if (u->uvm_fd >= 0)
 		c->sys->close(u->uvm_fd);
 	if (u->rm_fd >= 0)
@@ -225,6 +258,9 @@ static int nvuvm_register(struct em_context *c)
 	if (ret)
 		return ret;
 	ret = uvm_call(c, EM_UVM_INITIALIZE, &init, &init.rm_status);
+	if (ret)
+		return ret;
+	ret = uvm_mm_initialize(c);
 	if (ret)
 		return ret;
 	ret = rm_call(c, EMGPU_RM_GPU_INFO, &info);
@@ -280,7 +316,7 @@ static int nvuvm_open(struct em_context *c)
 
 	if (!u)
 		return -ENOMEM;
-	u->uvm_fd = u->rm_fd = -1;
+	u->uvm_fd = u->rm_fd = u->mm_fd = -1;
 	c->be = u;
 	u->rm_fd = c->sys->open(EMGPU_RM_DEVICE, O_RDWR | O_CLOEXEC);
 	if (u->rm_fd < 0) {
@@ -290,6 +326,11 @@ static int nvuvm_open(struct em_context *c)
 	u->uvm_fd = c->sys->open(EM_UVM_DEVICE, O_RDWR | O_CLOEXEC);
 	if (u->uvm_fd < 0) {
 		ret = u->uvm_fd == -ENOENT ? -ENODEV : u->uvm_fd;
+		goto fail;
+	}
+	u->mm_fd = c->sys->open(EM_UVM_DEVICE, O_RDWR | O_CLOEXEC);
+	if (u->mm_fd < 0) {
+		ret = u->mm_fd;
 		goto fail;
 	}
 	ret = nvuvm_register(c);
@@ -393,6 +434,7 @@ static int nvuvm_launch(struct em_context *c, struct ember_launch *l)
 	struct emgpu_rm_launch rl = {
 		.h_client = u->h_client, .h_channel = u->h_channel,
 		.kernel = l->kernel, .warps = l->warps, .seed = l->seed,
+		.timeout_ms = NVUVM_LAUNCH_TIMEOUT_MS,
 	};
 	bool deferred;
 	int ret;

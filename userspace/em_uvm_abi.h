@@ -37,6 +37,7 @@
 #define EM_UVM_SET_ACCESSED_BY		46ul
 #define EM_UVM_UNSET_ACCESSED_BY	47ul
 #define EM_UVM_MIGRATE			51ul
+#define EM_UVM_MM_INITIALIZE		75ul
 
 /* NV_STATUS values nvidia-uvm answers these calls with (nvstatuscodes.h). */
 #define EM_NV_OK				0x00000000u
@@ -59,6 +60,7 @@
 #define EM_NV_ERR_OUT_OF_RANGE			0x0000005Bu
 #define EM_NV_ERR_TIMEOUT			0x00000065u
 #define EM_NV_ERR_UVM_ADDRESS_IN_USE		0x00000068u
+#define EM_NV_WARN_NOTHING_TO_DO		0x00010006u
 
 /* NVIDIA's UUID of the CPU as a processor (nvCpuUuid.c's value). */
 #define EM_UVM_CPU_UUID { 0xa6, 0x5e, 0x0f, 0x4e, 0xd7, 0xd4, 0x7b, 0xa2, \
@@ -70,6 +72,17 @@ struct em_uvm_uuid {
 
 struct em_uvm_initialize {
 	uint64_t flags;
+	uint32_t rm_status;
+};
+
+/*
+ * On a second fd of /dev/nvidia-uvm, naming the first: pins the process's
+ * mm for nvidia-uvm, which GPU VA space registration needs
+ * (NV_ERR_PAGE_TABLE_NOT_AVAIL without); the context dies when that fd
+ * closes. NV_WARN_NOTHING_TO_DO where nvidia-uvm needs no mm fd.
+ */
+struct em_uvm_mm_initialize {
+	int32_t uvm_fd;
 	uint32_t rm_status;
 };
 

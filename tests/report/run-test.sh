@@ -253,7 +253,9 @@ else
 fi
 for bad in 'driver = cuda' 'driver = ember ember' 'driver =' $'driver = nvidia-uvm\nvariants = ac' \
 	   $'driver = nvidia-uvm\npolicies = uvm mine' $'driver = nvidia-uvm\nmodparams = a=1' \
-	   $'driver = nvidia-uvm\ninjects = hang' $'driver = nvidia-uvm\nsweep = -P uvm x'; do
+	   $'driver = nvidia-uvm\ninjects = hang' $'driver = nvidia-uvm\nsweep = -P uvm x' \
+	   $'driver = nvidia-uvm\nnvuvm_branch = 550/x' $'driver = nvidia-uvm\nnvuvm_branch =' \
+	   'nvuvm_branch = 550.163.01'; do
 	printf 'apps = hotset\nvariants = static\nfactors = 1\n%s\n' "$bad" >"$work/bad.conf"
 	if "$agent" run "$work/bad.conf" --list >/dev/null 2>"$work/bad.err" ||
 	   ! grep -q 'bad.conf:[0-9]*: ' "$work/bad.err"; then
@@ -327,7 +329,7 @@ fields=$("$agent" result-fields |
 	sed -n 's/^| `\([a-z_0-9]*\)` | result.json[a-z ]* | \(string\|integer\|number\) |.*/\1/p' |
 	paste -sd,)
 expect "$work/csv/c/results.csv" "$fields"
-expect "$work/csv/c/results.csv" "0123456789ab,h200-128m,stream,uvm,mine,ember,,0.5,1,ok,1.50,42,,,,,,,,,0,stream-uvm-x0.5-s1-Pmine,local,0,,,\"-k,stream,-x,0.5,-s,1,-v,uvm,-P,mine\",,,,,,,,,00ff"
+expect "$work/csv/c/results.csv" "0123456789ab,h200-128m,stream,uvm,mine,ember,,,0.5,1,ok,1.50,42,,,,,,,,,0,stream-uvm-x0.5-s1-Pmine,local,0,,,\"-k,stream,-x,0.5,-s,1,-v,uvm,-P,mine\",,,,,,,,,00ff"
 if [ "$(wc -l <"$work/csv/c/results.jsonl")" -eq 2 ]; then
 	echo "ok: results.jsonl has both runs"
 else

@@ -25,6 +25,7 @@
 
 #define UVM_FD	7
 #define RM_FD	8
+#define MM_FD	9	/* the second open of /dev/nvidia-uvm: UVM_MM_INITIALIZE's */
 #define MAX_CALLS 32
 
 struct call {
@@ -44,6 +45,7 @@ struct fake {
 	bool bar0_ok;
 	struct call calls[MAX_CALLS];
 	unsigned int ncalls;
+	unsigned int uvm_opens;
 	int closed[4];
 	unsigned int nclosed;
 };
@@ -57,6 +59,7 @@ static size_t arg_size(unsigned long cmd)
 {
 	switch (cmd) {
 	case EM_UVM_INITIALIZE: return sizeof(struct em_uvm_initialize);
+	case EM_UVM_MM_INITIALIZE: return sizeof(struct em_uvm_mm_initialize);
 	case EM_UVM_REGISTER_GPU: return sizeof(struct em_uvm_register_gpu);
 	case EM_UVM_UNREGISTER_GPU: return sizeof(struct em_uvm_unregister_gpu);
 	case EM_UVM_REGISTER_GPU_VASPACE: return sizeof(struct em_uvm_register_gpu_vaspace);
@@ -77,6 +80,7 @@ static uint32_t *rm_status_of(unsigned long cmd, void *arg)
 {
 	switch (cmd) {
 	case EM_UVM_INITIALIZE: return &((struct em_uvm_initialize *)arg)->rm_status;
+	case EM_UVM_MM_INITIALIZE: return &((struct em_uvm_mm_initialize *)arg)->rm_status;
 	case EM_UVM_REGISTER_GPU: return &((struct em_uvm_register_gpu *)arg)->rm_status;
 	case EM_UVM_UNREGISTER_GPU: return &((struct em_uvm_unregister_gpu *)arg)->rm_status;
 	case EM_UVM_REGISTER_GPU_VASPACE:
@@ -103,7 +107,7 @@ static int fake_open(const char *path, int flags)
 {
 	(void)flags;
 	if (!strcmp(path, EM_UVM_DEVICE))
-		return UVM_FD;
+		return fk.uvm_opens++ ? MM_FD : UVM_FD;
 	if (!strcmp(path, EMGPU_RM_DEVICE))
 		return RM_FD;
 	return -ENOENT;
@@ -124,7 +128,7 @@ static int fake_ioctl(int fd, unsigned long cmd, void *arg)
 	c->fd = fd;
 	c->cmd = cmd;
 	memcpy(c->arg, arg, n < sizeof(c->arg) ? n : sizeof(c->arg));
-	if (fd == UVM_FD) {
+	if (fd == UVM_FD || fd == MM_FD) {
 		uint32_t *st = rm_status_of(cmd, arg);
 
 		if (!st)
@@ -298,16 +302,19 @@ static void test_launch_errno(void)
 static void test_open_sequence(void)
 {
 	struct em_context c;
+	struct em_uvm_mm_initialize *mm;
 	struct em_uvm_register_gpu *rg;
 	struct em_uvm_register_gpu_vaspace *rv;
 	struct emgpu_rm_channel *ch;
 	struct em_uvm_register_channel *rc;
 	static const unsigned long want[] = {
-		EM_UVM_INITIALIZE, EMGPU_RM_GPU_INFO, EM_UVM_REGISTER_GPU,
+		EM_UVM_INITIALIZE, EM_UVM_MM_INITIALIZE, EMGPU_RM_GPU_INFO, EM_UVM_REGISTER_GPU,
 		EMGPU_RM_VA_SPACE_CREATE, EM_UVM_REGISTER_GPU_VASPACE,
 		EMGPU_RM_CHANNEL_CREATE, EM_UVM_REGISTER_CHANNEL,
 	};
-	static const int want_fd[] = { UVM_FD, RM_FD, UVM_FD, RM_FD, UVM_FD, RM_FD, UVM_FD };
+	static const int want_fd[] = {
+		UVM_FD, MM_FD, RM_FD, UVM_FD, RM_FD, UVM_FD, RM_FD, UVM_FD,
+	};
 	unsigned int i;
 
 	fake_reset("550.163.01");
@@ -316,24 +323,28 @@ static void test_open_sequence(void)
 	c.map_fd = -1;
 	CU_ASSERT_EQUAL_FATAL(em_nvuvm_ops.open(&c), 0);
 	CU_ASSERT_EQUAL(c.map_fd, UVM_FD);
-	CU_ASSERT_EQUAL_FATAL(fk.ncalls, 7);
-	for (i = 0; i < 7; i++) {
+	CU_ASSERT_EQUAL_FATAL(fk.ncalls, 8);
+	for (i = 0; i < 8; i++) {
 		CU_ASSERT_EQUAL(fk.calls[i].cmd, want[i]);
 		CU_ASSERT_EQUAL(fk.calls[i].fd, want_fd[i]);
 	}
-	rg = arg_of(2);
+	/* the second fd names the VA space's, and stays open */
+	mm = arg_of(1);
+	CU_ASSERT_EQUAL(mm->uvm_fd, UVM_FD);
+	CU_ASSERT_EQUAL(fk.nclosed, 0);
+	rg = arg_of(3);
 	CU_ASSERT_EQUAL(memcmp(rg->gpu.uuid, gpu_uuid, 16), 0);
 	CU_ASSERT_EQUAL(rg->rm_ctrl_fd, -1);
 	CU_ASSERT_EQUAL(rg->h_client, 0);
-	rv = arg_of(4);
+	rv = arg_of(5);
 	CU_ASSERT_EQUAL(memcmp(rv->gpu.uuid, gpu_uuid, 16), 0);
 	CU_ASSERT_EQUAL(rv->h_client, 0xc1);
 	CU_ASSERT_EQUAL(rv->h_va_space, 0xa5);
 	CU_ASSERT_EQUAL(rv->rm_ctrl_fd, RM_FD);
-	ch = arg_of(5);
+	ch = arg_of(6);
 	CU_ASSERT_EQUAL(ch->h_client, 0xc1);
 	CU_ASSERT_EQUAL(ch->h_va_space, 0xa5);
-	rc = arg_of(6);
+	rc = arg_of(7);
 	CU_ASSERT_EQUAL(rc->h_client, 0xc1);
 	CU_ASSERT_EQUAL(rc->h_channel, 0xc4);
 	CU_ASSERT_EQUAL(rc->rm_ctrl_fd, RM_FD);
@@ -351,8 +362,42 @@ static void test_open_sequence(void)
 	CU_ASSERT_EQUAL(fk.calls[4].cmd, EMGPU_RM_FREE);
 	CU_ASSERT_EQUAL(((struct emgpu_rm_free *)arg_of(4))->handle, 0xa5);
 	CU_ASSERT_EQUAL(((struct emgpu_rm_free *)arg_of(4))->h_client, 0xc1);
-	CU_ASSERT_EQUAL(fk.nclosed, 2);
+	/* the mm fd before the VA space's fd it holds */
+	CU_ASSERT_EQUAL_FATAL(fk.nclosed, 3);
+	CU_ASSERT_EQUAL(fk.closed[0], MM_FD);
+	CU_ASSERT_EQUAL(fk.closed[1], UVM_FD);
+	CU_ASSERT_EQUAL(fk.closed[2], RM_FD);
 	CU_ASSERT_EQUAL(c.map_fd, -1);
+	CU_ASSERT_PTR_NULL(c.be);
+}
+
+/* UVM_MM_INITIALIZE: where nvidia-uvm needs no mm fd it goes at once; a refusal fails the open. */
+static void test_open_mm_fd(void)
+{
+	struct em_context c;
+
+	memset(&c, 0, sizeof(c));
+	fake_reset("535.261.03");
+	fk.fail_cmd = EM_UVM_MM_INITIALIZE;
+	fk.fail_status = EM_NV_WARN_NOTHING_TO_DO;
+	c.sys = &fake_sys;
+	c.map_fd = -1;
+	CU_ASSERT_EQUAL_FATAL(em_nvuvm_ops.open(&c), 0);
+	CU_ASSERT_EQUAL(fk.ncalls, 8);
+	CU_ASSERT_EQUAL_FATAL(fk.nclosed, 1);
+	CU_ASSERT_EQUAL(fk.closed[0], MM_FD);
+	em_nvuvm_ops.close(&c);
+	CU_ASSERT_EQUAL_FATAL(fk.nclosed, 3);
+	CU_ASSERT_EQUAL(fk.closed[1], UVM_FD);
+	CU_ASSERT_EQUAL(fk.closed[2], RM_FD);
+
+	/* another process's VA space fd, or a second time: refused, nothing registered */
+	fake_reset("550.163.01");
+	fk.fail_cmd = EM_UVM_MM_INITIALIZE;
+	fk.fail_status = EM_NV_ERR_IN_USE;
+	CU_ASSERT_EQUAL(em_nvuvm_ops.open(&c), -EBUSY);
+	CU_ASSERT_EQUAL(fk.ncalls, 2);
+	CU_ASSERT_EQUAL(fk.nclosed, 3);
 	CU_ASSERT_PTR_NULL(c.be);
 }
 
@@ -368,11 +413,11 @@ static void test_open_fails(void)
 	c.sys = &fake_sys;
 	c.map_fd = -1;
 	CU_ASSERT_EQUAL(em_nvuvm_ops.open(&c), -ENODEV);
-	CU_ASSERT_EQUAL_FATAL(fk.ncalls, 7);
-	CU_ASSERT_EQUAL(fk.calls[5].cmd, EM_UVM_UNREGISTER_GPU);
-	CU_ASSERT_EQUAL(fk.calls[6].cmd, EMGPU_RM_FREE);
-	CU_ASSERT_EQUAL(((struct emgpu_rm_free *)arg_of(6))->handle, 0xa5);
-	CU_ASSERT_EQUAL(fk.nclosed, 2);
+	CU_ASSERT_EQUAL_FATAL(fk.ncalls, 8);
+	CU_ASSERT_EQUAL(fk.calls[6].cmd, EM_UVM_UNREGISTER_GPU);
+	CU_ASSERT_EQUAL(fk.calls[7].cmd, EMGPU_RM_FREE);
+	CU_ASSERT_EQUAL(((struct emgpu_rm_free *)arg_of(7))->handle, 0xa5);
+	CU_ASSERT_EQUAL(fk.nclosed, 3);
 	CU_ASSERT_PTR_NULL(c.be);
 	CU_ASSERT_EQUAL(c.map_fd, -1);
 
@@ -391,7 +436,7 @@ static void test_open_fails(void)
 	fake_reset("560.35.03");
 	CU_ASSERT_EQUAL(em_nvuvm_ops.open(&c), -ENOTSUP);
 	CU_ASSERT_EQUAL(fk.ncalls, 0);
-	CU_ASSERT_EQUAL(fk.nclosed, 2);
+	CU_ASSERT_EQUAL(fk.nclosed, 3);
 }
 
 /* ---- advice and prefetch ---- */
@@ -541,7 +586,7 @@ static void test_launch(void)
 	CU_ASSERT_EQUAL(rl->args[0], 0x200000);
 	CU_ASSERT_EQUAL(rl->args[1], 0x400000);
 	CU_ASSERT_EQUAL(rl->args[2], 2);
-	CU_ASSERT_EQUAL(rl->timeout_ms, 0);
+	CU_ASSERT_EQUAL(rl->timeout_ms, 600000);	/* ember.ko's launch_timeout_ms */
 	CU_ASSERT_EQUAL(em_nvuvm_ops.synchronize(&c, &s), 0);
 	CU_ASSERT_EQUAL(s.launch_id, 1);
 	CU_ASSERT_EQUAL(s.sim_ns, 1001);
@@ -635,6 +680,7 @@ static void test_device_info(void)
 	em_nvuvm_ops.close(&c);
 }
 
+
 int main(void)
 {
 	static const struct {
@@ -647,6 +693,7 @@ int main(void)
 		{ "status_errno", test_status_errno },
 		{ "launch_errno", test_launch_errno },
 		{ "nvuvm_open_sequence", test_open_sequence },
+		{ "nvuvm_open_mm_fd", test_open_mm_fd },
 		{ "nvuvm_open_fails", test_open_fails },
 		{ "nvuvm_advise_550", test_advise_550 },
 		{ "nvuvm_advise_535", test_advise_535 },
