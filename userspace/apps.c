@@ -622,7 +622,10 @@ static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 			a.d.verified_by_digest ? "host digest" : "reference");
 out:
 	r->result = a.d.result;
-	emGetStatsCounted(&r->stats, &r->counted, 0);
+	/* a driver whose counters cannot be read (nvidia-uvm's glue file malformed) fails the run */
+	ret = emGetStatsCounted(&r->stats, &r->counted, 0);
+	if (ret)
+		app_fail(&a, "stats", ret);
 	for (i = 0; i < EM_APP_BUFS; i++)
 		if (a.d.p[i])
 			emFree(a.d.p[i]);

@@ -111,4 +111,17 @@ int em_uvm_status_errno(uint32_t nv_status);
  */
 int em_rm_launch_errno(int rm_errno, bool *deferred);
 
+/* The glue's counters: one "NAME VALUE" line each (em_nvuvm.c). */
+#define EM_NVUVM_STATS_FILE	"/sys/module/nvidia_uvm/parameters/ember_stats"
+/*
+ * Parses that file's text into *c, setting 1 in *valid for each counter
+ * it names (both zeroed first). NAME is a member of struct
+ * ember_stats_counters the glue counts (hook_calls.<hook> for a hook of
+ * EMBER_POLICY_HOOK_LIST), VALUE a decimal u64; a name this back end does
+ * not know is skipped. 0, or -EPROTO for a line that is not NAME VALUE, a
+ * value that is no whole u64, or a known name given twice.
+ */
+int em_nvuvm_stats_parse(const char *text, struct ember_stats_counters *c,
+			 struct ember_stats_counters *valid);
+
 #endif /* EMBER_BACKEND_H */

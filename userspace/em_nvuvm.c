@@ -20,11 +20,15 @@
  *              failure is kept for the next synchronize, as ember.ko
  *              reports one
  *
- * Statistics: nvidia-uvm exports none of ember.ko's counters to user
- * space, so this back end reports only what it counts itself from the
- * stand-in's answers (launches, failed launches, their modelled time);
- * every other counter is marked not counted (em_backend.h), never made up.
- * The device's own counters are read by the host over QMP as on ember.
+ * Statistics: what this back end counts itself from the stand-in's
+ * answers (launches, failed launches, their modelled time) and, where our
+ * series' glue is loaded, its Ember counters
+ * (/sys/module/nvidia_uvm/parameters/ember_stats: module-wide since load,
+ * reported as the difference since this context's open, since one process
+ * runs in the VM); every other counter, and all of the glue's under
+ * Debian's module (no such file), is marked not counted (em_backend.h),
+ * never made up. The device's own counters are read by the host over QMP
+ * as on ember.
  * emMemGetInfo's total is the stand-in's VRAM size; its free is libember's
  * estimate (total less what this context prefetched to the GPU), since
  * neither nvidia-uvm nor the stand-in tells user space what is free.
@@ -32,6 +36,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -69,6 +74,8 @@ struct nvuvm {
 	int pending_err;
 	/* what this back end counts (launches and their time) */
 	struct ember_stats_counters counted;
+	/* the glue's counters at open, and which it has (all 0: none, stock) */
+	struct ember_stats_counters glue_base, glue_valid;
 	/* bytes prefetched to the GPU and not back: the free-VRAM estimate */
 	uint64_t gpu_prefetched;
 };
@@ -151,6 +158,90 @@ int em_rm_launch_errno(int rm_errno, bool *deferred)
 	default:			/* EINVAL: an unregistered channel, a bad kernel */
 		return -rm_errno;
 	}
+}
+
+/* The counters the glue exports, by struct ember_stats_counters' member name. */
+#define NVUVM_GLUE_COUNTERS(X)						\
+	X(notifications) X(promotions) X(promoted_bytes) X(promotions_halted)	\
+	X(evictions) X(pages_evicted) X(eager_evictions)
+
+static const struct {
+	const char *name;
+	size_t off;
+} glue_counters[] = {
+#define GLUE_COUNTER_(m) { #m, offsetof(struct ember_stats_counters, m) },
+	NVUVM_GLUE_COUNTERS(GLUE_COUNTER_)
+#undef GLUE_COUNTER_
+#define GLUE_HOOK_(id, m) { "hook_calls." #m,					\
+	offsetof(struct ember_stats_counters, hook_calls) + EMBER_HOOK_##id * sizeof(__u64) },
+	EMBER_POLICY_HOOK_LIST(GLUE_HOOK_)
+#undef GLUE_HOOK_
+};
+
+static __u64 *counter_at(struct ember_stats_counters *c, size_t off)
+{
+	return (__u64 *)((char *)c + off);
+}
+
+int em_nvuvm_stats_parse(const char *text, struct ember_stats_counters *c,
+			 struct ember_stats_counters *valid)
+{
+	const char *line = text, *end, *sp, *v;
+	unsigned long long val;
+	size_t i, nlen;
+	char *vend;
+
+	memset(c, 0, sizeof(*c));
+	memset(valid, 0, sizeof(*valid));
+	for (; *line; line = *end ? end + 1 : end) {
+		end = strchrnul(line, '\n');
+		sp = memchr(line, ' ', (size_t)(end - line));
+		if (!sp || sp == line)
+			return -EPROTO;
+		nlen = (size_t)(sp - line);
+		v = sp + 1;
+		/* digits only up to the line's end: no sign, space or suffix */
+		if (v == end || strspn(v, "0123456789") != (size_t)(end - v))
+			return -EPROTO;
+		errno = 0;
+		val = strtoull(v, &vend, 10);
+		if (errno || vend != end)
+			return -EPROTO;
+		for (i = 0; i < sizeof(glue_counters) / sizeof(glue_counters[0]); i++)
+			if (strlen(glue_counters[i].name) == nlen &&
+			    !memcmp(glue_counters[i].name, line, nlen))
+				break;
+		if (i == sizeof(glue_counters) / sizeof(glue_counters[0]))
+			continue;	/* a counter of a newer glue */
+		if (*counter_at(valid, glue_counters[i].off))
+			return -EPROTO;
+		*counter_at(c, glue_counters[i].off) = val;
+		*counter_at(valid, glue_counters[i].off) = 1;
+	}
+	return 0;
+}
+
+/*
+ * The glue's counters now: 0 with *valid all 0 where the module has none
+ * (Debian's), else the parse's result; a file too long to be read whole
+ * is -EPROTO.
+ */
+static int glue_stats_read(struct em_context *c, struct ember_stats_counters *now,
+			   struct ember_stats_counters *valid)
+{
+	char text[4096];
+	long n = c->sys->read_text(EM_NVUVM_STATS_FILE, text, sizeof(text));
+
+	if (n == -ENOENT) {
+		memset(now, 0, sizeof(*now));
+		memset(valid, 0, sizeof(*valid));
+		return 0;
+	}
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n >= sizeof(text) - 1)
+		return -EPROTO;
+	return em_nvuvm_stats_parse(text, now, valid);
 }
 
 /* One nvidia-uvm call: the ioctl's error, else its rmStatus's. */
@@ -336,6 +427,9 @@ static int nvuvm_open(struct em_context *c)
 	ret = nvuvm_register(c);
 	if (ret)
 		goto fail;
+	ret = glue_stats_read(c, &u->glue_base, &u->glue_valid);
+	if (ret)
+		goto fail;
 	bar0 = c->sys->map_bar0(NVUVM_BAR0_MAP_BYTES);
 	u->bar0 = bar0 == MAP_FAILED ? NULL : bar0;
 	c->map_fd = u->uvm_fd;
@@ -498,13 +592,28 @@ static int nvuvm_stats(struct em_context *c, struct ember_stats *s,
 		       struct ember_stats_counters *valid)
 {
 	struct nvuvm *u = c->be;
+	struct ember_stats_counters now, now_valid;
+	size_t i, off;
+	int ret;
 
 	/* one VA space per process: its counters are the global ones too */
 	if (s->scope > EMBER_STATS_GLOBAL || s->pad)
 		return -EINVAL;
+	ret = glue_stats_read(c, &now, &now_valid);
+	if (ret)
+		return ret;
 	s->c = u->counted;
+	for (i = 0; i < sizeof(glue_counters) / sizeof(glue_counters[0]); i++) {
+		off = glue_counters[i].off;
+		if (!*counter_at(&u->glue_valid, off))
+			continue;
+		/* counted since load: one the module stopped giving, or that went back, is broken */
+		if (!*counter_at(&now_valid, off) || *counter_at(&now, off) < *counter_at(&u->glue_base, off))
+			return -EPROTO;
+		*counter_at(&s->c, off) = *counter_at(&now, off) - *counter_at(&u->glue_base, off);
+	}
 	if (valid) {
-		memset(valid, 0, sizeof(*valid));
+		*valid = u->glue_valid;
 		valid->launches = valid->launches_failed = 1;
 		valid->launch_sim_ns = valid->last_launch_sim_ns = 1;
 	}

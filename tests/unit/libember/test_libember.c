@@ -7,7 +7,8 @@
  * that make a context and undo it, each call's parameters byte for byte
  * (both branches' SET_PREFERRED_LOCATION layouts), NV_STATUS and the
  * stand-in's launch errnos as libember's, launch/synchronize semantics,
- * the counters it counts and the ones it marks not counted.
+ * the counters it counts and the ones it marks not counted, the glue's
+ * ember_stats file parsed strictly and reported since open.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +38,7 @@ struct call {
 /* The fake's script and what it saw. */
 struct fake {
 	const char *version;		/* /sys/module/nvidia_uvm/version */
+	const char *stats;		/* the glue's ember_stats; NULL: none (stock) */
 	unsigned long fail_cmd;		/* answered with fail_status (uvm) or -fail_errno (rm) */
 	uint32_t fail_status;
 	int fail_errno;
@@ -165,9 +167,12 @@ static int fake_ioctl(int fd, unsigned long cmd, void *arg)
 
 static long fake_read_text(const char *path, char *buf, size_t len)
 {
-	if (strcmp(path, EM_UVM_VERSION_FILE) || !fk.version)
+	const char *text = !strcmp(path, EM_UVM_VERSION_FILE) ? fk.version :
+			   !strcmp(path, EM_NVUVM_STATS_FILE) ? fk.stats : NULL;
+
+	if (!text)
 		return -ENOENT;
-	snprintf(buf, len, "%s", fk.version);
+	snprintf(buf, len, "%s", text);
 	return (long)strlen(buf);
 }
 
@@ -681,6 +686,109 @@ static void test_device_info(void)
 }
 
 
+/* ---- the glue's counters (ember_stats) ---- */
+
+static void test_stats_parse(void)
+{
+	struct ember_stats_counters c, v;
+
+	CU_ASSERT_EQUAL(em_nvuvm_stats_parse("notifications 12\npromotions 3\n"
+					     "promoted_bytes 6291456\npromotions_halted 0\n"
+					     "evictions 7\npages_evicted 3584\neager_evictions 2\n"
+					     "hook_calls.init 1\nhook_calls.on_notification 12\n"
+					     "hook_calls.on_evict 7\n", &c, &v), 0);
+	CU_ASSERT_EQUAL(c.notifications, 12);
+	CU_ASSERT_EQUAL(c.promotions, 3);
+	CU_ASSERT_EQUAL(c.promoted_bytes, 6291456);
+	CU_ASSERT_EQUAL(c.promotions_halted, 0);
+	CU_ASSERT_EQUAL(c.evictions, 7);
+	CU_ASSERT_EQUAL(c.pages_evicted, 3584);
+	CU_ASSERT_EQUAL(c.eager_evictions, 2);
+	CU_ASSERT_EQUAL(c.hook_calls[EMBER_HOOK_INIT], 1);
+	CU_ASSERT_EQUAL(c.hook_calls[EMBER_HOOK_NOTIFICATION], 12);
+	CU_ASSERT_EQUAL(c.hook_calls[EMBER_HOOK_EVICT], 7);
+	CU_ASSERT_EQUAL(c.hook_calls[EMBER_HOOK_FINI], 0);
+	/* named: valid, a 0 too; not named: not */
+	CU_ASSERT_EQUAL(v.promotions_halted, 1);
+	CU_ASSERT_EQUAL(v.hook_calls[EMBER_HOOK_INIT], 1);
+	CU_ASSERT_EQUAL(v.hook_calls[EMBER_HOOK_EVICT], 1);
+	CU_ASSERT_EQUAL(v.hook_calls[EMBER_HOOK_FINI], 0);
+	CU_ASSERT_EQUAL(v.faults, 0);
+	CU_ASSERT_EQUAL(v.launches, 0);
+	/* the largest u64, no final newline, and names it does not know skipped */
+	CU_ASSERT_EQUAL(em_nvuvm_stats_parse("future_counter 5\nhook_calls.on_other 1\n"
+					     "faults 9\nevictions 18446744073709551615", &c, &v), 0);
+	CU_ASSERT_EQUAL(c.evictions, UINT64_MAX);
+	CU_ASSERT_EQUAL(v.evictions, 1);
+	CU_ASSERT_EQUAL(c.faults, 0);	/* the device's, not the glue's */
+	CU_ASSERT_EQUAL(v.faults, 0);
+	CU_ASSERT_EQUAL(v.notifications, 0);
+	CU_ASSERT_EQUAL(em_nvuvm_stats_parse("", &c, &v), 0);
+	CU_ASSERT_EQUAL(v.evictions, 0);
+	/* malformed: each line alone */
+	static const char *const bad[] = {
+		"evictions\n", "evictions \n", " evictions 1\n", "evictions  1\n",
+		"evictions 1 \n", "evictions -1\n", "evictions +1\n", "evictions 0x10\n",
+		"evictions 1k\n", "evictions 18446744073709551616\n", "\n", "evictions 1\n\n",
+		"evictions 1\nevictions 2\n", "future 1 2\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CU_ASSERT_EQUAL(em_nvuvm_stats_parse(bad[i], &c, &v), -EPROTO);
+}
+
+/* The difference since open, marked valid; the stock module's absent file: not counted. */
+static void test_stats_glue(void)
+{
+	struct em_context c;
+	struct ember_stats st = { 0 };
+	struct ember_stats_counters valid;
+
+	fake_reset("550.163.01");
+	fk.stats = "notifications 100\nevictions 4\nhook_calls.on_notification 100\n";
+	memset(&c, 0, sizeof(c));
+	c.sys = &fake_sys;
+	CU_ASSERT_EQUAL_FATAL(em_nvuvm_ops.open(&c), 0);
+	fk.stats = "notifications 130\nevictions 4\nhook_calls.on_notification 130\n"
+		   "promotions 9\n";
+	CU_ASSERT_EQUAL(em_nvuvm_ops.stats(&c, &st, &valid), 0);
+	CU_ASSERT_EQUAL(st.c.notifications, 30);
+	CU_ASSERT_EQUAL(st.c.evictions, 0);
+	CU_ASSERT_EQUAL(st.c.hook_calls[EMBER_HOOK_NOTIFICATION], 30);
+	CU_ASSERT_EQUAL(valid.notifications, 1);
+	CU_ASSERT_EQUAL(valid.evictions, 1);
+	CU_ASSERT_EQUAL(valid.hook_calls[EMBER_HOOK_NOTIFICATION], 1);
+	CU_ASSERT_EQUAL(valid.launches, 1);
+	/* not there at open: no base to count from */
+	CU_ASSERT_EQUAL(st.c.promotions, 0);
+	CU_ASSERT_EQUAL(valid.promotions, 0);
+	CU_ASSERT_EQUAL(valid.pages_evicted, 0);
+	CU_ASSERT_EQUAL(valid.faults, 0);
+	/* a counter that went back, or went away, or a malformed file: EPROTO */
+	fk.stats = "notifications 99\nevictions 4\nhook_calls.on_notification 130\n";
+	CU_ASSERT_EQUAL(em_nvuvm_ops.stats(&c, &st, &valid), -EPROTO);
+	fk.stats = "notifications 130\nhook_calls.on_notification 130\n";
+	CU_ASSERT_EQUAL(em_nvuvm_ops.stats(&c, &st, &valid), -EPROTO);
+	fk.stats = "notifications 130\nevictions x\n";
+	CU_ASSERT_EQUAL(em_nvuvm_ops.stats(&c, &st, &valid), -EPROTO);
+	em_nvuvm_ops.close(&c);
+
+	/* Debian's module: no file, none of the glue's counters */
+	CU_ASSERT_EQUAL_FATAL(open_ctx(&c, "535.261.03"), 0);
+	memset(&valid, 0xff, sizeof(valid));
+	CU_ASSERT_EQUAL(em_nvuvm_ops.stats(&c, &st, &valid), 0);
+	CU_ASSERT_EQUAL(valid.notifications, 0);
+	CU_ASSERT_EQUAL(valid.evictions, 0);
+	CU_ASSERT_EQUAL(valid.hook_calls[EMBER_HOOK_NOTIFICATION], 0);
+	CU_ASSERT_EQUAL(valid.launches, 1);
+	em_nvuvm_ops.close(&c);
+
+	/* malformed at open: the context is not made */
+	fake_reset("550.163.01");
+	fk.stats = "notifications\n";
+	CU_ASSERT_EQUAL(em_nvuvm_ops.open(&c), -EPROTO);
+	CU_ASSERT_PTR_NULL(c.be);
+}
+
 int main(void)
 {
 	static const struct {
@@ -700,6 +808,8 @@ int main(void)
 		{ "nvuvm_prefetch", test_prefetch },
 		{ "nvuvm_launch", test_launch },
 		{ "nvuvm_device_info", test_device_info },
+		{ "nvuvm_stats_parse", test_stats_parse },
+		{ "nvuvm_stats_glue", test_stats_glue },
 	};
 	CU_pSuite s;
 	unsigned int failed, i;
