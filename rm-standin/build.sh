@@ -45,7 +45,8 @@ kdir="/usr/src/linux-headers-$abi-cloud-amd64"
 models_inc="$top/models/include"
 sources=("$here"/Kbuild "$here"/*.[ch] "$here"/gen-unbacked.sh "$models_inc"/emgpu_hw.h
 	"$models_inc"/ga10x/regs.h "$models_inc"/ga10x/access_counter_c365.h "$top"/include/uapi/emgpu_rm.h
-	"$top"/tests/nvidia-uvm/uvm-builtin-tests.c "$top"/tests/nvidia-uvm/uvm-launch-test.c)
+	"$top"/tests/nvidia-uvm/uvm-builtin-tests.c "$top"/tests/nvidia-uvm/uvm-launch-test.c
+	"$top"/tests/nvidia-uvm/uvm-user.h)
 key=$( { echo "$sha256 $abi $nv_cflags"; cat "$0" "${sources[@]}"; } | sha256sum | cut -c1-16)
 out="$cache/rm-standin/$key"
 
@@ -66,9 +67,9 @@ if [ ! -f "$out/emgpu-rm.ko" ]; then
 	cp "$work/Module.symvers" "$out.tmp/emgpu-rm.symvers"
 	log "uvm-builtin-tests for $version"
 	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -static -I"$pristine/nvidia-uvm" \
-		-I"$pristine/common/inc" -o "$out.tmp/uvm-builtin-tests" \
+		-I"$pristine/common/inc" -I"$top/include" -I"$models_inc" -o "$out.tmp/uvm-builtin-tests" \
 		"$top/tests/nvidia-uvm/uvm-builtin-tests.c" ||
-		die "uvm-builtin-tests did not build against $version's uvm_test_ioctl.h"
+		die "uvm-builtin-tests did not build against $version's headers"
 	log "uvm-launch-test for $version"
 	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -static -I"$pristine/nvidia-uvm" \
 		-I"$pristine/common/inc" -I"$top/include" -I"$models_inc" -o "$out.tmp/uvm-launch-test" \

@@ -15,7 +15,8 @@
 # NVIDIA's GPU-free built-in tests and a managed range's checks pass, then
 # the GPU is registered with nvidia-uvm and NVIDIA's one-GPU tests
 # (channels, copy engine, host methods, page tree, PMM, PMA, ...) pass on
-# it, one by one (under Ember-adaptive, whose glue makes the CPU the
+# it, then those that need a GPU VA space, a registered channel, managed
+# memory on the GPU and a tools session, one by one (under Ember-adaptive, whose glue makes the CPU the
 # range's preferred location, then again under NVIDIA's defaults), and
 # then a program doing what libcuda does (uvm-launch-test: an RM VA space
 # and compute channel through /dev/emgpu-rm registered with nvidia-uvm, the

@@ -6,26 +6,30 @@
  * named after its ioctl. Built once per driver branch against that
  * branch's headers (Debian's nvidia-open-kernel-source, at build time).
  *
- * A test passes when the ioctl returns 0 and its rmStatus is NV_OK; any
- * other answer fails it, with both printed. The tests listed are the ones
- * that need no registered GPU: the stand-in (emgpu-rm.ko) registers none
- * yet. Then a managed range made as libcuda makes one (mmap of the UVM fd
- * at offset = address): CPU data read back word for word, and NVIDIA's
- * range, residency and block tests on it. With --ember, the range must
- * have the CPU as its preferred location, as the Ember glue sets it for
- * Ember-adaptive's mapped-by-default ranges; without, none.
+ * A test passes when the ioctl returns 0 and its rmStatus is NV_OK (or
+ * the exact status the line names); any other answer fails it, with both
+ * printed. First the tests that need no GPU, then a managed range made as
+ * libcuda makes one (mmap of the UVM fd at offset = address): CPU data
+ * read back word for word, NVIDIA's range, residency, block, perf-module
+ * and range-group tests on it, and the cgroup query against the guest
+ * kernel. With --ember, the range must have the CPU as its preferred
+ * location, as the Ember glue sets it for Ember-adaptive's
+ * mapped-by-default ranges; without, none.
  *
  * With --gpu, the emulated GPU is registered first (UVM_REGISTER_GPU with
  * the UUID emgpu-rm.ko publishes in sysfs), then NVIDIA's tests that need
  * one GPU run on it (channels, pushes, copy engine, host methods, page
  * tree, PMM and PMA, TLB invalidates, fault buffer, access counters), with
- * the parameters uvm_test_ioctl.h documents, and the GPU is unregistered.
+ * the parameters uvm_test_ioctl.h documents; then those that need a GPU
+ * VA space, a registered channel, managed memory on the GPU and a tools
+ * session (va_space_section()), and the GPU is unregistered.
  *
  * usage: uvm-builtin-tests [--ember] [--gpu] [DEVICE]   (default /dev/nvidia-uvm)
  */
 #include <errno.h>
 #include <glob.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -33,14 +37,21 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "uvm_linux_ioctl.h"
 #include "uvm_test_ioctl.h"
+#include "uvm-user.h"
 
-/* What a test's parameters may need: the UVM fd and the registered GPU. */
+/*
+ * What a test's parameters may need: the UVM fd (and its device, for
+ * more), the registered GPU, whether nvidia-uvm runs Ember-adaptive.
+ */
 struct test_ctx {
 	int fd;
+	const char *dev;
+	bool ember;
 	NvProcessorUuid gpu;
 };
 
@@ -511,11 +522,7 @@ static int run_test(const struct test_ctx *c, const struct uvm_builtin_test *t, 
 
 /* Four 2 MiB VA blocks. */
 #define MANAGED_BYTES (8ull << 20)
-#define VA_BLOCK_BYTES (2ull << 20)
-
-/* NVIDIA's UUID for the CPU (nvCpuUuid.c), as UVM reports locations. */
-static const NvU8 cpu_uuid[16] = { 0xa6, 0x5e, 0x0f, 0x4e, 0xd7, 0xd4, 0x7b, 0xa2,
-				   0x50, 0x47, 0x41, 0x2c, 0x14, 0x2a, 0x77, 0x73 };
+#define VA_BLOCK_BYTES UVM_VA_BLOCK_BYTES
 
 struct managed {
 	int fd;
@@ -551,19 +558,95 @@ static bool uvm_test(struct managed *m, unsigned long cmd, void *params, NV_STAT
 	return true;
 }
 
-/* 2 MiB-aligned free addresses: reserve, then place the range inside. */
-static void *managed_map(int fd)
+/*
+ * Two pieces of the managed range in one range group (1-2 MiB and 5-6 MiB
+ * in; the second past the split): NVIDIA's queries count them, and find
+ * a piece's bounds and group, and the gap between them.
+ */
+static void range_group_tests(struct managed *m, uint64_t start)
 {
-	uint8_t *hole = mmap(NULL, MANAGED_BYTES + VA_BLOCK_BYTES, PROT_NONE,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uintptr_t at;
+	const uint64_t mib = 1ull << 20;
+	UVM_CREATE_RANGE_GROUP_PARAMS group = { 0 };
+	UVM_SET_RANGE_GROUP_PARAMS set = { 0 };
+	UVM_TEST_RANGE_GROUP_RANGE_COUNT_PARAMS count = { 0 };
+	UVM_TEST_RANGE_GROUP_RANGE_INFO_PARAMS in = { 0 }, gap = { 0 };
+	char why[200] = "";
+	bool ok;
 
-	if (hole == MAP_FAILED)
-		return MAP_FAILED;
-	at = ((uintptr_t)hole + VA_BLOCK_BYTES - 1) & ~(uintptr_t)(VA_BLOCK_BYTES - 1);
-	/* UVM's rule: the offset is the address itself, and MAP_SHARED. */
-	return mmap((void *)at, MANAGED_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-		    fd, (off_t)at);
+	ok = uvm_test(m, UVM_CREATE_RANGE_GROUP, &group, &group.rmStatus, why, sizeof(why));
+	for (unsigned int i = 0; ok && i < 2; i++) {
+		set.rangeGroupId = group.rangeGroupId;
+		set.requestedBase = start + (1 + 4 * i) * mib;
+		set.length = mib;
+		ok = uvm_test(m, UVM_SET_RANGE_GROUP, &set, &set.rmStatus, why, sizeof(why));
+	}
+	if (ok) {
+		count.rangeGroupId = group.rangeGroupId;
+		ok = uvm_test(m, UVM_TEST_RANGE_GROUP_RANGE_COUNT, &count, &count.rmStatus, why,
+			      sizeof(why));
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), ", count %llu",
+			 (unsigned long long)count.count);
+		ok = ok && count.count == 2;
+	}
+	if (ok) {
+		/* a group the VA space does not have */
+		count.rangeGroupId = group.rangeGroupId + 1000;
+		ok = ioctl(m->fd, UVM_TEST_RANGE_GROUP_RANGE_COUNT, &count) == 0 &&
+		     count.rmStatus == NV_ERR_OBJECT_NOT_FOUND;
+		snprintf(why, sizeof(why), "unknown group: rmStatus 0x%x, not NV_ERR_OBJECT_NOT_FOUND",
+			 count.rmStatus);
+	}
+	verdict(m, ok, "UVM_TEST_RANGE_GROUP_RANGE_COUNT: the group's two ranges, an unknown group NV_ERR_OBJECT_NOT_FOUND",
+		why);
+
+	in.lookup_address = start + mib + 4096;
+	gap.lookup_address = start + 3 * mib;
+	ok = uvm_test(m, UVM_TEST_RANGE_GROUP_RANGE_INFO, &in, &in.rmStatus, why, sizeof(why)) &&
+	     uvm_test(m, UVM_TEST_RANGE_GROUP_RANGE_INFO, &gap, &gap.rmStatus, why, sizeof(why));
+	if (ok) {
+		ok = in.range_group_present && in.range_group_id == group.rangeGroupId &&
+		     in.range_group_range_start == start + mib &&
+		     in.range_group_range_end == start + 2 * mib - 1 && !gap.range_group_present &&
+		     gap.range_group_id == UVM_RANGE_GROUP_ID_NONE &&
+		     gap.range_group_range_start == start + 2 * mib &&
+		     gap.range_group_range_end == start + 5 * mib - 1;
+		snprintf(why, sizeof(why),
+			 "in: present %u, group %llu of %llu, 0x%llx-0x%llx; gap: present %u, 0x%llx-0x%llx",
+			 in.range_group_present, (unsigned long long)in.range_group_id,
+			 (unsigned long long)group.rangeGroupId,
+			 (unsigned long long)(in.range_group_range_start - start),
+			 (unsigned long long)(in.range_group_range_end - start),
+			 gap.range_group_present, (unsigned long long)(gap.range_group_range_start - start),
+			 (unsigned long long)(gap.range_group_range_end - start));
+	}
+	verdict(m, ok, "UVM_TEST_RANGE_GROUP_RANGE_INFO: a range of the group, its bounds and id; the gap between them",
+		why);
+}
+
+/*
+ * nvidia-uvm charges its allocations to memory cgroups where the kernel
+ * exports int_active_memcg (its uvm_linux.h: set_active_memcg() from
+ * interrupt context, Linux 5.14 and on with CONFIG_MEMCG); the guest
+ * kernel's /proc/kallsyms (CONFIG_KALLSYMS_ALL) lists the export's entry.
+ */
+static bool cgroup_accounting(int fd, char *why, size_t len)
+{
+	UVM_TEST_CGROUP_ACCOUNTING_SUPPORTED_PARAMS t = { 0 };
+	char line[256];
+	bool exported = false;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && !exported && fgets(line, sizeof(line), f))
+		exported = strstr(line, " __ksymtab_int_active_memcg\n") != NULL;
+	if (f)
+		fclose(f);
+	if (ioctl(fd, UVM_TEST_CGROUP_ACCOUNTING_SUPPORTED, &t) != 0) {
+		snprintf(why, len, "ioctl failed: %s", strerror(errno));
+		return false;
+	}
+	snprintf(why, len, "rmStatus 0x%x, int_active_memcg %sexported (/proc/kallsyms %s)",
+		 t.rmStatus, exported ? "" : "not ", f ? "read" : "unreadable");
+	return f && t.rmStatus == (exported ? NV_OK : NV_ERR_NOT_SUPPORTED);
 }
 
 static void managed_tests(struct managed *m)
@@ -572,11 +655,12 @@ static void managed_tests(struct managed *m)
 	UVM_TEST_VA_RESIDENCY_INFO_PARAMS res;
 	UVM_TEST_VA_BLOCK_INFO_PARAMS block;
 	UVM_TEST_VA_RANGE_SPLIT_PARAMS split;
+	UVM_TEST_PERF_MODULE_SANITY_PARAMS perf;
 	uint64_t start, words = MANAGED_BYTES / sizeof(uint64_t), bad = 0;
 	char why[160] = "";
 	bool ok;
 
-	m->base = managed_map(m->fd);
+	m->base = uvm_managed_map(m->fd, MANAGED_BYTES);
 	verdict(m, m->base != MAP_FAILED, "managed range: mmap of the UVM fd at offset = address",
 		strerror(errno));
 	if (m->base == MAP_FAILED)
@@ -604,7 +688,7 @@ static void managed_tests(struct managed *m)
 	}
 	if (ok) {
 		static const NvU8 none[16];
-		const NvU8 *want = m->ember ? cpu_uuid : none;
+		const NvU8 *want = m->ember ? uvm_cpu_uuid : none;
 
 		ok = memcmp(range.preferred_location.uuid, want, 16) == 0;
 		snprintf(why, sizeof(why), "preferred location is not %s",
@@ -616,7 +700,7 @@ static void managed_tests(struct managed *m)
 	memset(&res, 0, sizeof(res));
 	res.lookup_address = start + MANAGED_BYTES / 2;
 	ok = uvm_test(m, UVM_TEST_VA_RESIDENCY_INFO, &res, &res.rmStatus, why, sizeof(why));
-	if (ok && (res.resident_on_count != 1 || memcmp(res.resident_on[0].uuid, cpu_uuid, 16))) {
+	if (ok && (res.resident_on_count != 1 || memcmp(res.resident_on[0].uuid, uvm_cpu_uuid, 16))) {
 		snprintf(why, sizeof(why), "resident on %u processors, not the CPU alone",
 			 res.resident_on_count);
 		ok = false;
@@ -650,6 +734,29 @@ static void managed_tests(struct managed *m)
 	}
 	verdict(m, ok, "UVM_TEST_VA_RANGE_SPLIT: the range ends at the split", why);
 
+	/* the test's fake faults need two existing blocks; one is refused */
+	memset(&perf, 0, sizeof(perf));
+	perf.range_address = start;
+	perf.range_size = VA_BLOCK_BYTES;
+	ok = ioctl(m->fd, UVM_TEST_PERF_MODULE_SANITY, &perf) == 0 &&
+	     perf.rmStatus == NV_ERR_INVALID_ARGUMENT;
+	snprintf(why, sizeof(why), "one block: rmStatus 0x%x, not NV_ERR_INVALID_ARGUMENT",
+		 perf.rmStatus);
+	if (ok) {
+		memset(&perf, 0, sizeof(perf));
+		perf.range_address = start;
+		perf.range_size = 2 * VA_BLOCK_BYTES;
+		ok = uvm_test(m, UVM_TEST_PERF_MODULE_SANITY, &perf, &perf.rmStatus, why,
+			      sizeof(why));
+	}
+	verdict(m, ok, "UVM_TEST_PERF_MODULE_SANITY: two blocks the CPU populated, one refused",
+		why);
+
+	range_group_tests(m, start);
+	verdict(m, cgroup_accounting(m->fd, why, sizeof(why)),
+		"UVM_TEST_CGROUP_ACCOUNTING_SUPPORTED: as the guest kernel exports int_active_memcg",
+		why);
+
 	bad = 0;
 	for (uint64_t i = 0; i < words; i++)
 		bad += m->base[i] != start + i * 0x9e3779b97f4a7c15ull;
@@ -659,11 +766,926 @@ static void managed_tests(struct managed *m)
 }
 
 /* KTAP lines of managed_tests(), for the plan. */
-#define MANAGED_TESTS 8
+#define MANAGED_TESTS 12
+
+/*
+ * The GPU VA space section: NVIDIA's tests that need the process's GPU VA
+ * space, made as libcuda makes it (uvm-user.h): an RM VA space and compute
+ * channel of /dev/emgpu-rm, the mm pinned (UVM_MM_INITIALIZE on a second
+ * fd), UVM_REGISTER_GPU_VASPACE and UVM_REGISTER_CHANNEL; managed ranges
+ * migrated to the GPU, their mappings changed and a chunk evicted; the
+ * access counters reconfigured; a tools session's event queue and
+ * counters; a STREAM launch's faults and replays; teardown. One KTAP line
+ * each, in vas_names[]'s order.
+ */
+enum vas_test {
+	VAS_SETUP, VAS_RANGES, VAS_INJECT, VAS_CHANNEL, VAS_CHECK_CHANNEL, VAS_MIGRATE,
+	VAS_REVERSE_MAP, VAS_SYSMEM, VAS_PTE, VAS_TLB, VAS_EVICT, VAS_AC_RECONFIGURE,
+	VAS_AC_RESET, VAS_AC_IGNORE, VAS_TOOLS_INJECT, VAS_TOOLS_COUNTER, VAS_LAUNCH,
+	VAS_TOOLS_REPLAY, VAS_DRAIN, VAS_FLUSH, VAS_STOPS_IMMEDIATE, VAS_DESTROY_DELAY,
+	VAS_TEARDOWN, VAS_TESTS
+};
+
+static const char *const vas_names[VAS_TESTS] = {
+	[VAS_SETUP] = "GPU VA space: an RM VA space and two compute channels of /dev/emgpu-rm, the mm pinned (UVM_MM_INITIALIZE)",
+	[VAS_RANGES] = "GPU VA space: managed ranges the CPU fills (two 2 MiB blocks; one block split in four ranges)",
+	[VAS_INJECT] = "UVM_TEST_VA_RANGE_INJECT_ADD_GPU_VA_SPACE_ERROR: UVM_REGISTER_GPU_VASPACE fails with NV_ERR_NO_MEMORY, a retry succeeds",
+	[VAS_CHANNEL] = "GPU VA space: UVM_REGISTER_CHANNEL of a compute channel",
+	[VAS_CHECK_CHANNEL] = "UVM_TEST_CHECK_CHANNEL_VA_SPACE: the registered channel is this VA space's, the unregistered one NV_ERR_INVALID_CHANNEL",
+	[VAS_MIGRATE] = "GPU VA space: UVM_MIGRATE to the GPU, every block resident on and mapped by it alone",
+	[VAS_REVERSE_MAP] = "UVM_TEST_PMM_REVERSE_MAP: a GPU block's 2 MiB chunk, four ranges' blocks in one root chunk",
+	[VAS_SYSMEM] = "UVM_TEST_PMM_SYSMEM",
+	[VAS_PTE] = "UVM_TEST_CHANGE_PTE_MAPPING: the GPU's mapping read-only (VA_RESIDENCY_INFO), an upgrade NV_ERR_INVALID_OPERATION, then none",
+	[VAS_TLB] = "UVM_TEST_INVALIDATE_TLB: targeted and all, a bad membar NV_ERR_INVALID_PARAMETER",
+	[VAS_EVICT] = "UVM_TEST_EVICT_CHUNK: a GPU block's 2 MiB chunk evicted, the block resident on the CPU, every word intact",
+	[VAS_AC_RECONFIGURE] = "UVM_TEST_RECONFIGURE_ACCESS_COUNTERS: threshold 0 NV_ERR_INVALID_ARGUMENT, another VA space then NV_ERR_INVALID_STATE",
+	[VAS_AC_RESET] = "UVM_TEST_RESET_ACCESS_COUNTERS: all and targeted, a bad mode NV_ERR_INVALID_ARGUMENT",
+	[VAS_AC_IGNORE] = "UVM_TEST_SET_IGNORE_ACCESS_COUNTERS: on and off, a GPU not registered NV_ERR_INVALID_DEVICE",
+	[VAS_TOOLS_INJECT] = "UVM_TEST_INJECT_TOOLS_EVENT: three events read back word for word from a tools event queue",
+	[VAS_TOOLS_COUNTER] = "UVM_TEST_INCREMENT_TOOLS_COUNTER: the GPU's tools counter reads amount x count, the CPU's increments not",
+	[VAS_LAUNCH] = "GPU VA space: EMGPU_RM_LAUNCH of STREAM on the evicted block: done, its result the sum of the words read",
+	[VAS_TOOLS_REPLAY] = "UVM_TEST_TOOLS_FLUSH_REPLAY_EVENTS: one GpuFaultReplay event a replay of fault_stats",
+	[VAS_DRAIN] = "UVM_TEST_DRAIN_REPLAYABLE_FAULTS: none pending after the launch, a GPU not registered NV_ERR_INVALID_DEVICE",
+	[VAS_FLUSH] = "UVM_TEST_FAULT_BUFFER_FLUSH: 16 flushes",
+	[VAS_STOPS_IMMEDIATE] = "UVM_TEST_MAKE_CHANNEL_STOPS_IMMEDIATE, then UVM_UNREGISTER_CHANNEL",
+	[VAS_DESTROY_DELAY] = "UVM_TEST_DESTROY_GPU_VA_SPACE_DELAY: UVM_UNREGISTER_GPU_VASPACE takes the 100 ms set, at least",
+	[VAS_TEARDOWN] = "GPU VA space: ranges unmapped, channels and RM VA space freed",
+};
+
+/* 550 has versioned tools event queues (V1/V2); 535 one layout */
+#ifdef UVM_MAX_PROCESSORS_V2
+typedef UvmEventEntry_V2 tools_entry_t;
+typedef UvmToolsEventControlData_V2 tools_ctrl_t;
+#define TOOLS_VERSION(p) ((p)->requestedVersion = UvmToolsEventQueueVersion_V2)
+#define INJECT_ENTRY(p) ((p)->version = UvmToolsEventQueueVersion_V2, &(p)->entry_v2)
+#else
+typedef UvmEventEntry tools_entry_t;
+typedef UvmToolsEventControlData tools_ctrl_t;
+#define TOOLS_VERSION(p) ((void)(p))
+#define INJECT_ENTRY(p) (&(p)->entry)
+#endif
+
+#define R1_BYTES (2 * VA_BLOCK_BYTES)
+#define R2_PIECE (VA_BLOCK_BYTES / 4)
+#define TOOLS_QUEUE_ENTRIES 1024
+#define LAUNCH_BYTES (512ull << 10)
+#define DESTROY_DELAY_US 100000
+
+struct vas {
+	const struct test_ctx *c;
+	struct managed *m;		/* KTAP numbering */
+	unsigned int next;		/* the vas_test due */
+	const char *broken;		/* a step the rest needs failed */
+	int rm_fd, mm_fd, tools_fd, counters_fd;
+	struct emgpu_rm_va_space vs;
+	struct emgpu_rm_channel ch, ch2;
+	bool vas_registered, ch_registered;
+	uint64_t *r1;			/* two 2 MiB blocks */
+	uint64_t *r2;			/* one block, split in four ranges */
+	tools_entry_t *queue;
+	tools_ctrl_t *ctrl;
+	NvU64 *counters;
+	long long replays0;
+};
+
+static void vas_verdict(struct vas *v, enum vas_test t, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void vas_verdict(struct vas *v, enum vas_test t, bool ok, const char *fmt, ...)
+{
+	char why[300];
+	va_list ap;
+
+	if (t != v->next) {
+		snprintf(why, sizeof(why), "runner bug: test %u run as %u", t, v->next);
+		ok = false;
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(why, sizeof(why), fmt, ap);
+		va_end(ap);
+	}
+	v->next++;
+	verdict(v->m, ok, vas_names[t], why);
+}
+
+/* A step is run unless one it needs failed; then it fails naming that. */
+static bool vas_can_run(struct vas *v, enum vas_test t)
+{
+	if (!v->broken)
+		return true;
+	vas_verdict(v, t, false, "not run: %s failed", v->broken);
+	return false;
+}
+
+/* A UVM ioctl on fd: 0 and rmStatus NV_OK, else why not. */
+static bool vas_uvm(int fd, unsigned long cmd, void *params, const NV_STATUS *status, char *why,
+		    size_t len)
+{
+	if (ioctl(fd, cmd, params)) {
+		snprintf(why, len, "errno %d (%s)", errno, strerror(errno));
+		return false;
+	}
+	snprintf(why, len, "rmStatus 0x%x", *status);
+	return *status == NV_OK;
+}
+
+/* The ioctl answers exactly @want. */
+static bool vas_uvm_is(int fd, unsigned long cmd, void *params, const NV_STATUS *status,
+		       NV_STATUS want, const char *what, char *why, size_t len)
+{
+	if (ioctl(fd, cmd, params)) {
+		snprintf(why, len, "%s: errno %d (%s)", what, errno, strerror(errno));
+		return false;
+	}
+	snprintf(why, len, "%s: rmStatus 0x%x, want 0x%x", what, *status, want);
+	return *status == want;
+}
+
+static uint64_t pattern(const uint64_t *p)
+{
+	return (uintptr_t)p * 0x9e3779b97f4a7c15ull;
+}
+
+/* Who a block is resident on and mapped by (VA_RESIDENCY_INFO at va). */
+static bool residency(struct vas *v, uint64_t va, UVM_TEST_VA_RESIDENCY_INFO_PARAMS *res,
+		      char *why, size_t len)
+{
+	memset(res, 0, sizeof(*res));
+	res->lookup_address = va;
+	return vas_uvm(v->c->fd, UVM_TEST_VA_RESIDENCY_INFO, res, &res->rmStatus, why, len);
+}
+
+/* The GPU's mapping type of a residency answer, or -1 where it maps none. */
+static int gpu_mapping(const struct vas *v, const UVM_TEST_VA_RESIDENCY_INFO_PARAMS *res)
+{
+	for (unsigned int i = 0; i < res->mapped_on_count; i++)
+		if (!memcmp(res->mapped_on[i].uuid, v->c->gpu.uuid, 16))
+			return (int)res->mapping_type[i];
+	return -1;
+}
+
+static void vas_setup(struct vas *v)
+{
+	UVM_MM_INITIALIZE_PARAMS mm_init = { 0 };
+	int err = 0;
+
+	v->rm_fd = open(EMGPU_RM_DEVICE, O_RDWR | O_CLOEXEC);
+	v->mm_fd = open(v->c->dev, O_RDWR | O_CLOEXEC);
+	mm_init.uvmFd = v->c->fd;
+	if (v->rm_fd < 0 || v->mm_fd < 0) {
+		err = errno;
+	} else if (ioctl(v->mm_fd, UVM_MM_INITIALIZE, &mm_init) ||
+		   (mm_init.rmStatus != NV_OK && mm_init.rmStatus != NV_WARN_NOTHING_TO_DO)) {
+		err = -1;
+	} else {
+		err = rm(v->rm_fd, EMGPU_RM_VA_SPACE_CREATE, &v->vs);
+		v->ch = (struct emgpu_rm_channel){ .h_client = v->vs.h_client,
+						   .h_va_space = v->vs.h_va_space };
+		v->ch2 = v->ch;
+		if (!err)
+			err = rm(v->rm_fd, EMGPU_RM_CHANNEL_CREATE, &v->ch);
+		if (!err)
+			err = rm(v->rm_fd, EMGPU_RM_CHANNEL_CREATE, &v->ch2);
+	}
+	if (err)
+		v->broken = "the setup";
+	vas_verdict(v, VAS_SETUP, !err, "fds %d %d, errno %d (-1: UVM_MM_INITIALIZE rmStatus 0x%x)",
+		    v->rm_fd, v->mm_fd, err, mm_init.rmStatus);
+}
+
+static void vas_ranges(struct vas *v)
+{
+	UVM_TEST_VA_RANGE_SPLIT_PARAMS split;
+	char why[160] = "";
+	bool ok;
+
+	if (!vas_can_run(v, VAS_RANGES))
+		return;
+	v->r1 = uvm_managed_map(v->c->fd, R1_BYTES);
+	v->r2 = uvm_managed_map(v->c->fd, VA_BLOCK_BYTES);
+	ok = v->r1 != MAP_FAILED && v->r2 != MAP_FAILED;
+	snprintf(why, sizeof(why), "mmap: %s", strerror(errno));
+	/* four 512 KiB ranges in one 2 MiB block: a block each */
+	for (unsigned int i = 1; ok && i < 4; i++) {
+		memset(&split, 0, sizeof(split));
+		split.split_address = (uintptr_t)v->r2 + i * R2_PIECE - 1;
+		ok = vas_uvm(v->c->fd, UVM_TEST_VA_RANGE_SPLIT, &split, &split.rmStatus, why,
+			     sizeof(why));
+	}
+	if (ok) {
+		for (uint64_t i = 0; i < R1_BYTES / 8; i++)
+			v->r1[i] = pattern(&v->r1[i]);
+		for (uint64_t i = 0; i < VA_BLOCK_BYTES / 8; i++)
+			v->r2[i] = pattern(&v->r2[i]);
+	} else {
+		v->r1 = v->r1 == MAP_FAILED ? NULL : v->r1;
+		v->r2 = v->r2 == MAP_FAILED ? NULL : v->r2;
+		v->broken = "mapping the managed ranges";
+	}
+	vas_verdict(v, VAS_RANGES, ok, "%s", why);
+}
+
+/*
+ * Armed on a range, the next GPU VA space's addition to it fails with
+ * NV_ERR_NO_MEMORY (uvm_va_range_add_gpu_va_space), so does the
+ * registration; the flag is then clear and a retry registers it.
+ */
+static void vas_inject(struct vas *v)
+{
+	UVM_TEST_VA_RANGE_INJECT_ADD_GPU_VA_SPACE_ERROR_PARAMS inj = { 0 };
+	UVM_REGISTER_GPU_VASPACE_PARAMS reg = { 0 };
+	char why[200];
+	bool ok;
+
+	if (!vas_can_run(v, VAS_INJECT))
+		return;
+	inj.lookup_address = (uintptr_t)v->r1;
+	reg.gpuUuid = v->c->gpu;
+	reg.rmCtrlFd = v->rm_fd;
+	reg.hClient = v->vs.h_client;
+	reg.hVaSpace = v->vs.h_va_space;
+	ok = vas_uvm(v->c->fd, UVM_TEST_VA_RANGE_INJECT_ADD_GPU_VA_SPACE_ERROR, &inj, &inj.rmStatus,
+		     why, sizeof(why)) &&
+	     vas_uvm_is(v->c->fd, UVM_REGISTER_GPU_VASPACE, &reg, &reg.rmStatus, NV_ERR_NO_MEMORY,
+			"armed", why, sizeof(why));
+	if (ok) {
+		reg.rmStatus = 0;
+		ok = vas_uvm(v->c->fd, UVM_REGISTER_GPU_VASPACE, &reg, &reg.rmStatus, why,
+			     sizeof(why));
+		v->vas_registered = ok;
+	}
+	if (!ok)
+		v->broken = "UVM_REGISTER_GPU_VASPACE";
+	vas_verdict(v, VAS_INJECT, ok, "%s", why);
+}
+
+static void vas_channel(struct vas *v)
+{
+	UVM_REGISTER_CHANNEL_PARAMS reg = { 0 };
+	char why[160];
+	bool ok;
+
+	if (!vas_can_run(v, VAS_CHANNEL))
+		return;
+	/* resourceCount 0: base and length unused (docs/rm-standin.md) */
+	reg.gpuUuid = v->c->gpu;
+	reg.rmCtrlFd = v->rm_fd;
+	reg.hClient = v->vs.h_client;
+	reg.hChannel = v->ch.h_channel;
+	ok = vas_uvm(v->c->fd, UVM_REGISTER_CHANNEL, &reg, &reg.rmStatus, why, sizeof(why));
+	v->ch_registered = ok;
+	if (!ok)
+		v->broken = "UVM_REGISTER_CHANNEL";
+	vas_verdict(v, VAS_CHANNEL, ok, "%s", why);
+}
+
+/*
+ * A fault entry made from the channel's instance block (VEID 0) names this
+ * VA space only for a channel nvidia-uvm registered.
+ */
+static void vas_check_channel(struct vas *v)
+{
+	UVM_TEST_CHECK_CHANNEL_VA_SPACE_PARAMS t = { 0 };
+	char why[160];
+	bool ok;
+
+	if (!vas_can_run(v, VAS_CHECK_CHANNEL))
+		return;
+	t.gpu_uuid = v->c->gpu;
+	t.rm_ctrl_fd = v->rm_fd;
+	t.client = v->vs.h_client;
+	t.channel = v->ch.h_channel;
+	t.va_space_fd = v->c->fd;
+	ok = vas_uvm_is(v->c->fd, UVM_TEST_CHECK_CHANNEL_VA_SPACE, &t, &t.rmStatus, NV_OK,
+			"registered", why, sizeof(why));
+	t.channel = v->ch2.h_channel;
+	ok = ok && vas_uvm_is(v->c->fd, UVM_TEST_CHECK_CHANNEL_VA_SPACE, &t, &t.rmStatus,
+			      NV_ERR_INVALID_CHANNEL, "unregistered", why, sizeof(why));
+	vas_verdict(v, VAS_CHECK_CHANNEL, ok, "%s", why);
+}
+
+static bool migrate(struct vas *v, const void *p, uint64_t bytes, char *why, size_t len)
+{
+	UVM_MIGRATE_PARAMS mig = { 0 };
+
+	mig.base = (uintptr_t)p;
+	mig.length = bytes;
+	mig.destinationUuid = v->c->gpu;
+	return vas_uvm(v->c->fd, UVM_MIGRATE, &mig, &mig.rmStatus, why, len);
+}
+
+static void vas_migrate(struct vas *v)
+{
+	UVM_TEST_VA_RESIDENCY_INFO_PARAMS res;
+	uint64_t at[6];
+	char why[200] = "";
+	bool ok;
+
+	if (!vas_can_run(v, VAS_MIGRATE))
+		return;
+	/* the four ranges in order: their chunks follow in one root chunk */
+	ok = migrate(v, v->r1, R1_BYTES, why, sizeof(why));
+	for (unsigned int i = 0; ok && i < 4; i++)
+		ok = migrate(v, (uint8_t *)v->r2 + i * R2_PIECE, R2_PIECE, why, sizeof(why));
+	at[0] = (uintptr_t)v->r1;
+	at[1] = (uintptr_t)v->r1 + VA_BLOCK_BYTES;
+	for (unsigned int i = 0; i < 4; i++)
+		at[2 + i] = (uintptr_t)v->r2 + i * R2_PIECE;
+	for (unsigned int i = 0; ok && i < 6; i++) {
+		ok = residency(v, at[i], &res, why, sizeof(why));
+		if (ok && (res.resident_on_count != 1 ||
+			   memcmp(res.resident_on[0].uuid, v->c->gpu.uuid, 16) ||
+			   res.mapped_on_count != 1 || gpu_mapping(v, &res) < 0)) {
+			snprintf(why, sizeof(why), "block %u: resident on %u (GPU first: %d), mapped on %u (GPU: %d)",
+				 i, res.resident_on_count,
+				 !memcmp(res.resident_on[0].uuid, v->c->gpu.uuid, 16),
+				 res.mapped_on_count, gpu_mapping(v, &res) >= 0);
+			ok = false;
+		}
+	}
+	if (!ok)
+		v->broken = "UVM_MIGRATE";
+	vas_verdict(v, VAS_MIGRATE, ok, "%s", why);
+}
+
+static void vas_reverse_map(struct vas *v)
+{
+	UVM_TEST_PMM_REVERSE_MAP_PARAMS t = { 0 };
+	char why[160];
+
+	if (!vas_can_run(v, VAS_REVERSE_MAP))
+		return;
+	t.gpu_uuid = v->c->gpu;
+	t.range_address1 = (uintptr_t)v->r1;
+	t.range_address2 = (uintptr_t)v->r2;
+	t.range_size2 = VA_BLOCK_BYTES;
+	vas_verdict(v, VAS_REVERSE_MAP,
+		    vas_uvm(v->c->fd, UVM_TEST_PMM_REVERSE_MAP, &t, &t.rmStatus, why, sizeof(why)),
+		    "%s", why);
+}
+
+/*
+ * The reverse map of sysmem pages the GPU maps, over a 2 MiB block and
+ * the four ranges' blocks. 535 runs it on any GPU with access counters;
+ * 550 only on one whose counters notify physical addresses (Volta),
+ * answering NV_ERR_INVALID_DEVICE on Ampere (uvm_ampere.c:
+ * access_counters_can_use_physical_addresses false), as on a card.
+ */
+static void vas_sysmem(struct vas *v)
+{
+	UVM_TEST_PMM_SYSMEM_PARAMS t = { 0 };
+#ifdef UVM_MAX_PROCESSORS_V2
+	const NV_STATUS want = NV_ERR_INVALID_DEVICE;
+#else
+	const NV_STATUS want = NV_OK;
+#endif
+	char why[160];
+
+	if (!vas_can_run(v, VAS_SYSMEM))
+		return;
+	t.range_address1 = (uintptr_t)v->r1;
+	t.range_address2 = (uintptr_t)v->r2;
+	vas_verdict(v, VAS_SYSMEM,
+		    vas_uvm_is(v->c->fd, UVM_TEST_PMM_SYSMEM, &t, &t.rmStatus, want, "sysmem", why,
+			       sizeof(why)),
+		    "%s", why);
+}
+
+/* The GPU's mapping of one page of the first block, read back each time. */
+static void vas_pte(struct vas *v)
+{
+	UVM_TEST_CHANGE_PTE_MAPPING_PARAMS t = { 0 };
+	UVM_TEST_VA_RESIDENCY_INFO_PARAMS res;
+	char why[200];
+	int before = -1, ro = -1, none = -1;
+	bool ok;
+
+	if (!vas_can_run(v, VAS_PTE))
+		return;
+	t.uuid = v->c->gpu;
+	t.va = (uintptr_t)v->r1 + (64u << 10);
+	ok = residency(v, t.va, &res, why, sizeof(why));
+	before = gpu_mapping(v, &res);
+	t.mapping = UVM_TEST_PTE_MAPPING_READ_ONLY;
+	ok = ok && vas_uvm(v->c->fd, UVM_TEST_CHANGE_PTE_MAPPING, &t, &t.rmStatus, why, sizeof(why)) &&
+	     residency(v, t.va, &res, why, sizeof(why));
+	ro = gpu_mapping(v, &res);
+	t.mapping = UVM_TEST_PTE_MAPPING_READ_WRITE;
+	ok = ok && vas_uvm_is(v->c->fd, UVM_TEST_CHANGE_PTE_MAPPING, &t, &t.rmStatus,
+			      NV_ERR_INVALID_OPERATION, "upgrade", why, sizeof(why));
+	t.mapping = UVM_TEST_PTE_MAPPING_INVALID;
+	ok = ok && vas_uvm(v->c->fd, UVM_TEST_CHANGE_PTE_MAPPING, &t, &t.rmStatus, why, sizeof(why)) &&
+	     residency(v, t.va, &res, why, sizeof(why));
+	none = gpu_mapping(v, &res);
+	if (ok) {
+		ok = before == UVM_TEST_PTE_MAPPING_READ_WRITE_ATOMIC &&
+		     ro == UVM_TEST_PTE_MAPPING_READ_ONLY && none == -1 &&
+		     res.resident_on_count == 1 && !memcmp(res.resident_on[0].uuid, v->c->gpu.uuid, 16);
+		snprintf(why, sizeof(why), "GPU mapping %d, then %d, then %d (-1 none); resident on %u",
+			 before, ro, none, res.resident_on_count);
+	}
+	vas_verdict(v, VAS_PTE, ok, "%s", why);
+}
+
+static void vas_tlb(struct vas *v)
+{
+	UVM_TEST_INVALIDATE_TLB_PARAMS t = { 0 };
+	char why[160];
+	bool ok;
+
+	if (!vas_can_run(v, VAS_TLB))
+		return;
+	t.gpu_uuid = v->c->gpu;
+	t.va = (uintptr_t)v->r1;
+	t.target_va_mode = UvmTargetVaModeTargeted;
+	t.page_table_level = UvmInvalidatePageTableLevelPte;
+	t.membar = UvmInvalidateTlbMemBarSys;
+	ok = vas_uvm(v->c->fd, UVM_TEST_INVALIDATE_TLB, &t, &t.rmStatus, why, sizeof(why));
+	t.target_va_mode = UvmTargetVaModeAll;
+	t.page_table_level = UvmInvalidatePageTableLevelAll;
+	t.membar = UvmInvalidateTlbMemBarNone;
+	ok = ok && vas_uvm(v->c->fd, UVM_TEST_INVALIDATE_TLB, &t, &t.rmStatus, why, sizeof(why));
+	t.membar = UvmInvalidateTlbMemBarLocal + 1;
+	ok = ok && vas_uvm_is(v->c->fd, UVM_TEST_INVALIDATE_TLB, &t, &t.rmStatus,
+			      NV_ERR_INVALID_PARAMETER, "bad membar", why, sizeof(why));
+	vas_verdict(v, VAS_TLB, ok, "%s", why);
+}
+
+static void vas_evict(struct vas *v)
+{
+	UVM_TEST_EVICT_CHUNK_PARAMS t = { 0 };
+	UVM_TEST_VA_RESIDENCY_INFO_PARAMS res;
+	uint64_t *block = v->r1 + VA_BLOCK_BYTES / 8, bad = 0;
+	char why[200];
+	bool ok;
+
+	if (!vas_can_run(v, VAS_EVICT))
+		return;
+	t.gpu_uuid = v->c->gpu;
+	t.eviction_mode = UvmTestEvictModeVirtual;
+	t.address = (uintptr_t)block;
+	ok = vas_uvm(v->c->fd, UVM_TEST_EVICT_CHUNK, &t, &t.rmStatus, why, sizeof(why));
+	if (ok && (!t.chunk_was_evicted || t.chunk_size_backing_virtual != VA_BLOCK_BYTES)) {
+		snprintf(why, sizeof(why), "evicted %u, chunk of %llu bytes", t.chunk_was_evicted,
+			 (unsigned long long)t.chunk_size_backing_virtual);
+		ok = false;
+	}
+	ok = ok && residency(v, t.address, &res, why, sizeof(why));
+	if (ok && (res.resident_on_count != 1 || memcmp(res.resident_on[0].uuid, uvm_cpu_uuid, 16))) {
+		snprintf(why, sizeof(why), "resident on %u, not the CPU alone", res.resident_on_count);
+		ok = false;
+	}
+	if (ok) {
+		for (uint64_t i = 0; i < VA_BLOCK_BYTES / 8; i++)
+			bad += block[i] != pattern(&block[i]);
+		snprintf(why, sizeof(why), "%llu words differ", (unsigned long long)bad);
+		ok = !bad;
+	}
+	vas_verdict(v, VAS_EVICT, ok, "%s", why);
+}
+
+/* A second VA space with the GPU registered: 0 and its fd, or -1. */
+static int other_va_space(const struct test_ctx *c)
+{
+	UVM_INITIALIZE_PARAMS init = { 0 };
+	UVM_REGISTER_GPU_PARAMS reg = { 0 };
+	int fd = open(c->dev, O_RDWR | O_CLOEXEC);
+
+	reg.gpu_uuid = c->gpu;
+	reg.rmCtrlFd = -1;
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, UVM_INITIALIZE, &init) || init.rmStatus != NV_OK ||
+	    ioctl(fd, UVM_REGISTER_GPU, &reg) || reg.rmStatus != NV_OK) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * MIMC and MOMC at 2 MiB granularity, threshold 256; the configuration
+ * then belongs to this VA space, and another VA space's is refused
+ * (reconfiguration_owner).
+ */
+static void vas_ac_reconfigure(struct vas *v)
+{
+	UVM_TEST_RECONFIGURE_ACCESS_COUNTERS_PARAMS t = { 0 };
+	char why[160];
+	bool ok;
+	int other;
+
+	if (!vas_can_run(v, VAS_AC_RECONFIGURE))
+		return;
+	t.gpu_uuid = v->c->gpu;
+	t.mimc_granularity = UVM_ACCESS_COUNTER_GRANULARITY_2M;
+	t.momc_granularity = UVM_ACCESS_COUNTER_GRANULARITY_2M;
+	t.mimc_use_limit = UVM_ACCESS_COUNTER_USE_LIMIT_FULL;
+	t.momc_use_limit = UVM_ACCESS_COUNTER_USE_LIMIT_FULL;
+	t.enable_mimc_migrations = NV_TRUE;
+	ok = vas_uvm_is(v->c->fd, UVM_TEST_RECONFIGURE_ACCESS_COUNTERS, &t, &t.rmStatus,
+			NV_ERR_INVALID_ARGUMENT, "threshold 0", why, sizeof(why));
+	t.threshold = 256;
+	ok = ok && vas_uvm(v->c->fd, UVM_TEST_RECONFIGURE_ACCESS_COUNTERS, &t, &t.rmStatus, why,
+			   sizeof(why));
+	if (ok) {
+		other = other_va_space(v->c);
+		snprintf(why, sizeof(why), "no second VA space with the GPU");
+		ok = other >= 0 &&
+		     vas_uvm_is(other, UVM_TEST_RECONFIGURE_ACCESS_COUNTERS, &t, &t.rmStatus,
+				NV_ERR_INVALID_STATE, "another VA space", why, sizeof(why));
+		if (other >= 0)
+			close(other);
+	}
+	vas_verdict(v, VAS_AC_RECONFIGURE, ok, "%s", why);
+}
+
+static void vas_ac_reset(struct vas *v)
+{
+	UVM_TEST_RESET_ACCESS_COUNTERS_PARAMS t = { 0 };
+	char why[160];
+	bool ok;
+
+	if (!vas_can_run(v, VAS_AC_RESET))
+		return;
+	t.gpu_uuid = v->c->gpu;
+	t.mode = UVM_TEST_ACCESS_COUNTER_RESET_MODE_ALL;
+	ok = vas_uvm(v->c->fd, UVM_TEST_RESET_ACCESS_COUNTERS, &t, &t.rmStatus, why, sizeof(why));
+	t.mode = UVM_TEST_ACCESS_COUNTER_RESET_MODE_TARGETED;
+	t.counter_type = UVM_TEST_ACCESS_COUNTER_TYPE_MIMC;
+	ok = ok && vas_uvm(v->c->fd, UVM_TEST_RESET_ACCESS_COUNTERS, &t, &t.rmStatus, why,
+			   sizeof(why));
+	t.mode = UVM_TEST_ACCESS_COUNTER_RESET_MODE_MAX;
+	ok = ok && vas_uvm_is(v->c->fd, UVM_TEST_RESET_ACCESS_COUNTERS, &t, &t.rmStatus,
+			      NV_ERR_INVALID_ARGUMENT, "bad mode", why, sizeof(why));
+	vas_verdict(v, VAS_AC_RESET, ok, "%s", why);
+}
+
+static void vas_ac_ignore(struct vas *v)
+{
+	UVM_TEST_SET_IGNORE_ACCESS_COUNTERS_PARAMS t = { 0 };
+	char why[160];
+	bool ok;
+
+	if (!vas_can_run(v, VAS_AC_IGNORE))
+		return;
+	t.gpu_uuid = v->c->gpu;
+	t.ignore = NV_TRUE;
+	ok = vas_uvm(v->c->fd, UVM_TEST_SET_IGNORE_ACCESS_COUNTERS, &t, &t.rmStatus, why,
+		     sizeof(why));
+	t.ignore = NV_FALSE;
+	ok = ok && vas_uvm(v->c->fd, UVM_TEST_SET_IGNORE_ACCESS_COUNTERS, &t, &t.rmStatus, why,
+			   sizeof(why));
+	t.gpu_uuid.uuid[15] ^= 0xff;
+	ok = ok && vas_uvm_is(v->c->fd, UVM_TEST_SET_IGNORE_ACCESS_COUNTERS, &t, &t.rmStatus,
+			      NV_ERR_INVALID_DEVICE, "another UUID", why, sizeof(why));
+	vas_verdict(v, VAS_AC_IGNORE, ok, "%s", why);
+}
+
+/* A tools fd's event tracker: a queue of @entries, or counters (0). */
+static bool tools_tracker(struct vas *v, int *fd, void *queue, uint32_t entries, void *control,
+			  const NvProcessorUuid *processor, char *why, size_t len)
+{
+	UVM_TOOLS_INIT_EVENT_TRACKER_PARAMS t = { 0 };
+
+	*fd = open("/dev/nvidia-uvm-tools", O_RDWR | O_CLOEXEC);
+	if (*fd < 0) {
+		snprintf(why, len, "open /dev/nvidia-uvm-tools: %s", strerror(errno));
+		return false;
+	}
+	t.queueBuffer = (uintptr_t)queue;
+	t.queueBufferSize = entries;
+	t.controlBuffer = (uintptr_t)control;
+	t.processor = *processor;
+	t.uvmFd = v->c->fd;
+	TOOLS_VERSION(&t);
+	return vas_uvm(*fd, UVM_TOOLS_INIT_EVENT_TRACKER, &t, &t.rmStatus, why, len);
+}
+
+/* Page-aligned, zeroed memory the tools trackers pin. */
+static void *tools_buffer(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * A queue subscribed to ThrottlingStart (what the test injects) and
+ * GpuFaultReplay (the launch's replays, below); the test records three
+ * entries into every queue of this VA space that has their type.
+ */
+static void vas_tools_inject(struct vas *v)
+{
+	UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS_PARAMS en = { 0 };
+	UVM_TEST_INJECT_TOOLS_EVENT_PARAMS t;
+	tools_entry_t *e;
+	char why[200] = "";
+	NvU32 put = 0;
+	bool ok;
+
+	if (!vas_can_run(v, VAS_TOOLS_INJECT))
+		return;
+	v->queue = tools_buffer(TOOLS_QUEUE_ENTRIES * sizeof(*v->queue));
+	v->ctrl = tools_buffer(sizeof(*v->ctrl));
+	snprintf(why, sizeof(why), "mmap: %s", strerror(errno));
+	ok = v->queue && v->ctrl &&
+	     tools_tracker(v, &v->tools_fd, v->queue, TOOLS_QUEUE_ENTRIES, v->ctrl, &v->c->gpu, why,
+			   sizeof(why));
+	en.eventTypeFlags = (1ull << UvmEventTypeThrottlingStart) | (1ull << UvmEventTypeGpuFaultReplay);
+	ok = ok && vas_uvm(v->tools_fd, UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS, &en, &en.rmStatus, why,
+			   sizeof(why));
+	memset(&t, 0, sizeof(t));
+	e = INJECT_ENTRY(&t);
+	e->eventData.throttlingStart.eventType = UvmEventTypeThrottlingStart;
+	e->eventData.throttlingStart.processorIndex = 1;
+	e->eventData.throttlingStart.address = (uintptr_t)v->r1;
+	e->eventData.throttlingStart.timeStamp = 0x0123456789abcdefull;
+	t.count = 3;
+	ok = ok && vas_uvm(v->c->fd, UVM_TEST_INJECT_TOOLS_EVENT, &t, &t.rmStatus, why, sizeof(why));
+	if (ok) {
+		put = __atomic_load_n(&v->ctrl->put_behind, __ATOMIC_ACQUIRE);
+		ok = put == 3 && v->ctrl->get_behind == 0;
+		snprintf(why, sizeof(why), "put %u, get %u", put, v->ctrl->get_behind);
+		for (NvU32 i = 0; ok && i < put; i++) {
+			ok = !memcmp(&v->queue[i], e, sizeof(*e));
+			snprintf(why, sizeof(why), "entry %u differs: type %u, address 0x%llx", i,
+				 v->queue[i].eventData.eventType,
+				 (unsigned long long)v->queue[i].eventData.throttlingStart.address);
+		}
+		/* consumed */
+		v->ctrl->get_ahead = put;
+		__atomic_store_n(&v->ctrl->get_behind, put, __ATOMIC_RELEASE);
+	}
+	if (!ok && !v->ctrl)
+		v->broken = "the tools event queue";
+	vas_verdict(v, VAS_TOOLS_INJECT, ok, "%s", why);
+}
+
+/* Counters of the GPU alone: an increment for the CPU is not theirs. */
+static void vas_tools_counter(struct vas *v)
+{
+	UVM_TOOLS_ENABLE_COUNTERS_PARAMS en = { 0 };
+	UVM_TEST_INCREMENT_TOOLS_COUNTER_PARAMS t = { 0 };
+	char why[200] = "";
+	bool ok;
+
+	if (!vas_can_run(v, VAS_TOOLS_COUNTER))
+		return;
+	v->counters = tools_buffer(UVM_TOTAL_COUNTERS * sizeof(NvU64));
+	snprintf(why, sizeof(why), "mmap: %s", strerror(errno));
+	ok = v->counters && tools_tracker(v, &v->counters_fd, NULL, 0, v->counters, &v->c->gpu,
+					  why, sizeof(why));
+	en.counterTypeFlags = 1ull << UvmCounterNameBytesXferHtD;
+	ok = ok && vas_uvm(v->counters_fd, UVM_TOOLS_ENABLE_COUNTERS, &en, &en.rmStatus, why,
+			   sizeof(why));
+	t.counter = UvmCounterNameBytesXferHtD;
+	t.amount = 4096;
+	t.processor = v->c->gpu;
+	t.count = 3;
+	ok = ok && vas_uvm(v->c->fd, UVM_TEST_INCREMENT_TOOLS_COUNTER, &t, &t.rmStatus, why,
+			   sizeof(why));
+	memcpy(t.processor.uuid, uvm_cpu_uuid, 16);
+	t.count = 1;
+	ok = ok && vas_uvm(v->c->fd, UVM_TEST_INCREMENT_TOOLS_COUNTER, &t, &t.rmStatus, why,
+			   sizeof(why));
+	if (ok) {
+		ok = v->counters[UvmCounterNameBytesXferHtD] == 3 * 4096;
+		snprintf(why, sizeof(why), "counter %llu, want %u",
+			 (unsigned long long)v->counters[UvmCounterNameBytesXferHtD], 3 * 4096);
+	}
+	vas_verdict(v, VAS_TOOLS_COUNTER, ok, "%s", why);
+}
+
+/*
+ * STREAM over the start of the evicted block: NVIDIA's defaults fault
+ * its pages back to the GPU (replays); Ember-adaptive keeps evicted
+ * pages mapped, so it may take none.
+ */
+static void vas_launch(struct vas *v)
+{
+	uint32_t *w = (uint32_t *)(v->r1 + VA_BLOCK_BYTES / 8);
+	const uint64_t words = LAUNCH_BYTES / 4, passes = 2;
+	struct emgpu_rm_launch l;
+	uint64_t expect = 0;
+	int err;
+
+	if (!vas_can_run(v, VAS_LAUNCH))
+		return;
+	for (uint64_t i = 0; i < words; i++) {
+		w[i] = (uint32_t)i;
+		expect += passes * i;
+	}
+	expect += words * (passes * (passes - 1) / 2);
+	v->replays0 = uvm_fault_stat("start");
+	err = emgpu_rm_stream(v->rm_fd, v->vs.h_client, v->ch.h_channel, (uintptr_t)w, LAUNCH_BYTES,
+			      passes, 300000, &l);
+	if (err || l.status != EMGPU_LAUNCH_DONE)
+		v->broken = "the launch";
+	vas_verdict(v, VAS_LAUNCH, !err && l.status == EMGPU_LAUNCH_DONE && l.result == expect,
+		    "errno %d, status %u, result %llu, expected %llu", err, l.status,
+		    (unsigned long long)l.result, (unsigned long long)expect);
+}
+
+/*
+ * nvidia-uvm queues a GpuFaultReplay event when a replay push completes;
+ * the test flushes them into the queue: as many as fault_stats counts
+ * replays (START, with a batch: all of a launch's), some under NVIDIA's
+ * defaults.
+ */
+static void vas_tools_replay(struct vas *v)
+{
+	UVM_TEST_TOOLS_FLUSH_REPLAY_EVENTS_PARAMS t = { 0 };
+	long long replays;
+	NvU32 get, put, events = 0, other = 0;
+	char why[200];
+	bool ok;
+
+	if (!vas_can_run(v, VAS_TOOLS_REPLAY))
+		return;
+	t.gpuUuid = v->c->gpu;
+	ok = vas_uvm(v->c->fd, UVM_TEST_TOOLS_FLUSH_REPLAY_EVENTS, &t, &t.rmStatus, why, sizeof(why));
+	replays = uvm_fault_stat("start") - v->replays0;
+	if (ok) {
+		get = v->ctrl->get_behind;
+		put = __atomic_load_n(&v->ctrl->put_behind, __ATOMIC_ACQUIRE);
+		for (NvU32 i = get; i != put; i = (i + 1) % TOOLS_QUEUE_ENTRIES) {
+			if (v->queue[i].eventData.eventType == UvmEventTypeGpuFaultReplay)
+				events++;
+			else
+				other++;
+		}
+		ok = v->replays0 >= 0 && events == replays && !other && (v->m->ember || replays > 0);
+		snprintf(why, sizeof(why), "%u replay events (%u others), %lld replays, %llu dropped",
+			 events, other, replays,
+			 (unsigned long long)v->ctrl->dropped[UvmEventTypeGpuFaultReplay]);
+	}
+	vas_verdict(v, VAS_TOOLS_REPLAY, ok, "%s", why);
+}
+
+static void vas_drain(struct vas *v)
+{
+	UVM_TEST_DRAIN_REPLAYABLE_FAULTS_PARAMS t = { 0 };
+	char why[160];
+	bool ok;
+
+	if (!vas_can_run(v, VAS_DRAIN))
+		return;
+	t.gpu_uuid = v->c->gpu;
+	t.timeout_ns = 1000000000ull;
+	ok = vas_uvm(v->c->fd, UVM_TEST_DRAIN_REPLAYABLE_FAULTS, &t, &t.rmStatus, why, sizeof(why));
+	t.gpu_uuid.uuid[15] ^= 0xff;
+	ok = ok && vas_uvm_is(v->c->fd, UVM_TEST_DRAIN_REPLAYABLE_FAULTS, &t, &t.rmStatus,
+			      NV_ERR_INVALID_DEVICE, "another UUID", why, sizeof(why));
+	vas_verdict(v, VAS_DRAIN, ok, "%s", why);
+}
+
+static void vas_flush(struct vas *v)
+{
+	UVM_TEST_FAULT_BUFFER_FLUSH_PARAMS t = { 0 };
+	char why[160];
+
+	if (!vas_can_run(v, VAS_FLUSH))
+		return;
+	t.iterations = 16;
+	vas_verdict(v, VAS_FLUSH,
+		    vas_uvm(v->c->fd, UVM_TEST_FAULT_BUFFER_FLUSH, &t, &t.rmStatus, why, sizeof(why)),
+		    "%s", why);
+}
+
+static void vas_stops_immediate(struct vas *v)
+{
+	UVM_TEST_MAKE_CHANNEL_STOPS_IMMEDIATE_PARAMS t = { 0 };
+	UVM_UNREGISTER_CHANNEL_PARAMS un = { 0 };
+	char why[160];
+	bool ok;
+
+	if (!vas_can_run(v, VAS_STOPS_IMMEDIATE))
+		return;
+	un.gpuUuid = v->c->gpu;
+	un.hClient = v->vs.h_client;
+	un.hChannel = v->ch.h_channel;
+	ok = vas_uvm(v->c->fd, UVM_TEST_MAKE_CHANNEL_STOPS_IMMEDIATE, &t, &t.rmStatus, why,
+		     sizeof(why)) &&
+	     vas_uvm(v->c->fd, UVM_UNREGISTER_CHANNEL, &un, &un.rmStatus, why, sizeof(why));
+	v->ch_registered = !ok;
+	vas_verdict(v, VAS_STOPS_IMMEDIATE, ok, "%s", why);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* uvm_gpu_va_space_destroy() waits delay_us (udelay) before its teardown. */
+static void vas_destroy_delay(struct vas *v)
+{
+	UVM_TEST_DESTROY_GPU_VA_SPACE_DELAY_PARAMS t = { 0 };
+	UVM_UNREGISTER_GPU_VASPACE_PARAMS un = { 0 };
+	double t0, ms = 0;
+	char why[160];
+	bool ok;
+
+	if (!vas_can_run(v, VAS_DESTROY_DELAY))
+		return;
+	t.delay_us = DESTROY_DELAY_US;
+	un.gpuUuid = v->c->gpu;
+	ok = vas_uvm(v->c->fd, UVM_TEST_DESTROY_GPU_VA_SPACE_DELAY, &t, &t.rmStatus, why,
+		     sizeof(why));
+	t0 = now_ms();
+	ok = ok && vas_uvm(v->c->fd, UVM_UNREGISTER_GPU_VASPACE, &un, &un.rmStatus, why, sizeof(why));
+	ms = now_ms() - t0;
+	v->vas_registered = !ok;
+	if (ok) {
+		ok = ms >= DESTROY_DELAY_US / 1000;
+		snprintf(why, sizeof(why), "UVM_UNREGISTER_GPU_VASPACE took %.1f ms", ms);
+	}
+	vas_verdict(v, VAS_DESTROY_DELAY, ok, "%s", why);
+}
+
+/* Whatever the steps left, undone; the line judges what this section made. */
+static void vas_teardown(struct vas *v)
+{
+	UVM_UNREGISTER_CHANNEL_PARAMS unch = { 0 };
+	UVM_UNREGISTER_GPU_VASPACE_PARAMS unvs = { 0 };
+	struct emgpu_rm_free fr = { .h_client = v->vs.h_client };
+	int err = 0;
+
+	unch.gpuUuid = unvs.gpuUuid = v->c->gpu;
+	unch.hClient = v->vs.h_client;
+	unch.hChannel = v->ch.h_channel;
+	if (v->ch_registered && (ioctl(v->c->fd, UVM_UNREGISTER_CHANNEL, &unch) || unch.rmStatus))
+		err = -1;
+	if (v->vas_registered &&
+	    (ioctl(v->c->fd, UVM_UNREGISTER_GPU_VASPACE, &unvs) || unvs.rmStatus))
+		err = -1;
+	if (v->r1 && munmap(v->r1, R1_BYTES))
+		err = errno;
+	if (v->r2 && munmap(v->r2, VA_BLOCK_BYTES))
+		err = errno;
+	if (v->tools_fd > 0)
+		close(v->tools_fd);
+	if (v->counters_fd > 0)
+		close(v->counters_fd);
+	if (v->queue)
+		munmap(v->queue, TOOLS_QUEUE_ENTRIES * sizeof(*v->queue));
+	if (v->ctrl)
+		munmap(v->ctrl, sizeof(*v->ctrl));
+	if (v->counters)
+		munmap(v->counters, UVM_TOTAL_COUNTERS * sizeof(NvU64));
+	if (v->rm_fd >= 0 && v->vs.h_client) {
+		/* channels first: a VA space with channels is EBUSY */
+		uint32_t handles[] = { v->ch.h_channel, v->ch2.h_channel, v->vs.h_va_space };
+
+		for (unsigned int i = 0; i < 3; i++) {
+			fr.handle = handles[i];
+			if (fr.handle && !err)
+				err = rm(v->rm_fd, EMGPU_RM_FREE, &fr);
+		}
+	}
+	if (v->rm_fd >= 0)
+		close(v->rm_fd);
+	if (v->mm_fd >= 0)
+		close(v->mm_fd);
+	vas_verdict(v, VAS_TEARDOWN, !err, "errno %d (-1: an unregistration)", err);
+}
+
+static void va_space_section(const struct test_ctx *c, struct managed *m)
+{
+	struct vas v = { .c = c, .m = m, .rm_fd = -1, .mm_fd = -1 };
+
+	vas_setup(&v);
+	vas_ranges(&v);
+	vas_inject(&v);
+	vas_channel(&v);
+	vas_check_channel(&v);
+	vas_migrate(&v);
+	vas_reverse_map(&v);
+	vas_sysmem(&v);
+	vas_pte(&v);
+	vas_tlb(&v);
+	vas_evict(&v);
+	vas_ac_reconfigure(&v);
+	vas_ac_reset(&v);
+	vas_ac_ignore(&v);
+	vas_tools_inject(&v);
+	vas_tools_counter(&v);
+	vas_launch(&v);
+	vas_tools_replay(&v);
+	vas_drain(&v);
+	vas_flush(&v);
+	vas_stops_immediate(&v);
+	vas_destroy_delay(&v);
+	vas_teardown(&v);
+}
 
 /*
  * Registers the emulated GPU, runs gpu_tests[] on it from KTAP number
- * first, and unregisters it: NGPU_TESTS + 2 lines. Returns the failures.
+ * first, then the GPU VA space section, and unregisters it:
+ * NGPU_TESTS + VAS_TESTS + 2 lines. Returns the failures.
  */
 static unsigned int gpu_section(struct test_ctx *c, unsigned int first)
 {
@@ -678,14 +1700,23 @@ static unsigned int gpu_section(struct test_ctx *c, unsigned int first)
 		printf("not ok %u UVM_REGISTER_GPU\n# %s; errno %d, rmStatus 0x%x\n", n, why,
 		       errno, reg.rmStatus);
 		/* nothing else can run on a GPU that is not there */
-		for (unsigned int i = 0; i <= NGPU_TESTS; i++)
+		for (unsigned int i = 0; i <= NGPU_TESTS + VAS_TESTS; i++)
 			printf("ok %u %s # SKIP no GPU\n", n + 1 + i,
-			       i < NGPU_TESTS ? gpu_tests[i].name : "UVM_UNREGISTER_GPU");
+			       i < NGPU_TESTS ? gpu_tests[i].name :
+			       i < NGPU_TESTS + VAS_TESTS ? vas_names[i - NGPU_TESTS] :
+			       "UVM_UNREGISTER_GPU");
 		return 1;
 	}
 	printf("ok %u UVM_REGISTER_GPU\n", n++);
 	for (unsigned int i = 0; i < NGPU_TESTS; i++)
 		failed += run_test(c, &gpu_tests[i], n++);
+	{
+		struct managed v = { .fd = c->fd, .ember = c->ember, .n = n - 1 };
+
+		va_space_section(c, &v);
+		failed += v.failed;
+		n = v.n + 1;
+	}
 	unreg.gpu_uuid = c->gpu;
 	if (ioctl(c->fd, UVM_UNREGISTER_GPU, &unreg) != 0 || unreg.rmStatus != NV_OK) {
 		printf("not ok %u UVM_UNREGISTER_GPU\n# errno %d, rmStatus 0x%x\n", n, errno,
@@ -716,7 +1747,7 @@ int main(int argc, char **argv)
 			dev = argv[i];
 	}
 	m.ember = ember;
-	planned = NTESTS + 1 + MANAGED_TESTS + (gpu ? NGPU_TESTS + 2 : 0);
+	planned = NTESTS + 1 + MANAGED_TESTS + (gpu ? NGPU_TESTS + VAS_TESTS + 2 : 0);
 	printf("KTAP version 1\n1..%u\n", planned);
 	fd = open(dev, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
@@ -730,6 +1761,8 @@ int main(int argc, char **argv)
 	}
 	printf("ok 1 UVM_INITIALIZE\n");
 	c.fd = fd;
+	c.dev = dev;
+	c.ember = ember;
 	for (unsigned int i = 0; i < NTESTS; i++)
 		failed += run_test(&c, &tests[i], i + 2);
 	m.fd = fd;
@@ -738,7 +1771,7 @@ int main(int argc, char **argv)
 	failed += m.failed;
 	if (gpu && m.n == NTESTS + 1 + MANAGED_TESTS) {
 		failed += gpu_section(&c, m.n + 1);
-		m.n += NGPU_TESTS + 2;
+		m.n += NGPU_TESTS + VAS_TESTS + 2;
 	}
 	close(fd);
 	/* A test that did not run (after a failed mmap) is neither. */

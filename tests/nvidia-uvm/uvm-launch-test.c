@@ -24,7 +24,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,18 +36,13 @@
 
 #include "uvm_linux_ioctl.h"
 #include "uvm_test_ioctl.h"
-#include "uapi/emgpu_rm.h"
-#include "uapi/ember.h"
-#include "emgpu_hw.h"
+#include "uvm-user.h"
 
 #define PLANNED		35
-#define VA_BLOCK_BYTES	(2ull << 20)
+#define VA_BLOCK_BYTES	UVM_VA_BLOCK_BYTES
 #define STREAM_BYTES	(512ull << 10)	/* 128 pages of 4K */
 #define STREAM_PASSES	2
 #define LAUNCH_TIMEOUT_MS 300000	/* TCG, a loaded host */
-
-static const NvU8 cpu_uuid[16] = { 0xa6, 0x5e, 0x0f, 0x4e, 0xd7, 0xd4, 0x7b, 0xa2,
-				   0x50, 0x47, 0x41, 0x2c, 0x14, 0x2a, 0x77, 0x73 };
 
 static unsigned int n, failed, skipped;
 /* set when the device refuses launches on channels: what needs one skips */
@@ -91,12 +85,6 @@ static void launch_verdict(bool ok, const char *name, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* An ioctl's errno, 0 on success. */
-static int rm(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? errno : 0;
-}
-
 /* A UVM ioctl: 0 and rmStatus NV_OK, or why not in @why. */
 static bool uvm(int fd, unsigned long cmd, void *params, const NV_STATUS *status, char *why,
 		size_t len)
@@ -109,58 +97,16 @@ static bool uvm(int fd, unsigned long cmd, void *params, const NV_STATUS *status
 	return *status == NV_OK;
 }
 
-/* nvidia-uvm's replayable fault count (uvm_enable_debug_procfs=1), or -1. */
-static long long replayable_faults(void)
-{
-	char line[128];
-	long long v = -1;
-	glob_t g;
-	FILE *f;
-
-	if (glob("/proc/driver/nvidia-uvm/gpus/*/fault_stats", 0, NULL, &g))
-		return -1;
-	f = fopen(g.gl_pathv[0], "r");
-	globfree(&g);
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "replayable_faults %lld", &v) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return v;
-}
-
 static int launch(int fd, uint32_t h_client, uint32_t h_channel, uint64_t va, uint64_t bytes,
 		  struct emgpu_rm_launch *l)
 {
-	memset(l, 0, sizeof(*l));
-	l->h_client = h_client;
-	l->h_channel = h_channel;
-	l->kernel = EMBER_KERNEL_STREAM;
-	l->args[0] = va;
-	l->args[1] = bytes;
-	l->args[2] = STREAM_PASSES;
-	l->timeout_ms = LAUNCH_TIMEOUT_MS;
-	return rm(fd, EMGPU_RM_LAUNCH, l);
+	return emgpu_rm_stream(fd, h_client, h_channel, va, bytes, STREAM_PASSES, LAUNCH_TIMEOUT_MS, l);
 }
 
 /* "cpu", "gpu" or "other" for a processor UUID nvidia-uvm reports. */
 static const char *who(const NvProcessorUuid *u, const uint8_t *gpu)
 {
-	return !memcmp(u->uuid, cpu_uuid, 16) ? "cpu" : !memcmp(u->uuid, gpu, 16) ? "gpu" : "other";
-}
-
-/* 2 MiB-aligned free addresses for one VA block, managed by nvidia-uvm. */
-static uint32_t *managed_map(int uvm_fd)
-{
-	uint8_t *hole = mmap(NULL, 2 * VA_BLOCK_BYTES, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-			     -1, 0);
-	uintptr_t at;
-
-	if (hole == MAP_FAILED)
-		return MAP_FAILED;
-	at = ((uintptr_t)hole + VA_BLOCK_BYTES - 1) & ~(uintptr_t)(VA_BLOCK_BYTES - 1);
-	return mmap((void *)at, VA_BLOCK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-		    uvm_fd, (off_t)at);
+	return !memcmp(u->uuid, uvm_cpu_uuid, 16) ? "cpu" : !memcmp(u->uuid, gpu, 16) ? "gpu" : "other";
 }
 
 /* The per-open limits, from another open file: EDQUOT past each. */
@@ -295,7 +241,7 @@ int main(int argc, char **argv)
 		"EMGPU_RM_CHANNEL_CREATE: a compute channel in it", "errno %d, 0x%x hw %u", err,
 		ch.h_channel, ch.hw_channel);
 
-	buf = managed_map(ufd);
+	buf = uvm_managed_map(ufd, VA_BLOCK_BYTES);
 	verdict(buf != MAP_FAILED, "managed range: mmap of the UVM fd at offset = address", "%s",
 		strerror(errno));
 	if (buf == MAP_FAILED) {
@@ -339,9 +285,9 @@ int main(int argc, char **argv)
 	}
 	expect += words * (STREAM_PASSES * (STREAM_PASSES - 1) / 2);
 
-	faults0 = replayable_faults();
+	faults0 = uvm_fault_stat("replayable_faults");
 	err = launch(rfd, vs.h_client, ch.h_channel, (uintptr_t)buf, STREAM_BYTES, &l);
-	faults1 = replayable_faults();
+	faults1 = uvm_fault_stat("replayable_faults");
 	if (err == EOPNOTSUPP)
 		no_launches = "the device refuses GA10X_REG_LAUNCH_CHANNEL (no SM launches in the GA10x personality yet)";
 	launch_verdict(!err && l.status == EMGPU_LAUNCH_DONE && l.sim_ns > 0,
