@@ -130,6 +130,16 @@ static void channel_free_locked(struct emgpu_rm_gpu *gpu, struct uvmGpuChannel_t
 	struct emgpu_rm_retained *r;
 
 	lockdep_assert_held(&gpu->lock);
+	/*
+	 * nvidia-uvm sees a channel's RC only in its notifier; the device's
+	 * last error says why (overwritten by any later one), for the log
+	 */
+	if (emgpu_rm_rd(gpu, GA10X_REG_CHAN(ch->id, GA10X_REG_CHAN_STATUS)) & GA10X_CHAN_STATUS_RC)
+		dev_info_ratelimited(&gpu->pdev->dev,
+				     "channel %u was in RC; last device error %u, info 0x%x, %u since reset\n",
+				     ch->id, emgpu_rm_rd(gpu, EMGPU_REG_ERROR_STATUS),
+				     emgpu_rm_rd(gpu, EMGPU_REG_ERROR_INFO),
+				     emgpu_rm_rd(gpu, EMGPU_REG_ERROR_COUNT));
 	/* stop it, then forget it: the device must not touch the memory */
 	chan_wr(gpu, ch->id, GA10X_REG_CHAN_CTRL, 0);
 	emgpu_rm_wr64(gpu, GA10X_REG_CHAN(ch->id, GA10X_REG_CHAN_GPFIFO_LO), 0);
