@@ -23,8 +23,8 @@
 #   unpack  the .deb's usr/src/nvidia-open-kernel.tar.xz
 #   patch   the series, `patch -p1 --fuzz=0`, in series order
 #   core    policy/*.[ch] copied byte for byte into nvidia-uvm/
-#   glue    nvidia/glue/uvm_ember.[ch] and the branch's uvm_ember_compat.h
-#           copied byte for byte into nvidia-uvm/
+#   glue    nvidia/glue/uvm_ember.[ch], the branch's uvm_ember_compat.h and
+#           include/uapi/ember.h copied byte for byte into nvidia-uvm/
 #   build   `make modules` against /usr/src/linux-headers-<abi>-cloud-amd64
 #
 # Kbuild records absolute paths, so the tree lives at one fixed path per
@@ -133,12 +133,13 @@ copy_core() {
 	done
 }
 
-# The glue, one copy for every branch, and the branch's compat header; the
-# series' Kbuild line builds uvm_ember.c.
+# The glue, one copy for every branch, the branch's compat header and the
+# uapi header the glue's counters take their names from; the series'
+# Kbuild line builds uvm_ember.c.
 copy_glue() {
 	local dir=$1 f
-	step glue "$(glue_files | tr '\n' ' ')$(basename "$compat_header")"
-	for f in $(glue_files | sed "s|^|$glue_dir/|") "$compat_header"; do
+	step glue "$(glue_files | tr '\n' ' ')$(basename "$compat_header") $(basename "$uapi_header")"
+	for f in $(glue_files | sed "s|^|$glue_dir/|") "$compat_header" "$uapi_header"; do
 		[ -e "$dir/nvidia-uvm/$(basename "$f")" ] &&
 			fail "glue file $(basename "$f") would overwrite a file of the package or the series"
 		cp "$f" "$dir/nvidia-uvm/"
@@ -177,6 +178,7 @@ main() {
 	core_files >/dev/null || die "step 'core': policy core files missing in $core_dir"
 	glue_files >/dev/null || die "step 'glue': no uvm_ember*.[ch] in $glue_dir"
 	[ -f "$compat_header" ] || die "step 'glue': no $compat_header"
+	[ -f "$uapi_header" ] || die "step 'glue': no $uapi_header"
 	[ -f "$branch_dir/patches/series" ] || die "step 'patch': no $branch_dir/patches/series"
 
 	tree="$cache/tree" outdir="$cache/out" keep=("${nvidia_modules[@]}")
@@ -203,7 +205,7 @@ main() {
 			done
 			core_files | while read -r f; do echo "$f"; cat "$core_dir/$f"; done
 			glue_files | while read -r f; do echo "$f"; cat "$glue_dir/$f"; done
-			cat "$compat_header"
+			cat "$compat_header" "$uapi_header"
 		fi
 	} | sha256sum | cut -c1-16)
 	out="$outdir/$key"

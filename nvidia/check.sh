@@ -3,8 +3,9 @@
 # (make nvidia-test; part of make test):
 #   - the series applies to the pristine package with no fuzz and no offset;
 #   - the policy core in the build tree is byte-identical to the repository's;
-#   - so is the glue (nvidia/glue/, with the branch's compat header), and no
-#     patch of the series adds a glue file of its own;
+#   - so is the glue (nvidia/glue/, with the branch's compat header and
+#     include/uapi/ember.h), and no patch of the series adds a glue file
+#     of its own;
 #   - modinfo of nvidia-uvm.ko lists every Table 1 parameter with the
 #     default of the core's list (ember_adaptive_params.h);
 #   - every global symbol the core's objects and the glue's (uvm_ember.o)
@@ -59,7 +60,7 @@ check_core_identical() {
 }
 
 # The glue in the build tree is nvidia/glue/ byte for byte, with this
-# branch's compat header, and no patch of the series carries a glue file
+# branch's compat header and the uapi header, and no patch of the series carries a glue file
 # of its own.
 check_glue_identical() {
 	local f n=0 bad=0
@@ -68,6 +69,7 @@ check_glue_identical() {
 		cmp "$glue_dir/$f" "$tree/nvidia-uvm/$f" || bad=1
 	done
 	cmp "$compat_header" "$tree/nvidia-uvm/uvm_ember_compat.h" || bad=1
+	cmp "$uapi_header" "$tree/nvidia-uvm/$(basename "$uapi_header")" || bad=1
 	for f in "$tree"/nvidia-uvm/uvm_ember*.[ch]; do
 		case $(basename "$f") in
 		uvm_ember_compat.h) ;;
@@ -79,7 +81,7 @@ check_glue_identical() {
 		bad=1
 	fi
 	if [ "$bad" = 0 ]; then
-		pass "$n glue files identical to $glue_dir, compat header $(basename "$branch_dir")'s, no patch adds glue"
+		pass "$n glue files identical to $glue_dir, compat header $(basename "$branch_dir")'s, $(basename "$uapi_header") the uapi's, no patch adds glue"
 	else
 		flunk "glue differs from $glue_dir"
 	fi
@@ -133,7 +135,7 @@ hooks() {
 	uvm_gpu_replayable_faults.o uvm_ember_service_fault_block
 	uvm_gpu_access_counters.o uvm_ember_enabled uvm_ember_service_notification uvm_ember_access_counter_threshold
 	uvm_va_block.o uvm_ember_block_state_alloc uvm_ember_block_state_free uvm_ember_block_is_managed uvm_ember_residency_snapshot uvm_ember_residency_changed uvm_ember_va_space_is_ember
-	uvm_pmm_gpu.o uvm_ember_pmm_init uvm_ember_pmm_deinit uvm_ember_pmm_pick_victim uvm_ember_pmm_root_chunk_allocated uvm_ember_pmm_root_chunk_freed
+	uvm_pmm_gpu.o uvm_ember_pmm_init uvm_ember_pmm_deinit uvm_ember_pmm_pick_victim uvm_ember_pmm_root_chunk_allocated uvm_ember_pmm_root_chunk_freed uvm_ember_pmm_root_chunk_evicted
 	uvm_ember.o ember_policy_ember ember_policy_ember_check uvm_pmm_gpu_evict_root_chunk_index uvm_va_block_service_locked
 	EOF
 }

@@ -30,6 +30,9 @@ core_files() {
 glue_dir="$top/nvidia/glue"
 glue_files() { (cd "$glue_dir" && ls -- uvm_ember*.[ch]) | LC_ALL=C sort; }
 compat_header="$branch_dir/uvm_ember_compat.h"
+# ember.ko's ABI header, copied in beside the glue: the glue's counters
+# (ember_stats) take their names from it.
+uapi_header="$top/include/uapi/ember.h"
 
 # The series' patch names, in order.
 series_patches() { grep -v '^[[:space:]]*\(#\|$\)' "$branch_dir/patches/series"; }

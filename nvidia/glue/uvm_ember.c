@@ -23,6 +23,7 @@
 #include "uvm_ember_compat.h"
 
 #include "ember_policy_ember.h"
+#include "ember.h"      // include/uapi/ember.h: the counters' names
 
 // ---- Table 1: the same names, defaults and ranges as ember.ko ----
 
@@ -35,6 +36,76 @@ EMBER_TABLE1_PARAMS(UVM_EMBER_PARAM)
 #undef UVM_EMBER_PARAM
 
 static const struct ember_policy_ops *g_uvm_ember_ops = &ember_policy_ember;
+
+// ---- counters: /sys/module/nvidia_uvm/parameters/ember_stats ----
+
+// What the glue counts, module-wide since load, each where it happens:
+// the members of ember.ko's struct ember_stats_counters that have a place
+// in nvidia-uvm, then hook_calls.<hook> for every hook of uapi's
+// EMBER_POLICY_HOOK_LIST. Only Ember spaces and GPUs count: with
+// cpu_preferred_blocks_enable=0 every value stays 0.
+#define UVM_EMBER_STATS(X)                                                    \
+    X(notifications)        /* notifications of Ember spaces serviced */     \
+    X(promotions)           /* blocks a promotion moved pages of */           \
+    X(promoted_bytes)       /* bytes those promotions made GPU-resident */    \
+    X(promotions_halted)    /* spans the core stopped (high watermark) */     \
+    X(evictions)            /* root chunks evicted, on demand and eager */    \
+    X(pages_evicted)        /* pages evictions moved off the GPU */           \
+    X(eager_evictions)      /* root chunks the eager worker evicted */
+
+enum {
+#define UVM_EMBER_STAT_ID(name) UVM_EMBER_STAT_##name,
+    UVM_EMBER_STATS(UVM_EMBER_STAT_ID)
+#undef UVM_EMBER_STAT_ID
+    UVM_EMBER_STAT_HOOK_CALLS,      // hook_calls[enum ember_policy_hook] follow
+    UVM_EMBER_STAT_COUNT = UVM_EMBER_STAT_HOOK_CALLS + EMBER_POLICY_HOOKS
+};
+
+// Each name is a counter of struct ember_stats_counters.
+#define UVM_EMBER_STAT_CHECK(name) \
+    static_assert(sizeof(((struct ember_stats_counters *)0)->name) == sizeof(__u64), #name);
+UVM_EMBER_STATS(UVM_EMBER_STAT_CHECK)
+#undef UVM_EMBER_STAT_CHECK
+
+static const char *const g_uvm_ember_stat_names[UVM_EMBER_STAT_COUNT] = {
+#define UVM_EMBER_STAT_NAME(name) [UVM_EMBER_STAT_##name] = #name,
+    UVM_EMBER_STATS(UVM_EMBER_STAT_NAME)
+#undef UVM_EMBER_STAT_NAME
+#define UVM_EMBER_HOOK_NAME(id, member) [UVM_EMBER_STAT_HOOK_CALLS + EMBER_HOOK_##id] = "hook_calls." #member,
+    EMBER_POLICY_HOOK_LIST(UVM_EMBER_HOOK_NAME)
+#undef UVM_EMBER_HOOK_NAME
+};
+
+static atomic64_t g_uvm_ember_stats[UVM_EMBER_STAT_COUNT];
+
+#define ember_stat_add(name, v) atomic64_add((v), &g_uvm_ember_stats[UVM_EMBER_STAT_##name])
+#define ember_stat_inc(name) atomic64_inc(&g_uvm_ember_stats[UVM_EMBER_STAT_##name])
+#define ember_hook_count(id) atomic64_inc(&g_uvm_ember_stats[UVM_EMBER_STAT_HOOK_CALLS + EMBER_HOOK_##id])
+
+// "NAME VALUE" a line, in the order above (libember's nvidia-uvm back end
+// parses it by name).
+static int ember_stats_get(char *buffer, const struct kernel_param *kp)
+{
+    int len = 0;
+    size_t i;
+
+    for (i = 0; i < UVM_EMBER_STAT_COUNT; i++)
+        len += scnprintf(buffer + len, PAGE_SIZE - len, "%s %llu\n", g_uvm_ember_stat_names[i],
+                         (unsigned long long)atomic64_read(&g_uvm_ember_stats[i]));
+    return len;
+}
+
+static int ember_stats_set(const char *val, const struct kernel_param *kp)
+{
+    return -EPERM;
+}
+
+static const struct kernel_param_ops ember_stats_ops = {
+    .set = ember_stats_set,
+    .get = ember_stats_get,
+};
+module_param_cb(ember_stats, &ember_stats_ops, NULL, S_IRUGO);
+MODULE_PARM_DESC(ember_stats, "Ember's counters since load, \"NAME VALUE\" a line (read-only)");
 
 NV_STATUS uvm_ember_init(void)
 {
@@ -112,6 +183,10 @@ typedef struct
     // The count of the notification whose promotion is moving the block's
     // pages now, 0 otherwise: the chunk's starting demand. Block lock.
     NvU32 promotion_counter;
+
+    // Pages the running promotion made resident on the GPU (counted by the
+    // residency hook: a retry may drop the block lock). Block lock.
+    NvU32 promoted_pages;
 
     NvU64 priv[];
 } uvm_ember_block_t;
@@ -207,6 +282,7 @@ NV_STATUS uvm_ember_va_space_gpu_registered(uvm_va_space_t *va_space, uvm_gpu_t 
     env.vram_bytes = gpu->mem_info.size;
     env.full_vram_bytes = gpu->mem_info.size;
     env.chunks_total = ember ? ember->total : (NvU32)(gpu->mem_info.size / UVM_CHUNK_SIZE_MAX);
+    ember_hook_count(INIT);
     if (space->ops->init(&space->pdata, &env))
         return NV_ERR_NO_MEMORY;
     return NV_OK;
@@ -218,8 +294,10 @@ void uvm_ember_va_space_destroy(uvm_va_space_t *va_space)
 
     if (!space)
         return;
-    if (space->pdata && space->ops->fini)
+    if (space->pdata && space->ops->fini) {
+        ember_hook_count(FINI);
         space->ops->fini(space->pdata);
+    }
     uvm_kvfree(space);
     va_space->ember = NULL;
 }
@@ -404,6 +482,7 @@ bool uvm_ember_service_fault_block(uvm_gpu_t *gpu,
     ember_block_view(va_block, gpu, &view);
     ember_mask_from_uvm(&view.faulted, faulted, pages);
 
+    ember_hook_count(FAULT_BLOCK);
     spin_lock(&space->lock);
     space->ops->on_fault_block(space->pdata, &view);
     spin_unlock(&space->lock);
@@ -495,6 +574,7 @@ static bool ember_promote_block(uvm_gpu_t *gpu,
     }
     ember_block_view(va_block, gpu, &view);
 
+    ember_hook_count(PROMOTE_BLOCK);
     spin_lock(&space->lock);
     verdict = space->ops->promote_block(space->pdata, n, &view);
     spin_unlock(&space->lock);
@@ -508,10 +588,15 @@ static bool ember_promote_block(uvm_gpu_t *gpu,
         service_context->num_retries = 0;
         UVM_EMBER_SERVICE_BLOCK_CONTEXT(service_context)->mm = mm;
         state->promotion_counter = n->counter;
+        state->promoted_pages = 0;
         status = UVM_VA_BLOCK_RETRY_LOCKED(va_block,
                                            &va_block_retry,
                                            ember_promote_pages(gpu, va_block, &va_block_retry, service_context, &request));
         state->promotion_counter = 0;
+        if (state->promoted_pages) {
+            ember_stat_inc(promotions);
+            ember_stat_add(promoted_bytes, (NvU64)state->promoted_pages * PAGE_SIZE);
+        }
         // A failed promotion leaves the pages on the host, mapped; the
         // next notification asks again.
         if (status != NV_OK)
@@ -537,10 +622,13 @@ NV_STATUS uvm_ember_service_notification(uvm_gpu_va_space_t *gpu_va_space,
     struct ember_policy_block view, *blk = NULL;
     uvm_va_range_t *va_range;
     uvm_va_block_t *va_block;
-    bool promote;
+    bool promote, halted;
     NvU64 va;
 
     uvm_assert_rwsem_locked(&va_space->lock);
+
+    if (space)
+        ember_stat_inc(notifications);
 
     // MIMC: this GPU's accesses to memory outside it, i.e. to the host
     // pages mapped by default.
@@ -571,6 +659,7 @@ NV_STATUS uvm_ember_service_notification(uvm_gpu_va_space_t *gpu_va_space,
         spin_lock(&ember->lock);
     if (blk)
         view.chunk_priv = ember_block_chunk_priv(ember, va_block, gpu);
+    ember_hook_count(NOTIFICATION);
     spin_lock(&space->lock);
     promote = space->ops->on_notification(space->pdata, &n, blk, &span);
     spin_unlock(&space->lock);
@@ -586,15 +675,14 @@ NV_STATUS uvm_ember_service_notification(uvm_gpu_va_space_t *gpu_va_space,
     span.start = max(UVM_VA_BLOCK_ALIGN_DOWN(span.start), va_range->node.start);
     span.end = min(UVM_VA_BLOCK_ALIGN_UP(span.end), va_range->node.end + 1);
     va = max(block_va, va_range->node.start);
-    if (va >= span.start && va < span.end &&
-        ember_promote_block(gpu, mm, space, va_range, va, &n, service_context))
-        return NV_OK;
-    for (va = span.start; va < span.end; va = UVM_VA_BLOCK_ALIGN_DOWN(va) + UVM_VA_BLOCK_SIZE) {
-        if (UVM_VA_BLOCK_ALIGN_DOWN(va) == block_va)
-            continue;
-        if (ember_promote_block(gpu, mm, space, va_range, va, &n, service_context))
-            break;
+    halted = va >= span.start && va < span.end &&
+             ember_promote_block(gpu, mm, space, va_range, va, &n, service_context);
+    for (va = span.start; !halted && va < span.end; va = UVM_VA_BLOCK_ALIGN_DOWN(va) + UVM_VA_BLOCK_SIZE) {
+        if (UVM_VA_BLOCK_ALIGN_DOWN(va) != block_va)
+            halted = ember_promote_block(gpu, mm, space, va_range, va, &n, service_context);
     }
+    if (halted)
+        ember_stat_inc(promotions_halted);
     return NV_OK;
 }
 
@@ -718,20 +806,30 @@ void uvm_ember_residency_changed(uvm_va_block_t *va_block,
             r.pages = after - before;
             if (ember)
                 r.chunk_priv = ember_chunk_take(ember, space, va_block, gpu, resident, now_ns);
+            if (r.cause == EMBER_POLICY_CAUSE_PROMOTION)
+                state->promoted_pages += r.pages;
             spin_lock(&space->lock);
-            if (state->evicted && space->ops->on_return)
+            if (state->evicted && space->ops->on_return) {
+                ember_hook_count(RETURN);
                 space->ops->on_return(space->pdata, &r);
-            if (space->ops->on_arrive)
+            }
+            if (space->ops->on_arrive) {
+                ember_hook_count(ARRIVE);
                 space->ops->on_arrive(space->pdata, &r);
+            }
             spin_unlock(&space->lock);
             state->evicted = false;
         }
         else {
             r.pages = before - after;
             r.chunk_priv = ember_block_chunk_priv(ember, va_block, gpu);
+            if (r.cause == EMBER_POLICY_CAUSE_EVICTION || r.cause == EMBER_POLICY_CAUSE_EAGER)
+                ember_stat_add(pages_evicted, r.pages);
             spin_lock(&space->lock);
-            if (space->ops->on_evict)
+            if (space->ops->on_evict) {
+                ember_hook_count(EVICT);
                 space->ops->on_evict(space->pdata, &r);
+            }
             spin_unlock(&space->lock);
             state->evicted = true;
         }
@@ -752,6 +850,18 @@ void uvm_ember_pmm_root_chunk_freed(uvm_pmm_gpu_t *pmm)
 {
     if (pmm->ember)
         atomic_dec(&pmm->ember->used);
+}
+
+void uvm_ember_pmm_root_chunk_evicted(uvm_pmm_gpu_t *pmm)
+{
+    uvm_ember_pmm_t *ember = pmm->ember;
+
+    uvm_assert_mutex_locked(&pmm->lock);
+    if (!ember)
+        return;
+    ember_stat_inc(evictions);
+    if (READ_ONCE(ember->eager_task) == current)
+        ember_stat_inc(eager_evictions);
 }
 
 // Whether root chunk index still backs the block its header names (the
@@ -809,6 +919,7 @@ uvm_gpu_chunk_t *uvm_ember_pmm_pick_victim(uvm_pmm_gpu_t *pmm)
         ember_view(ember, header, index, n++, false);
     }
     if (n && space->ops->pick_victim) {
+        ember_hook_count(PICK_VICTIM);
         spin_lock(&space->lock);
         pick = space->ops->pick_victim(space->pdata, ember->views, n, ember_now_ns());
         spin_unlock(&space->lock);
@@ -854,10 +965,13 @@ static NvU32 ember_reclaim_space(uvm_pmm_gpu_t *pmm,
     t.chunks_total = ember->total;
     t.victims = ember->victims;
 
+    ember_hook_count(TIMER_TICK);
     spin_lock(&space->lock);
     space->ops->on_timer_tick(space->pdata, &t);
-    if (space->ops->pick_eager_victims)
+    if (space->ops->pick_eager_victims) {
+        ember_hook_count(PICK_EAGER_VICTIMS);
         k = min(space->ops->pick_eager_victims(space->pdata, &t), n);
+    }
     spin_unlock(&space->lock);
 
     for (i = 0; i < k; i++) {

@@ -24,6 +24,10 @@
       - the watermarks count UVM's own user root chunks allocated from PMA.
     A range the application advised (cudaMemAdvise) or prefetched
     (cudaMemPrefetchAsync) is left to the stock policy from then on.
+    What the glue did is counted module-wide since load, read-only in
+    /sys/module/nvidia_uvm/parameters/ember_stats ("NAME VALUE" lines, the
+    names of ember.ko's struct ember_stats_counters); all 0 with the switch
+    off.
 
     Lock order (see uvm_lock.h for UVM's own): va_block lock, then
     pmm->list_lock, then uvm_ember_pmm_t::lock, then
@@ -117,6 +121,10 @@ void uvm_ember_pmm_deinit(struct uvm_pmm_gpu_struct *pmm);
 // A user root chunk was allocated from / freed to PMA (the watermarks' usage).
 void uvm_ember_pmm_root_chunk_allocated(struct uvm_pmm_gpu_struct *pmm);
 void uvm_ember_pmm_root_chunk_freed(struct uvm_pmm_gpu_struct *pmm);
+
+// evict_root_chunk(): every page of a user root chunk has left it (on
+// demand, or the eager worker's). Counted only. LOCKING: pmm->lock.
+void uvm_ember_pmm_root_chunk_evicted(struct uvm_pmm_gpu_struct *pmm);
 
 // pick_root_chunk_to_evict(), when only used root chunks are left: the
 // core's victim among the GPU's root chunks that back one Ember block, or
