@@ -447,6 +447,22 @@ NV_STATUS emgpu_rm_vas_create(struct uvmGpuDevice_tag *d, u64 va_base, u64 va_si
 	return NV_OK;
 }
 
+/*
+ * Drops the device's cached translations of the page directory @pdb
+ * (address | aperture), every VA of it, as the RM does when it revokes or
+ * frees a directory: its next owner is often the same page again (the
+ * next nvidia-uvm load's root, from the same PMA order), with the RM VAs
+ * a fresh address space hands out again, and must not translate through
+ * the old tables. LOCKING: gpu->lock.
+ */
+static void tlb_invalidate_locked(struct emgpu_rm_gpu *gpu, u64 pdb)
+{
+	lockdep_assert_held(&gpu->lock);
+	emgpu_rm_wr64(gpu, GA10X_REG_MMU_INVALIDATE_PDB_LO, pdb);
+	emgpu_rm_wr(gpu, GA10X_REG_MMU_INVALIDATE,
+		    GA10X_MMU_INVALIDATE_ALL_VA | GA10X_MMU_INVALIDATE_TRIGGER);
+}
+
 /* Frees @vas, its allocations and tables: no TSG or channel may use it. */
 void emgpu_rm_vas_free_locked(struct uvmGpuAddressSpace_tag *vas)
 {
@@ -457,6 +473,10 @@ void emgpu_rm_vas_free_locked(struct uvmGpuAddressSpace_tag *vas)
 	list_for_each_entry_safe(a, next, &vas->allocs, node)
 		emgpu_rm_free_mem(vas, a);
 	list_del(&vas->node);
+	/* nvidia-uvm's directory if it never unset it, and the RM's own */
+	if (vas->external_pdb)
+		tlb_invalidate_locked(gpu, emgpu_rm_vas_pdb(vas));
+	tlb_invalidate_locked(gpu, vas->root.dma | GA10X_BASE_APERTURE_SYSMEM);
 	pt_free(gpu, &vas->root, 0);
 	kfree(vas);
 }
@@ -654,8 +674,12 @@ NV_STATUS nvUvmInterfaceUnsetPageDirectory(uvmGpuAddressSpaceHandle vaSpace)
 	if (!vas)
 		return NV_ERR_INVALID_OBJECT_HANDLE;
 	if (vas->external_pdb) {
+		u64 revoked = emgpu_rm_vas_pdb(vas);
+
 		vas->external_pdb = false;
 		reprogram_channels(vas);
+		/* the directory is nvidia-uvm's again, to free or reuse */
+		tlb_invalidate_locked(vas->device->gpu, revoked);
 	}
 	emgpu_rm_vas_put(vas);
 	return NV_OK;

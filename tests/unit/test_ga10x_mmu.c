@@ -25,7 +25,7 @@ struct fx {
 	unsigned int tlb_inv_events;
 	uint64_t last_inv[3];
 	unsigned int errors;
-	uint32_t last_error;
+	uint32_t last_error, last_info;
 };
 
 static int fx_dma_read(void *o, uint64_t a, void *b, uint64_t l)
@@ -55,9 +55,9 @@ static void fx_error(void *o, enum emgpu_error code, uint32_t info)
 {
 	struct fx *f = o;
 
-	(void)info;
 	f->errors++;
 	f->last_error = code;
+	f->last_info = info;
 }
 
 static struct fx *fx_new(int vram)
@@ -536,6 +536,74 @@ static void test_tlb(void)
 	fx_free(f);
 }
 
+/*
+ * The RM's invalidate register: a directory's every VA, or every
+ * directory's with ALL_PDB; nothing without TRIGGER; BAD_VALUE and no
+ * invalidate for unknown bits, no ALL_VA, a reserved aperture
+ */
+static void inv_reg(struct fx *f, uint64_t pdb, uint32_t v)
+{
+	gm_reg_write(f->g, GA10X_REG_MMU_INVALIDATE_PDB_HI, (uint32_t)(pdb >> 32));
+	gm_reg_write(f->g, GA10X_REG_MMU_INVALIDATE_PDB_LO, (uint32_t)pdb);
+	gm_reg_write(f->g, GA10X_REG_MMU_INVALIDATE, v);
+}
+
+static void test_tlb_invalidate_reg(void)
+{
+	const uint32_t go = GA10X_MMU_INVALIDATE_TRIGGER | GA10X_MMU_INVALIDATE_ALL_VA;
+	const uint64_t other = (FX_TABLES + 0x6000) | GA10X_BASE_APERTURE_VIDMEM;
+	struct fx *f = fx_new(1);
+	struct ga10x_xlate x;
+	uint64_t pdb = fx_pdb(f);
+
+	fx_chain(f);
+	fx_pd0(f, VA_T, 0, 1);
+	wr64(f, PT4K_E(VA_T), PTE_4K_SYS);
+	CU_ASSERT_EQUAL(xl(f, VA_T, EMGPU_ACCESS_READ, &x), 0);
+	wr64(f, PT4K_E(VA_T), PTE_64K_VID);	/* a 4K PTE to vid 0x2000000 */
+	/* the registers read back; INVALIDATE reads 0 */
+	gm_reg_write(f->g, GA10X_REG_MMU_INVALIDATE_PDB_HI, 0x12);
+	gm_reg_write(f->g, GA10X_REG_MMU_INVALIDATE_PDB_LO, 0x345002);
+	CU_ASSERT_EQUAL(gm_reg_read(f->g, GA10X_REG_MMU_INVALIDATE_PDB_HI), 0x12);
+	CU_ASSERT_EQUAL(gm_reg_read(f->g, GA10X_REG_MMU_INVALIDATE_PDB_LO), 0x345002);
+	CU_ASSERT_EQUAL(gm_reg_read(f->g, GA10X_REG_MMU_INVALIDATE), 0);
+
+	/* no TRIGGER, another directory: the old translation stays */
+	inv_reg(f, pdb, GA10X_MMU_INVALIDATE_ALL_VA);
+	inv_reg(f, other, go);
+	CU_ASSERT_EQUAL(f->tlb_inv_events, 1);
+	CU_ASSERT_EQUAL(f->last_inv[0], other);
+	CU_ASSERT_EQUAL(xl(f, VA_T, EMGPU_ACCESS_READ, &x), 0);
+	CU_ASSERT_EQUAL(x.pa, PA_4K + 0x123);
+	/* malformed: BAD_VALUE, nothing dropped */
+	inv_reg(f, pdb, go | (1u << 2));
+	inv_reg(f, pdb, GA10X_MMU_INVALIDATE_TRIGGER);
+	inv_reg(f, PD3_AT | 1, go);
+	CU_ASSERT_EQUAL(f->errors, 3);
+	CU_ASSERT_EQUAL(gm_error_status(f->g), EMGPU_ERR_BAD_VALUE);
+	CU_ASSERT_EQUAL(f->last_info, GA10X_REG_MMU_INVALIDATE);
+	CU_ASSERT_EQUAL(f->tlb_inv_events, 1);
+	CU_ASSERT_EQUAL(xl(f, VA_T, EMGPU_ACCESS_READ, &x), 0);
+	CU_ASSERT_EQUAL(x.pa, PA_4K + 0x123);
+	/* this directory: every VA of it */
+	inv_reg(f, pdb, go);
+	CU_ASSERT_EQUAL(f->tlb_inv_events, 2);
+	CU_ASSERT_EQUAL(f->last_inv[0], pdb);
+	CU_ASSERT_EQUAL(f->last_inv[1], 0);
+	CU_ASSERT_EQUAL(f->last_inv[2], ~0ull);
+	CU_ASSERT_EQUAL(xl(f, VA_T, EMGPU_ACCESS_READ, &x), 0);
+	CU_ASSERT_EQUAL(x.aperture, EMGPU_APERTURE_VIDMEM);
+	CU_ASSERT_EQUAL(x.pa, PA_64K + 0x123);
+	/* ALL_PDB: whatever directory PDB_LO/HI name, a reserved one too */
+	wr64(f, PT4K_E(VA_T), PTE_4K_SYS);
+	inv_reg(f, PD3_AT | 1, go | GA10X_MMU_INVALIDATE_ALL_PDB);
+	CU_ASSERT_EQUAL(f->last_inv[0], ~0ull);
+	CU_ASSERT_EQUAL(xl(f, VA_T, EMGPU_ACCESS_READ, &x), 0);
+	CU_ASSERT_EQUAL(x.pa, PA_4K + 0x123);
+	CU_ASSERT_EQUAL(f->errors, 3);
+	fx_free(f);
+}
+
 /* a device reset empties the TLB (VRAM, and so the tables, stay) */
 static void test_tlb_reset(void)
 {
@@ -621,6 +689,7 @@ void add_ga10x_mmu_suite(void)
 	CU_add_test(s, "big_states_sys", test_big_states_sys);
 	CU_add_test(s, "permissions_and_faults", test_permissions_and_faults);
 	CU_add_test(s, "tlb", test_tlb);
+	CU_add_test(s, "tlb_invalidate_reg", test_tlb_invalidate_reg);
 	CU_add_test(s, "tlb_reset", test_tlb_reset);
 	CU_add_test(s, "errors", test_errors);
 }

@@ -88,6 +88,22 @@
 #define GA10X_REG_AC_CONFIG		0x8318	/* NISO CONFIG layout (C365_CONFIG_*): stand-in */
 #define GA10X_REG_AC_CTRL		0x831c	/* EMGPU_RING_ENABLE: stand-in */
 
+/*
+ * ---- TLB invalidate (owner: ga10x MMU unit; stand-in only): the RM's
+ * NV_PFB_PRI_MMU_INVALIDATE_PDB and _INVALIDATE (its ALL_VA, ALL_PDB and
+ * TRIGGER bits). The stand-in drops a page directory's cached translations
+ * when it revokes the directory from a VA space or frees it, as the RM
+ * does: the directory's next owner (the same page again, with the RM VAs
+ * a fresh VA space hands out again) must not translate through them.
+ * INVALIDATE reads 0: an invalidate is done when the write returns.
+ */
+#define GA10X_REG_MMU_INVALIDATE_PDB_LO	0x8400	/* directory base | aperture, as GA10X_REG_CHAN_PDB */
+#define GA10X_REG_MMU_INVALIDATE_PDB_HI	0x8404
+#define GA10X_REG_MMU_INVALIDATE	0x8408	/* write: GA10X_MMU_INVALIDATE_* */
+#define GA10X_MMU_INVALIDATE_ALL_VA	(1u << 0)	/* required: no VA ranges here */
+#define GA10X_MMU_INVALIDATE_ALL_PDB	(1u << 1)	/* every directory, not PDB_LO/HI's */
+#define GA10X_MMU_INVALIDATE_TRIGGER	(1u << 31)
+
 /* ---- channels (owner: ga10x fifo unit; stand-in only) ---- */
 #define GA10X_CHANNELS			64
 #define GA10X_REG_CHAN_BASE		0x9000

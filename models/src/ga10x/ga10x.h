@@ -90,7 +90,8 @@ int ga10x_translate(struct gm_gpu *g, uint64_t pdb, uint64_t va,
 /*
  * Drops cached translations of [va, end) (end exclusive; 0, ~0 for all) in
  * the page directory pdb, or in every one with all_pdbs: what a host
- * MEM_OP TLB invalidate asks, decoded by host.c.
+ * MEM_OP TLB invalidate asks, decoded by host.c, and the RM's
+ * GA10X_REG_MMU_INVALIDATE (all VAs), mmu.c.
  */
 void ga10x_tlb_invalidate(struct gm_gpu *g, int all_pdbs, uint64_t pdb,
 			  uint64_t va, uint64_t end);

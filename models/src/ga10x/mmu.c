@@ -11,7 +11,8 @@
  * never cached. A cached entry stays until ga10x_tlb_invalidate() drops it,
  * so a PTE changed without an invalidate keeps its old translation, as on
  * hardware. Permission checks (PRIVILEGE, READ_ONLY, ATOMIC_DISABLE) apply
- * to the cached entry on every access.
+ * to the cached entry on every access. ga10x_tlb_invalidate() serves the
+ * host's MEM_OP (host.c) and the RM's GA10X_REG_MMU_INVALIDATE (here).
  *
  * Modelling choices where nvidia-uvm's source does not pin the hardware
  * down: a big PTE that is invalid-and-clear over a PD0 entry without a
@@ -26,14 +27,62 @@
 
 int ga10x_mmu_reg_read(struct gm_gpu *g, uint32_t off, uint32_t *v)
 {
-	(void)g; (void)off; (void)v;
-	return -1;
+	const struct ga10x_mmu *m = &g->nv->mmu;
+
+	switch (off) {
+	case GA10X_REG_MMU_INVALIDATE_PDB_LO:	*v = (uint32_t)m->inv_pdb; break;
+	case GA10X_REG_MMU_INVALIDATE_PDB_HI:	*v = (uint32_t)(m->inv_pdb >> 32); break;
+	case GA10X_REG_MMU_INVALIDATE:		*v = 0; break;	/* never pending */
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The RM's invalidate: every VA of PDB_LO/HI's directory, or of all with
+ * ALL_PDB. A write without TRIGGER does nothing; unknown bits, no ALL_VA
+ * (ranges are MEM_OP's, host.c) or a directory of a reserved aperture are
+ * BAD_VALUE and invalidate nothing.
+ */
+static void mmu_invalidate(struct gm_gpu *g, uint32_t v)
+{
+	const uint32_t known = GA10X_MMU_INVALIDATE_ALL_VA |
+			       GA10X_MMU_INVALIDATE_ALL_PDB |
+			       GA10X_MMU_INVALIDATE_TRIGGER;
+	uint64_t pdb = g->nv->mmu.inv_pdb;
+	unsigned int ap = (unsigned int)(pdb & GA10X_BASE_APERTURE_MASK);
+	int all_pdbs = !!(v & GA10X_MMU_INVALIDATE_ALL_PDB);
+
+	if ((v & ~known) || ((v & GA10X_MMU_INVALIDATE_TRIGGER) &&
+			     (!(v & GA10X_MMU_INVALIDATE_ALL_VA) ||
+			      (!all_pdbs && ap != GA10X_BASE_APERTURE_VIDMEM &&
+			       ap != GA10X_BASE_APERTURE_SYSMEM)))) {
+		gm_error(g, EMGPU_ERR_BAD_VALUE, GA10X_REG_MMU_INVALIDATE);
+		return;
+	}
+	if (v & GA10X_MMU_INVALIDATE_TRIGGER)
+		ga10x_tlb_invalidate(g, all_pdbs, pdb, 0, ~0ull);
 }
 
 int ga10x_mmu_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 {
-	(void)g; (void)off; (void)v;
-	return -1;
+	struct ga10x_mmu *m = &g->nv->mmu;
+
+	switch (off) {
+	case GA10X_REG_MMU_INVALIDATE_PDB_LO:
+		m->inv_pdb = (m->inv_pdb & ~0xffffffffull) | v;
+		break;
+	case GA10X_REG_MMU_INVALIDATE_PDB_HI:
+		m->inv_pdb = (m->inv_pdb & 0xffffffffull) | (uint64_t)v << 32;
+		break;
+	case GA10X_REG_MMU_INVALIDATE:
+		mmu_invalidate(g, v);
+		break;
+	default:
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- TLB ---- */

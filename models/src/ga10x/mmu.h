@@ -29,6 +29,8 @@ struct ga10x_tlb_entry {
 struct ga10x_mmu {
 	/* slot: a hash of (pdb, vpn, page size); zeroed by ga10x_reset() */
 	struct ga10x_tlb_entry tlb[GA10X_TLB_ENTRIES];
+	/* GA10X_REG_MMU_INVALIDATE_PDB_LO/HI as written */
+	uint64_t inv_pdb;
 };
 
 #endif /* GM_GA10X_MMU_H */
