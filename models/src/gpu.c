@@ -46,6 +46,17 @@ void gm_event(struct gm_gpu *g, enum gm_event_type type, uint64_t a,
 		g->cb.event(g->cb.opaque, type, a, b, c);
 }
 
+/*
+ * An event for the trace callback alone, outside the hash and the event
+ * count: one whose moment the driver's timing decides, not the device's.
+ */
+void gm_event_unhashed(struct gm_gpu *g, enum gm_event_type type, uint64_t a,
+		       uint64_t b, uint64_t c)
+{
+	if (g->cb.event)
+		g->cb.event(g->cb.opaque, type, a, b, c);
+}
+
 const char *gm_event_name(unsigned int type)
 {
 	static const char *const names[] = {

@@ -257,6 +257,8 @@ struct gm_gpu {
 /* gpu.c */
 void gm_event(struct gm_gpu *g, enum gm_event_type type, uint64_t a,
 	      uint64_t b, uint64_t c);
+void gm_event_unhashed(struct gm_gpu *g, enum gm_event_type type, uint64_t a,
+		       uint64_t b, uint64_t c);
 void gm_raise(struct gm_gpu *g, uint32_t cause);
 
 /* mem.c */

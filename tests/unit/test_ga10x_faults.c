@@ -430,6 +430,39 @@ static void test_fault_get_reraises(void)
 	ft_free(t);
 }
 
+/*
+ * The trace hash is the device's: an interrupt message nvidia-uvm's
+ * enabling of the leaf decides (sent again when it re-enables a pending
+ * leaf) and a sysmem PDB's address (its allocator's) are not in it; the
+ * callback still sees the message, and a vidmem PDB is hashed.
+ */
+static void test_hash_leaves_driver_timing(void)
+{
+	struct ft *a = ft_new(), *b = ft_new();
+	struct ga10x_fault f = gpc_fault(0x100000);
+
+	ft_fault_buffer(a, 8);
+	ft_fault_buffer(b, 8);
+	ga10x_fault_report(a->g, &f);
+	ga10x_fault_report(b->g, &f);
+	/* b's driver takes one entry with the leaf disabled: a second message */
+	uvm_disable(b, GA10X_INTR_REPLAYABLE_FAULT);
+	uvm_clear(b, 0);
+	wr(b, GA10X_REG_INTR_EN_SET, GA10X_INTR_REPLAYABLE_FAULT);
+	CU_ASSERT_EQUAL(a->msix, 1);
+	CU_ASSERT_EQUAL(b->msix, 2);
+	CU_ASSERT_EQUAL(b->ev[GM_EV_IRQ], 2);
+	CU_ASSERT_EQUAL(gm_trace_hash(a->g), gm_trace_hash(b->g));
+	ga10x_tlb_invalidate(a->g, 0, 0x1250d000 | GA10X_BASE_APERTURE_SYSMEM, 0, ~0ull);
+	ga10x_tlb_invalidate(b->g, 0, 0x1f506000 | GA10X_BASE_APERTURE_SYSMEM, 0, ~0ull);
+	CU_ASSERT_EQUAL(gm_trace_hash(a->g), gm_trace_hash(b->g));
+	ga10x_tlb_invalidate(a->g, 0, 0x200000, 0, ~0ull);
+	ga10x_tlb_invalidate(b->g, 0, 0x400000, 0, ~0ull);
+	CU_ASSERT_NOT_EQUAL(gm_trace_hash(a->g), gm_trace_hash(b->g));
+	ft_free(a);
+	ft_free(b);
+}
+
 static void test_intr_masks(void)
 {
 	struct ft *t = ft_new();
@@ -928,4 +961,5 @@ void add_ga10x_faults_suite(void)
 	CU_add_test(s, "fault buffer in vidmem", test_vidmem_buffer);
 	CU_add_test(s, "injected kinds", test_injection);
 	CU_add_test(s, "reset", test_reset);
+	CU_add_test(s, "trace hash without the driver's timing", test_hash_leaves_driver_timing);
 }

@@ -125,7 +125,13 @@ void ga10x_tlb_invalidate(struct gm_gpu *g, int all_pdbs, uint64_t pdb,
 	unsigned int i;
 
 	g->st.tlb_invalidates++;
-	gm_event(g, GM_EV_TLB_INV, all_pdbs ? ~0ull : pdb, va, end);
+	/*
+	 * a sysmem PDB's address is the guest's allocator's (nvidia-uvm's
+	 * own page tree root): the event keeps vidmem ones, as a copy's
+	 */
+	gm_event(g, GM_EV_TLB_INV, all_pdbs ? ~0ull :
+		 (pdb & GA10X_BASE_APERTURE_MASK) == GA10X_BASE_APERTURE_VIDMEM ? pdb :
+		 pdb & GA10X_BASE_APERTURE_MASK, va, end);
 	for (i = 0; i < GA10X_TLB_ENTRIES; i++) {
 		struct ga10x_tlb_entry *e = &m->tlb[i];
 		uint64_t base, last;
