@@ -221,8 +221,22 @@ static long ioctl_gpu_info(struct emgpu_rm_client *client, void __user *arg)
 	struct emgpu_rm_gpu *gpu = client->gpu;
 	struct emgpu_rm_gpu_info info = { 0 };
 
+	u32 hi, lo;
+
+	lockdep_assert_held(&gpu->lock);
 	memcpy(info.uuid, gpu->uuid.uuid, sizeof(info.uuid));
 	info.vram_bytes = gpu->vram_size;
+	/*
+	 * The device clock, for user space that times its own calls (a
+	 * prefetch): BAR0 cannot be mapped from user space while this driver
+	 * holds it (IO_STRICT_DEVMEM). NVIDIA's order: TIME_1, TIME_0, TIME_1
+	 * again until it held.
+	 */
+	do {
+		hi = emgpu_rm_rd(gpu, GA10X_REG_PTIMER_TIME_1);
+		lo = emgpu_rm_rd(gpu, GA10X_REG_PTIMER_TIME_0);
+	} while (emgpu_rm_rd(gpu, GA10X_REG_PTIMER_TIME_1) != hi);
+	info.ptimer_ns = (u64)hi << 32 | lo;
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 

@@ -32,16 +32,13 @@ struct em_backend_ops;
  * The system calls a back end makes, so that the unit tests
  * (tests/unit/libember) can answer them; em_sys_default() is the real ones.
  * read_text reads a whole small file NUL-terminated (the bytes read, or a
- * -errno); map_bar0 maps len bytes of the emulated GPU's BAR0 read-only
- * (MAP_FAILED where it cannot).
+ * -errno).
  */
 struct em_sys {
 	int (*open)(const char *path, int flags);
 	int (*close)(int fd);
 	int (*ioctl)(int fd, unsigned long cmd, void *arg);
 	long (*read_text)(const char *path, char *buf, size_t len);
-	void *(*map_bar0)(size_t len);
-	void (*unmap_bar0)(void *p, size_t len);
 	void *ctx;		/* the tests' state */
 };
 const struct em_sys *em_sys_default(void);

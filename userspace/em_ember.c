@@ -7,10 +7,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "em_backend.h"
@@ -50,36 +48,11 @@ static long sys_read_text(const char *path, char *buf, size_t len)
 	return n;
 }
 
-/* The stand-in's GPU: BAR0 of the PCI device emgpu-rm.ko is bound to. */
-static void *sys_map_bar0(size_t len)
-{
-	void *p = MAP_FAILED;
-	glob_t g;
-	int fd;
-
-	if (glob("/sys/bus/pci/drivers/emgpu-rm/*/resource0", 0, NULL, &g))
-		return MAP_FAILED;
-	fd = open(g.gl_pathv[0], O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-		close(fd);
-	}
-	globfree(&g);
-	return p;
-}
-
-static void sys_unmap_bar0(void *p, size_t len)
-{
-	munmap(p, len);
-}
-
 static const struct em_sys em_sys_real = {
 	.open = sys_open,
 	.close = sys_close,
 	.ioctl = sys_ioctl,
 	.read_text = sys_read_text,
-	.map_bar0 = sys_map_bar0,
-	.unmap_bar0 = sys_unmap_bar0,
 };
 
 const struct em_sys *em_sys_default(void)

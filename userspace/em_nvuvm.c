@@ -39,11 +39,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "em_backend.h"
 #include "em_uvm_abi.h"
-#include "ga10x/regs.h"
 #include "uapi/emgpu_rm.h"
 
 /*
@@ -55,8 +53,6 @@
  */
 #define NVUVM_LAUNCH_TIMEOUT_MS	600000
 
-/* BAR0 up to PTIMER's registers, page-rounded: the device clock for device_info */
-#define NVUVM_BAR0_MAP_BYTES	((GA10X_REG_PTIMER_TIME_1 + 4 + 4095) & ~4095u)
 
 struct nvuvm {
 	int uvm_fd, rm_fd;
@@ -67,7 +63,6 @@ struct nvuvm {
 	uint32_t h_client, h_va_space, h_channel;
 	bool gpu_registered, va_space_registered, channel_registered;
 	bool va_space_made, channel_made;
-	const volatile uint32_t *bar0;	/* NULL: the device clock is not readable */
 	/* launches: started, the last completed, the first failure since a synchronize */
 	uint64_t launch_id;
 	uint64_t done_id, done_sim_ns, done_result;
@@ -313,8 +308,6 @@ static void nvuvm_teardown(struct em_context *c)
 		rm_free(c, u->h_channel);
 	if (u->va_space_made)
 		rm_free(c, u->h_va_space);
-	if (u->bar0)
-		c->sys->unmap_bar0((void *)u->bar0, NVUVM_BAR0_MAP_BYTES);
 	/* the mm fd first: it holds a reference on the VA space's fd */
 	if (u->mm_fd >= 0)
 		c->sys->close(u->mm_fd);
@@ -402,7 +395,6 @@ static int nvuvm_register(struct em_context *c)
 static int nvuvm_open(struct em_context *c)
 {
 	struct nvuvm *u = calloc(1, sizeof(*u));
-	void *bar0;
 	int ret;
 
 	if (!u)
@@ -430,8 +422,6 @@ static int nvuvm_open(struct em_context *c)
 	ret = glue_stats_read(c, &u->glue_base, &u->glue_valid);
 	if (ret)
 		goto fail;
-	bar0 = c->sys->map_bar0(NVUVM_BAR0_MAP_BYTES);
-	u->bar0 = bar0 == MAP_FAILED ? NULL : bar0;
 	c->map_fd = u->uvm_fd;
 	return 0;
 fail:
@@ -628,25 +618,19 @@ static int nvuvm_set_policy(struct em_context *c, const char *name)
 	return -EOPNOTSUPP;
 }
 
-/* What the stand-in tells: the VRAM size, and the device clock from BAR0. */
+/* What the stand-in tells: the VRAM size, and the device clock (its PTIMER). */
 static int nvuvm_device_info(struct em_context *c, struct ember_device_info *info)
 {
 	struct nvuvm *u = c->be;
-	uint32_t hi, lo, hi2;
-	int tries = 0;
+	struct emgpu_rm_gpu_info g = { .vram_bytes = 0 };
+	int ret = rm_call(c, EMGPU_RM_GPU_INFO, &g);
 
+	if (ret)
+		return ret;
 	info->abi_version = EMBER_ABI_VERSION;
 	info->vram_size = u->vram_bytes;
 	info->num_gpus = 1;
-	if (!u->bar0)
-		return 0;
-	/* NVIDIA's order: TIME_1, TIME_0, TIME_1 again until it held */
-	do {
-		hi = u->bar0[GA10X_REG_PTIMER_TIME_1 / 4];
-		lo = u->bar0[GA10X_REG_PTIMER_TIME_0 / 4];
-		hi2 = u->bar0[GA10X_REG_PTIMER_TIME_1 / 4];
-	} while (hi != hi2 && ++tries < 3);
-	info->ptimer_ns = (uint64_t)hi << 32 | lo;
+	info->ptimer_ns = g.ptimer_ns;
 	return 0;
 }
 

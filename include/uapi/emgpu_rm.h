@@ -25,6 +25,7 @@
 struct emgpu_rm_gpu_info {
 	__u8 uuid[16];			/* (out) */
 	__u64 vram_bytes;		/* (out) */
+	__u64 ptimer_ns;		/* (out) the GPU's PTIMER now: its clock, ns */
 };
 
 /* A client and a GPU VA space in it, for UVM_REGISTER_GPU_VASPACE. */

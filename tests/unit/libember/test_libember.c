@@ -14,13 +14,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <CUnit/Basic.h>
 
 #include "em_backend.h"
 #include "em_uvm_abi.h"
-#include "ga10x/regs.h"
 #include "libember.h"
 #include "uapi/emgpu_rm.h"
 
@@ -43,8 +41,7 @@ struct fake {
 	uint32_t fail_status;
 	int fail_errno;
 	int launch_errno;		/* EMGPU_RM_LAUNCH's answer */
-	uint32_t bar0[(GA10X_REG_PTIMER_TIME_1 + 4 + 4095) / 4096 * 1024];
-	bool bar0_ok;
+	uint64_t ptimer_ns;		/* EMGPU_RM_GPU_INFO's clock */
 	struct call calls[MAX_CALLS];
 	unsigned int ncalls;
 	unsigned int uvm_opens;
@@ -145,6 +142,7 @@ static int fake_ioctl(int fd, unsigned long cmd, void *arg)
 
 		memcpy(g->uuid, gpu_uuid, 16);
 		g->vram_bytes = 64ull << 20;
+		g->ptimer_ns = fk.ptimer_ns;
 	} else if (cmd == EMGPU_RM_VA_SPACE_CREATE) {
 		struct emgpu_rm_va_space *v = arg;
 
@@ -176,21 +174,9 @@ static long fake_read_text(const char *path, char *buf, size_t len)
 	return (long)strlen(buf);
 }
 
-static void *fake_map_bar0(size_t len)
-{
-	return fk.bar0_ok && len <= sizeof(fk.bar0) ? (void *)fk.bar0 : MAP_FAILED;
-}
-
-static void fake_unmap_bar0(void *p, size_t len)
-{
-	(void)p;
-	(void)len;
-}
-
 static const struct em_sys fake_sys = {
 	.open = fake_open, .close = fake_close, .ioctl = fake_ioctl,
-	.read_text = fake_read_text, .map_bar0 = fake_map_bar0,
-	.unmap_bar0 = fake_unmap_bar0,
+	.read_text = fake_read_text,
 };
 
 static void fake_reset(const char *version)
@@ -657,34 +643,33 @@ static void test_launch(void)
 	em_nvuvm_ops.close(&c);
 }
 
+/* The device clock from the stand-in (EMGPU_RM_GPU_INFO), read at each call. */
 static void test_device_info(void)
 {
 	struct em_context c;
 	struct ember_device_info info;
 
-	fake_reset("550.163.01");
-	fk.bar0_ok = true;
-	fk.bar0[GA10X_REG_PTIMER_TIME_0 / 4] = 0x89abcdef;
-	fk.bar0[GA10X_REG_PTIMER_TIME_1 / 4] = 0x12;
-	memset(&c, 0, sizeof(c));
-	c.sys = &fake_sys;
-	CU_ASSERT_EQUAL_FATAL(em_nvuvm_ops.open(&c), 0);
+	CU_ASSERT_EQUAL_FATAL(open_ctx(&c, "550.163.01"), 0);
+	fk.ptimer_ns = 0x1289abcdefull;
 	memset(&info, 0, sizeof(info));
 	CU_ASSERT_EQUAL(em_nvuvm_ops.device_info(&c, &info), 0);
+	CU_ASSERT_EQUAL(fk.ncalls, 1);
+	CU_ASSERT_EQUAL(fk.calls[0].cmd, EMGPU_RM_GPU_INFO);
+	CU_ASSERT_EQUAL(fk.calls[0].fd, RM_FD);
 	CU_ASSERT_EQUAL(info.ptimer_ns, 0x1289abcdefull);
 	CU_ASSERT_EQUAL(info.vram_size, 64ull << 20);
 	CU_ASSERT_EQUAL(info.num_gpus, 1);
 	CU_ASSERT_EQUAL(info.abi_version, EMBER_ABI_VERSION);
 	CU_ASSERT_EQUAL(info.num_sms, 0);	/* not told: left 0 */
-	em_nvuvm_ops.close(&c);
-	/* no BAR0: no clock, 0 */
-	CU_ASSERT_EQUAL_FATAL(open_ctx(&c, "550.163.01"), 0);
-	memset(&info, 0, sizeof(info));
+	fk.ptimer_ns += 5000;
 	CU_ASSERT_EQUAL(em_nvuvm_ops.device_info(&c, &info), 0);
-	CU_ASSERT_EQUAL(info.ptimer_ns, 0);
+	CU_ASSERT_EQUAL(info.ptimer_ns, 0x1289abcdefull + 5000);
+	/* the stand-in gone: its errno */
+	fk.fail_cmd = EMGPU_RM_GPU_INFO;
+	fk.fail_errno = ENODEV;
+	CU_ASSERT_EQUAL(em_nvuvm_ops.device_info(&c, &info), -ENODEV);
 	em_nvuvm_ops.close(&c);
 }
-
 
 /* ---- the glue's counters (ember_stats) ---- */
 
