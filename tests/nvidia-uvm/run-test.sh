@@ -212,12 +212,16 @@ check "no warning, BUG or oops in the guest's kernel log" line '"scenario":"boot
 # Determinism under nvidia-uvm: per branch the smallest matrix run, stream
 # at 0.05x under Debian's module (uvm), on two fresh VMs (ember-agent run:
 # the host reads the device's stats at the guest's hold). Verified both
-# times, the same modelled times, device counters and trace hash.
-# Ember-adaptive is not checked: the glue's policy clock is the CPU's and
-# its eager worker runs on guest wall time (docs/nvidia-uvm.md).
+# times, the same modelled times, trace hash and device counters but the
+# TLB's hits and walks: a TLB invalidate nvidia-uvm sends while warps run
+# lands between two of the device's slices where the guest's timing puts
+# it (one of four pairs differed by one hit and one walk, times and hash
+# equal). Ember-adaptive is not checked: the glue's policy clock is the
+# CPU's and its eager worker runs on guest wall time (docs/nvidia-uvm.md).
 # run_stats DIR: what must be equal, one line
 run_stats() {
-	jq -c '[.status, .run.result_ok, .run.sim_ns, .device]' "$1/runs/stream-uvm-x0.05-s1-Dnvidia-uvm/result.json"
+	jq -c '[.status, .run.result_ok, .run.sim_ns, (.device | del(.tlb_hits, .walks))]' \
+		"$1/runs/stream-uvm-x0.05-s1-Dnvidia-uvm/result.json"
 }
 same_twice() {
 	local a b
@@ -238,7 +242,7 @@ for v in "${versions[@]}"; do
 		"$agent" run "$work/det-$v.conf" --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
 			--nvidia-uvm-initrd "$initrd" --results "$work/det-$k" >"$work/det-$v-$k.log" 2>&1
 	done
-	check "$v: stream at 0.05x under Debian's nvidia-uvm, twice: the same sim_ns, device stats and trace hash" \
+	check "$v: stream at 0.05x under Debian's nvidia-uvm, twice: the same sim_ns, trace hash and device stats (TLB hits and walks aside)" \
 		same_twice "$work/det-1/det-$v" "$work/det-2/det-$v"
 done
 echo "1..$n"
