@@ -368,6 +368,18 @@ static int launch_errno(struct emgpu_rm_gpu *gpu, u32 status, u32 seq, u32 error
 }
 
 /*
+ * Whether nvidia-uvm holds every notification the device published (AC
+ * GET at PUT), or none can come (the buffer off, the device gone).
+ */
+static bool notifications_fetched(struct emgpu_rm_gpu *gpu)
+{
+	if (READ_ONCE(gpu->removed) ||
+	    !(emgpu_rm_rd(gpu, GA10X_REG_AC_CTRL) & EMGPU_RING_ENABLE))
+		return true;
+	return emgpu_rm_rd(gpu, GA10X_REG_AC_BUF_GET) == emgpu_rm_rd(gpu, GA10X_REG_AC_BUF_PUT);
+}
+
+/*
  * Runs a kernel on a compute channel and waits for it. The device has one
  * launch engine: launch_lock is held across the launch and its wait,
  * gpu->lock only to set it up and to read its outcome, so that nvidia-uvm
@@ -450,6 +462,24 @@ static long ioctl_launch(struct emgpu_rm_client *client, void __user *arg)
 			ret = -EINTR;
 			break;
 		}
+	}
+	/*
+	 * The notifications the device published as the launch ended are
+	 * handed to nvidia-uvm before it returns, as those of the launch's
+	 * stops are before its warps go on: the device waits for no
+	 * hand-back at the end. nvidia-uvm writes GET once it has copied a
+	 * batch, before servicing it, under the service lock its top half
+	 * took (UVM_TEST_RESET_ACCESS_COUNTERS waits for that lock: then
+	 * every notification of the launch has been serviced).
+	 */
+	while (!ret && !notifications_fetched(gpu)) {
+		if (time_after_eq(jiffies, deadline)) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		schedule_timeout_interruptible(1);
+		if (signal_pending(current))
+			ret = -EINTR;
 	}
 
 	mutex_lock(&gpu->lock);

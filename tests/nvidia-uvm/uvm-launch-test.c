@@ -645,15 +645,30 @@ int main(int argc, char **argv)
 			"nvidia-uvm serviced the launch's replayable faults (fault_stats)",
 			"%lld faults before, %lld after", faults0, faults1);
 
+	/*
+	 * Under Ember-adaptive the promotion is nvidia-uvm's bottom half's,
+	 * after the device's hand-back: nvidia-uvm writes AC GET when it has
+	 * copied a batch and services it afterwards, while the launch goes on
+	 * (or has returned: the stand-in waits for GET only). The service
+	 * lock its top half took is held until the batch is serviced, and
+	 * UVM_TEST_RESET_ACCESS_COUNTERS takes it: after that, every
+	 * notification of the launch is serviced (the clear of all counters
+	 * changes nothing checked here).
+	 */
+	ok = true;
+	if (ember) {
+		UVM_TEST_RESET_ACCESS_COUNTERS_PARAMS rst = { .mode = UVM_TEST_ACCESS_COUNTER_RESET_MODE_ALL };
+
+		memcpy(rst.gpu_uuid.uuid, info.uuid, 16);
+		ok = uvm(ufd, UVM_TEST_RESET_ACCESS_COUNTERS, &rst, &rst.rmStatus, why, sizeof(why));
+	}
 	memset(&res, 0, sizeof(res));
 	res.lookup_address = (uintptr_t)buf + STREAM_BYTES / 2;
-	ok = uvm(ufd, UVM_TEST_VA_RESIDENCY_INFO, &res, &res.rmStatus, why, sizeof(why));
+	ok = ok && uvm(ufd, UVM_TEST_VA_RESIDENCY_INFO, &res, &res.rmStatus, why, sizeof(why));
 	if (ember) {
 		/*
 		 * mapped by default: the GPU read the host pages remotely, and
 		 * the core promoted them on the access counters' notifications
-		 * (serviced during the launch: the model waits for their
-		 * hand-back)
 		 */
 		ok = ok && res.resident_on_count == 1 &&
 		     !memcmp(res.resident_on[0].uuid, info.uuid, 16) && res.mapped_on_count == 1 &&
