@@ -877,18 +877,6 @@ static bool vas_can_run(struct vas *v, enum vas_test t)
 	return false;
 }
 
-/* A UVM ioctl on fd: 0 and rmStatus NV_OK, else why not. */
-static bool vas_uvm(int fd, unsigned long cmd, void *params, const NV_STATUS *status, char *why,
-		    size_t len)
-{
-	if (ioctl(fd, cmd, params)) {
-		snprintf(why, len, "errno %d (%s)", errno, strerror(errno));
-		return false;
-	}
-	snprintf(why, len, "rmStatus 0x%x", *status);
-	return *status == NV_OK;
-}
-
 /* The ioctl answers exactly @want. */
 static bool vas_uvm_is(int fd, unsigned long cmd, void *params, const NV_STATUS *status,
 		       NV_STATUS want, const char *what, char *why, size_t len)
@@ -912,7 +900,7 @@ static bool residency(struct vas *v, uint64_t va, UVM_TEST_VA_RESIDENCY_INFO_PAR
 {
 	memset(res, 0, sizeof(*res));
 	res->lookup_address = va;
-	return vas_uvm(v->c->fd, UVM_TEST_VA_RESIDENCY_INFO, res, &res->rmStatus, why, len);
+	return uvm(v->c->fd, UVM_TEST_VA_RESIDENCY_INFO, res, &res->rmStatus, why, len);
 }
 
 /* The GPU's mapping type of a residency answer, or -1 where it maps none. */
@@ -969,7 +957,7 @@ static void vas_ranges(struct vas *v)
 	for (unsigned int i = 1; ok && i < 4; i++) {
 		memset(&split, 0, sizeof(split));
 		split.split_address = (uintptr_t)v->r2 + i * R2_PIECE - 1;
-		ok = vas_uvm(v->c->fd, UVM_TEST_VA_RANGE_SPLIT, &split, &split.rmStatus, why,
+		ok = uvm(v->c->fd, UVM_TEST_VA_RANGE_SPLIT, &split, &split.rmStatus, why,
 			     sizeof(why));
 	}
 	if (ok) {
@@ -1004,13 +992,13 @@ static void vas_inject(struct vas *v)
 	reg.rmCtrlFd = v->rm_fd;
 	reg.hClient = v->vs.h_client;
 	reg.hVaSpace = v->vs.h_va_space;
-	ok = vas_uvm(v->c->fd, UVM_TEST_VA_RANGE_INJECT_ADD_GPU_VA_SPACE_ERROR, &inj, &inj.rmStatus,
+	ok = uvm(v->c->fd, UVM_TEST_VA_RANGE_INJECT_ADD_GPU_VA_SPACE_ERROR, &inj, &inj.rmStatus,
 		     why, sizeof(why)) &&
 	     vas_uvm_is(v->c->fd, UVM_REGISTER_GPU_VASPACE, &reg, &reg.rmStatus, NV_ERR_NO_MEMORY,
 			"armed", why, sizeof(why));
 	if (ok) {
 		reg.rmStatus = 0;
-		ok = vas_uvm(v->c->fd, UVM_REGISTER_GPU_VASPACE, &reg, &reg.rmStatus, why,
+		ok = uvm(v->c->fd, UVM_REGISTER_GPU_VASPACE, &reg, &reg.rmStatus, why,
 			     sizeof(why));
 		v->vas_registered = ok;
 	}
@@ -1032,7 +1020,7 @@ static void vas_channel(struct vas *v)
 	reg.rmCtrlFd = v->rm_fd;
 	reg.hClient = v->vs.h_client;
 	reg.hChannel = v->ch.h_channel;
-	ok = vas_uvm(v->c->fd, UVM_REGISTER_CHANNEL, &reg, &reg.rmStatus, why, sizeof(why));
+	ok = uvm(v->c->fd, UVM_REGISTER_CHANNEL, &reg, &reg.rmStatus, why, sizeof(why));
 	v->ch_registered = ok;
 	if (!ok)
 		v->broken = "UVM_REGISTER_CHANNEL";
@@ -1071,7 +1059,7 @@ static bool migrate(struct vas *v, const void *p, uint64_t bytes, char *why, siz
 	mig.base = (uintptr_t)p;
 	mig.length = bytes;
 	mig.destinationUuid = v->c->gpu;
-	return vas_uvm(v->c->fd, UVM_MIGRATE, &mig, &mig.rmStatus, why, len);
+	return uvm(v->c->fd, UVM_MIGRATE, &mig, &mig.rmStatus, why, len);
 }
 
 static void vas_migrate(struct vas *v)
@@ -1120,7 +1108,7 @@ static void vas_reverse_map(struct vas *v)
 	t.range_address2 = (uintptr_t)v->r2;
 	t.range_size2 = VA_BLOCK_BYTES;
 	vas_verdict(v, VAS_REVERSE_MAP,
-		    vas_uvm(v->c->fd, UVM_TEST_PMM_REVERSE_MAP, &t, &t.rmStatus, why, sizeof(why)),
+		    uvm(v->c->fd, UVM_TEST_PMM_REVERSE_MAP, &t, &t.rmStatus, why, sizeof(why)),
 		    "%s", why);
 }
 
@@ -1167,14 +1155,14 @@ static void vas_pte(struct vas *v)
 	ok = residency(v, t.va, &res, why, sizeof(why));
 	before = gpu_mapping(v, &res);
 	t.mapping = UVM_TEST_PTE_MAPPING_READ_ONLY;
-	ok = ok && vas_uvm(v->c->fd, UVM_TEST_CHANGE_PTE_MAPPING, &t, &t.rmStatus, why, sizeof(why)) &&
+	ok = ok && uvm(v->c->fd, UVM_TEST_CHANGE_PTE_MAPPING, &t, &t.rmStatus, why, sizeof(why)) &&
 	     residency(v, t.va, &res, why, sizeof(why));
 	ro = gpu_mapping(v, &res);
 	t.mapping = UVM_TEST_PTE_MAPPING_READ_WRITE;
 	ok = ok && vas_uvm_is(v->c->fd, UVM_TEST_CHANGE_PTE_MAPPING, &t, &t.rmStatus,
 			      NV_ERR_INVALID_OPERATION, "upgrade", why, sizeof(why));
 	t.mapping = UVM_TEST_PTE_MAPPING_INVALID;
-	ok = ok && vas_uvm(v->c->fd, UVM_TEST_CHANGE_PTE_MAPPING, &t, &t.rmStatus, why, sizeof(why)) &&
+	ok = ok && uvm(v->c->fd, UVM_TEST_CHANGE_PTE_MAPPING, &t, &t.rmStatus, why, sizeof(why)) &&
 	     residency(v, t.va, &res, why, sizeof(why));
 	none = gpu_mapping(v, &res);
 	if (ok) {
@@ -1200,11 +1188,11 @@ static void vas_tlb(struct vas *v)
 	t.target_va_mode = UvmTargetVaModeTargeted;
 	t.page_table_level = UvmInvalidatePageTableLevelPte;
 	t.membar = UvmInvalidateTlbMemBarSys;
-	ok = vas_uvm(v->c->fd, UVM_TEST_INVALIDATE_TLB, &t, &t.rmStatus, why, sizeof(why));
+	ok = uvm(v->c->fd, UVM_TEST_INVALIDATE_TLB, &t, &t.rmStatus, why, sizeof(why));
 	t.target_va_mode = UvmTargetVaModeAll;
 	t.page_table_level = UvmInvalidatePageTableLevelAll;
 	t.membar = UvmInvalidateTlbMemBarNone;
-	ok = ok && vas_uvm(v->c->fd, UVM_TEST_INVALIDATE_TLB, &t, &t.rmStatus, why, sizeof(why));
+	ok = ok && uvm(v->c->fd, UVM_TEST_INVALIDATE_TLB, &t, &t.rmStatus, why, sizeof(why));
 	t.membar = UvmInvalidateTlbMemBarLocal + 1;
 	ok = ok && vas_uvm_is(v->c->fd, UVM_TEST_INVALIDATE_TLB, &t, &t.rmStatus,
 			      NV_ERR_INVALID_PARAMETER, "bad membar", why, sizeof(why));
@@ -1224,7 +1212,7 @@ static void vas_evict(struct vas *v)
 	t.gpu_uuid = v->c->gpu;
 	t.eviction_mode = UvmTestEvictModeVirtual;
 	t.address = (uintptr_t)block;
-	ok = vas_uvm(v->c->fd, UVM_TEST_EVICT_CHUNK, &t, &t.rmStatus, why, sizeof(why));
+	ok = uvm(v->c->fd, UVM_TEST_EVICT_CHUNK, &t, &t.rmStatus, why, sizeof(why));
 	if (ok && (!t.chunk_was_evicted || t.chunk_size_backing_virtual != VA_BLOCK_BYTES)) {
 		snprintf(why, sizeof(why), "evicted %u, chunk of %llu bytes", t.chunk_was_evicted,
 			 (unsigned long long)t.chunk_size_backing_virtual);
@@ -1286,7 +1274,7 @@ static void vas_ac_reconfigure(struct vas *v)
 	ok = vas_uvm_is(v->c->fd, UVM_TEST_RECONFIGURE_ACCESS_COUNTERS, &t, &t.rmStatus,
 			NV_ERR_INVALID_ARGUMENT, "threshold 0", why, sizeof(why));
 	t.threshold = 256;
-	ok = ok && vas_uvm(v->c->fd, UVM_TEST_RECONFIGURE_ACCESS_COUNTERS, &t, &t.rmStatus, why,
+	ok = ok && uvm(v->c->fd, UVM_TEST_RECONFIGURE_ACCESS_COUNTERS, &t, &t.rmStatus, why,
 			   sizeof(why));
 	if (ok) {
 		other = other_va_space(v->c);
@@ -1310,10 +1298,10 @@ static void vas_ac_reset(struct vas *v)
 		return;
 	t.gpu_uuid = v->c->gpu;
 	t.mode = UVM_TEST_ACCESS_COUNTER_RESET_MODE_ALL;
-	ok = vas_uvm(v->c->fd, UVM_TEST_RESET_ACCESS_COUNTERS, &t, &t.rmStatus, why, sizeof(why));
+	ok = uvm(v->c->fd, UVM_TEST_RESET_ACCESS_COUNTERS, &t, &t.rmStatus, why, sizeof(why));
 	t.mode = UVM_TEST_ACCESS_COUNTER_RESET_MODE_TARGETED;
 	t.counter_type = UVM_TEST_ACCESS_COUNTER_TYPE_MIMC;
-	ok = ok && vas_uvm(v->c->fd, UVM_TEST_RESET_ACCESS_COUNTERS, &t, &t.rmStatus, why,
+	ok = ok && uvm(v->c->fd, UVM_TEST_RESET_ACCESS_COUNTERS, &t, &t.rmStatus, why,
 			   sizeof(why));
 	t.mode = UVM_TEST_ACCESS_COUNTER_RESET_MODE_MAX;
 	ok = ok && vas_uvm_is(v->c->fd, UVM_TEST_RESET_ACCESS_COUNTERS, &t, &t.rmStatus,
@@ -1331,10 +1319,10 @@ static void vas_ac_ignore(struct vas *v)
 		return;
 	t.gpu_uuid = v->c->gpu;
 	t.ignore = NV_TRUE;
-	ok = vas_uvm(v->c->fd, UVM_TEST_SET_IGNORE_ACCESS_COUNTERS, &t, &t.rmStatus, why,
+	ok = uvm(v->c->fd, UVM_TEST_SET_IGNORE_ACCESS_COUNTERS, &t, &t.rmStatus, why,
 		     sizeof(why));
 	t.ignore = NV_FALSE;
-	ok = ok && vas_uvm(v->c->fd, UVM_TEST_SET_IGNORE_ACCESS_COUNTERS, &t, &t.rmStatus, why,
+	ok = ok && uvm(v->c->fd, UVM_TEST_SET_IGNORE_ACCESS_COUNTERS, &t, &t.rmStatus, why,
 			   sizeof(why));
 	t.gpu_uuid.uuid[15] ^= 0xff;
 	ok = ok && vas_uvm_is(v->c->fd, UVM_TEST_SET_IGNORE_ACCESS_COUNTERS, &t, &t.rmStatus,
@@ -1359,7 +1347,7 @@ static bool tools_tracker(struct vas *v, int *fd, void *queue, uint32_t entries,
 	t.processor = *processor;
 	t.uvmFd = v->c->fd;
 	TOOLS_VERSION(&t);
-	return vas_uvm(*fd, UVM_TOOLS_INIT_EVENT_TRACKER, &t, &t.rmStatus, why, len);
+	return uvm(*fd, UVM_TOOLS_INIT_EVENT_TRACKER, &t, &t.rmStatus, why, len);
 }
 
 /* Page-aligned, zeroed memory the tools trackers pin. */
@@ -1393,7 +1381,7 @@ static void vas_tools_inject(struct vas *v)
 	     tools_tracker(v, &v->tools_fd, v->queue, TOOLS_QUEUE_ENTRIES, v->ctrl, &v->c->gpu, why,
 			   sizeof(why));
 	en.eventTypeFlags = (1ull << UvmEventTypeThrottlingStart) | (1ull << UvmEventTypeGpuFaultReplay);
-	ok = ok && vas_uvm(v->tools_fd, UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS, &en, &en.rmStatus, why,
+	ok = ok && uvm(v->tools_fd, UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS, &en, &en.rmStatus, why,
 			   sizeof(why));
 	memset(&t, 0, sizeof(t));
 	e = INJECT_ENTRY(&t);
@@ -1402,7 +1390,7 @@ static void vas_tools_inject(struct vas *v)
 	e->eventData.throttlingStart.address = (uintptr_t)v->r1;
 	e->eventData.throttlingStart.timeStamp = 0x0123456789abcdefull;
 	t.count = 3;
-	ok = ok && vas_uvm(v->c->fd, UVM_TEST_INJECT_TOOLS_EVENT, &t, &t.rmStatus, why, sizeof(why));
+	ok = ok && uvm(v->c->fd, UVM_TEST_INJECT_TOOLS_EVENT, &t, &t.rmStatus, why, sizeof(why));
 	if (ok) {
 		put = __atomic_load_n(&v->ctrl->put_behind, __ATOMIC_ACQUIRE);
 		ok = put == 3 && v->ctrl->get_behind == 0;
@@ -1437,17 +1425,17 @@ static void vas_tools_counter(struct vas *v)
 	ok = v->counters && tools_tracker(v, &v->counters_fd, NULL, 0, v->counters, &v->c->gpu,
 					  why, sizeof(why));
 	en.counterTypeFlags = 1ull << UvmCounterNameBytesXferHtD;
-	ok = ok && vas_uvm(v->counters_fd, UVM_TOOLS_ENABLE_COUNTERS, &en, &en.rmStatus, why,
+	ok = ok && uvm(v->counters_fd, UVM_TOOLS_ENABLE_COUNTERS, &en, &en.rmStatus, why,
 			   sizeof(why));
 	t.counter = UvmCounterNameBytesXferHtD;
 	t.amount = 4096;
 	t.processor = v->c->gpu;
 	t.count = 3;
-	ok = ok && vas_uvm(v->c->fd, UVM_TEST_INCREMENT_TOOLS_COUNTER, &t, &t.rmStatus, why,
+	ok = ok && uvm(v->c->fd, UVM_TEST_INCREMENT_TOOLS_COUNTER, &t, &t.rmStatus, why,
 			   sizeof(why));
 	memcpy(t.processor.uuid, uvm_cpu_uuid, 16);
 	t.count = 1;
-	ok = ok && vas_uvm(v->c->fd, UVM_TEST_INCREMENT_TOOLS_COUNTER, &t, &t.rmStatus, why,
+	ok = ok && uvm(v->c->fd, UVM_TEST_INCREMENT_TOOLS_COUNTER, &t, &t.rmStatus, why,
 			   sizeof(why));
 	if (ok) {
 		ok = v->counters[UvmCounterNameBytesXferHtD] == 3 * 4096;
@@ -1504,7 +1492,7 @@ static void vas_tools_replay(struct vas *v)
 	if (!vas_can_run(v, VAS_TOOLS_REPLAY))
 		return;
 	t.gpuUuid = v->c->gpu;
-	ok = vas_uvm(v->c->fd, UVM_TEST_TOOLS_FLUSH_REPLAY_EVENTS, &t, &t.rmStatus, why, sizeof(why));
+	ok = uvm(v->c->fd, UVM_TEST_TOOLS_FLUSH_REPLAY_EVENTS, &t, &t.rmStatus, why, sizeof(why));
 	replays = uvm_fault_stat("start") - v->replays0;
 	if (ok) {
 		get = v->ctrl->get_behind;
@@ -1533,7 +1521,7 @@ static void vas_drain(struct vas *v)
 		return;
 	t.gpu_uuid = v->c->gpu;
 	t.timeout_ns = 1000000000ull;
-	ok = vas_uvm(v->c->fd, UVM_TEST_DRAIN_REPLAYABLE_FAULTS, &t, &t.rmStatus, why, sizeof(why));
+	ok = uvm(v->c->fd, UVM_TEST_DRAIN_REPLAYABLE_FAULTS, &t, &t.rmStatus, why, sizeof(why));
 	t.gpu_uuid.uuid[15] ^= 0xff;
 	ok = ok && vas_uvm_is(v->c->fd, UVM_TEST_DRAIN_REPLAYABLE_FAULTS, &t, &t.rmStatus,
 			      NV_ERR_INVALID_DEVICE, "another UUID", why, sizeof(why));
@@ -1549,7 +1537,7 @@ static void vas_flush(struct vas *v)
 		return;
 	t.iterations = 16;
 	vas_verdict(v, VAS_FLUSH,
-		    vas_uvm(v->c->fd, UVM_TEST_FAULT_BUFFER_FLUSH, &t, &t.rmStatus, why, sizeof(why)),
+		    uvm(v->c->fd, UVM_TEST_FAULT_BUFFER_FLUSH, &t, &t.rmStatus, why, sizeof(why)),
 		    "%s", why);
 }
 
@@ -1565,9 +1553,9 @@ static void vas_stops_immediate(struct vas *v)
 	un.gpuUuid = v->c->gpu;
 	un.hClient = v->vs.h_client;
 	un.hChannel = v->ch.h_channel;
-	ok = vas_uvm(v->c->fd, UVM_TEST_MAKE_CHANNEL_STOPS_IMMEDIATE, &t, &t.rmStatus, why,
+	ok = uvm(v->c->fd, UVM_TEST_MAKE_CHANNEL_STOPS_IMMEDIATE, &t, &t.rmStatus, why,
 		     sizeof(why)) &&
-	     vas_uvm(v->c->fd, UVM_UNREGISTER_CHANNEL, &un, &un.rmStatus, why, sizeof(why));
+	     uvm(v->c->fd, UVM_UNREGISTER_CHANNEL, &un, &un.rmStatus, why, sizeof(why));
 	v->ch_registered = !ok;
 	vas_verdict(v, VAS_STOPS_IMMEDIATE, ok, "%s", why);
 }
@@ -1593,10 +1581,10 @@ static void vas_destroy_delay(struct vas *v)
 		return;
 	t.delay_us = DESTROY_DELAY_US;
 	un.gpuUuid = v->c->gpu;
-	ok = vas_uvm(v->c->fd, UVM_TEST_DESTROY_GPU_VA_SPACE_DELAY, &t, &t.rmStatus, why,
+	ok = uvm(v->c->fd, UVM_TEST_DESTROY_GPU_VA_SPACE_DELAY, &t, &t.rmStatus, why,
 		     sizeof(why));
 	t0 = now_ms();
-	ok = ok && vas_uvm(v->c->fd, UVM_UNREGISTER_GPU_VASPACE, &un, &un.rmStatus, why, sizeof(why));
+	ok = ok && uvm(v->c->fd, UVM_UNREGISTER_GPU_VASPACE, &un, &un.rmStatus, why, sizeof(why));
 	ms = now_ms() - t0;
 	v->vas_registered = !ok;
 	if (ok) {

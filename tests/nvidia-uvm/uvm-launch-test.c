@@ -100,18 +100,6 @@ static void launch_verdict(bool ok, const char *name, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A UVM ioctl: 0 and rmStatus NV_OK, or why not in @why. */
-static bool uvm(int fd, unsigned long cmd, void *params, const NV_STATUS *status, char *why,
-		size_t len)
-{
-	if (ioctl(fd, cmd, params)) {
-		snprintf(why, len, "errno %d (%s)", errno, strerror(errno));
-		return false;
-	}
-	snprintf(why, len, "rmStatus 0x%x", *status);
-	return *status == NV_OK;
-}
-
 static int launch(int fd, uint32_t h_client, uint32_t h_channel, uint64_t va, uint64_t bytes,
 		  struct emgpu_rm_launch *l)
 {

@@ -10,6 +10,7 @@
 #define UVM_USER_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <glob.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +28,18 @@
 /* NVIDIA's UUID for the CPU (nvCpuUuid.c), as UVM reports locations. */
 static const NvU8 uvm_cpu_uuid[16] = { 0xa6, 0x5e, 0x0f, 0x4e, 0xd7, 0xd4, 0x7b, 0xa2,
 				       0x50, 0x47, 0x41, 0x2c, 0x14, 0x2a, 0x77, 0x73 };
+
+/* A UVM ioctl: 0 and rmStatus NV_OK, or why not in @why. */
+static inline bool uvm(int fd, unsigned long cmd, void *params, const NV_STATUS *status,
+		       char *why, size_t len)
+{
+	if (ioctl(fd, cmd, params)) {
+		snprintf(why, len, "errno %d (%s)", errno, strerror(errno));
+		return false;
+	}
+	snprintf(why, len, "rmStatus 0x%x", *status);
+	return *status == NV_OK;
+}
 
 /* An ioctl's errno, 0 on success. */
 static inline int rm(int fd, unsigned long cmd, void *arg)
