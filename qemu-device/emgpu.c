@@ -198,12 +198,13 @@ static int emgpu_dma_write(void *opaque, uint64_t addr, const void *buf,
 }
 
 /*
- * Every error the model latches. Poison and hang come from armed fault
- * injections, not from the guest: traced, not logged as guest errors.
+ * Every error the model latches. Poison, hang and a GA10x copy-engine
+ * error come from armed fault injections, not from the guest: traced, not
+ * logged as guest errors.
  */
 static void emgpu_error(void *opaque, enum emgpu_error code, uint32_t info)
 {
-    if (code == EMGPU_ERR_POISON || code == EMGPU_ERR_HANG) {
+    if (code == EMGPU_ERR_POISON || code == EMGPU_ERR_HANG || code == EMGPU_ERR_CE) {
         trace_emgpu_err_injected(gm_error_name(code), info);
         return;
     }

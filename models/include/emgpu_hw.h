@@ -161,6 +161,7 @@ enum emgpu_error {
 	EMGPU_ERR_BAD_PTE = 8,		/* reserved bits or bad aperture */
 	EMGPU_ERR_POISON = 9,		/* read of a poisoned VRAM chunk */
 	EMGPU_ERR_HANG = 10,		/* injected device hang */
+	EMGPU_ERR_CE = 11,		/* injected copy-engine error (GA10x: the channel's RC) */
 };
 
 /* ---------------------------------------------------------------------------

@@ -171,6 +171,23 @@ static void mark_ready(struct gm_gpu *g, uint64_t dst, uint64_t len,
 			g->chunk_ready[c] = done;
 }
 
+/*
+ * The copy injections at one transfer to [dst, dst + len), for every
+ * personality's copy engine: 1 if an injected error fails it (no byte
+ * moves), else 0 with *factor the time multiplier of an injected stall
+ * (1 without one). The error is checked first, so one transfer draws
+ * from a stall's stream only when it goes ahead.
+ */
+int gm_ce_inject(struct gm_gpu *g, uint64_t dst, uint64_t len, uint32_t *factor)
+{
+	if (gm_inject_check(g, GM_INJ_CE_ERROR, dst, len))
+		return 1;
+	*factor = gm_inject_check(g, GM_INJ_CE_STALL, dst, len);
+	if (!*factor)
+		*factor = 1;
+	return 0;
+}
+
 static int desc_exec(struct gm_gpu *g, const struct ce_op *d,
 		     int *irq)
 {
@@ -183,13 +200,9 @@ static int desc_exec(struct gm_gpu *g, const struct ce_op *d,
 	if (r) {
 		gm_error(g, -r, g->ce.get);
 		err = 1;
-	} else if (d->op != EMGPU_CE_OP_NOP &&
-		   gm_inject_check(g, GM_INJ_CE_ERROR, d->dst, d->length)) {
+	} else if (d->op != EMGPU_CE_OP_NOP && gm_ce_inject(g, d->dst, d->length, &factor)) {
 		err = 1;
 	} else if (d->op != EMGPU_CE_OP_NOP) {
-		factor = gm_inject_check(g, GM_INJ_CE_STALL, d->dst, d->length);
-		if (!factor)
-			factor = 1;
 		r = desc_move(g, d, sa, da);
 		if (r) {
 			gm_error(g, -r, g->ce.get);
@@ -262,16 +275,18 @@ void gm_ce_doorbell(struct gm_gpu *g)
 /*
  * The same queues and statistics for another personality's copy engine
  * (ga10x/ce.c): a transfer of `len` bytes (op EMGPU_CE_OP_COPY or
- * _MEMSET) issued at `issue`; returns its completion.
+ * _MEMSET) issued at `issue`, taking `factor` times its time (a stall,
+ * gm_ce_inject()); returns its completion.
  */
 gm_time_t gm_ce_charge(struct gm_gpu *g, uint32_t op, unsigned int sa,
-		       unsigned int da, uint32_t len, gm_time_t issue)
+		       unsigned int da, uint32_t len, gm_time_t issue,
+		       uint32_t factor)
 {
 	struct ce_op d = { .op = op, .length = len };
 	gm_time_t saved = g->ce_issue, done;
 
 	g->ce_issue = issue;
-	done = desc_time(g, &d, sa, da, 1);
+	done = desc_time(g, &d, sa, da, factor ? factor : 1);
 	g->ce_issue = saved;
 	g->ce_done = done;
 	return done;

@@ -343,7 +343,9 @@ void gm_ac_set_config(struct gm_gpu *g, uint32_t config);
 /* ce.c */
 void gm_ce_doorbell(struct gm_gpu *g);
 gm_time_t gm_ce_charge(struct gm_gpu *g, uint32_t op, unsigned int sa,
-		       unsigned int da, uint32_t len, gm_time_t issue);
+		       unsigned int da, uint32_t len, gm_time_t issue,
+		       uint32_t factor);
+int gm_ce_inject(struct gm_gpu *g, uint64_t dst, uint64_t len, uint32_t *factor);
 /* VRAM [dst, dst + len) holds a copy's bytes from `done` on */
 void gm_ce_mark_ready(struct gm_gpu *g, uint64_t dst, uint64_t len,
 		      gm_time_t done);

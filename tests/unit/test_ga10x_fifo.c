@@ -789,6 +789,130 @@ static void test_ce_access_rc(void)
 	fx_free(f);
 }
 
+static uint64_t copies(struct fx *f)
+{
+	struct gm_stats st;
+
+	gm_get_stats(f->g, &st);
+	return st.copies;
+}
+
+/*
+ * ce-error on a GA10x copy: the transfer fails before a byte moves, the
+ * channel goes to RC with CE0's ROBUST_CHANNEL_CE0_ERROR (39) in its
+ * notifier and EMGPU_ERR_CE latched, the release after it never runs;
+ * CLEAR_RC resumes and the next copy (count=1 spent) moves its bytes.
+ */
+static void test_ce_error_injected(void)
+{
+	struct fx *f = fx_new();
+	struct push p = { .n = 0 };
+	char err[96];
+	uint8_t v[4096];
+	unsigned int i, nonzero = 0;
+	int slot;
+
+	for (i = 0; i < sizeof(v) / 4; i++)
+		wr32(f, FX_DATA + 4 * i, 0xc0de0000u + i);
+	chan_setup(f, 2, 0);
+	slot = gm_inject_add(f->g, "kind=ce-error", err, sizeof(err));
+	CU_ASSERT_FATAL(slot >= 0);
+	ce_init(&p);
+	ce_copy_phys(&p, C7B5_PHYS_MODE_TARGET_COHERENT_SYSMEM, FX_DATA,
+		     C7B5_PHYS_MODE_TARGET_LOCAL_FB, 0x300000, sizeof(v));
+	ce_release(&p, FX_SEM, 1, C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_ONE_WORD <<
+		   C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT);
+	submit(f, 2, &p);
+	CU_ASSERT_EQUAL(gm_inject_fired(f->g, slot), 1u);
+	CU_ASSERT_EQUAL(status(f, 2) & GA10X_CHAN_STATUS_RC, GA10X_CHAN_STATUS_RC);
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM), 0u);
+	CU_ASSERT_EQUAL(rd32(f, FX_NOTIFIER(2) + 8), 39u);
+	CU_ASSERT_EQUAL(rd32(f, FX_NOTIFIER(2) + 12), 0xffff0009u);
+	CU_ASSERT_EQUAL(f->last_error, EMGPU_ERR_CE);
+	CU_ASSERT_EQUAL(copies(f), 0u);
+	CU_ASSERT_EQUAL(gm_vram_read(f->g, 0x300000, v, sizeof(v)), 0);
+	for (i = 0; i < sizeof(v); i++)
+		nonzero += v[i] != 0;
+	CU_ASSERT_EQUAL(nonzero, 0u);
+	/* CLEAR_RC skips the failed entry; the copy again, with the count spent */
+	chan_reg_write(f, 2, GA10X_REG_CHAN_CTRL, GA10X_CHAN_CTRL_ENABLE |
+		       GA10X_CHAN_CTRL_NO_MMU | GA10X_CHAN_CTRL_CLEAR_RC);
+	p.n = 0;
+	ce_copy_phys(&p, C7B5_PHYS_MODE_TARGET_COHERENT_SYSMEM, FX_DATA,
+		     C7B5_PHYS_MODE_TARGET_LOCAL_FB, 0x300000, sizeof(v));
+	ce_release(&p, FX_SEM, 2, C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_ONE_WORD <<
+		   C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT);
+	submit(f, 2, &p);
+	CU_ASSERT_EQUAL(status(f, 2), GA10X_CHAN_STATUS_IDLE);
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM), 2u);
+	CU_ASSERT_EQUAL(gm_inject_fired(f->g, slot), 1u);
+	CU_ASSERT_EQUAL(copies(f), 1u);
+	CU_ASSERT_EQUAL(gm_vram_read(f->g, 0x300000, v, sizeof(v)), 0);
+	for (i = 0, nonzero = 0; i < sizeof(v) / 4; i++) {
+		uint32_t w;
+
+		memcpy(&w, v + 4 * i, 4);
+		nonzero += w != 0xc0de0000u + i;
+	}
+	CU_ASSERT_EQUAL(nonzero, 0u);
+	/* during=launch: a copy outside a launch neither fires nor fails */
+	slot = gm_inject_add(f->g, "kind=ce-error,during=launch", err, sizeof(err));
+	CU_ASSERT_FATAL(slot >= 0);
+	submit(f, 2, &p);
+	CU_ASSERT_EQUAL(gm_inject_fired(f->g, slot), 0u);
+	CU_ASSERT_EQUAL(status(f, 2), GA10X_CHAN_STATUS_IDLE);
+	CU_ASSERT_EQUAL(copies(f), 2u);
+	fx_free(f);
+}
+
+/* A copy's modelled time from the four-word releases around it, in ns. */
+static uint64_t timed_copy(const char *spec, uint64_t *fired)
+{
+	struct fx *f = fx_new();
+	struct push p = { .n = 0 };
+	char err[96];
+	int slot = spec ? gm_inject_add(f->g, spec, err, sizeof(err)) : -1;
+	uint64_t d;
+
+	if (spec && slot < 0)
+		abort();
+	chan_setup(f, 0, 0);
+	ce_init(&p);
+	ce_release(&p, FX_SEM, 1, C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_FOUR_WORD <<
+		   C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT);
+	ce_copy_phys(&p, C7B5_PHYS_MODE_TARGET_COHERENT_SYSMEM, FX_DATA,
+		     C7B5_PHYS_MODE_TARGET_LOCAL_FB, 0, 1u << 20);
+	ce_release(&p, FX_SEM + 16, 2, C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_FOUR_WORD <<
+		   C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT);
+	submit(f, 0, &p);
+	CU_ASSERT_EQUAL(f->errors, 0u);
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM + 16), 2u);
+	d = rd64(f, FX_SEM + 24) - rd64(f, FX_SEM + 8);
+	*fired = spec ? gm_inject_fired(f->g, slot) : 0;
+	fx_free(f);
+	return d;
+}
+
+/*
+ * ce-stall on a GA10x copy: the bytes move, the transfer's time past the
+ * engine's set-up is factor times as long (each timestamp is rounded to a
+ * ns, so 10 x the plain one is exact to 10 ns).
+ */
+static void test_ce_stall_injected(void)
+{
+	struct fx *f = fx_new();
+	uint64_t setup = gm_get_profile(f->g)->ce_setup_ns, fired, plain, stalled;
+	int64_t diff;
+
+	fx_free(f);
+	plain = timed_copy(NULL, &fired);
+	stalled = timed_copy("kind=ce-stall,factor=10", &fired);
+	CU_ASSERT_EQUAL(fired, 1u);
+	CU_ASSERT(plain > setup + 1000);	/* 1 MiB over the link */
+	diff = (int64_t)(stalled - setup) - 10 * (int64_t)(plain - setup);
+	CU_ASSERT(diff >= -10 && diff <= 10);
+}
+
 static void test_bad_token_and_regs(void)
 {
 	struct fx *f = fx_new();
@@ -1000,6 +1124,8 @@ void add_ga10x_fifo_suite(void)
 	CU_add_test(s, "NOP, WFI, immediate, control entries", test_nops_accepted);
 	CU_add_test(s, "bad method: RC and notifier", test_bad_method_rc);
 	CU_add_test(s, "CE access error: RC", test_ce_access_rc);
+	CU_add_test(s, "injected ce-error: RC, no byte moved", test_ce_error_injected);
+	CU_add_test(s, "injected ce-stall: factor x the copy's time", test_ce_stall_injected);
 	CU_add_test(s, "bad token and registers", test_bad_token_and_regs);
 	CU_add_test(s, "pushbuffer and semaphores through the PDB; CE fault RC",
 		    test_virtual_pushbuffer);

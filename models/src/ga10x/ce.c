@@ -16,6 +16,11 @@
  * or VRAM as queues), issued when the channel's previous work is done, so
  * a later semaphore's timestamp is the copy's completion. VRAM a copy
  * writes is marked ready only then, as the emgpu CE does for warps.
+ *
+ * The copy injections are the emgpu CE's (gm_ce_inject()), checked once
+ * per transfer: ce-error fails it with EMGPU_ERR_CE before a byte moves,
+ * which puts the channel in RC (fifo.c, info32 the engine's
+ * ROBUST_CHANNEL_CEn_ERROR); ce-stall multiplies its modelled time.
  */
 #include "../internal.h"
 #include "ga10x.h"
@@ -226,7 +231,7 @@ static int ce_transfer(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 	uint64_t dst_line, total, left, i;
 	unsigned int sa = EMGPU_APERTURE_VIDMEM, da;
 	uint64_t pa, contig;
-	uint32_t op;
+	uint32_t op, factor;
 	gm_time_t done = ga10x_chan_now(g, c);
 	int need_src = 1, r;
 
@@ -259,6 +264,9 @@ static int ce_transfer(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 		da = EMGPU_APERTURE_VIDMEM;
 	if (sa == GA10X_APERTURE_SPARSE)
 		sa = EMGPU_APERTURE_VIDMEM;
+	/* an injected error fails the launch before a byte moves: RC */
+	if (gm_ce_inject(g, dst.addr, total, &factor))
+		return -EMGPU_ERR_CE;
 	op = need_src ? EMGPU_CE_OP_COPY : EMGPU_CE_OP_MEMSET;
 	if (op == EMGPU_CE_OP_MEMSET && da == EMGPU_APERTURE_SYSMEM) {
 		op = EMGPU_CE_OP_COPY;	/* built on the GPU, sent over the link */
@@ -267,7 +275,7 @@ static int ce_transfer(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 	for (left = total; left; ) {
 		uint32_t n = left > CE_CHARGE_MAX ? CE_CHARGE_MAX : (uint32_t)left;
 
-		done = gm_ce_charge(g, op, sa, da, n, ga10x_chan_now(g, c));
+		done = gm_ce_charge(g, op, sa, da, n, ga10x_chan_now(g, c), factor);
 		c->time = done;
 		left -= n;
 	}

@@ -46,6 +46,9 @@
 /* nverror.h codes in info32 */
 #define ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT	31
 #define ROBUST_CHANNEL_PBDMA_ERROR		32
+/* an engine's own error: CE0-CE2 and CE3-CE5 are two runs of codes */
+#define ROBUST_CHANNEL_CE0_ERROR		39
+#define ROBUST_CHANNEL_CE3_ERROR		70
 /* NV2080_ENGINE_TYPE_COPY0 in info16: COPY(n) is COPY0 + n */
 #define NV2080_ENGINE_TYPE_COPY0		0x9
 
@@ -182,8 +185,13 @@ static void chan_rc(struct gm_gpu *g, struct ga10x_chan *c, int err)
 	else
 		gm_error(g, (enum emgpu_error)-err,
 			 chan_index(g, c) << 16 | (c->gp_get & 0xffff));
-	info32 = rc_is_memory(err) ? ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT :
-				     ROBUST_CHANNEL_PBDMA_ERROR;
+	if (rc_is_memory(err))
+		info32 = ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT;
+	else if (err == -EMGPU_ERR_CE && ga10x_chan_ce(c) >= 0 && ga10x_chan_ce(c) < 6)
+		info32 = ga10x_chan_ce(c) < 3 ? ROBUST_CHANNEL_CE0_ERROR + ga10x_chan_ce(c) :
+			 ROBUST_CHANNEL_CE3_ERROR + ga10x_chan_ce(c) - 3;
+	else
+		info32 = ROBUST_CHANNEL_PBDMA_ERROR;
 	/* RM's order: timestamp, info32, info16, then status */
 	ga10x_put_le(n, ns, 8);
 	ga10x_put_le(n + NOTIFIER_INFO32, info32, 4);
