@@ -97,7 +97,7 @@ loaded-test: all
 
 # ember-agent report beside the paper's CSVs, on results made from the
 # paper's own numbers (no VM): exact order counts and geometric means.
-report-test: host results-format-doc-check experiments-doc-check
+report-test: host results-format-doc-check experiments-doc-check inject-doc-check
 	$(MAKE) -C userspace $(BUILD)/guest/ember-run
 	bash tests/report/run-test.sh $(AGENT) $(BUILD)/report-test $(BUILD)/guest/ember-run
 	$(CC) -std=gnu11 -Wall -Wextra -O2 -Ihost-agent -o $(BUILD)/report-test/test-judge \
@@ -171,6 +171,13 @@ experiments-doc: host
 
 experiments-doc-check: host
 	@bash scripts/doc-block.sh check docs/experiments.md $(AGENT) variants
+
+# docs/fault-injection.md's per-driver expectations: matrix.c's tables.
+inject-doc: host
+	bash scripts/doc-block.sh write docs/fault-injection.md $(AGENT) inject-expect
+
+inject-doc-check: host
+	@bash scripts/doc-block.sh check docs/fault-injection.md $(AGENT) inject-expect
 
 # docs/table1.md, Table 1 of the paper as Markdown, printed by
 # scripts/table1-doc.c from the one list (policy/ember_adaptive_params.h);
@@ -370,4 +377,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check experiments-doc experiments-doc-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card compare-card-small info clean
+.PHONY: all deps model capture qemu guest host test unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test inject-campaign sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card compare-card-small info clean

@@ -64,6 +64,7 @@ static void usage(FILE *f)
 		"       ember-agent report DIR [--paper CSV] [--no-plot]\n"
 		"       ember-agent result-fields\n"
 		"       ember-agent variants\n"
+		"       ember-agent inject-expect\n"
 		"\n"
 		"`run` boots one VM per combination of the config's apps, variants,\n"
 		"policies, drivers, factors and seeds (syntax in host-agent/matrix.h), in\n"
@@ -80,7 +81,8 @@ static void usage(FILE *f)
 		"`result-fields` prints every field of result.json and column of results.csv\n"
 		"(host-agent/result_fields.h, the one list both are written from) as a\n"
 		"Markdown table; `variants` the matrix variants (userspace/variants.h)\n"
-		"likewise.\n"
+		"likewise, `inject-expect` what each injection kind must lead to under\n"
+		"each driver (host-agent/matrix.c's inject_expect tables).\n"
 		"\n"
 		"usage: ember-agent calibrate --card JSONL --qemu PATH --kernel PATH --initrd PATH\n"
 		"                   [--profile NAME] [--ubench 'ARGS'] [--workdir DIR]\n"
@@ -504,6 +506,13 @@ int main(int argc, char **argv)
 		return cmd_calibrate(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "variants") && argc == 2) {
 		em_variants_markdown(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "inject-expect") && argc == 2) {
+		printf("Under ember.ko:\n\n");
+		em_inject_expect_markdown(EM_DRIVER_EMBER, stdout);
+		printf("\nUnder nvidia-uvm:\n\n");
+		em_inject_expect_markdown(EM_DRIVER_NVIDIA_UVM, stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "result-fields") && argc == 2) {

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,77 +59,161 @@ static const struct {
 };
 
 /*
- * What each kind must lead to once it fired during a launch (ember.ko's
- * recovery paths, docs/driver.md): the workload recovers (its output
- * verified), or fails cleanly with errno (the data it had read back, then a
- * health check passed). All clean errors are EIO. ce-error's default
- * spec fails at most 2 copies, fewer than ember.ko's ce_retries
- * resubmissions: it must recover; a matrix setting ce_retries=0 declares
- * expect.ce-error = EIO. A matrix may declare ETIMEDOUT instead
- * (tests/inject/stall.conf: a wait that ember.ko gives up).
+ * What each kind must lead to once it fired during a launch, per driver:
+ * the workload recovers (its output verified), fails cleanly with errno
+ * (the data it had read back, then a health check passed), or ends in
+ * nvidia-uvm's global fatal error (below).
  */
 #define EM_EXPECT_RECOVERED	(1u << 0)
 #define EM_EXPECT_CLEAN_ERROR	(1u << 1)
+/*
+ * NVIDIA's documented answer to a channel error: uvm_channel_check_errors()
+ * sets the global fatal error (uvm_global_set_fatal_error(), "Encountered a
+ * global fatal error" in the kernel log), after which every VA space's GPU
+ * work fails, a CPU fault on a managed range is SIGBUS
+ * (uvm_va_space_cpu_fault()) and /dev/nvidia-uvm cannot be opened until the
+ * module is reloaded. The run must fail with err, show that line, and read
+ * no wrong word; the pages still on the GPU are lost.
+ */
+#define EM_EXPECT_FATAL		(1u << 2)
 
 /*
- * The data a kind may lose (docs/driver.md, "Robustness"): none, except
- * poison, whose chunks held the only copy; ember.ko retires them and
- * their owners' pages fault. The bound is then every page of the 2 MiB
- * chunks the spec's range touches (lost_pages_bound()).
+ * The data a kind may lose: none, except poison under ember.ko, whose
+ * chunks held the only copy (ember.ko retires them and their owners'
+ * pages fault; the bound is every page of the 2 MiB chunks the spec's
+ * range touches, lost_pages_bound()), and a fatal error under nvidia-uvm,
+ * after which no page off the CPU can be read (no bound).
  */
 enum em_inject_loss {
 	EM_LOSS_NONE,
 	EM_LOSS_POISONED_CHUNKS,
+	EM_LOSS_ANY,
 };
 
-static const struct {
+struct inject_expectation {
 	const char *kind;
-	unsigned int outcomes;
-	int err;		/* the clean error's errno */
+	unsigned int outcomes;	/* 0: the kind is refused under this driver */
+	int err;		/* the clean or fatal error's errno */
 	enum em_inject_loss loss;
-} inject_expect[] = {
-	{ "ce-error", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },	/* count 2 <= ce_retries */
-	{ "ce-stall", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
-	{ "fault-overflow", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
-	{ "fault-dup", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
-	{ "notify-drop", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
-	{ "notify-dup", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
-	{ "notify-corrupt", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
-	{ "lost-irq", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
-	/* the only copy was in VRAM */
-	{ "poison", EM_EXPECT_CLEAN_ERROR, EIO, EM_LOSS_POISONED_CHUNKS },
-	{ "tlb-timeout", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE },
-	/* reset under the launch; VRAM survives a reset */
-	{ "hang", EM_EXPECT_CLEAN_ERROR, EIO, EM_LOSS_NONE },
+	const char *why;	/* the driver's recovery, or why it is refused */
 };
 
-static int expect_slot(const char *kind)
+/*
+ * ember.ko (its recovery paths, docs/driver.md): all clean errors are EIO.
+ * ce-error's default spec fails at most 2 copies, fewer than ember.ko's
+ * ce_retries resubmissions: it must recover; a matrix setting
+ * ce_retries=0 declares expect.ce-error = EIO. A matrix may declare
+ * ETIMEDOUT instead (tests/inject/stall.conf: a wait ember.ko gives up).
+ */
+static const struct inject_expectation inject_expect[] = {
+	{ "ce-error", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE, "resubmitted, up to ce_retries" },
+	{ "ce-stall", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE, "waited for" },
+	{ "fault-overflow", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE, "the warps fault again" },
+	{ "fault-dup", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE, "serviced once" },
+	{ "notify-drop", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE, "a hint missed" },
+	{ "notify-dup", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE, "a hint twice" },
+	{ "notify-corrupt", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE, "an unknown address skipped" },
+	{ "lost-irq", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE, "the launch wait polls" },
+	{ "poison", EM_EXPECT_CLEAN_ERROR, EIO, EM_LOSS_POISONED_CHUNKS,
+	  "the only copy was in VRAM: its chunks retired" },
+	{ "tlb-timeout", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE, "the invalidate retried" },
+	{ "hang", EM_EXPECT_CLEAN_ERROR, EIO, EM_LOSS_NONE,
+	  "reset under the launch; VRAM survives a reset" },
+};
+
+/*
+ * NVIDIA's nvidia-uvm on the GA10x personality (docs/fault-injection.md,
+ * "Under nvidia-uvm", has the source lines). Its waits have no limit
+ * (uvm_spin_loop() only prints), so a kind whose end needs the RM's
+ * channel watchdog is refused: the stand-in has none.
+ */
+static const struct inject_expectation inject_expect_nvuvm[] = {
+	{ "ce-error", EM_EXPECT_FATAL, EIO, EM_LOSS_ANY,
+	  "the copy's channel in RC: global fatal error NV_ERR_RC_ERROR" },
+	{ "ce-stall", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE,
+	  "waited for: a push's wait has no limit" },
+	{ "fault-overflow", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE,
+	  "OVERFLOW cleared; the dropped warps fault again after the replay" },
+	{ "fault-dup", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE,
+	  "duplicates of a batch serviced once" },
+	{ "notify-drop", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE, "a hint missed" },
+	{ "notify-dup", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE, "a hint twice" },
+	{ "notify-corrupt", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE,
+	  "an address in no VA block skipped" },
+	{ "lost-irq", EM_EXPECT_RECOVERED, 0, EM_LOSS_NONE,
+	  "the next interrupt's top half finds the pending faults" },
+	{ "poison", EM_EXPECT_FATAL, EIO, EM_LOSS_ANY,
+	  "a copy reading it puts its channel in RC: global fatal error" },
+	{ "tlb-timeout", 0, 0, EM_LOSS_NONE,
+	  "a GA10x invalidate is a host method with no PENDING state to time out; "
+	  "a lost one is a stuck channel, which only the RM's watchdog ends" },
+	{ "hang", 0, 0, EM_LOSS_NONE,
+	  "a hung GPU is ended by the RM's watchdog (RC), which the stand-in lacks; "
+	  "nvidia-uvm's own waits have no limit, so the run would hang" },
+};
+
+static const struct inject_expectation *expect_find(const char *driver, const char *kind)
 {
+	bool nvuvm = driver && !strcmp(driver, EM_DRIVER_NVIDIA_UVM);
+	const struct inject_expectation *t = nvuvm ? inject_expect_nvuvm : inject_expect;
+	size_t n = nvuvm ? sizeof(inject_expect_nvuvm) / sizeof(inject_expect_nvuvm[0]) :
+			   sizeof(inject_expect) / sizeof(inject_expect[0]);
 	size_t i;
 
-	for (i = 0; i < sizeof(inject_expect) / sizeof(inject_expect[0]); i++)
-		if (!strcmp(kind, inject_expect[i].kind))
-			return (int)i;
-	return -1;
+	for (i = 0; i < n; i++)
+		if (!strcmp(kind, t[i].kind))
+			return &t[i];
+	return NULL;
 }
 
-const char *em_inject_expected(const char *kind)
+static const char *errno_word(int err)
+{
+	return err == EIO ? "EIO" : err == ETIMEDOUT ? "ETIMEDOUT" : "errno";
+}
+
+const char *em_inject_expected(const char *driver, const char *kind)
 {
 	static char buf[EM_MAX_LIST][32];
 	static unsigned int next;
-	int e = expect_slot(kind);
+	const struct inject_expectation *e = expect_find(driver, kind);
 	char *b;
 
-	if (e < 0)
+	if (!e || !e->outcomes)
 		return "?";
 	b = buf[next++ % EM_MAX_LIST];
+	if (e->outcomes & EM_EXPECT_FATAL) {
+		snprintf(b, sizeof(buf[0]), "fatal:%s", errno_word(e->err));
+		return b;
+	}
 	snprintf(b, sizeof(buf[0]), "%s%s%s",
-		 inject_expect[e].outcomes & EM_EXPECT_RECOVERED ? "recovered" : "",
-		 inject_expect[e].outcomes == (EM_EXPECT_RECOVERED | EM_EXPECT_CLEAN_ERROR) ?
-		 "|" : "",
-		 inject_expect[e].outcomes & EM_EXPECT_CLEAN_ERROR ?
-		 (inject_expect[e].err == EIO ? "EIO" : "errno") : "");
+		 e->outcomes & EM_EXPECT_RECOVERED ? "recovered" : "",
+		 e->outcomes == (EM_EXPECT_RECOVERED | EM_EXPECT_CLEAN_ERROR) ? "|" : "",
+		 e->outcomes & EM_EXPECT_CLEAN_ERROR ? errno_word(e->err) : "");
 	return b;
+}
+
+const char *em_inject_refused(const char *driver, const char *kind)
+{
+	const struct inject_expectation *e = expect_find(driver, kind);
+
+	return e && !e->outcomes ? e->why : NULL;
+}
+
+void em_inject_expect_markdown(const char *driver, FILE *out)
+{
+	bool nvuvm = driver && !strcmp(driver, EM_DRIVER_NVIDIA_UVM);
+	const struct inject_expectation *t = nvuvm ? inject_expect_nvuvm : inject_expect;
+	size_t n = nvuvm ? sizeof(inject_expect_nvuvm) / sizeof(inject_expect_nvuvm[0]) :
+			   sizeof(inject_expect) / sizeof(inject_expect[0]);
+	size_t i;
+
+	fputs("| kind | must lead to | may lose | why |\n|---|---|---|---|\n", out);
+	for (i = 0; i < n; i++)
+		fprintf(out, "| `%s` | %s | %s | %s |\n", t[i].kind,
+			t[i].outcomes ? em_inject_expected(driver, t[i].kind) : "refused",
+			t[i].loss == EM_LOSS_ANY ? "any page off the CPU" :
+			t[i].loss == EM_LOSS_POISONED_CHUNKS ? "its chunks' pages" : "nothing",
+			t[i].why);
 }
 
 /* The page lost_pages counts in (read_back() in userspace/workload.c). */
@@ -143,7 +228,7 @@ const char *em_inject_expected(const char *kind)
  * the model) rounds out to whole chunks; an unparsable one allows
  * nothing, so the run fails and the spec is looked at.
  */
-static unsigned long long lost_pages_bound(const char *spec)
+static unsigned long long lost_pages_bound(const char *driver, const char *spec)
 {
 	unsigned long long bound = 0;
 	const char *one = spec ?: "";
@@ -152,12 +237,15 @@ static unsigned long long lost_pages_bound(const char *spec)
 		const char *end = strchr(one, ';') ?: one + strlen(one);
 		char part[256], kind[32] = "", *range;
 		unsigned long long addr, bytes;
-		int e;
+		const struct inject_expectation *e;
 
 		snprintf(part, sizeof(part), "%.*s", (int)(end - one), one);
 		one = *end ? end + 1 : end;
-		if (sscanf(part, "kind=%31[^,]", kind) != 1 || (e = expect_slot(kind)) < 0 ||
-		    inject_expect[e].loss != EM_LOSS_POISONED_CHUNKS)
+		if (sscanf(part, "kind=%31[^,]", kind) != 1 || !(e = expect_find(driver, kind)))
+			continue;
+		if (e->loss == EM_LOSS_ANY)
+			return ULLONG_MAX;
+		if (e->loss != EM_LOSS_POISONED_CHUNKS)
 			continue;
 		range = strstr(part, "range=");
 		if (!range)
@@ -174,23 +262,24 @@ static unsigned long long lost_pages_bound(const char *spec)
 	return bound;
 }
 
-/* The errno a clean error must show under expected ("EIO", "recovered|EIO", ...), or 0. */
+/* The errno a clean or fatal error must show under expected ("EIO",
+ * "recovered|EIO", "fatal:EIO", ...), or 0. */
 static int expected_errno(const char *expected)
 {
-	const char *e = strrchr(expected, '|');
+	const char *e = strrchr(expected, '|') ?: strrchr(expected, ':');
 
 	e = e ? e + 1 : expected;
 	return !strcmp(e, "EIO") ? EIO : !strcmp(e, "ETIMEDOUT") ? ETIMEDOUT : 0;
 }
 
-const char *em_run_expected(const struct em_matrix *m, const char *kind)
+const char *em_run_expected(const struct em_matrix *m, const char *driver, const char *kind)
 {
 	unsigned int i;
 
 	for (i = 0; i < m->ninjects; i++)
 		if (!strcmp(m->injects[i], kind) && m->inject_expects[i][0])
 			return m->inject_expects[i];
-	return em_inject_expected(kind);
+	return em_inject_expected(driver, kind);
 }
 
 const char *em_inject_default_spec(const char *kind)
@@ -575,8 +664,8 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 			return 0;
 		}
 		if (strcmp(val, "recovered") && !expected_errno(val))
-			return cfg_error(file, ln, "bad expectation '%s' (recovered, EIO "
-					 "or ETIMEDOUT)", val);
+			return cfg_error(file, ln, "bad expectation '%s' (recovered, EIO, "
+					 "ETIMEDOUT, fatal:EIO or fatal:ETIMEDOUT)", val);
 		strcpy(m->inject_expects[i], val);
 	} else if (!strcmp(key, "modparams")) {
 		char *w;
@@ -648,8 +737,9 @@ static int check_policies(const struct em_matrix *m, const char *file, unsigned 
 
 /*
  * A matrix with driver nvidia-uvm: only what means the same there (the
- * variants of nvuvm_variants; no ember.ko policies, parameters or
- * injections, no libvirt hosts, which boot the ember image alone).
+ * variants of nvuvm_variants; the injection kinds inject_expect_nvuvm[]
+ * does not refuse; no ember.ko policies or parameters, no libvirt hosts,
+ * which boot the ember image alone).
  */
 static int check_nvuvm(const struct em_matrix *m, const char *file, unsigned int ln)
 {
@@ -666,9 +756,16 @@ static int check_nvuvm(const struct em_matrix *m, const char *file, unsigned int
 				 "nvidia-uvm's is chosen by the variant%s", "");
 	if (m->modparams[0])
 		return cfg_error(file, ln, "driver nvidia-uvm: modparams are ember.ko's%s", "");
-	if (m->ninjects)
-		return cfg_error(file, ln, "driver nvidia-uvm: injection campaigns judge "
-				 "ember.ko's recovery%s", "");
+	for (i = 0; i < m->ninjects; i++) {
+		const char *refused = em_inject_refused(EM_DRIVER_NVIDIA_UVM, m->injects[i]);
+		char what[320];
+
+		if (!refused)
+			continue;
+		snprintf(what, sizeof(what), "%s: %s", m->injects[i], refused);
+		return cfg_error(file, ln, "driver nvidia-uvm refuses injection kind %s",
+				 what);
+	}
 	if (m->nconnect)
 		return cfg_error(file, ln, "driver nvidia-uvm: runs boot with QEMU directly "
 				 "(drop connect)%s", "");
@@ -913,7 +1010,8 @@ static bool same_commit(const struct em_run *r, const char *commit)
 bool em_status_acceptable(const char *status)
 {
 	return !strcmp(status, "ok") || !strcmp(status, "recovered") ||
-	       !strcmp(status, "clean-error") || !strcmp(status, "not-fired");
+	       !strcmp(status, "clean-error") || !strcmp(status, "fatal-error") ||
+	       !strcmp(status, "not-fired");
 }
 
 /*
@@ -990,10 +1088,11 @@ static const char *judge_injected(const struct em_matrix *m, json_t *run,
 				  size_t len)
 {
 	const char *vm = judge_vm(r, o, "hang", why, len);
-	const char *expected = em_run_expected(m, r->inject_kind);
+	const char *expected = em_run_expected(m, r->driver, r->inject_kind);
 	bool may_recover = strstr(expected, "recovered") != NULL;
+	bool fatal = !strncmp(expected, "fatal:", 6);
 	int err = expected_errno(expected);
-	unsigned long long lost_bound = lost_pages_bound(r->inject_spec);
+	unsigned long long lost_bound = lost_pages_bound(r->driver, r->inject_spec);
 	const char *failed;
 	json_int_t ret, lost;
 
@@ -1017,7 +1116,7 @@ static const char *judge_injected(const struct em_matrix *m, json_t *run,
 	/* a lost page faults rather than reading wrong, but its data is gone */
 	if (lost < 0 || (unsigned long long)lost > lost_bound) {
 		snprintf(why, len, "%" JSON_INTEGER_FORMAT " pages lost, more than the "
-			 "%llu its injection may lose (%s)", lost, lost_bound,
+			 "%llu its injection may lose (%s)", lost, lost < 0 ? 0 : lost_bound,
 			 lost_bound ? "its poisoned chunks" : "it promises no loss");
 		return "corrupted";
 	}
@@ -1052,6 +1151,18 @@ static const char *judge_injected(const struct em_matrix *m, json_t *run,
 		snprintf(why, len, "ret %" JSON_INTEGER_FORMAT " (%s), expected %s", ret,
 			 failed, expected);
 		return "unexpected";
+	}
+	if (fatal) {
+		char path[4200];
+
+		/* NVIDIA's own line, not just any failure with that errno */
+		snprintf(path, sizeof(path), "%s/console.log", r->dir);
+		if (!em_vm_console_has(path, EM_NVUVM_FATAL_LINE)) {
+			snprintf(why, len, "ret %" JSON_INTEGER_FORMAT " (%s) without "
+				 "nvidia-uvm's '" EM_NVUVM_FATAL_LINE "'", ret, failed);
+			return "unexpected";
+		}
+		return "fatal-error";
 	}
 	if (!run_int(run, "words_checked")) {
 		snprintf(why, len, "ret %" JSON_INTEGER_FORMAT " (%s): the data at the "
@@ -1094,7 +1205,7 @@ const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 			     judge(run, r, o, why, sizeof(why));
 	struct em_result_src src = {
 		.m = m, .r = r, .o = o, .commit = commit, .status = status, .why = why,
-		.expected = r->inject_kind ? em_run_expected(m, r->inject_kind) : NULL,
+		.expected = r->inject_kind ? em_run_expected(m, r->driver, r->inject_kind) : NULL,
 	};
 	json_t *obj;
 

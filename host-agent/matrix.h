@@ -218,10 +218,20 @@ void em_variant_policy(const char *variant, char *policy, size_t len);
  */
 void em_args_policy(const char *args, char *policy, size_t len);
 
-/* What a kind must lead to once it hit a launch: "recovered", "EIO", ... */
-const char *em_inject_expected(const char *kind);
+/*
+ * What a kind must lead to once it hit a launch under driver (NULL:
+ * ember): "recovered", "EIO", "fatal:EIO" (nvidia-uvm's global fatal
+ * error), ...; "?" for an unknown or refused kind.
+ */
+const char *em_inject_expected(const char *driver, const char *kind);
 /* The same for a run of matrix m (its expect.KIND, or the kind's own). */
-const char *em_run_expected(const struct em_matrix *m, const char *kind);
+const char *em_run_expected(const struct em_matrix *m, const char *driver, const char *kind);
+/* Why driver refuses an injection kind, or NULL where it runs. */
+const char *em_inject_refused(const char *driver, const char *kind);
+/* One driver's expectations as a Markdown table (ember-agent inject-expect). */
+void em_inject_expect_markdown(const char *driver, FILE *out);
+/* The kernel line of nvidia-uvm's global fatal error (uvm_global.c). */
+#define EM_NVUVM_FATAL_LINE	"Encountered a global fatal error"
 
 /* The default injection spec of a kind (DESIGN.md section 3), or NULL. */
 const char *em_inject_default_spec(const char *kind);
@@ -246,7 +256,7 @@ const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
 			  const struct em_run_outcome *o);
 
 /*
- * ok, recovered, clean-error and not-fired are acceptable; anything else
+ * ok, recovered, clean-error, fatal-error and not-fired are acceptable; anything else
  * counts as failed (inject-test also fails a not-fired run).
  */
 bool em_status_acceptable(const char *status);

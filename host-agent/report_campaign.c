@@ -14,9 +14,11 @@
  * (judge_injected in matrix.c); "expected" is what the kind declares.
  */
 static const char *const outcomes[] = {
-	"recovered", "clean-error", "corrupted", "oops", "hang", "unexpected", "error",
+	"recovered", "clean-error", "fatal-error", "corrupted", "oops", "hang", "unexpected",
+	"error",
 };
 #define NOUTCOMES (sizeof(outcomes) / sizeof(outcomes[0]))
+#define C_FATAL		2	/* outcomes[2], fatal-error */
 #define C_RUNS		NOUTCOMES
 #define C_IN_LAUNCH	(NOUTCOMES + 1)
 #define C_NOT_FIRED	(NOUTCOMES + 2)
@@ -65,7 +67,7 @@ static void print_campaign_detail(json_t *all, FILE *out)
 			other_commits++;	/* past the 8 named: counted, not named */
 		wall += json_number_value(json_object_get(r, "wall_s"));
 		if (strcmp(status, "recovered") && strcmp(status, "clean-error") &&
-		    strcmp(status, "not-fired")) {
+		    strcmp(status, "fatal-error") && strcmp(status, "not-fired")) {
 			fprintf(out, "%s%-40s %-10s %s\n", any ? "" : "runs to look at:\n",
 				json_string_value(json_object_get(r, "id")) ?: "?", status,
 				json_string_value(json_object_get(r, "why")) ?: "");
@@ -95,6 +97,12 @@ static void print_campaign_detail(json_t *all, FILE *out)
 	fprintf(out, "; VM wall time %.0f s\n", wall);
 }
 
+/* fatal-error (nvidia-uvm's global fatal error) is a column only where a run had it */
+static bool shown(const unsigned int *total, size_t o)
+{
+	return strcmp(outcomes[o], "fatal-error") || total[o];
+}
+
 bool rep_print_campaign(json_t *all, FILE *out)
 {
 	char kinds[32][32], expected[32][32] = { { 0 } };
@@ -118,7 +126,8 @@ bool rep_print_campaign(json_t *all, FILE *out)
 			continue;
 		snprintf(expected[k], sizeof(expected[k]), "%s",
 			 json_string_value(json_object_get(r, "expected")) ?:
-			 em_inject_expected(kind));
+			 em_inject_expected(json_string_value(json_object_get(r, "driver")),
+					    kind));
 		for (o = 0; o < NOUTCOMES && strcmp(status, outcomes[o]); o++)
 			;
 		col = !json_is_integer(hit) || json_integer_value(hit) < 0 ? C_UNREAD :
@@ -140,8 +149,9 @@ bool rep_print_campaign(json_t *all, FILE *out)
 	fprintf(out, "%-15s %-17s %4s %9s %9s", "kind", "expected", "runs", "in-launch",
 		"not-fired");
 	for (o = 0; o < NOUTCOMES; o++)
-		fprintf(out, " %*s", (int)strlen(outcomes[o]) > 5 ? (int)strlen(outcomes[o]) : 5,
-			outcomes[o]);
+		if (shown(counts[32], o))
+			fprintf(out, " %*s", (int)strlen(outcomes[o]) > 5 ?
+				(int)strlen(outcomes[o]) : 5, outcomes[o]);
 	fprintf(out, " %10s\n", "lost-pages");
 	for (k = 0; k <= nkinds; k++) {
 		unsigned int *c = counts[k == nkinds ? 32 : k];
@@ -150,14 +160,19 @@ bool rep_print_campaign(json_t *all, FILE *out)
 			k == nkinds ? "" : expected[k], c[C_RUNS],
 			c[C_IN_LAUNCH], c[C_NOT_FIRED]);
 		for (o = 0; o < NOUTCOMES; o++)
-			fprintf(out, " %*u", (int)strlen(outcomes[o]) > 5 ?
-				(int)strlen(outcomes[o]) : 5, c[o]);
+			if (shown(counts[32], o))
+				fprintf(out, " %*u", (int)strlen(outcomes[o]) > 5 ?
+					(int)strlen(outcomes[o]) : 5, c[o]);
 		fprintf(out, " %10llu\n", lost[k == nkinds ? 32 : k]);
 	}
 	fprintf(out, "in-launch: the injection hit a running launch (the device's count); "
 		"recovered needs that and verified output (ce-error: and a copy-engine "
 		"retry); lost-pages: 4 KiB pages that fault when read back, a run losing "
 		"more than its kind may (none, poison: its chunks) is corrupted\n");
+	if (counts[32][C_FATAL])
+		fprintf(out, "fatal-error: nvidia-uvm's global fatal error, its kernel line "
+			"seen, the run failed with the kind's errno and no word read wrong "
+			"(pages still on the GPU are lost)\n");
 	if (counts[32][C_UNREAD])
 		fprintf(out, "%u runs ended before the device's counts were read (neither "
 			"in-launch nor not-fired)\n", counts[32][C_UNREAD]);

@@ -442,6 +442,20 @@ const char *em_vm_console_problem(const char *console_path)
 	return found;
 }
 
+bool em_vm_console_has(const char *console_path, const char *text)
+{
+	char line[1024];
+	bool found = false;
+	FILE *f = fopen(console_path, "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, text) != NULL;
+	fclose(f);
+	return found;
+}
+
 json_t *em_results_load(const char *path, unsigned int *bad)
 {
 	FILE *f = fopen(path, "re");

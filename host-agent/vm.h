@@ -133,6 +133,8 @@ int em_vm_send(struct em_vm *vm, const char *text);
  * when it cannot be read, or NULL when the console is clean.
  */
 const char *em_vm_console_problem(const char *console_path);
+/* Whether a line of the console log holds text (false without a log). */
+bool em_vm_console_has(const char *console_path, const char *text);
 
 /*
  * Loads the guest's JSON lines as an array of objects. A line that does not

@@ -3,7 +3,8 @@
  * The fault-campaign judge (judge_injected() in host-agent/matrix.c) on
  * guest results written here, no VM: lost pages bounded per kind (none,
  * poison: the pages of its chunks) and a recovered ce-error only with a
- * copy-engine retry. Each case goes through em_run_record(), as a real
+ * copy-engine retry; under nvidia-uvm, a ce-error's global fatal error
+ * (EIO and NVIDIA's kernel line, no wrong word, any page lost). Each case goes through em_run_record(), as a real
  * run does, from a clean console log and one result line.
  *
  * usage: test-judge WORKDIR
@@ -21,6 +22,8 @@ struct judge_case {
 	const char *spec;
 	const char *run_fields;	/* the result line's fields past "scenario" */
 	const char *status;	/* what the judge must say */
+	const char *driver;	/* NULL: ember */
+	const char *console;	/* NULL: a clean ember.ko boot */
 };
 
 /* a clean-error's read-back and health check, passed */
@@ -28,33 +31,60 @@ struct judge_case {
 		      "\"result_ok\":-1,\"health_ret\":0,\"health_words\":1000"
 #define RECOVERED "\"ret\":0,\"words_checked\":1000,\"result_ok\":1"
 #define CE_SPEC "kind=ce-error,trigger=event:40,count=2,during=launch"
+/* nvidia-uvm's global fatal error: EIO, nothing verified, the health check failed */
+#define FATAL "\"ret\":-5,\"failed\":\"launch\",\"words_checked\":0,\"result_ok\":-1," \
+	      "\"health_ret\":-5,\"health_words\":0"
+#define NVUVM_FATAL "nvidia-uvm: uvm_channel.c:1534 uvm_channel_check_errors[1]: " \
+		    "Detected a channel error, channel CE\n" \
+		    "nvidia-uvm: uvm_global.c:410 uvm_global_set_fatal_error_impl[1]: " \
+		    "Encountered a global fatal error: Generic RC error\n"
 #define POISON_SPEC "kind=poison,range=0x0+0x400000,during=launch"
 
 static const struct judge_case cases[] = {
 	{ "ce-error recovered by a retry", "ce-error", CE_SPEC,
-	  RECOVERED ",\"ce_retries\":1,\"lost_pages\":0", "recovered" },
+	  RECOVERED ",\"ce_retries\":1,\"lost_pages\":0", "recovered", NULL, NULL },
 	{ "ce-error correct without a retry", "ce-error", CE_SPEC,
-	  RECOVERED ",\"ce_retries\":0,\"lost_pages\":0", "unexpected" },
+	  RECOVERED ",\"ce_retries\":0,\"lost_pages\":0", "unexpected", NULL, NULL },
 	{ "ce-stall recovered, a page lost", "ce-stall",
 	  "kind=ce-stall,trigger=event:40,count=8,factor=100,during=launch",
-	  RECOVERED ",\"ce_retries\":0,\"lost_pages\":1", "corrupted" },
+	  RECOVERED ",\"ce_retries\":0,\"lost_pages\":1", "corrupted", NULL, NULL },
 	{ "hang's EIO, a page lost (VRAM survives a reset)", "hang",
 	  "kind=hang,trigger=event:200,count=1,during=launch",
-	  EIO_READ_BACK ",\"lost_pages\":1", "corrupted" },
+	  EIO_READ_BACK ",\"lost_pages\":1", "corrupted", NULL, NULL },
 	{ "poison's EIO, its two chunks lost", "poison", POISON_SPEC,
-	  EIO_READ_BACK ",\"lost_pages\":1024", "clean-error" },
+	  EIO_READ_BACK ",\"lost_pages\":1024", "clean-error", NULL, NULL },
 	{ "poison's EIO, a page more than its chunks", "poison", POISON_SPEC,
-	  EIO_READ_BACK ",\"lost_pages\":1025", "corrupted" },
+	  EIO_READ_BACK ",\"lost_pages\":1025", "corrupted", NULL, NULL },
 	{ "poison across a chunk boundary: two chunks", "poison",
 	  "kind=poison,range=0x100000+0x200000,during=launch",
-	  EIO_READ_BACK ",\"lost_pages\":1000", "clean-error" },
+	  EIO_READ_BACK ",\"lost_pages\":1000", "clean-error", NULL, NULL },
 	{ "poison beside a hang: the poison's chunks", "poison",
 	  POISON_SPEC ";kind=hang,trigger=event:200,count=1,during=launch",
-	  EIO_READ_BACK ",\"lost_pages\":512", "clean-error" },
+	  EIO_READ_BACK ",\"lost_pages\":512", "clean-error", NULL, NULL },
 	{ "a run without injection, a page lost", NULL, NULL,
-	  RECOVERED ",\"lost_pages\":1", "failed" },
+	  RECOVERED ",\"lost_pages\":1", "failed", NULL, NULL },
 	{ "a run without injection, nothing lost", NULL, NULL,
-	  RECOVERED ",\"lost_pages\":0", "ok" },
+	  RECOVERED ",\"lost_pages\":0", "ok", NULL, NULL },
+	/* nvidia-uvm: a channel error ends in its global fatal error */
+	{ "nvidia-uvm ce-error: fatal, pages lost", "ce-error", CE_SPEC,
+	  FATAL ",\"mismatches\":0,\"lost_pages\":4096", "fatal-error",
+	  "nvidia-uvm", NVUVM_FATAL },
+	{ "nvidia-uvm ce-error: EIO without NVIDIA's line", "ce-error", CE_SPEC,
+	  FATAL ",\"mismatches\":0,\"lost_pages\":4096", "unexpected", "nvidia-uvm", NULL },
+	{ "nvidia-uvm ce-error: a wrong word read back", "ce-error", CE_SPEC,
+	  FATAL ",\"mismatches\":1,\"lost_pages\":0", "corrupted", "nvidia-uvm", NVUVM_FATAL },
+	{ "nvidia-uvm ce-error: ETIMEDOUT", "ce-error", CE_SPEC,
+	  "\"ret\":-110,\"failed\":\"launch\",\"words_checked\":0,\"result_ok\":-1,"
+	  "\"health_ret\":-5,\"health_words\":0,\"lost_pages\":10", "unexpected",
+	  "nvidia-uvm", NVUVM_FATAL },
+	{ "nvidia-uvm ce-error: recovered", "ce-error", CE_SPEC,
+	  RECOVERED ",\"ce_retries\":0,\"lost_pages\":0", "unexpected", "nvidia-uvm", NULL },
+	{ "nvidia-uvm fault-dup recovered, a page lost", "fault-dup",
+	  "kind=fault-dup,trigger=prob:0.25,count=64,during=launch",
+	  RECOVERED ",\"lost_pages\":1", "corrupted", "nvidia-uvm", NULL },
+	{ "nvidia-uvm fault-dup recovered", "fault-dup",
+	  "kind=fault-dup,trigger=prob:0.25,count=64,during=launch",
+	  RECOVERED ",\"lost_pages\":0", "recovered", "nvidia-uvm", NULL },
 };
 
 /* Writes path with text; false on failure. */
@@ -80,12 +110,13 @@ static bool judge_one(const char *work, size_t n, const struct judge_case *c)
 	snprintf(r.id, sizeof(r.id), "case%zu", n);
 	snprintf(r.dir, sizeof(r.dir), "%s/case%zu", work, n);
 	mkdir(r.dir, 0755);
+	r.driver = c->driver ? c->driver : EM_DRIVER_EMBER;
 	r.inject_kind = c->kind;
 	r.inject_spec = c->spec;
 	r.injections_fired = c->kind ? 1 : -1;
 	r.injections_in_launch = c->kind ? 1 : -1;
 	snprintf(path, sizeof(path), "%s/console.log", r.dir);
-	if (!write_file(path, "ember: loaded\n"))
+	if (!write_file(path, c->console ? c->console : "ember: loaded\n"))
 		return false;
 	snprintf(path, sizeof(path), "%s/results.jsonl", r.dir);
 	snprintf(line, sizeof(line), "{\"scenario\":\"run\",\"kernel\":\"gather\",%s}\n",
