@@ -307,7 +307,9 @@ const char *em_variant_args(const char *variant)
  * for each: the program variants on Debian's nvidia-uvm.ko as shipped
  * (nvidia/build.sh --stock: NVIDIA's source, none of Ember's patches), and
  * adaptive, the unchanged program on our series with Ember's switch on
- * (Table 1's defaults, as the Ember glue has them).
+ * (Table 1's defaults, as the Ember glue has them) and on the GPU's clock
+ * (ember_gpu_clock=1: the glue's recency and eager reclamation follow the
+ * device's time, so that a run is the same on every boot).
  */
 static const struct {
 	const char *variant;
@@ -318,7 +320,7 @@ static const struct {
 	{ "prefetch", "nvidia-uvm-stock", "" },
 	{ "mapped", "nvidia-uvm-stock", "" },
 	{ "static", "nvidia-uvm-stock", "" },
-	{ "adaptive", "nvidia-uvm", "cpu_preferred_blocks_enable=1" },
+	{ "adaptive", "nvidia-uvm", "cpu_preferred_blocks_enable=1,ember_gpu_clock=1" },
 };
 
 const char *em_nvuvm_module(const char *variant)

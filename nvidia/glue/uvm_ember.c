@@ -37,6 +37,20 @@ EMBER_TABLE1_PARAMS(UVM_EMBER_PARAM)
 
 static const struct ember_policy_ops *g_uvm_ember_ops = &ember_policy_ember;
 
+// Which clock Ember runs on. 0: the CPU's, its eager reclamation a delayed
+// work every perf_eager_eviction_interval_ms. 1: the GPU's (PTIMER, as
+// host_hal->get_time() reads it), the reclamation run where nvidia-uvm
+// has serviced a fault or notification batch, before it hands the batch
+// back, once that clock passed the next interval. A GPU's clock moves only
+// with its work, so against a lockstep device (emgpu) every decision then
+// falls at the same device instant on every run; on a card, reclamation
+// waits for the next batch after each interval.
+static bool g_uvm_ember_gpu_clock;
+module_param_named(ember_gpu_clock, g_uvm_ember_gpu_clock, bool, S_IRUGO);
+MODULE_PARM_DESC(ember_gpu_clock,
+                 "1: Ember's clock is the GPU's and its eager reclamation runs after serviced batches "
+                 "(deterministic against a lockstep emulated GPU); 0 (default): the CPU's clock and a worker");
+
 // ---- counters: /sys/module/nvidia_uvm/parameters/ember_stats ----
 
 // What the glue counts, module-wide since load, each where it happens:
@@ -228,6 +242,10 @@ struct uvm_ember_pmm_struct
     // residency hook can tell eager from on-demand eviction).
     struct delayed_work reclaim_work;
     struct task_struct *eager_task;
+
+    // ember_gpu_clock=1: the GPU time of the next reclamation pass
+    // (uvm_ember_gpu_serviced() moves it with cmpxchg64).
+    NvU64 next_pass_ns;
 };
 
 static uvm_ember_chunk_t *ember_chunk(uvm_ember_pmm_t *ember, size_t index)
@@ -235,8 +253,11 @@ static uvm_ember_chunk_t *ember_chunk(uvm_ember_pmm_t *ember, size_t index)
     return (uvm_ember_chunk_t *)(ember->chunks + index * ember->stride);
 }
 
-static NvU64 ember_now_ns(void)
+// The policy clock of gpu (see ember_gpu_clock).
+static NvU64 ember_now_ns(uvm_gpu_t *gpu)
 {
+    if (g_uvm_ember_gpu_clock)
+        return gpu->parent->host_hal->get_time(gpu);
     return NV_GETTIME();
 }
 
@@ -433,7 +454,7 @@ static void ember_block_view(uvm_va_block_t *va_block, uvm_gpu_t *gpu, struct em
 
     memset(view, 0, sizeof(*view));
     view->start = va_block->start;
-    view->now_ns = ember_now_ns();
+    view->now_ns = ember_now_ns(gpu);
     view->range_start = va_range->node.start;
     view->range_end = va_range->node.end + 1;
     if (UVM_ID_IS_CPU(policy->preferred_location))
@@ -639,7 +660,7 @@ NV_STATUS uvm_ember_service_notification(uvm_gpu_va_space_t *gpu_va_space,
         return NV_OK;
 
     n.va = address;
-    n.now_ns = ember_now_ns();
+    n.now_ns = ember_now_ns(gpu);
     n.range_start = va_range->node.start;
     n.range_end = va_range->node.end + 1;
     n.sub_mask = entry->sub_granularity;
@@ -781,7 +802,6 @@ void uvm_ember_residency_changed(uvm_va_block_t *va_block,
     space = va_space->ember;
     if (!space || !space->pdata)
         return;
-    now_ns = ember_now_ns();
 
     for_each_gpu_id(gpu_id) {
         const uvm_page_mask_t *resident = ember_gpu_resident(va_block, gpu_id);
@@ -793,6 +813,7 @@ void uvm_ember_residency_changed(uvm_va_block_t *va_block,
 
         if (before == after || !gpu)
             continue;
+        now_ns = ember_now_ns(gpu);
         ember = ember_pmm(gpu);
         r.va = va_block->start;
         r.now_ns = now_ns;
@@ -921,7 +942,8 @@ uvm_gpu_chunk_t *uvm_ember_pmm_pick_victim(uvm_pmm_gpu_t *pmm)
     if (n && space->ops->pick_victim) {
         ember_hook_count(PICK_VICTIM);
         spin_lock(&space->lock);
-        pick = space->ops->pick_victim(space->pdata, ember->views, n, ember_now_ns());
+        pick = space->ops->pick_victim(space->pdata, ember->views, n,
+                                        ember_now_ns(uvm_pmm_to_gpu(pmm)));
         spin_unlock(&space->lock);
         root = &pmm->root_chunks.array[ember->index[pick < n ? pick : 0]];
         victim = &root->chunk;
@@ -983,23 +1005,25 @@ static NvU32 ember_reclaim_space(uvm_pmm_gpu_t *pmm,
 
 #define UVM_EMBER_MAX_SPACES_PER_PASS 16
 
-// The eager reclamation worker, per GPU, every perf_eager_eviction_interval_ms.
+// One eager reclamation pass over the GPU's root chunks, a tick of each VA
+// space's core. Called by the worker every perf_eager_eviction_interval_ms
+// of CPU time, or with ember_gpu_clock=1 by uvm_ember_gpu_serviced().
 // It never takes a VA space lock: the chunks' headers are checked under
-// pmm->list_lock, and eviction goes through the PMM's own path (block locks
-// only). The GPU outlives it: uvm_ember_pmm_deinit() cancels it first.
-static void ember_reclaim(struct work_struct *work)
+// pmm->list_lock, and eviction goes through the PMM's own path (block
+// locks only). The GPU outlives it: uvm_ember_pmm_deinit() cancels the
+// worker first, and the service paths stop before the PMM goes.
+static void ember_reclaim_pass(uvm_ember_pmm_t *ember)
 {
-    uvm_ember_pmm_t *ember = container_of(to_delayed_work(work), uvm_ember_pmm_t, reclaim_work);
     uvm_pmm_gpu_t *pmm = ember->pmm;
     uvm_ember_va_space_t *done[UVM_EMBER_MAX_SPACES_PER_PASS];
     uvm_ember_victim_t *victims;
     NvU32 k = 0, nspaces = 0, i;
-    NvU64 now_ns = ember_now_ns();
+    NvU64 now_ns = ember_now_ns(uvm_pmm_to_gpu(pmm));
     size_t index;
 
     victims = uvm_kvmalloc(ember->count * sizeof(*victims));
     if (!victims)
-        goto out;
+        return;
 
     uvm_spin_lock(&pmm->list_lock);
     spin_lock(&ember->lock);
@@ -1024,15 +1048,35 @@ static void ember_reclaim(struct work_struct *work)
         (void)uvm_pmm_gpu_evict_root_chunk_index(pmm, victims[i].index, victims[i].block);
     WRITE_ONCE(ember->eager_task, NULL);
     uvm_kvfree(victims);
-
-out:
-    queue_delayed_work(system_long_wq, &ember->reclaim_work,
-                       msecs_to_jiffies(ember_params.perf_eager_eviction_interval_ms));
 }
 
 static void ember_reclaim_work(struct work_struct *work)
 {
-    UVM_ENTRY_VOID(ember_reclaim(work));
+    uvm_ember_pmm_t *ember = container_of(to_delayed_work(work), uvm_ember_pmm_t, reclaim_work);
+
+    UVM_ENTRY_VOID(ember_reclaim_pass(ember));
+    queue_delayed_work(system_long_wq, &ember->reclaim_work,
+                       msecs_to_jiffies(ember_params.perf_eager_eviction_interval_ms));
+}
+
+void uvm_ember_gpu_serviced(uvm_gpu_t *gpu)
+{
+    uvm_ember_pmm_t *ember = ember_pmm(gpu);
+    NvU64 interval_ns = (NvU64)ember_params.perf_eager_eviction_interval_ms * NSEC_PER_MSEC;
+    NvU64 now_ns, next_ns;
+
+    if (!g_uvm_ember_gpu_clock || !ember || !ember_params.perf_eager_eviction_enable)
+        return;
+    now_ns = ember_now_ns(gpu);
+    next_ns = READ_ONCE(ember->next_pass_ns);
+    if (now_ns < next_ns)
+        return;
+    // The next pass one interval on, counted from this one (a long quiet
+    // spell gives one pass, not a burst); of the fault and the notification
+    // service, whichever moves it runs the pass.
+    if (cmpxchg64(&ember->next_pass_ns, next_ns, now_ns + interval_ns) != next_ns)
+        return;
+    ember_reclaim_pass(ember);
 }
 
 NV_STATUS uvm_ember_pmm_init(uvm_pmm_gpu_t *pmm)
@@ -1064,7 +1108,8 @@ NV_STATUS uvm_ember_pmm_init(uvm_pmm_gpu_t *pmm)
         uvm_ember_pmm_deinit(pmm);
         return NV_ERR_NO_MEMORY;
     }
-    if (ember_params.perf_eager_eviction_enable)
+    ember->next_pass_ns = (NvU64)ember_params.perf_eager_eviction_interval_ms * NSEC_PER_MSEC;
+    if (ember_params.perf_eager_eviction_enable && !g_uvm_ember_gpu_clock)
         queue_delayed_work(system_long_wq, &ember->reclaim_work,
                            msecs_to_jiffies(ember_params.perf_eager_eviction_interval_ms));
     return NV_OK;

@@ -113,6 +113,13 @@ void uvm_ember_residency_changed(uvm_va_block_t *va_block,
                                  uvm_va_block_context_t *va_block_context,
                                  const NvU32 *gpu_pages);
 
+// nvidia-uvm has serviced a replayable fault batch or a notification batch
+// of gpu and is about to hand it back (replay, next fetch): with
+// ember_gpu_clock=1, the eager reclamation pass runs here once the GPU's
+// clock passed the next interval. LOCKING: the batch's ISR service lock;
+// no VA space or block lock.
+void uvm_ember_gpu_serviced(uvm_gpu_t *gpu);
+
 // Per-GPU state in the PMM: root chunk state, usage, the eager
 // reclamation worker.
 NV_STATUS uvm_ember_pmm_init(struct uvm_pmm_gpu_struct *pmm);

@@ -210,40 +210,53 @@ done
 check "no warning, BUG or oops in the guest's kernel log" line '"scenario":"boot"' '"warnings":0,'
 
 # Determinism under nvidia-uvm: per branch the smallest matrix run, stream
-# at 0.05x under Debian's module (uvm), on two fresh VMs (ember-agent run:
-# the host reads the device's stats at the guest's hold). Verified both
-# times, the same modelled times, trace hash and device counters but the
-# TLB's hits and walks: a TLB invalidate nvidia-uvm sends while warps run
-# lands between two of the device's slices where the guest's timing puts
-# it (one of four pairs differed by one hit and one walk, times and hash
-# equal). Ember-adaptive is not checked: the glue's policy clock is the
-# CPU's and its eager worker runs on guest wall time (docs/nvidia-uvm.md).
-# run_stats DIR: what must be equal, one line
+# at 0.05x under Debian's module (uvm), and an Ember-adaptive run under our
+# series (ember_gpu_clock=1: the glue on the device's clock), each on two
+# fresh VMs (ember-agent run: the host reads the device's stats at the
+# guest's hold). Verified both times, the same modelled times, trace hash
+# and device counters but the TLB's hits and walks: a TLB invalidate
+# nvidia-uvm sends while warps run lands between two of the device's
+# slices where the guest's timing puts it (one of four pairs differed by
+# one hit and one walk, times and hash equal). The adaptive run must also
+# have had the glue's notifications, promotions and eager evictions.
+ADAPTIVE_APP=${ADAPTIVE_APP:-kmeans} ADAPTIVE_FACTOR=${ADAPTIVE_FACTOR:-1.5}
+# run_stats DIR RUN: what must be equal, one line
 run_stats() {
-	jq -c '[.status, .run.result_ok, .run.sim_ns, (.device | del(.tlb_hits, .walks))]' \
-		"$1/runs/stream-uvm-x0.05-s1-Dnvidia-uvm/result.json"
+	jq -c '[.status, .run.result_ok, .run.sim_ns, (.device | del(.tlb_hits, .walks)),
+		.run.notifications, .run.promotions, .run.eager_evictions]' "$1/runs/$2/result.json"
 }
+# same_twice DIR1 DIR2 RUN [adaptive]
 same_twice() {
 	local a b
-	a=$(run_stats "$1") && b=$(run_stats "$2") || { echo "no result.json"; return 1; }
-	if [ "$a" = "$b" ] && [ "$(jq -r '.[0:2] | @tsv' <<<"$a")" = $'ok\t1' ]; then
-		jq -r '"trace hash \(.[3].trace_hash), sim_ns \(.[2])"' <<<"$a"
-		return
+	a=$(run_stats "$1" "$3") && b=$(run_stats "$2" "$3") || { echo "no result.json"; return 1; }
+	if [ "$a" != "$b" ] || [ "$(jq -r '.[0:2] | @tsv' <<<"$a")" != $'ok\t1' ]; then
+		echo "first:  $a"
+		echo "second: $b"
+		return 1
 	fi
-	echo "first:  $a"
-	echo "second: $b"
-	return 1
+	jq -r '"trace hash \(.[3].trace_hash), sim_ns \(.[2]), notifications \(.[4]), promotions \(.[5]), eager evictions \(.[6])"' <<<"$a"
+	[ "${4:-}" != adaptive ] || jq -e '.[4] > 0 and .[5] > 0 and .[6] > 0' <<<"$a" >/dev/null ||
+		{ echo "adaptive: a glue counter is 0"; return 1; }
 }
 for v in "${versions[@]}"; do
 	printf '%s\n' "name = det-$v" "profile = h200-512m" "apps = stream" "variants = uvm" \
 		"driver = nvidia-uvm" "nvuvm_branch = $v" "factors = 0.05" "seeds = 1" \
 		"memory = 1024" "timeout = 300" "jobs = 1" >"$work/det-$v.conf"
-	for k in 1 2; do
-		"$agent" run "$work/det-$v.conf" --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
-			--nvidia-uvm-initrd "$initrd" --results "$work/det-$k" >"$work/det-$v-$k.log" 2>&1
+	printf '%s\n' "name = det-adaptive-$v" "profile = h200-512m" "apps = $ADAPTIVE_APP" \
+		"variants = adaptive" "driver = nvidia-uvm" "nvuvm_branch = $v" \
+		"factors = $ADAPTIVE_FACTOR" "seeds = 1" "memory = 1536" "timeout = 600" "jobs = 1" \
+		>"$work/det-adaptive-$v.conf"
+	for conf in det-$v det-adaptive-$v; do
+		for k in 1 2; do
+			"$agent" run "$work/$conf.conf" --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
+				--nvidia-uvm-initrd "$initrd" --results "$work/det-$k" >"$work/$conf-$k.log" 2>&1
+		done
 	done
 	check "$v: stream at 0.05x under Debian's nvidia-uvm, twice: the same sim_ns, trace hash and device stats (TLB hits and walks aside)" \
-		same_twice "$work/det-1/det-$v" "$work/det-2/det-$v"
+		same_twice "$work/det-1/det-$v" "$work/det-2/det-$v" stream-uvm-x0.05-s1-Dnvidia-uvm
+	check "$v: $ADAPTIVE_APP at ${ADAPTIVE_FACTOR}x under Ember-adaptive on nvidia-uvm, twice: the same sim_ns, trace hash, device stats and glue counters, notifications, promotions and eager evictions > 0" \
+		same_twice "$work/det-1/det-adaptive-$v" "$work/det-2/det-adaptive-$v" \
+		"$ADAPTIVE_APP-adaptive-x$ADAPTIVE_FACTOR-s1-Dnvidia-uvm" adaptive
 done
 echo "1..$n"
 ktap_summary

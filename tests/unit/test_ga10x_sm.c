@@ -586,12 +586,48 @@ static void test_notify(void)
 	/* a replay is no answer to notifications */
 	sx_replay(t, C56F_MEM_OP_C_REPLAY_START, 0, 0, 0);
 	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_SYNC_STATUS), EMGPU_SYNC_WAITING);
+	/* nvidia-uvm writes GET as it fetches, before servicing: no answer
+	 * yet; its next fetch's PUT read, finding nothing new, is */
 	wr(t, GA10X_REG_AC_BUF_GET, 1);
+	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_SYNC_STATUS), EMGPU_SYNC_WAITING);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_WAIT_SYNC);
+	CU_ASSERT_EQUAL(gm_now_ps(t->g), t0);
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_AC_BUF_PUT), 1);
 	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_SYNC_STATUS), 0);
 	CU_ASSERT_EQUAL(sx_run_free(t), GM_STOP_LAUNCH_DONE);
 	CU_ASSERT_EQUAL(gm_launch_result(t->g), stream_result(1));
 	/* 512 sysmem accesses to one region: one notification, no clear */
 	CU_ASSERT_EQUAL(rd(t, GA10X_REG_AC_BUF_PUT), 1);
+	CU_ASSERT_EQUAL(t->errors, 0);
+	sx_free(t);
+}
+
+/*
+ * The other end of nvidia-uvm's notification service: GET written again
+ * as it is (the clear at its ISR unlock) hands back too; a GET short of
+ * PUT, or a PUT read before GET reached it, does not.
+ */
+static void test_notify_rewrite(void)
+{
+	struct sx *t = sx_new(1);
+	unsigned int i;
+
+	for (i = 0; i < SX_PAGES; i++)
+		sx_map(t, i, 0);
+	sx_fill(t->g, t->sys + SX_SYSDATA, 0);
+	sx_ac_buffer(t, 100);
+	sx_launch(t, 4, 1);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_NOTIFY);
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_AC_BUF_PUT), 1);	/* the top half's */
+	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_SYNC_STATUS), EMGPU_SYNC_WAITING);
+	wr(t, GA10X_REG_AC_BUF_GET, 0);			/* nothing taken */
+	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_SYNC_STATUS), EMGPU_SYNC_WAITING);
+	wr(t, GA10X_REG_AC_BUF_GET, 1);			/* the fetch */
+	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_SYNC_STATUS), EMGPU_SYNC_WAITING);
+	wr(t, GA10X_REG_AC_BUF_GET, 1);			/* the ISR unlock */
+	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_SYNC_STATUS), 0);
+	CU_ASSERT_EQUAL(sx_run_free(t), GM_STOP_LAUNCH_DONE);
+	CU_ASSERT_EQUAL(gm_launch_result(t->g), stream_result(1));
 	CU_ASSERT_EQUAL(t->errors, 0);
 	sx_free(t);
 }
@@ -760,7 +796,10 @@ void add_ga10x_sm_suite(void)
 	CU_add_test(s, "C369 entry per faulting page; lockstep until replay", test_fault_replay);
 	CU_add_test(s, "one C369 entry per uTLB, GPC and CLIENT", test_fault_per_utlb);
 	CU_add_test(s, "cancels fail the launch they name", test_cancel);
-	CU_add_test(s, "C365 notifications; lockstep until GET reaches PUT", test_notify);
+	CU_add_test(s, "C365 notifications; lockstep until serviced (PUT read after GET reached it)",
+		    test_notify);
+	CU_add_test(s, "C365 notifications; GET written again unchanged hands back",
+		    test_notify_rewrite);
 	CU_add_test(s, "same trace hash twice", test_determinism);
 	CU_add_test(s, "no lockstep: no wait", test_no_lockstep);
 	CU_add_test(s, "launch channel checks", test_launch_channel_checks);

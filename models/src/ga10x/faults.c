@@ -369,20 +369,34 @@ void ga10x_fault_replay(struct gm_gpu *g, const struct ga10x_replay *r)
 
 /* ---- access-counter buffer ---- */
 
+/* Lockstep: nvidia-uvm has serviced the notifications handed to it. */
+static void ac_hand_back(struct gm_gpu *g)
+{
+	g->nv->faults.ac_drained = 0;
+	gm_sm_hand_back(g);
+}
+
 static void ac_write_get(struct gm_gpu *g, uint32_t v)
 {
 	struct ga10x_faults *f = &g->nv->faults;
+	int rewrite;
 
 	if (v >= f->ac.size) {
 		gm_error(g, EMGPU_ERR_BAD_INDEX, GA10X_REG_AC_BUF_GET);
 		return;
 	}
+	rewrite = v == f->ac.get;
 	f->ac.get = v;
 	if (f->ac.get != f->ac.pub)
 		ga10x_intr_raise(g, GA10X_INTR_ACCESS_COUNTER);
-	/* lockstep: the driver has read every notification handed to it */
-	if (g->nv->sm.wait == GA10X_WAIT_AC_GET && f->ac.get == f->ac.pub)
-		gm_sm_hand_back(g);
+	/* lockstep: every notification handed off is fetched; serviced once
+	 * GET is written again as it is (or at the next PUT read) */
+	if (g->nv->sm.wait == GA10X_WAIT_AC_GET && f->ac.get == f->ac.pub) {
+		if (f->ac_drained && rewrite)
+			ac_hand_back(g);
+		else
+			f->ac_drained = 1;
+	}
 }
 
 static uint32_t ac_full_reg(const struct ga10x_faults *f)
@@ -538,7 +552,7 @@ void ga10x_publish(struct gm_gpu *g, uint32_t what)
 	 * (notifications dropped on a full ring), or no fault buffer */
 	if (g->nv->sm.wait == GA10X_WAIT_AC_GET && (what & GA10X_PUBLISH_NOTIFY) &&
 	    f->ac.get == f->ac.pub)
-		gm_sm_hand_back(g);
+		ac_hand_back(g);
 	if (g->nv->sm.wait == GA10X_WAIT_REPLAY && (what & GA10X_PUBLISH_FAULTS) &&
 	    !ring_live(g, &f->fb))
 		gm_sm_hand_back(g);
@@ -574,7 +588,13 @@ int ga10x_faults_reg_read(struct gm_gpu *g, uint32_t off, uint32_t *v)
 	case GA10X_REG_AC_BUF_HI: *v = (uint32_t)(f->ac.base >> 32); return 0;
 	case GA10X_REG_AC_BUF_SIZE: *v = f->ac.size; return 0;
 	case GA10X_REG_AC_BUF_GET: *v = f->ac.get; return 0;
-	case GA10X_REG_AC_BUF_PUT: *v = f->ac.pub; return 0;
+	case GA10X_REG_AC_BUF_PUT:
+		/* lockstep: a fetch that finds nothing new ends the service */
+		if (g->nv->sm.wait == GA10X_WAIT_AC_GET && f->ac_drained &&
+		    f->ac.get == f->ac.pub)
+			ac_hand_back(g);
+		*v = f->ac.pub;
+		return 0;
 	case GA10X_REG_AC_BUF_FULL: *v = ac_full_reg(f); return 0;
 	case GA10X_REG_AC_CONFIG: *v = ac_config_reg(g); return 0;
 	case GA10X_REG_AC_CTRL: *v = f->ac.ctrl; return 0;

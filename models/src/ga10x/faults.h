@@ -33,6 +33,14 @@ struct ga10x_faults {
 	struct ga10x_ring ac;		/* access-counter notifications (C365) */
 	uint32_t ac_config;		/* NV_PFB_NISO_ACCESS_COUNTER_CONFIG layout */
 	uint32_t ac_info;		/* sticky FULL-register bits: WRITE_NACK */
+	/*
+	 * Lockstep: the driver took every notification handed to it (GET
+	 * reached PUT). nvidia-uvm writes GET as it fetches, before it
+	 * services them, so that is not yet the hand-back: the next PUT read
+	 * (its fetch loop finding nothing more) or GET written again
+	 * unchanged (the clear at its ISR unlock) is.
+	 */
+	int ac_drained;
 
 	uint32_t intr_pending;		/* GA10X_INTR_* */
 	uint32_t intr_enable;

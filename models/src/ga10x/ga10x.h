@@ -33,7 +33,7 @@ struct gm_gpu;
 enum ga10x_wait {
 	GA10X_WAIT_NONE = 0,
 	GA10X_WAIT_REPLAY,	/* a fault batch: until a replay or cancel */
-	GA10X_WAIT_AC_GET,	/* notifications: until AC GET reaches PUT */
+	GA10X_WAIT_AC_GET,	/* notifications: until serviced (faults.c's ac_drained) */
 };
 
 struct ga10x_sm {
