@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "gpumodel/profile.h"
 #include "replay.h"		/* trace:FILE apps, checked before any VM boots */
 #include "result_record.h"
 #include "sched.h"
@@ -322,6 +323,29 @@ static const struct {
 	{ "static", "nvidia-uvm-stock", "" },
 	{ "adaptive", "nvidia-uvm", "cpu_preferred_blocks_enable=1,ember_gpu_clock=1" },
 };
+
+/*
+ * A run's nvidia-uvm parameters: its variant's, and for our series on a
+ * profile smaller than its card the two sizes of the scaling rule, so that
+ * the glue shrinks Table 1's periods, span and batch as ember.ko does on
+ * the same profile (uvm_ember.c, ember_vram_bytes). Debian's module has no
+ * such parameter and gets none.
+ */
+static void nvuvm_params(struct em_run *r, const char *variant_params)
+{
+	struct gm_profile prof;
+	uint64_t full;
+	int len;
+
+	len = snprintf(r->nvuvm_modparams, sizeof(r->nvuvm_modparams), "%s", variant_params);
+	if (strcmp(r->nvuvm_module, "nvidia-uvm") || gm_profile_lookup(r->m->profile, &prof))
+		return;
+	full = gm_profile_full_vram(&prof);
+	if (full > prof.vram_bytes)
+		snprintf(r->nvuvm_modparams + len, sizeof(r->nvuvm_modparams) - len,
+			 "%sember_vram_bytes=%" PRIu64 ",ember_full_vram_bytes=%" PRIu64,
+			 len ? "," : "", prof.vram_bytes, full);
+}
 
 const char *em_nvuvm_module(const char *variant)
 {
@@ -1338,8 +1362,8 @@ static struct em_run *plan(const struct em_matrix *m, const struct em_paths *p,
 					r->app = m->apps[a];
 					r->variant = m->variants[v];
 					r->driver = driver;
-					r->nvuvm_modparams = nvmp;
 					r->nvuvm_module = nvuvm ? em_nvuvm_module(m->variants[v]) : "";
+					nvuvm_params(r, nvmp);
 					snprintf(r->policy, sizeof(r->policy), "%s", pols[q]);
 					r->factor = m->factors[f];
 					r->seed = m->seeds[s];
@@ -1453,8 +1477,16 @@ int em_matrix_list(const struct em_matrix *m, const struct em_paths *p)
 
 	if (!runs)
 		return -1;
-	for (i = 0; i < n; i++)
-		printf("%s %s\n", runs[i].id, runs[i].args);
+	for (i = 0; i < n; i++) {
+		const struct em_run *r = &runs[i];
+
+		printf("%s %s", r->id, r->args);
+		/* nvidia-uvm: what the guest loads, and with which parameters */
+		if (!strcmp(r->driver, EM_DRIVER_NVIDIA_UVM))
+			printf(" module=%s params=%s", r->nvuvm_module,
+			       r->nvuvm_modparams[0] ? r->nvuvm_modparams : "-");
+		putchar('\n');
+	}
 	free(runs);
 	return 0;
 }

@@ -137,8 +137,9 @@ struct em_run {
 	const char *app, *variant;
 	char policy[EM_POLICY_NAME_MAX];	/* the policy ember.ko runs it under */
 	const char *driver;	/* EM_DRIVER_EMBER or EM_DRIVER_NVIDIA_UVM */
-	/* nvidia-uvm's parameters for this run (the guest's nvuvm_modparams=), or "" */
-	const char *nvuvm_modparams;
+	/* nvidia-uvm's parameters for this run (the guest's nvuvm_modparams=,
+	 * comma-separated), or "" */
+	char nvuvm_modparams[192];
 	/* the nvidia-uvm module it loads (the guest's nvuvm_module=), or "" */
 	const char *nvuvm_module;
 	double factor;

@@ -131,7 +131,7 @@ static int qemu_start(struct em_backend *be, struct em_run *r, const char **host
 		.hold_at_end = true,
 		.on_line = read_device_stats, .on_line_arg = r,
 	};
-	char append[256], digest[96];
+	char append[512], digest[96];
 
 	/*
 	 * nvidia-uvm: its image (whose init runs ember-run under

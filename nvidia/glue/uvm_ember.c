@@ -13,6 +13,7 @@
 #include "uvm_api.h"
 #include "uvm_global.h"
 #include "uvm_gpu.h"
+#include "uvm_hal.h"
 #include "uvm_hal_types.h"
 #include "uvm_kvmalloc.h"
 #include "uvm_linux.h"
@@ -50,6 +51,18 @@ module_param_named(ember_gpu_clock, g_uvm_ember_gpu_clock, bool, S_IRUGO);
 MODULE_PARM_DESC(ember_gpu_clock,
                  "1: Ember's clock is the GPU's and its eager reclamation runs after serviced batches "
                  "(deterministic against a lockstep emulated GPU); 0 (default): the CPU's clock and a worker");
+
+// An emulated GPU smaller than the card it stands for (emgpu's profiles):
+// its VRAM and the card's, in bytes. With both set, Table 1's periods,
+// promotion span and reclamation batch shrink by card / GPU, ember.ko's
+// scaling rule (ember_adaptive_scale(), docs/model.md), so that Ember on
+// nvidia-uvm runs with ember.ko's values on the same profile. Unset on a
+// card: Table 1 as it is.
+static unsigned long g_uvm_ember_vram_bytes, g_uvm_ember_full_vram_bytes;
+module_param_named(ember_vram_bytes, g_uvm_ember_vram_bytes, ulong, S_IRUGO);
+MODULE_PARM_DESC(ember_vram_bytes, "The emulated GPU's VRAM, for the scaling rule (0: none)");
+module_param_named(ember_full_vram_bytes, g_uvm_ember_full_vram_bytes, ulong, S_IRUGO);
+MODULE_PARM_DESC(ember_full_vram_bytes, "The VRAM of the card it stands for, for the scaling rule (0: none)");
 
 // ---- counters: /sys/module/nvidia_uvm/parameters/ember_stats ----
 
@@ -125,8 +138,17 @@ NV_STATUS uvm_ember_init(void)
 {
     char msg[160];
 
-    // A real card's time is real time: the core's "ms" are ms.
+    // A real card's time is real time: the core's "ms" are ms, unless the
+    // GPU stands for a larger card (then ember_adaptive_scale() sets them).
     ember_params.ns_per_ms = NSEC_PER_MSEC;
+    if (!g_uvm_ember_vram_bytes != !g_uvm_ember_full_vram_bytes) {
+        pr_err("ember_vram_bytes and ember_full_vram_bytes go together\n");
+        return NV_ERR_INVALID_ARGUMENT;
+    }
+    if (g_uvm_ember_vram_bytes) {
+        ember_params.ns_per_ms = 0;
+        ember_adaptive_scale(&ember_params, g_uvm_ember_vram_bytes, g_uvm_ember_full_vram_bytes);
+    }
 
     if (ember_policy_ember_check(msg, sizeof(msg))) {
         pr_err("Invalid Ember-adaptive parameters: %s\n", msg);
@@ -1050,19 +1072,26 @@ static void ember_reclaim_pass(uvm_ember_pmm_t *ember)
     uvm_kvfree(victims);
 }
 
+// The worker's period: Table 1's interval in the core's time unit.
+static unsigned long ember_reclaim_delay(void)
+{
+    return max(nsecs_to_jiffies(ember_adaptive_ms_ns(&ember_params,
+                                                     ember_params.perf_eager_eviction_interval_ms)), 1ul);
+}
+
 static void ember_reclaim_work(struct work_struct *work)
 {
     uvm_ember_pmm_t *ember = container_of(to_delayed_work(work), uvm_ember_pmm_t, reclaim_work);
 
     UVM_ENTRY_VOID(ember_reclaim_pass(ember));
     queue_delayed_work(system_long_wq, &ember->reclaim_work,
-                       msecs_to_jiffies(ember_params.perf_eager_eviction_interval_ms));
+                       ember_reclaim_delay());
 }
 
 void uvm_ember_gpu_serviced(uvm_gpu_t *gpu)
 {
     uvm_ember_pmm_t *ember = ember_pmm(gpu);
-    NvU64 interval_ns = (NvU64)ember_params.perf_eager_eviction_interval_ms * NSEC_PER_MSEC;
+    NvU64 interval_ns = ember_adaptive_ms_ns(&ember_params, ember_params.perf_eager_eviction_interval_ms);
     NvU64 now_ns, next_ns;
 
     if (!g_uvm_ember_gpu_clock || !ember || !ember_params.perf_eager_eviction_enable)
@@ -1108,10 +1137,10 @@ NV_STATUS uvm_ember_pmm_init(uvm_pmm_gpu_t *pmm)
         uvm_ember_pmm_deinit(pmm);
         return NV_ERR_NO_MEMORY;
     }
-    ember->next_pass_ns = (NvU64)ember_params.perf_eager_eviction_interval_ms * NSEC_PER_MSEC;
+    ember->next_pass_ns = ember_adaptive_ms_ns(&ember_params, ember_params.perf_eager_eviction_interval_ms);
     if (ember_params.perf_eager_eviction_enable && !g_uvm_ember_gpu_clock)
         queue_delayed_work(system_long_wq, &ember->reclaim_work,
-                           msecs_to_jiffies(ember_params.perf_eager_eviction_interval_ms));
+                           ember_reclaim_delay());
     return NV_OK;
 }
 

@@ -216,6 +216,18 @@ else
 	echo "FAIL: $(wc -l <"$work/pol.out") policy runs, expected 3"
 	fails=$((fails + 1))
 fi
+# nvidia-uvm runs: Debian's module with no parameter for the program
+# variants, our series for adaptive on the GPU's clock, and on a profile
+# smaller than its card the scaling rule's two sizes (h200-512m: 512 MiB
+# for 16 GiB), none on the full card
+printf 'name = n\nprofile = h200-512m\napps = kmeans\nvariants = uvm adaptive\ndriver = nvidia-uvm\nfactors = 1.5\n' \
+	>"$work/nvuvm.conf"
+"$agent" run "$work/nvuvm.conf" --list >"$work/nvuvm.out"
+expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=-"
+expect "$work/nvuvm.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm params=cpu_preferred_blocks_enable=1,ember_gpu_clock=1,ember_vram_bytes=536870912,ember_full_vram_bytes=17179869184"
+sed -i 's/h200-512m/h200/' "$work/nvuvm.conf"
+"$agent" run "$work/nvuvm.conf" --list >"$work/nvuvm.out"
+expect "$work/nvuvm.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm params=cpu_preferred_blocks_enable=1,ember_gpu_clock=1"
 for bad in $'policies = uvm mine\nsweep = -P uvm x' $'policies = a a' $'policies = a/b' \
 	   $'policies = mine\nrun_args = -P x'; do
 	printf 'apps = hotset\nvariants = static\nfactors = 1\n%s\n' "$bad" >"$work/bad.conf"
@@ -242,9 +254,9 @@ printf 'name = d\napps = kmeans\nvariants = uvm adaptive\nfactors = 1.5\ndriver 
 	>"$work/drv.conf"
 "$agent" run "$work/drv.conf" --list >"$work/drv.out"
 expect "$work/drv.out" "kmeans-uvm-x1.5-s1 -k kmeans -x 1.5 -s 1 -v uvm  "
-expect "$work/drv.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm  "
+expect "$work/drv.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=-"
 expect "$work/drv.out" "kmeans-adaptive-x1.5-s1 -k kmeans -x 1.5 -s 1 -v uvm -P ember  "
-expect "$work/drv.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm  "
+expect "$work/drv.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm params=cpu_preferred_blocks_enable=1,ember_gpu_clock=1,ember_vram_bytes=134217728,ember_full_vram_bytes=17179869184"
 if [ "$(wc -l <"$work/drv.out")" -eq 4 ]; then
 	echo "ok: 4 driver runs"
 else
