@@ -58,6 +58,15 @@ figures() {
 	' "${PAGES[@]}"
 }
 
+# prints those of the words that name a commit
+commits_of() {
+	local w
+	for w in "$@"; do
+		git rev-parse --verify --quiet "$w^{commit}" >/dev/null 2>&1 && printf '%s ' "$w"
+	done
+	return 0
+}
+
 # prints the first commit among the words whose sources differ from HEAD's
 stale_commit() {
 	local w c
@@ -71,10 +80,7 @@ stale_commit() {
 bad=0 n=0 nstale=0
 declare -A want	# "FILE:LINE" -> the stale line it needs ("" when current)
 while read -r file line labelled words; do
-	commits=()
-	for w in $words; do
-		git rev-parse --verify --quiet "$w^{commit}" >/dev/null 2>&1 && commits+=("$w")
-	done
+	read -ra commits <<<"$(commits_of $words)"
 	[ ${#commits[@]} -gt 0 ] || continue
 	n=$((n + 1))
 	if c=$(stale_commit "${commits[@]}"); then
@@ -112,10 +118,7 @@ if [ "$mode" = label ]; then
 			{ skip = 0; print }' "$page" >"$page.tmp" && mv "$page.tmp" "$page"
 	done
 	while read -r file line labelled words; do
-		commits=()
-		for w in $words; do
-			git rev-parse --verify --quiet "$w^{commit}" >/dev/null 2>&1 && commits+=("$w")
-		done
+		read -ra commits <<<"$(commits_of $words)"
 		[ ${#commits[@]} -gt 0 ] || continue
 		c=$(stale_commit "${commits[@]}") || continue
 		echo "$file $line $STALE_PREFIX the model, device, driver or runner sources changed after $c, which this figure names; re-run its command to make it current."

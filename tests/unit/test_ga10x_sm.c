@@ -546,13 +546,9 @@ static void test_cancel(void)
 	sx_free(t);
 }
 
-/* Notifications: C365 MIMC entries; lockstep waits for GET to reach PUT. */
-static void test_notify(void)
+/* STREAM over sysmem-mapped pages to its first notification stop. */
+static void notify_stop(struct sx *t)
 {
-	struct sx *t = sx_new(1);
-	struct c365_notify n;
-	struct c365_entry e;
-	uint64_t t0;
 	unsigned int i;
 
 	for (i = 0; i < SX_PAGES; i++)
@@ -561,6 +557,17 @@ static void test_notify(void)
 	sx_ac_buffer(t, 100);
 	sx_launch(t, 4, 1);
 	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_NOTIFY);
+}
+
+/* Notifications: C365 MIMC entries; lockstep waits for GET to reach PUT. */
+static void test_notify(void)
+{
+	struct sx *t = sx_new(1);
+	struct c365_notify n;
+	struct c365_entry e;
+	uint64_t t0;
+
+	notify_stop(t);
 	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_SYNC_STATUS), EMGPU_SYNC_WAITING);
 	CU_ASSERT_EQUAL(rd(t, GA10X_REG_AC_BUF_PUT), 1);
 	CU_ASSERT_EQUAL(rd(t, GA10X_REG_INTR_LEAF) & GA10X_INTR_ACCESS_COUNTER,
@@ -610,14 +617,8 @@ static void test_notify(void)
 static void test_notify_rewrite(void)
 {
 	struct sx *t = sx_new(1);
-	unsigned int i;
 
-	for (i = 0; i < SX_PAGES; i++)
-		sx_map(t, i, 0);
-	sx_fill(t->g, t->sys + SX_SYSDATA, 0);
-	sx_ac_buffer(t, 100);
-	sx_launch(t, 4, 1);
-	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_NOTIFY);
+	notify_stop(t);
 	CU_ASSERT_EQUAL(rd(t, GA10X_REG_AC_BUF_PUT), 1);	/* the top half's */
 	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_SYNC_STATUS), EMGPU_SYNC_WAITING);
 	wr(t, GA10X_REG_AC_BUF_GET, 0);			/* nothing taken */
