@@ -1033,7 +1033,8 @@ static NvU32 ember_reclaim_space(uvm_pmm_gpu_t *pmm,
 // It never takes a VA space lock: the chunks' headers are checked under
 // pmm->list_lock, and eviction goes through the PMM's own path (block
 // locks only). The GPU outlives it: uvm_ember_pmm_deinit() cancels the
-// worker first, and the service paths stop before the PMM goes.
+// worker first, and nvidia-uvm's remove_gpu() disables or flushes the
+// bottom halves (the service paths) before deinit_gpu() frees the PMM.
 static void ember_reclaim_pass(uvm_ember_pmm_t *ember)
 {
     uvm_pmm_gpu_t *pmm = ember->pmm;
@@ -1072,11 +1073,16 @@ static void ember_reclaim_pass(uvm_ember_pmm_t *ember)
     uvm_kvfree(victims);
 }
 
-// The worker's period: Table 1's interval in the core's time unit.
+// Table 1's reclamation interval in the core's time unit (scaled or not).
+static NvU64 ember_interval_ns(void)
+{
+    return ember_adaptive_ms_ns(&ember_params, ember_params.perf_eager_eviction_interval_ms);
+}
+
+// The worker's period: that interval in jiffies, at least one.
 static unsigned long ember_reclaim_delay(void)
 {
-    return max(nsecs_to_jiffies(ember_adaptive_ms_ns(&ember_params,
-                                                     ember_params.perf_eager_eviction_interval_ms)), 1ul);
+    return max(nsecs_to_jiffies(ember_interval_ns()), 1ul);
 }
 
 static void ember_reclaim_work(struct work_struct *work)
@@ -1091,7 +1097,6 @@ static void ember_reclaim_work(struct work_struct *work)
 void uvm_ember_gpu_serviced(uvm_gpu_t *gpu)
 {
     uvm_ember_pmm_t *ember = ember_pmm(gpu);
-    NvU64 interval_ns = ember_adaptive_ms_ns(&ember_params, ember_params.perf_eager_eviction_interval_ms);
     NvU64 now_ns, next_ns;
 
     if (!g_uvm_ember_gpu_clock || !ember || !ember_params.perf_eager_eviction_enable)
@@ -1103,7 +1108,7 @@ void uvm_ember_gpu_serviced(uvm_gpu_t *gpu)
     // The next pass one interval on, counted from this one (a long quiet
     // spell gives one pass, not a burst); of the fault and the notification
     // service, whichever moves it runs the pass.
-    if (cmpxchg64(&ember->next_pass_ns, next_ns, now_ns + interval_ns) != next_ns)
+    if (cmpxchg64(&ember->next_pass_ns, next_ns, now_ns + ember_interval_ns()) != next_ns)
         return;
     ember_reclaim_pass(ember);
 }
@@ -1137,7 +1142,7 @@ NV_STATUS uvm_ember_pmm_init(uvm_pmm_gpu_t *pmm)
         uvm_ember_pmm_deinit(pmm);
         return NV_ERR_NO_MEMORY;
     }
-    ember->next_pass_ns = ember_adaptive_ms_ns(&ember_params, ember_params.perf_eager_eviction_interval_ms);
+    ember->next_pass_ns = ember_interval_ns();
     if (ember_params.perf_eager_eviction_enable && !g_uvm_ember_gpu_clock)
         queue_delayed_work(system_long_wq, &ember->reclaim_work,
                            ember_reclaim_delay());

@@ -24,8 +24,9 @@
 # cancelled launch, another file's handles refused, the per-open limits)
 # passes, and both modules unload; the
 # console must show no oops, BUG or warning (ember-agent vm's judgement);
-# then per branch a matrix run of stream under Debian's module, twice on
-# fresh VMs, must give the same modelled time, device stats and trace hash.
+# then per branch a matrix run of stream under Debian's module and one of
+# kmeans under Ember-adaptive (below), each twice on fresh VMs, must give
+# the same modelled time, device stats and trace hash.
 # KTAP, then "N passed, M failed, K skipped".
 #
 #   run-test.sh AGENT QEMU KERNEL INITRD WORKDIR BRANCH_DIR...

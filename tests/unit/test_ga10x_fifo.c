@@ -652,11 +652,14 @@ static void test_timestamps_increase(void)
 	fx_free(f);
 }
 
-static void test_timestamp_after_copy(void)
+/*
+ * Channel 0 copies 1 MiB sysmem to VRAM between two four-word releases:
+ * FX_SEM (payload 1) before it, FX_SEM + 16 (payload 2) after it, each
+ * with its timestamp at +8.
+ */
+static void submit_timed_copy(struct fx *f)
 {
-	struct fx *f = fx_new();
 	struct push p = { .n = 0 };
-	uint64_t t0;
 
 	chan_setup(f, 0, 0);
 	ce_init(&p);
@@ -667,6 +670,14 @@ static void test_timestamp_after_copy(void)
 	ce_release(&p, FX_SEM + 16, 2, C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_FOUR_WORD <<
 		   C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT);
 	submit(f, 0, &p);
+}
+
+static void test_timestamp_after_copy(void)
+{
+	struct fx *f = fx_new();
+	uint64_t t0;
+
+	submit_timed_copy(f);
 	t0 = rd64(f, FX_SEM + 8);
 	CU_ASSERT_EQUAL(f->errors, 0u);
 	/* 1 MiB over the link takes microseconds; the release after it sees
@@ -869,22 +880,13 @@ static void test_ce_error_injected(void)
 static uint64_t timed_copy(const char *spec, uint64_t *fired)
 {
 	struct fx *f = fx_new();
-	struct push p = { .n = 0 };
 	char err[96];
 	int slot = spec ? gm_inject_add(f->g, spec, err, sizeof(err)) : -1;
 	uint64_t d;
 
 	if (spec && slot < 0)
 		abort();
-	chan_setup(f, 0, 0);
-	ce_init(&p);
-	ce_release(&p, FX_SEM, 1, C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_FOUR_WORD <<
-		   C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT);
-	ce_copy_phys(&p, C7B5_PHYS_MODE_TARGET_COHERENT_SYSMEM, FX_DATA,
-		     C7B5_PHYS_MODE_TARGET_LOCAL_FB, 0, 1u << 20);
-	ce_release(&p, FX_SEM + 16, 2, C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_FOUR_WORD <<
-		   C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT);
-	submit(f, 0, &p);
+	submit_timed_copy(f);
 	CU_ASSERT_EQUAL(f->errors, 0u);
 	CU_ASSERT_EQUAL(rd32(f, FX_SEM + 16), 2u);
 	d = rd64(f, FX_SEM + 24) - rd64(f, FX_SEM + 8);
