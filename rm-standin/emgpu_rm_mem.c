@@ -916,7 +916,13 @@ NV_STATUS nvUvmInterfacePmaAllocPages(void *pPma, NvLength pageCount, NvU64 page
 	if (flags & UVM_PMA_ALLOCATE_PROTECTED_REGION)
 		return NV_ERR_INVALID_ARGUMENT;	/* no Confidential Computing */
 	per_page = pageSize / EMGPU_PMA_FRAME;
-	if (pageCount > pma->frames / per_page)
+	/*
+	 * nvidia-uvm asks for a batch of 1 << uvm_perf_pma_batch_nonpinned_order
+	 * root chunks (128 MiB by default) with ALLOW_PARTIAL: more than a small
+	 * card has is a partial allocation, not a failure.
+	 */
+	if (pageCount > pma->frames / per_page &&
+	    (!(flags & UVM_PMA_ALLOCATE_ALLOW_PARTIAL) || (flags & UVM_PMA_ALLOCATE_CONTIGUOUS)))
 		return NV_ERR_NO_MEMORY;
 	align = per_page;
 	if (flags & UVM_PMA_ALLOCATE_FORCE_ALIGNMENT) {
