@@ -880,20 +880,27 @@ static void test_injection(void)
 
 	ft_fault_buffer(t, 8);
 	ft_ac_buffer(t, 8);
-	/* fault-overflow: dropped with OVERFLOW as if the buffer were full */
+	/*
+	 * fault-overflow: dropped with OVERFLOW as if the buffer were full,
+	 * so only once the ring holds an entry: the first fault is written
+	 */
 	slot = inject(t, "kind=fault-overflow");
 	ga10x_fault_report(t->g, &f);
+	CU_ASSERT_EQUAL(gm_inject_fired(t->g, slot), 0);
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_FAULT_BUF_PUT), 1);
+	ga10x_fault_report(t->g, &f);
 	CU_ASSERT_EQUAL(gm_inject_fired(t->g, slot), 1);
-	CU_ASSERT_EQUAL(rd(t, GA10X_REG_FAULT_BUF_PUT), C369_BUF_OVERFLOW);
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_FAULT_BUF_PUT), 1 | C369_BUF_OVERFLOW);
 	CU_ASSERT_EQUAL(t->g->st.fault_overflows, 1);
-	wr(t, GA10X_REG_FAULT_BUF_GET, C369_BUF_OVERFLOW);
+	CU_ASSERT_EQUAL(t->g->st.fault_entries, 1);
+	wr(t, GA10X_REG_FAULT_BUF_GET, 1 | C369_BUF_OVERFLOW);
 	/* fault-dup: the same entry twice */
 	slot = inject(t, "kind=fault-dup");
 	ga10x_fault_report(t->g, &f);
 	CU_ASSERT_EQUAL(gm_inject_fired(t->g, slot), 1);
-	CU_ASSERT_EQUAL(rd(t, GA10X_REG_FAULT_BUF_PUT), 2);
-	CU_ASSERT_EQUAL(memcmp(t->sys + FT_FB, t->sys + FT_FB + 32, 32), 0);
-	CU_ASSERT_EQUAL(t->g->st.fault_entries, 2);
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_FAULT_BUF_PUT), 3);
+	CU_ASSERT_EQUAL(memcmp(t->sys + FT_FB + 32, t->sys + FT_FB + 64, 32), 0);
+	CU_ASSERT_EQUAL(t->g->st.fault_entries, 3);
 	/* notify-drop: not written, the caller is told it was */
 	slot = inject(t, "kind=notify-drop");
 	CU_ASSERT_EQUAL(ga10x_ac_notify(t->g, &n), 0);

@@ -17,7 +17,11 @@
  * (PUT + 1 == GET) is dropped and sets OVERFLOW; while OVERFLOW is set
  * every fault is dropped, until the driver writes GET with OVERFLOW's
  * clear bit. A GET beyond the buffer is refused and sets GETPTR_CORRUPTED
- * (cleared the same way). Both show in GET and PUT beside PTR.
+ * (cleared the same way). Both show in GET and PUT beside PTR. An injected
+ * overflow (fault-overflow) fires only while the ring holds an unread
+ * entry: a real one needs a full ring, and nvidia-uvm finds work, and so
+ * replays the dropped warps, only in entries (its pending check compares
+ * GET with PUT; an empty ring with OVERFLOW set is never serviced).
  *
  * Access-counter buffer: GET and PUT are bare indices; a notification that
  * finds the buffer full is dropped (the counter notifies again later, as
@@ -287,8 +291,9 @@ void ga10x_fault_report(struct gm_gpu *g, const struct ga10x_fault *fault)
 
 	if (f->fb_status & C369_BUF_OVERFLOW)
 		rc = 1;		/* nothing is delivered until OVERFLOW is cleared */
-	else if (gm_inject_check(g, GM_INJ_FAULT_OVERFLOW, fault->va, 1))
-		rc = 1;
+	else if (f->fb.put != f->fb.get &&
+		 gm_inject_check(g, GM_INJ_FAULT_OVERFLOW, fault->va, 1))
+		rc = 1;		/* injected: as if the ring were full */
 	else
 		rc = ring_push(g, &f->fb, &ent);
 	if (rc < 0) {
