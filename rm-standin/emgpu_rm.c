@@ -118,6 +118,27 @@ static irqreturn_t emgpu_rm_isr(int irq, void *data)
 	return ops->isrTopHalf(&gpu->uuid) == NV_OK ? IRQ_HANDLED : IRQ_NONE;
 }
 
+/*
+ * A waiter's look at the leaf: nvidia-uvm's top half again, in interrupt
+ * context as the MSI-X handler runs it, if a cause it enabled is pending.
+ * The RM enters nvidia-uvm's top half on every interrupt of the GPU, so a
+ * lost message is found at the next one; against a lockstep device that
+ * waits for the lost one's service there is no next one, and the launch
+ * wait (the stand-in's, where libcuda would spin on its semaphore) looks
+ * instead.
+ */
+void emgpu_rm_isr_poll(struct emgpu_rm_gpu *gpu)
+{
+	unsigned long flags;
+
+	if (!READ_ONCE(gpu->isr_forward) ||
+	    !(emgpu_rm_rd(gpu, GA10X_REG_INTR_LEAF) & emgpu_rm_rd(gpu, GA10X_REG_INTR_EN)))
+		return;
+	local_irq_save(flags);
+	emgpu_rm_isr(gpu->irq, gpu);
+	local_irq_restore(flags);
+}
+
 NV_STATUS nvUvmInterfaceRegisterUvmCallbacks(struct UvmOpsUvmEvents *importedUvmOps)
 {
 	NV_STATUS status = NV_OK;

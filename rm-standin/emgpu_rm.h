@@ -241,6 +241,7 @@ struct UvmOpsUvmEvents *emgpu_rm_uvm_ops(void);
 struct emgpu_rm_gpu *emgpu_rm_current_gpu(void);
 struct emgpu_rm_gpu *emgpu_rm_gpu_by_uuid(const NvProcessorUuid *uuid);
 void emgpu_rm_update_isr(struct emgpu_rm_gpu *gpu);
+void emgpu_rm_isr_poll(struct emgpu_rm_gpu *gpu);
 
 static inline u32 emgpu_rm_rd(struct emgpu_rm_gpu *gpu, u32 reg)
 {

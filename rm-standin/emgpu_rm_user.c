@@ -67,7 +67,7 @@ EMGPU_RM_RANGE_PARAM(max_channels_per_open, 1, GA10X_CHANNELS,
 		     "Compute channels one open of /dev/emgpu-rm may hold; past it EMGPU_RM_CHANNEL_CREATE fails with EDQUOT (1..64, default 8)");
 
 #define EMGPU_RM_LAUNCH_TIMEOUT_MS	60000	/* timeout_ms 0 */
-#define EMGPU_RM_LAUNCH_POLL_MS		10	/* a lost interrupt costs this */
+#define EMGPU_RM_LAUNCH_POLL_MS		10	/* a lost interrupt, the launch's or nvidia-uvm's, costs this */
 
 /* One open file: an RM client. */
 struct emgpu_rm_client {
@@ -462,6 +462,8 @@ static long ioctl_launch(struct emgpu_rm_client *client, void __user *arg)
 			ret = -EINTR;
 			break;
 		}
+		if (!left)
+			emgpu_rm_isr_poll(gpu);	/* a lost nvidia-uvm interrupt */
 	}
 	/*
 	 * The notifications the device published as the launch ended are
