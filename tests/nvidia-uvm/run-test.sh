@@ -24,7 +24,8 @@
 # cancelled launch, another file's handles refused, the per-open limits)
 # passes, and both modules unload; the
 # console must show no oops, BUG or warning (ember-agent vm's judgement);
-# then per branch a matrix run of stream under Debian's module and one of
+# then per branch stream on a 64 MiB card under Debian's module must
+# verify, and a matrix run of stream under Debian's module and one of
 # kmeans under Ember-adaptive (below), each twice on fresh VMs, must give
 # the same modelled time, device stats and trace hash.
 # KTAP, then "N passed, M failed, K skipped".
@@ -241,6 +242,13 @@ same_twice() {
 	[ "${4:-}" != adaptive ] || jq -e '.[4] > 0 and .[5] > 0 and .[6] > 0' <<<"$a" >/dev/null ||
 		{ echo "adaptive: a glue counter is 0"; return 1; }
 }
+# verified DIR RUN: status ok, every output word checked, the result too
+# where the application has one
+verified() {
+	jq -e '.status == "ok" and .run.result_ok != 0 and .run.mismatches == 0 and
+		.run.words_checked > 0' "$1/runs/$2/result.json" >/dev/null ||
+		{ jq -c '[.status, .why, .run.ret, .run.failed, .run.mismatches]' "$1/runs/$2/result.json"; return 1; }
+}
 for v in "${versions[@]}"; do
 	printf '%s\n' "name = det-$v" "profile = h200-512m" "apps = stream" "variants = uvm" \
 		"driver = nvidia-uvm" "nvuvm_branch = $v" "factors = 0.05" "seeds = 1" \
@@ -255,6 +263,15 @@ for v in "${versions[@]}"; do
 				--nvidia-uvm-initrd "$initrd" --results "$work/det-$k" >"$work/$conf-$k.log" 2>&1
 		done
 	done
+	# A card smaller than nvidia-uvm's PMA batch (64 root chunks, 128 MiB):
+	# the stand-in must hand out what it has (UVM_PMA_ALLOCATE_ALLOW_PARTIAL)
+	printf '%s\n' "name = small-$v" "profile = h200-64m" "apps = stream" "variants = uvm" \
+		"driver = nvidia-uvm" "nvuvm_branch = $v" "factors = 0.5" "seeds = 1" \
+		"memory = 1024" "timeout = 300" "jobs = 1" >"$work/small-$v.conf"
+	"$agent" run "$work/small-$v.conf" --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
+		--nvidia-uvm-initrd "$initrd" --results "$work/small" >"$work/small-$v.log" 2>&1
+	check "$v: stream at 0.5x on h200-64m (48 MiB for nvidia-uvm's PMA) under Debian's nvidia-uvm: verified" \
+		verified "$work/small/small-$v" stream-uvm-x0.5-s1-Dnvidia-uvm
 	check "$v: stream at 0.05x under Debian's nvidia-uvm, twice: the same sim_ns, trace hash and device stats (TLB hits and walks aside)" \
 		same_twice "$work/det-1/det-$v" "$work/det-2/det-$v" stream-uvm-x0.05-s1-Dnvidia-uvm
 	check "$v: $ADAPTIVE_APP at ${ADAPTIVE_FACTOR}x under Ember-adaptive on nvidia-uvm, twice: the same sim_ns, trace hash, device stats and glue counters, notifications, promotions and eager evictions > 0" \
