@@ -371,12 +371,16 @@ static int launch_errno(struct emgpu_rm_gpu *gpu, u32 status, u32 seq, u32 error
  * Whether nvidia-uvm holds every notification the device published (AC
  * GET at PUT), or none can come (the buffer off, the device gone).
  */
-static bool notifications_fetched(struct emgpu_rm_gpu *gpu)
+static bool notifications_serviced(struct emgpu_rm_gpu *gpu)
 {
-	if (READ_ONCE(gpu->removed) ||
-	    !(emgpu_rm_rd(gpu, GA10X_REG_AC_CTRL) & EMGPU_RING_ENABLE))
+	u32 ctrl;
+
+	if (READ_ONCE(gpu->removed))
 		return true;
-	return emgpu_rm_rd(gpu, GA10X_REG_AC_BUF_GET) == emgpu_rm_rd(gpu, GA10X_REG_AC_BUF_PUT);
+	/* not PUT: the device takes a PUT read after GET reached it for
+	 * nvidia-uvm's fetch loop finding nothing new, its hand-back */
+	ctrl = emgpu_rm_rd(gpu, GA10X_REG_AC_CTRL);
+	return !(ctrl & EMGPU_RING_ENABLE) || !(ctrl & GA10X_AC_CTRL_BUSY);
 }
 
 /*
@@ -467,14 +471,13 @@ static long ioctl_launch(struct emgpu_rm_client *client, void __user *arg)
 	}
 	/*
 	 * The notifications the device published as the launch ended are
-	 * handed to nvidia-uvm before it returns, as those of the launch's
-	 * stops are before its warps go on: the device waits for no
-	 * hand-back at the end. nvidia-uvm writes GET once it has copied a
-	 * batch, before servicing it, under the service lock its top half
-	 * took (UVM_TEST_RESET_ACCESS_COUNTERS waits for that lock: then
-	 * every notification of the launch has been serviced).
+	 * serviced by nvidia-uvm before it returns, as those of the launch's
+	 * stops are before its warps go on: no warp waits for them, but the
+	 * program's next step (its CPU's accesses, the next launch) must not
+	 * race their promotions. The device tells their hand-back, inferred as
+	 * a stop's (GET at PUT, then the next PUT read), in AC_CTRL's BUSY.
 	 */
-	while (!ret && !notifications_fetched(gpu)) {
+	while (!ret && !notifications_serviced(gpu)) {
 		if (time_after_eq(jiffies, deadline)) {
 			ret = -ETIMEDOUT;
 			break;

@@ -932,6 +932,34 @@ static void test_injection(void)
 	ft_free(t);
 }
 
+/*
+ * Lockstep: notifications a launch leaves unread (published at its end,
+ * gm_run() with no launch running) keep AC_CTRL BUSY until nvidia-uvm has
+ * serviced them as a stop's: GET at PUT (the fetch), then the next PUT
+ * read; the top half's PUT read before the fetch is no answer.
+ */
+static void test_notify_tail(void)
+{
+	struct ft *t = ft_new();
+	struct ga10x_ac_entry n = mimc_note(0x200000, 7);
+
+	ft_ac_buffer(t, 8);
+	CU_ASSERT_EQUAL(ga10x_ac_notify(t->g, &n), 0);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_IDLE);	/* publishes */
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_AC_CTRL), EMGPU_RING_ENABLE | GA10X_AC_CTRL_BUSY);
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_AC_BUF_PUT), 1);	/* the top half's */
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_AC_CTRL), EMGPU_RING_ENABLE | GA10X_AC_CTRL_BUSY);
+	wr(t, GA10X_REG_AC_BUF_GET, 1);				/* the fetch */
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_AC_CTRL), EMGPU_RING_ENABLE | GA10X_AC_CTRL_BUSY);
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_AC_BUF_PUT), 1);	/* the next fetch */
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_AC_CTRL), EMGPU_RING_ENABLE);
+	/* nothing unread: nothing awaited */
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_IDLE);
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_AC_CTRL), EMGPU_RING_ENABLE);
+	CU_ASSERT_EQUAL(t->errors, 0);
+	ft_free(t);
+}
+
 static void test_reset(void)
 {
 	struct ft *t = ft_new();
@@ -967,6 +995,8 @@ void add_ga10x_faults_suite(void)
 	CU_add_test(s, "buffer configuration errors", test_ring_config_errors);
 	CU_add_test(s, "fault buffer in vidmem", test_vidmem_buffer);
 	CU_add_test(s, "injected kinds", test_injection);
+	CU_add_test(s, "notifications a launch leaves unread: AC_CTRL BUSY until serviced",
+		    test_notify_tail);
 	CU_add_test(s, "reset", test_reset);
 	CU_add_test(s, "trace hash without the driver's timing", test_hash_leaves_driver_timing);
 }

@@ -87,6 +87,8 @@
 #define GA10X_REG_AC_BUF_FULL		0x8314	/* NOTIFY_BUFFER_INFO layout, access_counter_c365.h */
 #define GA10X_REG_AC_CONFIG		0x8318	/* NISO CONFIG layout (C365_CONFIG_*): stand-in */
 #define GA10X_REG_AC_CTRL		0x831c	/* EMGPU_RING_ENABLE: stand-in */
+/* AC_CTRL, read-only: a launch's last notifications not yet serviced (lockstep) */
+#define GA10X_AC_CTRL_BUSY		(1u << 31)
 
 /*
  * ---- TLB invalidate (owner: ga10x MMU unit; stand-in only): the RM's

@@ -374,11 +374,22 @@ void ga10x_fault_replay(struct gm_gpu *g, const struct ga10x_replay *r)
 
 /* ---- access-counter buffer ---- */
 
+/*
+ * Lockstep: notifications handed to the driver and not yet serviced,
+ * those of a notification stop or those the launch ended with.
+ */
+static int ac_awaited(const struct gm_gpu *g)
+{
+	return g->nv->sm.wait == GA10X_WAIT_AC_GET || g->nv->faults.ac_tail;
+}
+
 /* Lockstep: nvidia-uvm has serviced the notifications handed to it. */
 static void ac_hand_back(struct gm_gpu *g)
 {
 	g->nv->faults.ac_drained = 0;
-	gm_sm_hand_back(g);
+	g->nv->faults.ac_tail = 0;
+	if (g->nv->sm.wait == GA10X_WAIT_AC_GET)
+		gm_sm_hand_back(g);
 }
 
 static void ac_write_get(struct gm_gpu *g, uint32_t v)
@@ -396,7 +407,7 @@ static void ac_write_get(struct gm_gpu *g, uint32_t v)
 		ga10x_intr_raise(g, GA10X_INTR_ACCESS_COUNTER);
 	/* lockstep: every notification handed off is fetched; serviced once
 	 * GET is written again as it is (or at the next PUT read) */
-	if (g->nv->sm.wait == GA10X_WAIT_AC_GET && f->ac.get == f->ac.pub) {
+	if (ac_awaited(g) && f->ac.get == f->ac.pub) {
 		if (f->ac_drained && rewrite)
 			ac_hand_back(g);
 		else
@@ -549,6 +560,11 @@ void ga10x_publish(struct gm_gpu *g, uint32_t what)
 	if (what & GA10X_PUBLISH_NOTIFY) {
 		f->ac.pub = f->ac.put;
 		send |= f->intr_held & GA10X_INTR_ACCESS_COUNTER;
+		/* the launch's end: what it leaves unread is awaited too */
+		if (g->launch_status != EMGPU_LAUNCH_RUNNING && f->ac.get != f->ac.pub) {
+			f->ac_tail = 1;
+			f->ac_drained = 0;
+		}
 	}
 	f->intr_held &= ~send;
 	if (send)
@@ -595,14 +611,13 @@ int ga10x_faults_reg_read(struct gm_gpu *g, uint32_t off, uint32_t *v)
 	case GA10X_REG_AC_BUF_GET: *v = f->ac.get; return 0;
 	case GA10X_REG_AC_BUF_PUT:
 		/* lockstep: a fetch that finds nothing new ends the service */
-		if (g->nv->sm.wait == GA10X_WAIT_AC_GET && f->ac_drained &&
-		    f->ac.get == f->ac.pub)
+		if (ac_awaited(g) && f->ac_drained && f->ac.get == f->ac.pub)
 			ac_hand_back(g);
 		*v = f->ac.pub;
 		return 0;
 	case GA10X_REG_AC_BUF_FULL: *v = ac_full_reg(f); return 0;
 	case GA10X_REG_AC_CONFIG: *v = ac_config_reg(g); return 0;
-	case GA10X_REG_AC_CTRL: *v = f->ac.ctrl; return 0;
+	case GA10X_REG_AC_CTRL: *v = f->ac.ctrl | (f->ac_tail ? GA10X_AC_CTRL_BUSY : 0); return 0;
 
 	/* write-only: read as 0 and flag the bug, as emgpu's own */
 	case GA10X_REG_INTR_EN_SET:

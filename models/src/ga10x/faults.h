@@ -41,6 +41,14 @@ struct ga10x_faults {
 	 * unchanged (the clear at its ISR unlock) is.
 	 */
 	int ac_drained;
+	/*
+	 * Lockstep: the launch ended with notifications the driver had not
+	 * taken. Their service is awaited as a stop's is (ac_drained, then
+	 * the hand-back), though no warp waits: the stand-in's launch wait
+	 * reads GA10X_AC_CTRL_BUSY until then, so that the program goes on
+	 * only once nvidia-uvm has serviced every notification of its launch.
+	 */
+	int ac_tail;
 
 	uint32_t intr_pending;		/* GA10X_INTR_* */
 	uint32_t intr_enable;
