@@ -223,11 +223,21 @@ check "no warning, BUG or oops in the guest's kernel log" line '"scenario":"boot
 # one hit and one walk, times and hash equal). The adaptive run must also
 # have had the glue's notifications, promotions and eager evictions.
 ADAPTIVE_APP=${ADAPTIVE_APP:-kmeans} ADAPTIVE_FACTOR=${ADAPTIVE_FACTOR:-1.5}
+# the run's output verified: every word checked, the result too where the
+# application has one
+VERIFIED='(.run.result_ok != 0 and .run.mismatches == 0 and .run.words_checked > 0)'
 # run_stats DIR RUN: what must be equal, one line
 run_stats() {
-	jq -c '[.status, (.run.result_ok != 0 and .run.mismatches == 0 and .run.words_checked > 0),
+	jq -c "[.status, $VERIFIED,"'
 		.run.sim_ns, (.device | del(.tlb_hits, .walks)),
 		.run.notifications, .run.promotions, .run.eager_evictions]' "$1/runs/$2/result.json"
+}
+# nvuvm_conf FILE NAME PROFILE APP VARIANT FACTOR MEMORY TIMEOUT: a one-run
+# matrix on nvidia-uvm, branch $v
+nvuvm_conf() {
+	printf '%s\n' "name = $2" "profile = $3" "apps = $4" "variants = $5" \
+		"driver = nvidia-uvm" "nvuvm_branch = $v" "factors = $6" "seeds = 1" \
+		"memory = $7" "timeout = $8" "jobs = 1" >"$1"
 }
 # same_twice DIR1 DIR2 RUN [adaptive]
 same_twice() {
@@ -242,21 +252,15 @@ same_twice() {
 	[ "${4:-}" != adaptive ] || jq -e '.[4] > 0 and .[5] > 0 and .[6] > 0' <<<"$a" >/dev/null ||
 		{ echo "adaptive: a glue counter is 0"; return 1; }
 }
-# verified DIR RUN: status ok, every output word checked, the result too
-# where the application has one
+# verified DIR RUN: status ok, the output verified
 verified() {
-	jq -e '.status == "ok" and .run.result_ok != 0 and .run.mismatches == 0 and
-		.run.words_checked > 0' "$1/runs/$2/result.json" >/dev/null ||
+	jq -e ".status == \"ok\" and $VERIFIED" "$1/runs/$2/result.json" >/dev/null ||
 		{ jq -c '[.status, .why, .run.ret, .run.failed, .run.mismatches]' "$1/runs/$2/result.json"; return 1; }
 }
 for v in "${versions[@]}"; do
-	printf '%s\n' "name = det-$v" "profile = h200-512m" "apps = stream" "variants = uvm" \
-		"driver = nvidia-uvm" "nvuvm_branch = $v" "factors = 0.05" "seeds = 1" \
-		"memory = 1024" "timeout = 300" "jobs = 1" >"$work/det-$v.conf"
-	printf '%s\n' "name = det-adaptive-$v" "profile = h200-512m" "apps = $ADAPTIVE_APP" \
-		"variants = adaptive" "driver = nvidia-uvm" "nvuvm_branch = $v" \
-		"factors = $ADAPTIVE_FACTOR" "seeds = 1" "memory = 1536" "timeout = 600" "jobs = 1" \
-		>"$work/det-adaptive-$v.conf"
+	nvuvm_conf "$work/det-$v.conf" "det-$v" h200-512m stream uvm 0.05 1024 300
+	nvuvm_conf "$work/det-adaptive-$v.conf" "det-adaptive-$v" h200-512m "$ADAPTIVE_APP" \
+		adaptive "$ADAPTIVE_FACTOR" 1536 600
 	for conf in det-$v det-adaptive-$v; do
 		for k in 1 2; do
 			"$agent" run "$work/$conf.conf" --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
@@ -265,9 +269,7 @@ for v in "${versions[@]}"; do
 	done
 	# A card smaller than nvidia-uvm's PMA batch (64 root chunks, 128 MiB):
 	# the stand-in must hand out what it has (UVM_PMA_ALLOCATE_ALLOW_PARTIAL)
-	printf '%s\n' "name = small-$v" "profile = h200-64m" "apps = stream" "variants = uvm" \
-		"driver = nvidia-uvm" "nvuvm_branch = $v" "factors = 0.5" "seeds = 1" \
-		"memory = 1024" "timeout = 300" "jobs = 1" >"$work/small-$v.conf"
+	nvuvm_conf "$work/small-$v.conf" "small-$v" h200-64m stream uvm 0.5 1024 300
 	"$agent" run "$work/small-$v.conf" --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
 		--nvidia-uvm-initrd "$initrd" --results "$work/small" >"$work/small-$v.log" 2>&1
 	check "$v: stream at 0.5x on h200-64m (48 MiB for nvidia-uvm's PMA) under Debian's nvidia-uvm: verified" \
