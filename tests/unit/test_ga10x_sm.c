@@ -451,7 +451,8 @@ static void test_fault_per_utlb(void)
 	sx_launch(t, 12, 1);
 	/*
 	 * Budget slices: entries written while other warps run on are not
-	 * handed off (PUT, the leaf and its MSI-X) until the batch's stop.
+	 * handed off (PUT, their VALID bits, the leaf and its MSI-X) until
+	 * the batch's stop.
 	 */
 	for (i = 0; i < 100000; i++) {
 		struct gm_stats st;
@@ -461,6 +462,12 @@ static void test_fault_per_utlb(void)
 			break;
 		gm_get_stats(t->g, &st);
 		held += st.fault_entries > 0;
+		/* written, VALID clear: nvidia-uvm's top half tests it */
+		if (st.fault_entries > 0) {
+			sx_entry(t, 0, &f);
+			CU_ASSERT_EQUAL_FATAL(f.valid, 0);
+			CU_ASSERT_EQUAL_FATAL(f.addr, SX_VA + 5 * 4096);
+		}
 		CU_ASSERT_EQUAL_FATAL(rd(t, GA10X_REG_FAULT_BUF_PUT), 0);
 		CU_ASSERT_EQUAL_FATAL(rd(t, GA10X_REG_INTR_LEAF), 0);
 		CU_ASSERT_EQUAL_FATAL(t->msix, 0);
@@ -472,6 +479,7 @@ static void test_fault_per_utlb(void)
 	CU_ASSERT_EQUAL(n, 12);
 	for (i = 0; i < n && i < 64; i++) {
 		sx_entry(t, i, &f);
+		CU_ASSERT_EQUAL(f.valid, 1);	/* set at the hand-off */
 		CU_ASSERT_EQUAL(f.addr, SX_VA + 5 * 4096);
 		CU_ASSERT(f.gpc_id < 8 && f.client < 2);
 		if (f.gpc_id < 8 && f.client < 2)
@@ -605,6 +613,53 @@ static void test_notify(void)
 	CU_ASSERT_EQUAL(gm_launch_result(t->g), stream_result(1));
 	/* 512 sysmem accesses to one region: one notification, no clear */
 	CU_ASSERT_EQUAL(rd(t, GA10X_REG_AC_BUF_PUT), 1);
+	CU_ASSERT_EQUAL(t->errors, 0);
+	sx_free(t);
+}
+
+/*
+ * A notification written while warps run is handed off at its stop: until
+ * then PUT stays and its entry's VALID bit is clear, so that nvidia-uvm's
+ * top half (which tests VALID at its cached GET before reading PUT) sees
+ * nothing early.
+ */
+static void test_notify_held(void)
+{
+	struct sx *t = sx_new(1);
+	struct c365_notify n;
+	struct c365_entry e;
+	unsigned int i, held = 0;
+	enum gm_stop s = GM_STOP_BUDGET;
+
+	for (i = 0; i < SX_PAGES; i++)
+		sx_map(t, i, 0);
+	sx_fill(t->g, t->sys + SX_SYSDATA, 0);
+	sx_ac_buffer(t, 100);
+	sx_launch(t, 4, 1);
+	for (i = 0; i < 100000 && s == GM_STOP_BUDGET; i++) {
+		struct gm_stats st;
+
+		s = gm_run(t->g, 1);
+		if (s != GM_STOP_BUDGET)
+			break;
+		gm_get_stats(t->g, &st);
+		if (!st.notifications)
+			continue;
+		held++;
+		memcpy(&e, t->sys + SX_AC, sizeof(e));
+		c365_decode(&e, &n);
+		CU_ASSERT_EQUAL_FATAL(n.valid, 0);
+		CU_ASSERT_EQUAL_FATAL(n.addr, SX_VA);
+		CU_ASSERT_EQUAL_FATAL(rd(t, GA10X_REG_AC_BUF_PUT), 0);
+	}
+	CU_ASSERT(held > 0);	/* a slice ended between the notification and its stop */
+	CU_ASSERT_EQUAL(s, GM_STOP_NOTIFY);
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_AC_BUF_PUT), 1);
+	memcpy(&e, t->sys + SX_AC, sizeof(e));
+	c365_decode(&e, &n);
+	CU_ASSERT_EQUAL(n.valid, 1);
+	CU_ASSERT_EQUAL(n.addr, SX_VA);
+	CU_ASSERT_EQUAL(n.counter_val, 100);
 	CU_ASSERT_EQUAL(t->errors, 0);
 	sx_free(t);
 }
@@ -799,6 +854,8 @@ void add_ga10x_sm_suite(void)
 	CU_add_test(s, "cancels fail the launch they name", test_cancel);
 	CU_add_test(s, "C365 notifications; lockstep until serviced (PUT read after GET reached it)",
 		    test_notify);
+	CU_add_test(s, "C365 notification written while warps run: VALID and PUT held until its stop",
+		    test_notify_held);
 	CU_add_test(s, "C365 notifications; GET written again unchanged hands back",
 		    test_notify_rewrite);
 	CU_add_test(s, "same trace hash twice", test_determinism);

@@ -32,6 +32,8 @@
  * enabled buffer); sizes are entries, any number from 2 to 2^20 (PTR's
  * width), as RM sizes its buffers freely.
  */
+#include <string.h>
+
 #include "../internal.h"
 #include "ga10x.h"
 #include "ga10x/access_counter_c365.h"
@@ -151,21 +153,61 @@ static int ring_full(const struct ga10x_ring *r)
 	return ring_next(r, r->put) == r->get;
 }
 
-/* Writes one 32-byte entry at PUT and advances it: 0, 1 if full, -error. */
+/* Word 7 of a C369 fault and a C365 notification entry, which holds VALID */
+#define ENTRY_W7		28
+#define ENTRY_W7_VALID		(1u << 31)	/* C369_W7_VALID, C365_W7_VALID */
+
+/*
+ * Writes one 32-byte entry at PUT and advances it: 0, 1 if full, -error.
+ * In lockstep while warps run the entry goes to memory with VALID clear
+ * and ring_publish() sets it at the hand-off, with PUT: nvidia-uvm's
+ * interrupt top half tests the VALID bit at its cached GET before it
+ * reads PUT (uvm_parent_gpu_replayable_faults_pending(), and its
+ * access-counter twin): an entry valid before its hand-off could make it
+ * schedule a bottom half that finds PUT unmoved and replays with nothing
+ * serviced ("at least one replay"), resuming warps mid-batch at an
+ * instant the guest's timing chose.
+ */
 static int ring_push(struct gm_gpu *g, struct ga10x_ring *r, const void *ent)
 {
+	uint8_t buf[C369_ENTRY_SIZE];
+	int held = g->lockstep && g->in_run;
 	int rc;
 
 	if (!ring_live(g, r) || ring_full(r))
 		return 1;
+	memcpy(buf, ent, sizeof(buf));
+	if (held)
+		ga10x_put_le(buf + ENTRY_W7,
+			     ga10x_get_le(buf + ENTRY_W7, 4) & ~ENTRY_W7_VALID, 4);
 	rc = gm_mem_write(g, r->aperture,
-			  r->base + (uint64_t)r->put * C369_ENTRY_SIZE, ent,
+			  r->base + (uint64_t)r->put * C369_ENTRY_SIZE, buf,
 			  C369_ENTRY_SIZE);
 	if (rc)
 		return rc;
 	r->put = ring_next(r, r->put);
-	if (!(g->lockstep && g->in_run))
-		r->pub = r->put;	/* else at the hand-off: ga10x_publish() */
+	if (!held)
+		r->pub = r->put;	/* else at the hand-off: ring_publish() */
+	return 0;
+}
+
+/* The hand-off: the entries written since the last one become valid, PUT moves. */
+static int ring_publish(struct gm_gpu *g, struct ga10x_ring *r)
+{
+	uint8_t w7[4];
+	uint64_t at;
+	int rc;
+
+	for (; r->pub != r->put; r->pub = ring_next(r, r->pub)) {
+		at = r->base + (uint64_t)r->pub * C369_ENTRY_SIZE + ENTRY_W7;
+		rc = gm_mem_read(g, r->aperture, at, w7, sizeof(w7));
+		if (!rc) {
+			ga10x_put_le(w7, ga10x_get_le(w7, 4) | ENTRY_W7_VALID, 4);
+			rc = gm_mem_write(g, r->aperture, at, w7, sizeof(w7));
+		}
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
@@ -552,13 +594,18 @@ void ga10x_publish(struct gm_gpu *g, uint32_t what)
 	struct ga10x_faults *f = &g->nv->faults;
 	uint32_t send = f->intr_held & ~(GA10X_INTR_REPLAYABLE_FAULT |
 					 GA10X_INTR_ACCESS_COUNTER);
+	int rc;
 
 	if (what & GA10X_PUBLISH_FAULTS) {
-		f->fb.pub = f->fb.put;
+		rc = ring_publish(g, &f->fb);
+		if (rc < 0)
+			gm_error(g, -rc, f->fb.pub);
 		send |= f->intr_held & GA10X_INTR_REPLAYABLE_FAULT;
 	}
 	if (what & GA10X_PUBLISH_NOTIFY) {
-		f->ac.pub = f->ac.put;
+		rc = ring_publish(g, &f->ac);
+		if (rc < 0)
+			gm_error(g, -rc, f->ac.pub);
 		send |= f->intr_held & GA10X_INTR_ACCESS_COUNTER;
 		/* the launch's end: what it leaves unread is awaited too */
 		if (g->launch_status != EMGPU_LAUNCH_RUNNING && f->ac.get != f->ac.pub) {
