@@ -1094,12 +1094,13 @@ static void ember_reclaim_work(struct work_struct *work)
                        ember_reclaim_delay());
 }
 
-void uvm_ember_gpu_serviced(uvm_gpu_t *gpu)
+// The eager reclamation pass, if the GPU's clock passed the next interval.
+static void ember_reclaim_when_due(uvm_gpu_t *gpu)
 {
     uvm_ember_pmm_t *ember = ember_pmm(gpu);
     NvU64 now_ns, next_ns;
 
-    if (!g_uvm_ember_gpu_clock || !ember || !ember_params.perf_eager_eviction_enable)
+    if (!ember || !ember_params.perf_eager_eviction_enable)
         return;
     now_ns = ember_now_ns(gpu);
     next_ns = READ_ONCE(ember->next_pass_ns);
@@ -1111,6 +1112,21 @@ void uvm_ember_gpu_serviced(uvm_gpu_t *gpu)
     if (cmpxchg64(&ember->next_pass_ns, next_ns, now_ns + ember_interval_ns()) != next_ns)
         return;
     ember_reclaim_pass(ember);
+}
+
+void uvm_ember_gpu_serviced(uvm_gpu_t *gpu)
+{
+    if (!g_uvm_ember_gpu_clock)
+        return;
+    ember_reclaim_when_due(gpu);
+    // An eviction (this pass's, or one that made room for the batch) maps
+    // the evicted pages back for their accessed-by processors in a work
+    // item on UVM's global queue (block_add_eviction_mappings()), which
+    // runs whenever that thread does: against a lockstep GPU, after the
+    // hand-back on one run and before it on another. Waiting for it here,
+    // as UVM_TEST_FLUSH_DEFERRED_WORK does, puts those mappings inside the
+    // batch. No lock is held that the work item takes (see the header).
+    nv_kthread_q_flush(&g_uvm_global.global_q);
 }
 
 NV_STATUS uvm_ember_pmm_init(uvm_pmm_gpu_t *pmm)

@@ -116,8 +116,10 @@ void uvm_ember_residency_changed(uvm_va_block_t *va_block,
 // nvidia-uvm has serviced a replayable fault batch or a notification batch
 // of gpu and is about to hand it back (replay, next fetch): with
 // ember_gpu_clock=1, the eager reclamation pass runs here once the GPU's
-// clock passed the next interval. LOCKING: the batch's ISR service lock;
-// no VA space or block lock.
+// clock passed the next interval, and the deferred mappings of evicted
+// pages (UVM's global queue) are waited for. LOCKING: the batch's ISR
+// service lock; no VA space, block or mm lock (the deferred work takes
+// them).
 void uvm_ember_gpu_serviced(uvm_gpu_t *gpu);
 
 // Per-GPU state in the PMM: root chunk state, usage, the eager
