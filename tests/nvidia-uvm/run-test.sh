@@ -214,7 +214,7 @@ check "no warning, BUG or oops in the guest's kernel log" line '"scenario":"boot
 # Determinism under nvidia-uvm: per branch the smallest matrix run, stream
 # at 0.05x under Debian's module (uvm), and an Ember-adaptive run under our
 # series (ember_gpu_clock=1: the glue on the device's clock), each on two
-# fresh VMs (ember-agent run: the host reads the device's stats at the
+# fresh VMs at once (ember-agent run: the host reads the device's stats at the
 # guest's hold). Verified both times (every output word checked, the
 # result too where the application has one), the same modelled times, trace hash
 # and device counters but the TLB's hits and walks: a TLB invalidate
@@ -258,14 +258,16 @@ verified() {
 		{ jq -c '[.status, .why, .run.ret, .run.failed, .run.mismatches]' "$1/runs/$2/result.json"; return 1; }
 }
 for v in "${versions[@]}"; do
-	nvuvm_conf "$work/det-$v.conf" "det-$v" h200-512m stream uvm 0.05 1024 300
+	nvuvm_conf "$work/det-$v.conf" "det-$v" h200-512m stream uvm 0.05 1024 600
 	nvuvm_conf "$work/det-adaptive-$v.conf" "det-adaptive-$v" h200-512m "$ADAPTIVE_APP" \
-		adaptive "$ADAPTIVE_FACTOR" 1536 600
+		adaptive "$ADAPTIVE_FACTOR" 1536 1200
+	# the two runs of a pair side by side: each is the other's load
 	for conf in det-$v det-adaptive-$v; do
 		for k in 1 2; do
 			"$agent" run "$work/$conf.conf" --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
-				--nvidia-uvm-initrd "$initrd" --results "$work/det-$k" >"$work/$conf-$k.log" 2>&1
+				--nvidia-uvm-initrd "$initrd" --results "$work/det-$k" >"$work/$conf-$k.log" 2>&1 &
 		done
+		wait
 	done
 	# A card smaller than nvidia-uvm's PMA batch (64 root chunks, 128 MiB):
 	# the stand-in must hand out what it has (UVM_PMA_ALLOCATE_ALLOW_PARTIAL)
