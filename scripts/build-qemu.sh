@@ -22,6 +22,8 @@ top=$(cd "$here/.." && pwd)
 configure_flags=(
 	--target-list=x86_64-softmmu
 	--without-default-features
+	--without-default-devices
+	--with-devices-x86_64=ember	# qemu-device/devices-x86_64.mak
 	--disable-docs
 	--disable-werror
 	--enable-tcg
@@ -73,7 +75,8 @@ fetch_source() {
 sync_device() {
 	local tree=$1
 	mkdir -p "$tree/hw/emgpu/models"
-	rsync -rc --delete --exclude models "$top/qemu-device/" "$tree/hw/emgpu/"
+	rsync -rc --delete --exclude models --exclude devices-x86_64.mak "$top/qemu-device/" "$tree/hw/emgpu/"
+	rsync -c "$top/qemu-device/devices-x86_64.mak" "$tree/configs/devices/x86_64-softmmu/ember.mak"
 	rsync -rc --delete "$top/models/include" "$top/models/src" "$top/models/sources.mk" \
 		"$tree/hw/emgpu/models/"
 	rsync -c "$top/tests/qtest/emgpu-test.c" "$tree/tests/qtest/"
