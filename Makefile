@@ -74,12 +74,13 @@ test:
 		bash scripts/timed.sh --report $(TEST_TIMES) build $(TEST_STEPS)
 
 TEST_STEP_TARGETS := $(addprefix test-step-,$(TEST_STEPS))
-# the NVIDIA chain: each step after the one before it
+# the NVIDIA chain: the modules, then the images, then the two steps that
+# boot them side by side (NVIDIA_BUILT=1: neither re-makes the images)
 test-step-nvidia-images: test-step-nvidia-test
-test-step-image-nvidia-test: test-step-nvidia-images
-test-step-nvidia-vm-test: test-step-image-nvidia-test
+test-step-image-nvidia-test test-step-nvidia-vm-test: test-step-nvidia-images
+test-step-image-nvidia-test test-step-nvidia-vm-test: STEP_VARS := NVIDIA_BUILT=1
 $(TEST_STEP_TARGETS): test-step-%:
-	@$(TIMED) $* $(MAKE) $*
+	@$(TIMED) $* $(MAKE) $* $(STEP_VARS)
 
 image-reproducible:
 	$(MAKE) -C images check-reproducible
@@ -277,17 +278,16 @@ nvidia-test: nvidia
 # branch) in nvidia.ko's place, then NVIDIA's built-in tests
 # (tests/nvidia-uvm/), both branches in one image (images/nvidia-uvm/).
 NVIDIA_UVM_IMAGE := $(BUILD)/images/initramfs-nvidia-uvm.cpio
+# In make test's steps after nvidia-images (NVIDIA_BUILT=1) both kinds of
+# image are made already; the two steps that boot them run side by side.
+ifeq ($(NVIDIA_BUILT),1)
+image-nvidia-uvm image-nvidia: ;
+else
 image-nvidia-uvm: deps
 	$(MAKE) -C images $(KERNEL)
 	$(MAKE) -C userspace $(BUILD)/guest/ember-run
 	EMBER_RUN=$(BUILD)/guest/ember-run bash images/nvidia-uvm/mkimage.sh $(NVIDIA_UVM_IMAGE) \
 		$(NVIDIA_BRANCHES)
-
-nvidia-vm-test: image-nvidia-uvm image-nvidia qemu host
-	bash tests/nvidia-uvm/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
-		$(NVIDIA_UVM_IMAGE) $(BUILD)/nvidia-vm-test $(NVIDIA_BRANCHES)
-
-.PHONY: image-nvidia-uvm nvidia-vm-test
 
 # The guest images for a real card (nvidia/image): the cloud kernel
 # (build/images/vmlinuz) and build/images/initramfs-nvidia.cpio with the
@@ -299,6 +299,13 @@ nvidia-vm-test: image-nvidia-uvm image-nvidia qemu host
 image-nvidia: deps
 	$(MAKE) -C images $(KERNEL)
 	$(MAKE) -C nvidia/image
+endif
+
+nvidia-vm-test: image-nvidia-uvm image-nvidia qemu host
+	bash tests/nvidia-uvm/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
+		$(NVIDIA_UVM_IMAGE) $(BUILD)/nvidia-vm-test $(NVIDIA_BRANCHES)
+
+.PHONY: image-nvidia-uvm nvidia-vm-test
 
 # Their contents listed and checked (nvidia/image/check.sh), each rebuilt
 # byte for byte, then each booted under TCG with no card

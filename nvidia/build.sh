@@ -4,14 +4,16 @@
 #
 #   build.sh [--stock] [--into DIR] [BRANCH_DIR]   (default: branches/535.261.03)
 #
-# --stock builds instead the package's modules as Debian ships them, with
-# only the series' build fixes for this kernel (the patches that change no
-# file of nvidia-uvm/): no Ember patch, core or glue, so nvidia-uvm.ko is
-# NVIDIA's own source (the baseline "stock UVM" of nvidia-uvm runs), in a
-# tree of its own
-# ($EMBER_CACHE/nvidia/<version>/tree-stock; nvidia.ko is built too, since
-# the conftests nvidia-uvm's headers need are listed in nvidia's Kbuild),
-# into $EMBER_CACHE/nvidia/<version>/out-stock/<key>, nvidia-uvm.ko only.
+# --stock builds instead nvidia-uvm.ko as Debian ships it, with only the
+# series' build fixes for this kernel (the patches that change no file of
+# nvidia-uvm/): no Ember patch, core or glue, so it is NVIDIA's own source
+# (the baseline "stock UVM" of nvidia-uvm runs), in a tree of its own
+# ($EMBER_CACHE/nvidia/<version>/tree-stock), into
+# $EMBER_CACHE/nvidia/<version>/out-stock/<key>. Outside nvidia-uvm/ the
+# two trees are the same files, so the stock tree takes the series tree's
+# conftest results (nvidia-uvm's headers test for what nvidia's Kbuild
+# lists too) and its Module.symvers (nvidia.ko's CRCs for modpost), and
+# compiles nvidia-uvm alone: the series is built first.
 #
 # BRANCH_DIR holds branch.conf (Debian suite, package, version, sha256 of
 # the .deb) and patches/ (quilt layout: series + numbered patches). Steps,
@@ -146,11 +148,35 @@ copy_glue() {
 	done
 }
 
+# The stock tree may take the series tree's conftest results only while
+# no patch but a build fix changes what conftest tests.
+check_conftest_shared() {
+	local name
+	for name in $(series_patches); do
+		build_fixes | grep -qxF "$name" && continue
+		if grep -E '^\+\+\+ b/conftest\.sh|^[-+].*NV_CONFTEST' "$branch_dir/patches/$name" >&2; then
+			die "step 'patch': $name changes a conftest test: the stock tree could not take the series tree's results"
+		fi
+	done
+}
+
+# A fresh stock tree gets the series tree's conftest/, every file stamped
+# at one time after the tree's sources, so that Kbuild finds each
+# conftest header up to date.
+seed_conftest() {
+	local stamp
+	[ -f "$series_tree/conftest/headers.h" ] && [ -f "$series_tree/Module.symvers" ] ||
+		die "step 'build': no conftest results or Module.symvers in $series_tree"
+	cp -r "$series_tree/conftest" "$tree/conftest"
+	stamp=$(date '+%Y-%m-%d %H:%M:%S.%N')
+	find "$tree/conftest" -type f -exec touch -d "$stamp" {} +
+}
+
 # make in the tree; the modules, debug info stripped, go to $out.
 build_modules() {
 	local f
-	step build "${nvidia_modules[*]} against $kdir"
-	if ! nice make -C "$tree" -j"$(nproc)" modules "${make_args[@]}" >"$tree/ember-build.log" 2>&1; then
+	step build "${keep[*]} against $kdir"
+	if ! make -C "$tree" -j"$(nproc)" modules "${make_args[@]}" >"$tree/ember-build.log" 2>&1; then
 		grep -E 'error|Error' "$tree/ember-build.log" | head -n 30 >&2
 		# Failed before compiling anything: the conftest results may be
 		# partial, and only a fresh tree runs them again.
@@ -181,13 +207,20 @@ main() {
 	[ -f "$uapi_header" ] || die "step 'glue': no $uapi_header"
 	[ -f "$branch_dir/patches/series" ] || die "step 'patch': no $branch_dir/patches/series"
 
-	tree="$cache/tree" outdir="$cache/out" keep=("${nvidia_modules[@]}")
+	series_tree="$cache/tree"
+	tree=$series_tree outdir="$cache/out" keep=("${nvidia_modules[@]}")
+	make_args=(SYSSRC="$ksrc" SYSOUT="$kdir" KERNEL_UNAME="$uname")
 	if [ $stock = 1 ]; then
 		tree="$cache/tree-stock" outdir="$cache/out-stock" keep=(nvidia-uvm)
+		make_args+=(NV_KERNEL_MODULES=nvidia-uvm
+			    KBUILD_EXTRA_SYMBOLS="$series_tree/Module.symvers")
+		check_conftest_shared
+		# before this build takes the branch's lock
+		bash "$0" "$branch_dir" >/dev/null ||
+			die "step 'build': the series build the stock tree takes its conftest results from failed"
+	else
+		make_args+=(NV_KERNEL_MODULES="${nvidia_modules[*]}")
 	fi
-	make_args=(SYSSRC="$ksrc" SYSOUT="$kdir" KERNEL_UNAME="$uname"
-		   NV_KERNEL_MODULES="${nvidia_modules[*]}")
-	[ $stock = 1 ] && make_args+=(EMBER_STOCK=1)	# its own tree key
 
 	# tree_key: what forces a fresh tree (conftest results live in it);
 	# key: what the modules depend on.
@@ -244,6 +277,7 @@ main() {
 	done
 	rsync -rlc "$staging/" "$tree/"
 	rm -rf "$staging"
+	[ $stock = 1 ] && [ ! -d "$tree/conftest" ] && seed_conftest
 	echo "$tree_key" >"$tree/.ember-tree"
 
 	if [ -f "$out/nvidia-uvm.ko" ]; then
