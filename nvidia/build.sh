@@ -176,7 +176,7 @@ seed_conftest() {
 build_modules() {
 	local f
 	step build "${keep[*]} against $kdir"
-	if ! make -C "$tree" -j"$(nproc)" modules "${make_args[@]}" >"$tree/ember-build.log" 2>&1; then
+	if ! nice make -C "$tree" -j"$(nproc)" modules "${make_args[@]}" >"$tree/ember-build.log" 2>&1; then
 		grep -E 'error|Error' "$tree/ember-build.log" | head -n 30 >&2
 		# Failed before compiling anything: the conftest results may be
 		# partial, and only a fresh tree runs them again.
