@@ -75,10 +75,11 @@ test:
 
 TEST_STEP_TARGETS := $(addprefix test-step-,$(TEST_STEPS))
 # the NVIDIA chain: the modules, then the images, then the two steps that
-# boot them side by side (NVIDIA_BUILT=1: neither re-makes the images)
+# boot them side by side (NVIDIA_BUILT=1: neither re-makes the images;
+# private, or nvidia-images would inherit it as their prerequisite)
 test-step-nvidia-images: test-step-nvidia-test
 test-step-image-nvidia-test test-step-nvidia-vm-test: test-step-nvidia-images
-test-step-image-nvidia-test test-step-nvidia-vm-test: STEP_VARS := NVIDIA_BUILT=1
+test-step-image-nvidia-test test-step-nvidia-vm-test: private STEP_VARS := NVIDIA_BUILT=1
 $(TEST_STEP_TARGETS): test-step-%:
 	@$(TIMED) $* $(MAKE) $* $(STEP_VARS)
 
