@@ -280,7 +280,7 @@ nvidia-test: nvidia
 # (tests/nvidia-uvm/), both branches in one image (images/nvidia-uvm/).
 NVIDIA_UVM_IMAGE := $(BUILD)/images/initramfs-nvidia-uvm.cpio
 # In make test's steps after nvidia-images (NVIDIA_BUILT=1) both kinds of
-# image are made already; the two steps that boot them run side by side.
+# image are made already.
 ifeq ($(NVIDIA_BUILT),1)
 image-nvidia-uvm image-nvidia: ;
 else
