@@ -153,7 +153,7 @@ copy_glue() {
 check_conftest_shared() {
 	local name
 	for name in $(series_patches); do
-		grep -q '^+++ b/nvidia-uvm/' "$branch_dir/patches/$name" || continue	# a build fix
+		build_fixes | grep -qxF "$name" && continue
 		if grep -E '^\+\+\+ b/conftest\.sh|^[-+].*NV_CONFTEST' "$branch_dir/patches/$name" >&2; then
 			die "step 'patch': $name changes a conftest test: the stock tree could not take the series tree's results"
 		fi
