@@ -517,9 +517,9 @@ static void test_memcopy_phys(void)
 	fx_free(f);
 }
 
-static void ce_memset(struct push *p, uint32_t target, uint64_t dst,
-		      uint32_t const_a, uint32_t const_b, uint32_t components,
-		      uint32_t elems)
+static void ce_memset_xfer(struct push *p, uint32_t target, uint64_t dst,
+			   uint32_t const_a, uint32_t const_b,
+			   uint32_t components, uint32_t elems, uint32_t xfer)
 {
 	uint32_t d[3] = { const_a, const_b, components };
 
@@ -531,10 +531,22 @@ static void ce_memset(struct push *p, uint32_t target, uint64_t dst,
 	push1(p, C56F_CE_SUBCH, C7B5_LINE_LENGTH_IN, elems);
 	push1(p, C56F_CE_SUBCH, C7B5_LAUNCH_DMA, C7B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT_PITCH |
 	      C7B5_LAUNCH_DMA_DST_MEMORY_LAYOUT_PITCH | C7B5_LAUNCH_DMA_REMAP_ENABLE |
-	      C7B5_LAUNCH_DMA_DST_TYPE_PHYSICAL |
-	      C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_NON_PIPELINED |
-	      C7B5_LAUNCH_DMA_DISABLE_PLC);
+	      C7B5_LAUNCH_DMA_DST_TYPE_PHYSICAL | xfer | C7B5_LAUNCH_DMA_DISABLE_PLC);
 }
+
+static void ce_memset(struct push *p, uint32_t target, uint64_t dst,
+		      uint32_t const_a, uint32_t const_b, uint32_t components,
+		      uint32_t elems)
+{
+	ce_memset_xfer(p, target, dst, const_a, const_b, components, elems,
+		       C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_NON_PIPELINED);
+}
+
+/* SET_REMAP_COMPONENTS of memset_8: const A the low word, const B the high */
+#define REMAP_MEMSET_8 (C7B5_REMAP_CONST_A << C7B5_REMAP_DST_X_SHIFT |		\
+			C7B5_REMAP_CONST_B << C7B5_REMAP_DST_Y_SHIFT |		\
+			C7B5_REMAP_COMPONENT_SIZE_FOUR << C7B5_REMAP_COMPONENT_SIZE_SHIFT | \
+			C7B5_REMAP_NUM_COMPONENTS_TWO << C7B5_REMAP_NUM_DST_COMPONENTS_SHIFT)
 
 static void test_memset_remap(void)
 {
@@ -544,10 +556,7 @@ static void test_memset_remap(void)
 	const uint32_t four = C7B5_REMAP_CONST_B << C7B5_REMAP_DST_X_SHIFT |
 			      C7B5_REMAP_COMPONENT_SIZE_FOUR << C7B5_REMAP_COMPONENT_SIZE_SHIFT |
 			      C7B5_REMAP_NUM_COMPONENTS_ONE << C7B5_REMAP_NUM_DST_COMPONENTS_SHIFT;
-	const uint32_t eight = C7B5_REMAP_CONST_A << C7B5_REMAP_DST_X_SHIFT |
-			       C7B5_REMAP_CONST_B << C7B5_REMAP_DST_Y_SHIFT |
-			       C7B5_REMAP_COMPONENT_SIZE_FOUR << C7B5_REMAP_COMPONENT_SIZE_SHIFT |
-			       C7B5_REMAP_NUM_COMPONENTS_TWO << C7B5_REMAP_NUM_DST_COMPONENTS_SHIFT;
+	const uint32_t eight = REMAP_MEMSET_8;
 	const uint32_t one = C7B5_REMAP_CONST_B << C7B5_REMAP_DST_X_SHIFT |
 			     C7B5_REMAP_COMPONENT_SIZE_ONE << C7B5_REMAP_COMPONENT_SIZE_SHIFT;
 	uint32_t i, bad4 = 0, bad8 = 0, bad1 = 0, w[2];
@@ -590,6 +599,71 @@ static void test_memset_remap(void)
 	CU_ASSERT_EQUAL(f->sys[FX_DATA + 0x20001 + 999], 0);
 	free(v);
 	fx_free(f);
+}
+
+/*
+ * `ptes` PTE writes of 8 bytes to VRAM in one push between two timestamped
+ * releases, as uvm_pte_batch_flush_ptes_memset() pushes them: the first
+ * NON_PIPELINED, the rest PIPELINED when `pipelined`. Returns the modelled
+ * ns between the releases; *bad counts PTEs not as written.
+ */
+static uint64_t pte_writes_ns(unsigned int ptes, int pipelined,
+			      unsigned int *bad)
+{
+	struct fx *f = fx_new();
+	struct push p = { .n = 0 };
+	uint64_t t;
+	unsigned int i;
+	uint8_t pte[8];
+
+	chan_setup(f, 0, 0);
+	ce_init(&p);
+	ce_release(&p, FX_SEM, 1, C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_FOUR_WORD <<
+		   C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT);
+	for (i = 0; i < ptes; i++)
+		ce_memset_xfer(&p, C7B5_PHYS_MODE_TARGET_LOCAL_FB, 0x400000 + 8 * i,
+			       0x1000 * i | 1, 0x80, REMAP_MEMSET_8, 1,
+			       pipelined && i ? C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_PIPELINED :
+			       C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_NON_PIPELINED);
+	ce_release(&p, FX_SEM + 16, 2, C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_FOUR_WORD <<
+		   C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT);
+	submit(f, 0, &p);
+	CU_ASSERT_EQUAL(status(f, 0), GA10X_CHAN_STATUS_IDLE);
+	CU_ASSERT_EQUAL(f->errors, 0u);
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM + 16), 2u);
+	*bad = 0;
+	for (i = 0; i < ptes; i++) {
+		uint64_t want = 0x80ull << 32 | (0x1000 * i | 1), got;
+
+		CU_ASSERT_EQUAL(gm_vram_read(f->g, 0x400000 + 8 * i, pte, 8), 0);
+		memcpy(&got, pte, 8);
+		*bad += got != want;
+	}
+	t = rd64(f, FX_SEM + 24) - rd64(f, FX_SEM + 8);
+	fx_free(f);
+	return t;
+}
+
+/*
+ * PIPELINED launches decode while the previous transfer runs: 16 PTE
+ * writes cost one copy-engine setup and their bytes, not 16 setups; the
+ * same writes NON_PIPELINED pay each setup, exactly 15 more.
+ */
+static void test_ce_pipelined_setup(void)
+{
+	struct gm_profile prof;
+	unsigned int bad_p, bad_np;
+	uint64_t p = pte_writes_ns(16, 1, &bad_p);
+	uint64_t np = pte_writes_ns(16, 0, &bad_np);
+	uint64_t setup;
+
+	CU_ASSERT_FATAL(gm_profile_lookup("h200-256m", &prof) == 0);	/* fx_new()'s */
+	setup = prof.ce_setup_ns;
+	CU_ASSERT_EQUAL(bad_p, 0u);
+	CU_ASSERT_EQUAL(bad_np, 0u);
+	CU_ASSERT(p >= setup);
+	CU_ASSERT(p < 2 * setup);
+	CU_ASSERT_EQUAL(np - p, 15 * setup);
 }
 
 static void test_ce_four_word_and_reduction(void)
@@ -1121,6 +1195,8 @@ void add_ga10x_fifo_suite(void)
 	CU_add_test(s, "cross-channel acquire, higher waits", test_cross_channel_higher_waits);
 	CU_add_test(s, "CE memcopy sys->vid->sys physical", test_memcopy_phys);
 	CU_add_test(s, "CE memset by remap const 1/4/8", test_memset_remap);
+	CU_add_test(s, "CE PIPELINED launch: setup under the previous transfer",
+		    test_ce_pipelined_setup);
 	CU_add_test(s, "CE four-word semaphore, reduction inc", test_ce_four_word_and_reduction);
 	CU_add_test(s, "CE timestamp after a copy", test_timestamp_after_copy);
 	CU_add_test(s, "NOP, WFI, immediate, control entries", test_nops_accepted);

@@ -13,8 +13,9 @@
  *
  * The bytes move at once; the modelled time is the emgpu copy engine's
  * (../ce.c, gm_ce_charge(): the least busy engine and the link direction
- * or VRAM as queues), issued when the channel's previous work is done, so
- * a later semaphore's timestamp is the copy's completion. VRAM a copy
+ * or VRAM as queues), issued when the channel's previous work is done (a
+ * PIPELINED launch: while its previous transfer still runs), so a later
+ * semaphore's timestamp is the copy's completion. VRAM a copy
  * writes is marked ready only then, as the emgpu CE does for warps.
  *
  * The copy injections are the emgpu CE's (gm_ce_inject()), checked once
@@ -232,7 +233,8 @@ static int ce_transfer(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 	unsigned int sa = EMGPU_APERTURE_VIDMEM, da;
 	uint64_t pa, contig;
 	uint32_t op, factor;
-	gm_time_t done = ga10x_chan_now(g, c);
+	gm_time_t done = ga10x_chan_now(g, c), issue = done;
+	gm_time_t setup = GM_NS(g->prof.ce_setup_ns);
 	int need_src = 1, r;
 
 	if (!(d & C7B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT_PITCH) ||
@@ -272,11 +274,26 @@ static int ce_transfer(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 		op = EMGPU_CE_OP_COPY;	/* built on the GPU, sent over the link */
 		sa = EMGPU_APERTURE_VIDMEM;
 	}
+	/*
+	 * A PIPELINED launch (nvidia-uvm's UVM_PUSH_FLAG_CE_NEXT_PIPELINED:
+	 * its PTE writes and a block's copies after the first) is decoded
+	 * while the engine still moves the channel's previous transfer, as
+	 * emgpu's CE decodes the descriptors of a push (../ce.c): its setup
+	 * overlaps that transfer, so it is issued up to ce_setup_ns before
+	 * the channel's clock, never before that transfer's issue. A
+	 * NON_PIPELINED one waits for the channel's work, then decodes.
+	 * Either way the bytes move after the previous transfer's.
+	 */
+	if ((d & C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_MASK) ==
+	    C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_PIPELINED)
+		issue = gm_max(c->ce_issue, done > setup ? done - setup : 0);
+	c->ce_issue = issue;
 	for (left = total; left; ) {
 		uint32_t n = left > CE_CHARGE_MAX ? CE_CHARGE_MAX : (uint32_t)left;
 
-		done = gm_ce_charge(g, op, sa, da, n, ga10x_chan_now(g, c), factor);
+		done = gm_ce_charge(g, op, sa, da, n, issue, factor);
 		c->time = done;
+		issue = ga10x_chan_now(g, c);
 		left -= n;
 	}
 	g->st.copies++;

@@ -53,6 +53,9 @@ struct ga10x_chan {
 	 * channel's work in order, so a semaphore release after a copy gets
 	 * the copy's completion as its timestamp */
 	uint64_t time;
+	/* when the channel's latest transfer was issued to a copy engine (ps):
+	 * a PIPELINED launch's setup overlaps that transfer (ce.c) */
+	uint64_t ce_issue;
 };
 
 struct ga10x_fifo {
