@@ -237,6 +237,14 @@ static long ioctl_gpu_info(struct emgpu_rm_client *client, void __user *arg)
 		lo = emgpu_rm_rd(gpu, GA10X_REG_PTIMER_TIME_0);
 	} while (emgpu_rm_rd(gpu, GA10X_REG_PTIMER_TIME_1) != hi);
 	info.ptimer_ns = (u64)hi << 32 | lo;
+	/*
+	 * What libcuda's cuMemGetInfo() reports on a card: the FB RM has not
+	 * handed out, here the PMA's free frames (nvidia-uvm's chunks, and
+	 * the RM heap below the PMA, are not free).
+	 */
+	spin_lock(&gpu->pma.lock);
+	info.vram_free_bytes = (u64)gpu->pma.stats.numFreePages64k * EMGPU_PMA_FRAME;
+	spin_unlock(&gpu->pma.lock);
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 

@@ -71,8 +71,6 @@ struct nvuvm {
 	struct ember_stats_counters counted;
 	/* the glue's counters at open, and which it has (all 0: none, stock) */
 	struct ember_stats_counters glue_base, glue_valid;
-	/* bytes prefetched to the GPU and not back: the free-VRAM estimate */
-	uint64_t gpu_prefetched;
 };
 
 static const struct em_uvm_uuid cpu_uuid = { EM_UVM_CPU_UUID };
@@ -497,19 +495,11 @@ static int nvuvm_prefetch(struct em_context *c, uint64_t addr, uint64_t len,
 	struct nvuvm *u = c->be;
 	const struct em_uvm_uuid *to = processor_uuid(u, processor);
 	struct em_uvm_migrate m = { .base = addr, .length = len, .cpu_numa_node = -1 };
-	int ret;
 
 	if (!to || !len)
 		return -EINVAL;
 	m.destination = *to;
-	ret = uvm_call(c, EM_UVM_MIGRATE, &m, &m.rm_status);
-	if (ret)
-		return ret;
-	if (processor == EMBER_PROC_GPU)
-		u->gpu_prefetched += len;
-	else
-		u->gpu_prefetched -= len < u->gpu_prefetched ? len : u->gpu_prefetched;
-	return 0;
+	return uvm_call(c, EM_UVM_MIGRATE, &m, &m.rm_status);
 }
 
 static int nvuvm_launch(struct em_context *c, struct ember_launch *l)
@@ -566,15 +556,20 @@ static int nvuvm_synchronize(struct em_context *c, struct ember_synchronize *s)
 	return ret;
 }
 
+/* As libcuda's cuMemGetInfo(): the VRAM size, and what RM has free now. */
 static int nvuvm_mem_info(struct em_context *c, struct ember_mem_info *m)
 {
 	struct nvuvm *u = c->be;
+	struct emgpu_rm_gpu_info g = { .vram_bytes = 0 };
+	int ret;
 
 	if (m->gpu_index || m->pad)
 		return -EINVAL;
+	ret = rm_call(c, EMGPU_RM_GPU_INFO, &g);
+	if (ret)
+		return ret;
 	m->total = u->vram_bytes;
-	m->free = u->vram_bytes - (u->gpu_prefetched < u->vram_bytes ?
-				   u->gpu_prefetched : u->vram_bytes);
+	m->free = g.vram_free_bytes;
 	return 0;
 }
 

@@ -17,8 +17,9 @@
  * emSetDriver() before the first call, else by $EMBER_DRIVER ("ember" or
  * "nvidia-uvm"); the application does not change (em_backend.h). Under
  * nvidia-uvm, emSetPolicy() is EOPNOTSUPP (its policy is chosen when the
- * module loads), emMemGetInfo()'s free is libember's estimate, and
- * emGetStatsCounted() says which counters the driver really counts.
+ * module loads), emMemGetInfo()'s free is what the stand-in's PMA has
+ * free (as libcuda's is RM's), and emGetStatsCounted() says which
+ * counters the driver really counts.
  *
  * Devices: emCpuDeviceId (-1) is the host, 0 is the GPU. Every call returns
  * emSuccess (0) or a negative errno. One process-wide handle (the "context")

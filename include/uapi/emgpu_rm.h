@@ -26,6 +26,7 @@ struct emgpu_rm_gpu_info {
 	__u8 uuid[16];			/* (out) */
 	__u64 vram_bytes;		/* (out) */
 	__u64 ptimer_ns;		/* (out) the GPU's PTIMER now: its clock, ns */
+	__u64 vram_free_bytes;		/* (out) VRAM the PMA has free now: RM's free FB */
 };
 
 /* A client and a GPU VA space in it, for UVM_REGISTER_GPU_VASPACE. */

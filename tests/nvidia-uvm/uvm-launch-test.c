@@ -47,7 +47,7 @@
 #include "uvm-user.h"
 
 #define PLANNED_BASE	35	/* every setting; the oversubscribed range's and ember_stats' below */
-#define PLANNED_OVERSUB	4	/* its data checks; under Ember 3 counter checks more */
+#define PLANNED_OVERSUB	5	/* its data and free-VRAM checks; under Ember 3 counter checks more */
 #define VA_BLOCK_BYTES	UVM_VA_BLOCK_BYTES
 #define STREAM_BYTES	(512ull << 10)	/* 128 pages of 4K */
 #define STREAM_PASSES	2
@@ -312,11 +312,20 @@ enum setting { SETTING_EMBER, SETTING_OFF, SETTING_DEBIAN };
  * or migrated back), each eviction a whole 2 MiB root chunk of one block;
  * under NVIDIA's defaults every counter stays 0.
  */
-static void oversubscribe(int ufd, const uint8_t *gpu_uuid, uint64_t vram, enum setting setting)
+static uint64_t vram_free(int rfd)
+{
+	struct emgpu_rm_gpu_info info = { 0 };
+
+	return rm(rfd, EMGPU_RM_GPU_INFO, &info) ? ~0ull : info.vram_free_bytes;
+}
+
+static void oversubscribe(int ufd, int rfd, const uint8_t *gpu_uuid, uint64_t vram,
+			  enum setting setting)
 {
 	uint64_t bytes = (vram + OVERSUB_EXTRA + VA_BLOCK_BYTES - 1) & ~(VA_BLOCK_BYTES - 1);
 	uint64_t blocks = bytes / VA_BLOCK_BYTES, words = bytes / 8, bad = 0, off, t0, t1, t2, t3;
 	unsigned long long ev, pages, eager, arrive, evict, ret;
+	uint64_t free0, free1;
 	struct stats s0, s1, s2;
 	long long waited = -1;
 	uint64_t *w;
@@ -336,16 +345,24 @@ static void oversubscribe(int ufd, const uint8_t *gpu_uuid, uint64_t vram, enum 
 		"%llu MiB: %s", (unsigned long long)(bytes >> 20), why);
 	if (!ok) {
 		verdict(false, "oversubscribed range: UVM_MIGRATE to the GPU piece by piece", "-");
+		verdict(false, "EMGPU_RM_GPU_INFO: free VRAM fell as the range moved to the GPU", "-");
 		verdict(false, "oversubscribed range: UVM_MIGRATE back to the CPU", "-");
 		verdict(false, "oversubscribed range: the CPU reads back every word", "-");
 		return;
 	}
+	free0 = vram_free(rfd);
 	for (off = 0; ok && off < bytes; off += OVERSUB_PIECE)
 		ok = migrate(ufd, (uint8_t *)w + off, bytes - off < OVERSUB_PIECE ? bytes - off : OVERSUB_PIECE,
 			     gpu_uuid, why, sizeof(why));
 	t2 = now_ms();
 	verdict(ok, "oversubscribed range: UVM_MIGRATE to the GPU piece by piece",
 		"piece at +%llu MiB: %s", (unsigned long long)(off >> 20), why);
+	/* the PMA's frames now hold the range's chunks: libcuda's free would fall too */
+	free1 = vram_free(rfd);
+	verdict(free0 != ~0ull && free1 < free0 && free0 <= vram,
+		"EMGPU_RM_GPU_INFO: free VRAM fell as the range moved to the GPU",
+		"free %llu KiB before, %llu KiB after, VRAM %llu KiB", (unsigned long long)(free0 >> 10),
+		(unsigned long long)(free1 >> 10), (unsigned long long)(vram >> 10));
 	/*
 	 * The GPU is full (above the high watermark): the eager worker's next
 	 * pass evicts down to the low one; under TCG the migration itself
@@ -721,7 +738,7 @@ int main(int argc, char **argv)
 		(unsigned long long)bad, (unsigned long long)words);
 
 	if (oversub)
-		oversubscribe(ufd, reg.gpu_uuid.uuid, info.vram_bytes, setting);
+		oversubscribe(ufd, rfd, reg.gpu_uuid.uuid, info.vram_bytes, setting);
 	if (setting == SETTING_OFF) {
 		stats_read(&st2);
 		verdict(stats_all_zero(&st2, why, sizeof(why)),

@@ -42,6 +42,7 @@ struct fake {
 	int fail_errno;
 	int launch_errno;		/* EMGPU_RM_LAUNCH's answer */
 	uint64_t ptimer_ns;		/* EMGPU_RM_GPU_INFO's clock */
+	uint64_t vram_free;		/* EMGPU_RM_GPU_INFO's free VRAM */
 	struct call calls[MAX_CALLS];
 	unsigned int ncalls;
 	unsigned int uvm_opens;
@@ -143,6 +144,7 @@ static int fake_ioctl(int fd, unsigned long cmd, void *arg)
 		memcpy(g->uuid, gpu_uuid, 16);
 		g->vram_bytes = 64ull << 20;
 		g->ptimer_ns = fk.ptimer_ns;
+		g->vram_free_bytes = fk.vram_free;
 	} else if (cmd == EMGPU_RM_VA_SPACE_CREATE) {
 		struct emgpu_rm_va_space *v = arg;
 
@@ -515,13 +517,9 @@ static void test_advise_535(void)
 static void test_prefetch(void)
 {
 	struct em_context c;
-	struct ember_mem_info m = { 0 };
 	struct em_uvm_migrate *mg;
 
 	CU_ASSERT_EQUAL_FATAL(open_ctx(&c, "550.163.01"), 0);
-	CU_ASSERT_EQUAL(em_nvuvm_ops.mem_info(&c, &m), 0);
-	CU_ASSERT_EQUAL(m.total, 64ull << 20);
-	CU_ASSERT_EQUAL(m.free, 64ull << 20);
 	CU_ASSERT_EQUAL(em_nvuvm_ops.prefetch(&c, 0x400000, 0x600000, EMBER_PROC_GPU), 0);
 	mg = arg_of(0);
 	CU_ASSERT_EQUAL(fk.calls[0].cmd, EM_UVM_MIGRATE);
@@ -531,23 +529,41 @@ static void test_prefetch(void)
 	CU_ASSERT_EQUAL(mg->flags, 0);
 	CU_ASSERT_EQUAL(mg->semaphore_address, 0);
 	CU_ASSERT_EQUAL(mg->cpu_numa_node, -1);
-	CU_ASSERT_EQUAL(em_nvuvm_ops.mem_info(&c, &m), 0);
-	CU_ASSERT_EQUAL(m.free, (64ull << 20) - 0x600000);
 	CU_ASSERT_EQUAL(em_nvuvm_ops.prefetch(&c, 0x400000, 0x200000, EMBER_PROC_CPU), 0);
 	CU_ASSERT_EQUAL(memcmp(((struct em_uvm_migrate *)arg_of(1))->destination.uuid,
 			       cpu_uuid, 16), 0);
-	CU_ASSERT_EQUAL(em_nvuvm_ops.mem_info(&c, &m), 0);
-	CU_ASSERT_EQUAL(m.free, (64ull << 20) - 0x400000);
-	/* more than VRAM prefetched: free is 0, never wraps */
-	CU_ASSERT_EQUAL(em_nvuvm_ops.prefetch(&c, 0x400000, 128ull << 20, EMBER_PROC_GPU), 0);
-	CU_ASSERT_EQUAL(em_nvuvm_ops.mem_info(&c, &m), 0);
-	CU_ASSERT_EQUAL(m.free, 0);
 	CU_ASSERT_EQUAL(em_nvuvm_ops.prefetch(&c, 0x400000, 0x1000, EMBER_PROC_NONE), -EINVAL);
-	m.gpu_index = 1;
-	CU_ASSERT_EQUAL(em_nvuvm_ops.mem_info(&c, &m), -EINVAL);
 	fk.fail_cmd = EM_UVM_MIGRATE;
 	fk.fail_status = EM_NV_ERR_NO_MEMORY;
 	CU_ASSERT_EQUAL(em_nvuvm_ops.prefetch(&c, 0x400000, 0x1000, EMBER_PROC_GPU), -ENOMEM);
+	em_nvuvm_ops.close(&c);
+}
+
+/* Free VRAM is what the stand-in's PMA has free, asked each time, never a tally of prefetches. */
+static void test_mem_info(void)
+{
+	struct em_context c;
+	struct ember_mem_info m = { 0 };
+
+	CU_ASSERT_EQUAL_FATAL(open_ctx(&c, "550.163.01"), 0);
+	fk.vram_free = 40ull << 20;
+	CU_ASSERT_EQUAL(em_nvuvm_ops.mem_info(&c, &m), 0);
+	CU_ASSERT_EQUAL(fk.calls[0].cmd, EMGPU_RM_GPU_INFO);
+	CU_ASSERT_EQUAL(m.total, 64ull << 20);
+	CU_ASSERT_EQUAL(m.free, 40ull << 20);
+	CU_ASSERT_EQUAL(em_nvuvm_ops.prefetch(&c, 0x400000, 0x600000, EMBER_PROC_GPU), 0);
+	CU_ASSERT_EQUAL(em_nvuvm_ops.mem_info(&c, &m), 0);
+	CU_ASSERT_EQUAL(m.free, 40ull << 20);
+	fk.vram_free = 0;
+	CU_ASSERT_EQUAL(em_nvuvm_ops.mem_info(&c, &m), 0);
+	CU_ASSERT_EQUAL(m.free, 0);
+	CU_ASSERT_EQUAL(m.total, 64ull << 20);
+	m.gpu_index = 1;
+	CU_ASSERT_EQUAL(em_nvuvm_ops.mem_info(&c, &m), -EINVAL);
+	m.gpu_index = 0;
+	fk.fail_cmd = EMGPU_RM_GPU_INFO;
+	fk.fail_errno = ENODEV;
+	CU_ASSERT_EQUAL(em_nvuvm_ops.mem_info(&c, &m), -ENODEV);
 	em_nvuvm_ops.close(&c);
 }
 
@@ -791,6 +807,7 @@ int main(void)
 		{ "nvuvm_advise_550", test_advise_550 },
 		{ "nvuvm_advise_535", test_advise_535 },
 		{ "nvuvm_prefetch", test_prefetch },
+		{ "nvuvm_mem_info", test_mem_info },
 		{ "nvuvm_launch", test_launch },
 		{ "nvuvm_device_info", test_device_info },
 		{ "nvuvm_stats_parse", test_stats_parse },
