@@ -3,14 +3,19 @@
 # ember.ko and on nvidia-uvm (ember-agent run, one matrix with both
 # drivers) with QEMU's emgpu_event and emgpu_run trace points on, and
 # prints per run what the trace counts:
-#   ms         the run's modelled time (its result's sim_ns)
+#   ms         the kernels' modelled time (its result's sim_ns; setup_ns,
+#              the advice and prefetches before them, is not in it)
 #   batches    fault stops the driver answered with a replay
 #   stall ms   sum over batches of fault stop -> the stalled warps' resume
+#              (batches that overlap count each: it can exceed ms)
 #   med us     the median batch's stop -> resume
 #   driver ms  modelled driver CPU time per driver thread (DRIVER events:
 #              ember.ko's DRIVER_TIME/ACTION charges; under nvidia-uvm the
-#              device's own, models/src/fault.c): fault, notify, worker,
-#              populate
+#              device's own per fault entry, models/src/fault.c): fault,
+#              notify, worker, populate. Not in it: fault_service_ns per
+#              batch, which the device charges either driver when it
+#              hands the batch over (models/src/sm.c, handoff()), with
+#              no DRIVER event
 #   copies     copy-engine transfers (a PTE write by CE counts as one)
 #
 #   driver-time.sh AGENT QEMU KERNEL INITRD NVIDIA_UVM_INITRD RESULTS \
