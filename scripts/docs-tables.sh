@@ -17,8 +17,11 @@ set -euo pipefail
 
 shopt -s nullglob
 PAGES=(README.md docs/*.md experiments/*.md)
-SOURCES=(models qemu-device driver policy rm-standin nvidia userspace workloads
-	host-agent images tests/nvidia-uvm)
+# What the runs execute: under nvidia/ the series and the glue (the
+# scripts beside them only build it, and build.sh's own key rebuilds
+# the modules when they change), not the real-card image.
+SOURCES=(models qemu-device driver policy rm-standin nvidia/branches nvidia/glue
+	userspace workloads host-agent images tests/nvidia-uvm)
 STALE_PREFIX='> Stale:'
 
 mode=${1:-check}
