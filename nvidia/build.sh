@@ -172,11 +172,14 @@ seed_conftest() {
 	find "$tree/conftest" -type f -exec touch -d "$stamp" {} +
 }
 
-# make in the tree; the modules, debug info stripped, go to $out.
+# make in the tree; the modules, debug info stripped, go to $out. Since
+# the debug info is stripped anyway, none is made (KCFLAGS=-g0: about a
+# sixth less CPU; the code, disassembled, is the same as with it).
 build_modules() {
 	local f
 	step build "${keep[*]} against $kdir"
-	if ! nice make -C "$tree" -j"$(nproc)" modules "${make_args[@]}" >"$tree/ember-build.log" 2>&1; then
+	if ! nice make -C "$tree" -j"$(nproc)" modules "${make_args[@]}" KCFLAGS=-g0 \
+		>"$tree/ember-build.log" 2>&1; then
 		grep -E 'error|Error' "$tree/ember-build.log" | head -n 30 >&2
 		# Failed before compiling anything: the conftest results may be
 		# partial, and only a fresh tree runs them again.
