@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Times the steps of make test: what a cold setup spends, step by step.
 #
-#   timed.sh LOG NAME COMMAND...   runs COMMAND, appends "NAME SECONDS RC"
-#                                  to LOG and says it on stderr; COMMAND's
-#                                  exit status
+#   timed.sh LOG NAME COMMAND...   runs COMMAND, appends "NAME SECONDS RC
+#                                  CPU" to LOG and says it on stderr;
+#                                  COMMAND's exit status. CPU: user and
+#                                  system seconds of COMMAND and of every
+#                                  descendant it waited for (not of a
+#                                  daemon it started, such as libvirtd's
+#                                  guests)
 #   timed.sh --report LOG STEP...  the table of the STEPs (each with its
-#                                  seconds, or failed / not run), the wall
+#                                  seconds and CPU seconds, or failed / not
+#                                  run), the wall
 #                                  time since LOG.start, then the closing
 #                                  "N passed, M failed" (a step not run, its
 #                                  prerequisite failed, counts as failed);
@@ -17,9 +22,9 @@ if [ "$1" = --report ]; then
 	shift 2
 	start=$(cat "$log.start" 2>/dev/null || date +%s)
 	wall=$(($(date +%s) - start))
-	echo "make test, each step's wall time (steps overlap: their sum is not the wall time):"
+	echo "make test, each step's wall time and CPU time (steps overlap: their sum is not the wall time):"
 	awk -v steps="$*" -v wall="$wall" '
-		{ secs[$1] = $2; rc[$1] = $3 }
+		{ secs[$1] = $2; rc[$1] = $3; cpu[$1] = (NF >= 4 ? $4 : "-") }
 		END {
 			n = split(steps, s, " ")
 			for (i = 1; i <= n; i++) {
@@ -27,13 +32,13 @@ if [ "$1" = --report ]; then
 				if (!(name in secs)) {
 					printf "  %-22s %6s   not run\n", name, "-"; failed++
 				} else if (rc[name] != 0) {
-					printf "  %-22s %6d s failed (exit %d)\n", name, secs[name], rc[name]; failed++
+					printf "  %-22s %6d s %6s CPU s failed (exit %d)\n", name, secs[name], cpu[name], rc[name]; failed++
 				} else {
-					printf "  %-22s %6d s\n", name, secs[name]; passed++
+					printf "  %-22s %6d s %6s CPU s\n", name, secs[name], cpu[name]; passed++
 				}
-				sum += secs[name]
+				sum += secs[name]; cpusum += cpu[name]
 			}
-			printf "  %-22s %6d s\n", "sum of the steps", sum
+			printf "  %-22s %6d s %6d CPU s\n", "sum of the steps", sum, cpusum
 			printf "  %-22s %6d s (%d min %d s)\n", "wall", wall, wall / 60, wall % 60
 			printf "%d passed, %d failed\n", passed, failed
 			exit failed > 0
@@ -46,6 +51,14 @@ start=$(date +%s)
 "$@"
 rc=$?
 secs=$(($(date +%s) - start))
-echo "$name $secs $rc" >>"$log"
-printf '[timed.sh] %s: %d s%s\n' "$name" "$secs" "$([ "$rc" = 0 ] || echo ", exit $rc")" >&2
+# times' second line: the user and system time of the children waited
+# for (in this shell: a pipe or $(...) would run it in a subshell that
+# has waited for none)
+tfile=$(mktemp)
+times >"$tfile"
+cpu=$(awk 'function s(t, a) { split(t, a, "m"); sub(/s$/, "", a[2]); return a[1] * 60 + a[2] }
+	NR == 2 { printf "%d", s($1) + s($2) + 0.5 }' "$tfile")
+rm -f "$tfile"
+echo "$name $secs $rc $cpu" >>"$log"
+printf '[timed.sh] %s: %d s, %d CPU s%s\n' "$name" "$secs" "$cpu" "$([ "$rc" = 0 ] || echo ", exit $rc")" >&2
 exit $rc
