@@ -14,7 +14,9 @@ git init -q . && git config user.email t@t && git config user.name t
 mkdir -p docs models
 echo 'int a;' >models/a.c && echo '# t' >README.md
 git add . && git commit -qm one
-one=$(git rev-parse --short=10 HEAD)
+# the whole hash: the script takes a word for a commit only when it has
+# a letter and a digit, and a short one is all digits now and then
+one=$(git rev-parse HEAD)
 printf '# Page\n\nMeasured at %s (trace hash 22c56ae94aac920c):\n\n| a | b |\n|---|---|\n| 1 | 2 |\n' \
 	"$one" >docs/page.md
 git add . && git commit -qm docs
