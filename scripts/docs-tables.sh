@@ -19,9 +19,11 @@ shopt -s nullglob
 PAGES=(README.md docs/*.md experiments/*.md)
 # What the runs execute: under nvidia/ the series and the glue (the
 # scripts beside them only build it, and build.sh's own key rebuilds
-# the modules when they change), not the real-card image.
+# the modules when they change), not the real-card image; under
+# tests/nvidia-uvm/ the guest programs the image carries, not make
+# nvidia-vm-test's scripts.
 SOURCES=(models qemu-device driver policy rm-standin nvidia/branches nvidia/glue
-	userspace workloads host-agent images tests/nvidia-uvm)
+	userspace workloads host-agent images ':(glob)tests/nvidia-uvm/*.[ch]')
 STALE_PREFIX='> Stale:'
 
 mode=${1:-check}
