@@ -16,7 +16,9 @@ PROFILE ?= h200-256m
 # Inside make test's steps (EMBER_BUILT=1) the tree is built already, by its
 # build step: the steps' prerequisites all, deps, qemu, guest, host and
 # model are then made, so that two steps running at once do not re-make
-# them at once (kbuild in one folder, qemu-path, apt).
+# them at once (kbuild in one folder, qemu-path, apt). The build step
+# itself (EMBER_SET_UP=1) skips only deps: the setup step ran setup.sh,
+# and NVIDIA's builds, beside the build step, read what it writes.
 ifeq ($(EMBER_BUILT),1)
 all deps model qemu guest host: ;
 else
@@ -26,8 +28,12 @@ all: qemu guest host model
 model: deps
 	$(MAKE) -C models
 
+ifeq ($(EMBER_SET_UP),1)
+deps: ;
+else
 deps:
 	bash scripts/setup.sh
+endif
 
 qemu: deps
 	@mkdir -p $(BUILD)
@@ -51,41 +57,52 @@ host: deps
 endif
 
 # Each step timed (scripts/timed.sh): the table of what it took closes the
-# run, so a cold setup's cost shows step by step. build goes first, with
-# every core; then the other steps run TEST_JOBS at a time, as targets of
-# one make -j (each step's output printed whole when it ends): NVIDIA's
-# builds and the steps that need them one after another, beside the rest,
-# whose VMs take one core each under TCG. A failed step does not stop the
-# others (-k); the report counts it, and a step whose prerequisite failed
-# as not run. Every check that compares runs holds on a loaded host
-# (make loaded-test; docs/nvidia-uvm.md for nvidia-uvm).
+# run, so a cold setup's cost shows step by step. setup (scripts/setup.sh)
+# goes first; then every step is a target of one make -j$(TEST_JOBS), each
+# step's output printed whole when it ends. build (QEMU, the tree) and
+# NVIDIA's module builds (nvidia-test, which needs only the setup) start
+# together, so that the compiles fill each other's idle cores; every
+# other step waits for build. A failed step does not stop the others (-k);
+# the report counts it, and a step whose prerequisite failed as not run.
+# Every check that compares runs holds on a loaded host (make loaded-test;
+# docs/nvidia-uvm.md for nvidia-uvm).
 TEST_TIMES := $(BUILD)/test-times
 TIMED := bash scripts/timed.sh $(TEST_TIMES)
 TEST_JOBS ?= 2
-TEST_STEPS := nvidia-test unit qtest image-reproducible libvirt-test multihost-test \
+# the niceness of the steps that run beside nvidia-vm-test (below)
+TEST_NICE ?= 10
+TEST_STEPS := build nvidia-test unit qtest image-reproducible libvirt-test multihost-test \
 	vfio-dry-run nvidia-images inject-test image-nvidia-test nvidia-vm-test \
 	loaded-test determinism-test trace-replay-test sizes-test report-test \
 	fuzz-ioctl fuzz-smoke vm-test
 test:
 	@mkdir -p $(BUILD) && : >$(TEST_TIMES) && date +%s >$(TEST_TIMES).start
-	@$(TIMED) build $(MAKE) all || { bash scripts/timed.sh --report $(TEST_TIMES) build; exit 1; }
-	@$(MAKE) -k -j$(TEST_JOBS) --output-sync=recurse EMBER_BUILT=1 \
+	@$(TIMED) setup $(MAKE) deps || { bash scripts/timed.sh --report $(TEST_TIMES) setup; exit 1; }
+	@$(MAKE) -k -j$(TEST_JOBS) --output-sync=recurse EMBER_SET_UP=1 EMBER_BUILT=1 \
 		$(addprefix test-step-,$(TEST_STEPS)); \
-		bash scripts/timed.sh --report $(TEST_TIMES) build $(TEST_STEPS)
+		bash scripts/timed.sh --report $(TEST_TIMES) setup $(TEST_STEPS)
 
 TEST_STEP_TARGETS := $(addprefix test-step-,$(TEST_STEPS))
-# the NVIDIA chain: the modules, then the images, then the steps that boot
+$(filter-out test-step-build test-step-nvidia-test,$(TEST_STEP_TARGETS)): test-step-build
+test-step-build: private STEP_GOAL := all
+test-step-build: private STEP_VARS := EMBER_BUILT=0
+# The NVIDIA chain: the modules, then the images, then the steps that boot
 # them (NVIDIA_BUILT=1: neither re-makes the images; private, or
 # nvidia-images would inherit it as their prerequisite). nvidia-vm-test
-# goes last, alone: its built-in tests under Ember-adaptive keep the glue
-# on the guest's clock, and with another VM beside it two of them found
-# their block reclaimed mid-test (twice); alone they passed.
+# starts as soon as its images are made, and every step that may run
+# beside it is niced (STEP_NICE; NVIDIA's compiles nice themselves): its
+# built-in tests under Ember-adaptive keep the glue on the guest's clock,
+# and with other VMs beside it at its own priority two of them found their
+# block reclaimed mid-test (twice); beside niced VMs or busy loops they
+# passed (docs/testing.md).
 test-step-nvidia-images: test-step-nvidia-test
-test-step-image-nvidia-test: test-step-nvidia-images
-test-step-nvidia-vm-test: $(filter-out test-step-nvidia-vm-test,$(TEST_STEP_TARGETS))
+test-step-image-nvidia-test test-step-nvidia-vm-test: test-step-nvidia-images
 test-step-image-nvidia-test test-step-nvidia-vm-test: private STEP_VARS := NVIDIA_BUILT=1
+STEP_NICE = nice -n $(TEST_NICE)
+test-step-build test-step-nvidia-test test-step-nvidia-images test-step-nvidia-vm-test: \
+	private STEP_NICE :=
 $(TEST_STEP_TARGETS): test-step-%:
-	@$(TIMED) $* $(MAKE) $* $(STEP_VARS)
+	@$(TIMED) $* $(STEP_NICE) $(MAKE) $(or $(STEP_GOAL),$*) $(STEP_VARS)
 
 image-reproducible:
 	$(MAKE) -C images check-reproducible
