@@ -26,7 +26,7 @@ rows() { awk -v s="$set_name" '!/^#/ && $1 == s' "$conf"; }
 [ -n "$set_name" ] && [ -n "$(rows)" ] ||
 	die "usage: fetch.sh toolkit|guest-535|guest-550 (a set of packages.conf)"
 
-key=$( { rows; cat "$0" "$top/scripts/apt-private.sh"; } | sha256sum | cut -c1-16)
+key=$( { rows; cat "$0" "$here/deb-members.py" "$top/scripts/apt-private.sh"; } | sha256sum | cut -c1-16)
 root=$EMBER_CACHE/nvidia-image/$set_name-$key
 if [ -f "$root/.ember-unpacked" ]; then
 	echo "$root"
@@ -72,13 +72,21 @@ mkdir -p "$root.tmp"
 while read -r _ _ pkg ver _ paths; do
 	deb=$debs/${pkg}_${ver}_amd64.deb
 	members=()
-	[ "$paths" = "*" ] || IFS=, read -ra members <<<"$paths"
-	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$root.tmp" --wildcards "${members[@]}" ||
-		die "step 'unpack': $(basename "$deb") (members: $paths)"
+	[ "$paths" = "*" ] || IFS=, read -ra members <<<"${paths#regular:}"
+	if [ "${paths#regular:}" != "$paths" ]; then
+		python3 "$here/deb-members.py" "$deb" "$root.tmp" "${members[@]}"
+	else
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$root.tmp" --wildcards "${members[@]}"
+	fi || die "step 'unpack': $(basename "$deb") (members: $paths)"
 done < <(rows)
 if [ "$set_name" = toolkit ]; then
 	bin=$root.tmp/usr/lib/nvidia-cuda-toolkit/bin
 	[ -x "$bin/nvcc" ] || die "step 'unpack': no nvcc in the toolkit packages"
+	# the runtime's link-time name, which nvidia-cuda-dev ships as the
+	# last member of its archive (the programs link -cudart shared)
+	lib=$root.tmp/usr/lib/x86_64-linux-gnu
+	[ -e "$lib/libcudart.so.11.0" ] || die "step 'unpack': no libcudart.so.11.0 in the toolkit packages"
+	ln -sfn libcudart.so.11.0 "$lib/libcudart.so"
 	rm -f "$bin/nvcc.profile"
 	cat >"$bin/nvcc.profile" <<'PROFILE'
 # written by nvidia/image/fetch.sh: Debian's profile with this root's paths
