@@ -71,21 +71,23 @@ TIMED := bash scripts/timed.sh $(TEST_TIMES)
 TEST_JOBS ?= 2
 # the niceness of the steps that run beside nvidia-vm-test (below)
 TEST_NICE ?= 10
-TEST_STEPS := build nvidia-test unit qtest image-reproducible libvirt-test multihost-test \
-	vfio-dry-run nvidia-images inject-test image-nvidia-test nvidia-vm-test \
-	loaded-test determinism-test trace-replay-test sizes-test report-test \
-	fuzz-ioctl fuzz-smoke vm-test
+# in the order a free job slot takes them: the NVIDIA chain, the longest,
+# first
+TEST_STEPS := build nvidia-test nvidia-images nvidia-vm-test image-nvidia-test \
+	unit qtest image-reproducible libvirt-test multihost-test vfio-dry-run \
+	inject-test loaded-test determinism-test trace-replay-test sizes-test \
+	report-test fuzz-ioctl fuzz-smoke vm-test
 test:
 	@mkdir -p $(BUILD) && : >$(TEST_TIMES) && date +%s >$(TEST_TIMES).start
 	@$(TIMED) setup $(MAKE) deps || { bash scripts/timed.sh --report $(TEST_TIMES) setup; exit 1; }
-	@$(MAKE) -k -j$(TEST_JOBS) --output-sync=recurse EMBER_SET_UP=1 EMBER_BUILT=1 \
-		$(addprefix test-step-,$(TEST_STEPS)); \
+	@$(MAKE) -k -j$(TEST_JOBS) --output-sync=recurse $(addprefix test-step-,$(TEST_STEPS)); \
 		bash scripts/timed.sh --report $(TEST_TIMES) setup $(TEST_STEPS)
 
 TEST_STEP_TARGETS := $(addprefix test-step-,$(TEST_STEPS))
 $(filter-out test-step-build test-step-nvidia-test,$(TEST_STEP_TARGETS)): test-step-build
 test-step-build: private STEP_GOAL := all
-test-step-build: private STEP_VARS := EMBER_BUILT=0
+STEP_VARS = EMBER_SET_UP=1 EMBER_BUILT=1
+test-step-build: private STEP_VARS := EMBER_SET_UP=1
 # The NVIDIA chain: the modules, then the images, then the steps that boot
 # them (NVIDIA_BUILT=1: neither re-makes the images; private, or
 # nvidia-images would inherit it as their prerequisite). nvidia-vm-test
@@ -97,12 +99,19 @@ test-step-build: private STEP_VARS := EMBER_BUILT=0
 # passed (docs/testing.md).
 test-step-nvidia-images: test-step-nvidia-test
 test-step-image-nvidia-test test-step-nvidia-vm-test: test-step-nvidia-images
-test-step-image-nvidia-test test-step-nvidia-vm-test: private STEP_VARS := NVIDIA_BUILT=1
+test-step-image-nvidia-test test-step-nvidia-vm-test: \
+	private STEP_VARS := EMBER_SET_UP=1 EMBER_BUILT=1 NVIDIA_BUILT=1
 STEP_NICE = nice -n $(TEST_NICE)
 test-step-build test-step-nvidia-test test-step-nvidia-images test-step-nvidia-vm-test: \
 	private STEP_NICE :=
+# A step's make stays out of the job server (MAKEFLAGS unset): a make
+# inside a step that took a free slot would keep the next step waiting for
+# it. (STEP_MAKE, not MAKE: make -n then prints the step instead of
+# running it without -n.)
+STEP_MAKE = $(MAKE)
 $(TEST_STEP_TARGETS): test-step-%:
-	@$(TIMED) $* $(STEP_NICE) $(MAKE) $(or $(STEP_GOAL),$*) $(STEP_VARS)
+	@$(TIMED) $* env -u MAKEFLAGS -u MFLAGS $(STEP_NICE) $(STEP_MAKE) -k $(or $(STEP_GOAL),$*) \
+		$(STEP_VARS)
 
 image-reproducible:
 	$(MAKE) -C images check-reproducible
