@@ -57,61 +57,71 @@ host: deps
 endif
 
 # Each step timed (scripts/timed.sh): the table of what it took closes the
-# run, so a cold setup's cost shows step by step. setup (scripts/setup.sh)
-# goes first; then every step is a target of one make -j$(TEST_JOBS), each
-# step's output printed whole when it ends. build (QEMU, the tree) and
-# NVIDIA's module builds (nvidia-test, which needs only the setup) start
-# together, so that the compiles fill each other's idle cores; every
-# other step waits for build. A failed step does not stop the others (-k);
-# the report counts it, and a step whose prerequisite failed as not run.
-# Every check that compares runs holds on a loaded host (make loaded-test;
-# docs/nvidia-uvm.md for nvidia-uvm).
+# run, so a cold setup's cost shows step by step; each step's output is
+# printed whole when it ends. setup (scripts/setup.sh) goes first. Then
+# two lanes side by side: the NVIDIA chain, the longest (NVIDIA's modules
+# with the series, which need only the setup, beside build; then the stock
+# builds and the images; then nvidia-vm-test, with image-nvidia-test
+# beside it), and build (QEMU, the tree) followed by every other step, one
+# after another (TEST_LANES such lanes, the steps dealt round-robin). A
+# failed step does not stop the others; the report counts it, and a step
+# whose prerequisite failed as not run. Every check that compares runs
+# holds on a loaded host (make loaded-test; docs/nvidia-uvm.md for
+# nvidia-uvm).
 TEST_TIMES := $(BUILD)/test-times
 TIMED := bash scripts/timed.sh $(TEST_TIMES)
-TEST_JOBS ?= 2
-# the niceness of the steps that run beside nvidia-vm-test (below)
-TEST_NICE ?= 10
-# in the order a free job slot takes them: the NVIDIA chain, the longest,
-# first
-TEST_STEPS := build nvidia-test nvidia-images nvidia-vm-test image-nvidia-test \
-	unit qtest image-reproducible libvirt-test multihost-test vfio-dry-run \
+TEST_CHAIN := nvidia-test nvidia-images nvidia-vm-test image-nvidia-test
+TEST_LANE_STEPS := unit qtest image-reproducible libvirt-test multihost-test vfio-dry-run \
 	inject-test loaded-test determinism-test trace-replay-test sizes-test \
 	report-test fuzz-ioctl fuzz-smoke vm-test
+TEST_LANES ?= 1
+TEST_STEPS := build $(TEST_CHAIN) $(TEST_LANE_STEPS)
+TEST_LANE_TARGETS := $(addprefix test-lane-,$(shell seq $(TEST_LANES)))
+# the niceness of the steps that may run beside nvidia-vm-test (below)
+TEST_NICE ?= 10
 test:
-	@mkdir -p $(BUILD) && : >$(TEST_TIMES) && date +%s >$(TEST_TIMES).start
+	@mkdir -p $(BUILD) && rm -rf $(TEST_TIMES).d && : >$(TEST_TIMES) && \
+		date +%s >$(TEST_TIMES).start
 	@$(TIMED) setup $(MAKE) deps || { bash scripts/timed.sh --report $(TEST_TIMES) setup; exit 1; }
-	@$(MAKE) -k -j$(TEST_JOBS) --output-sync=recurse $(addprefix test-step-,$(TEST_STEPS)); \
+	@$(MAKE) -k -j$$(($(TEST_LANES) + 2)) $(addprefix test-step-,build $(TEST_CHAIN)) \
+		$(TEST_LANE_TARGETS); \
 		bash scripts/timed.sh --report $(TEST_TIMES) setup $(TEST_STEPS)
 
-TEST_STEP_TARGETS := $(addprefix test-step-,$(TEST_STEPS))
-$(filter-out test-step-build test-step-nvidia-test,$(TEST_STEP_TARGETS)): test-step-build
-test-step-build: private STEP_GOAL := all
-STEP_VARS = EMBER_SET_UP=1 EMBER_BUILT=1
-test-step-build: private STEP_VARS := EMBER_SET_UP=1
-# The NVIDIA chain: the modules, then the images, then the steps that boot
-# them (NVIDIA_BUILT=1: neither re-makes the images; private, or
-# nvidia-images would inherit it as their prerequisite). nvidia-vm-test
-# starts as soon as its images are made, and every step that may run
-# beside it is niced (STEP_NICE; NVIDIA's compiles nice themselves): its
-# built-in tests under Ember-adaptive keep the glue on the guest's clock,
-# and with other VMs beside it at its own priority two of them found their
-# block reclaimed mid-test (twice); beside niced VMs or busy loops they
-# passed (docs/testing.md).
-test-step-nvidia-images: test-step-nvidia-test
-test-step-image-nvidia-test test-step-nvidia-vm-test: test-step-nvidia-images
-test-step-image-nvidia-test test-step-nvidia-vm-test: \
-	private STEP_VARS := EMBER_SET_UP=1 EMBER_BUILT=1 NVIDIA_BUILT=1
-STEP_NICE = nice -n $(TEST_NICE)
-test-step-build test-step-nvidia-test test-step-nvidia-images test-step-nvidia-vm-test: \
-	private STEP_NICE :=
 # A step's make stays out of the job server (MAKEFLAGS unset): a make
 # inside a step that took a free slot would keep the next step waiting for
 # it. (STEP_MAKE, not MAKE: make -n then prints the step instead of
 # running it without -n.)
 STEP_MAKE = $(MAKE)
+STEP_VARS = EMBER_SET_UP=1 EMBER_BUILT=1
+STEP_NICE = nice -n $(TEST_NICE)
+STEP = env -u MAKEFLAGS -u MFLAGS $(STEP_NICE) $(STEP_MAKE) -k
+
+# Lane N: the steps N, N + TEST_LANES, ... of TEST_LANE_STEPS, in order.
+$(TEST_LANE_TARGETS): test-lane-%: test-step-build
+	@rc=0; i=0; for s in $(TEST_LANE_STEPS); do \
+		i=$$((i + 1)); [ $$(((i - 1) % $(TEST_LANES) + 1)) = $* ] || continue; \
+		$(TIMED) $$s $(STEP) $$s $(STEP_VARS) || rc=1; \
+	done; exit $$rc
+
+TEST_STEP_TARGETS := $(addprefix test-step-,build $(TEST_CHAIN))
+test-step-build: private STEP_GOAL := all
+test-step-build: private STEP_VARS := EMBER_SET_UP=1
+# The NVIDIA chain: the modules, then the images, then the steps that boot
+# them (NVIDIA_BUILT=1: neither re-makes the images; private, or
+# nvidia-images would inherit it as their prerequisite). Every step that
+# may run beside nvidia-vm-test is niced (NVIDIA's compiles nice
+# themselves): its built-in tests under Ember-adaptive keep the glue on
+# the guest's clock, and with other VMs beside it at its own priority two
+# of them found their block reclaimed mid-test (twice); beside niced VMs
+# or busy loops they passed (docs/testing.md).
+test-step-nvidia-images: test-step-nvidia-test test-step-build
+test-step-nvidia-vm-test test-step-image-nvidia-test: test-step-nvidia-images
+test-step-nvidia-vm-test test-step-image-nvidia-test: \
+	private STEP_VARS := EMBER_SET_UP=1 EMBER_BUILT=1 NVIDIA_BUILT=1
+test-step-build test-step-nvidia-test test-step-nvidia-images test-step-nvidia-vm-test: \
+	private STEP_NICE :=
 $(TEST_STEP_TARGETS): test-step-%:
-	@$(TIMED) $* env -u MAKEFLAGS -u MFLAGS $(STEP_NICE) $(STEP_MAKE) -k $(or $(STEP_GOAL),$*) \
-		$(STEP_VARS)
+	@$(TIMED) $* $(STEP) $(or $(STEP_GOAL),$*) $(STEP_VARS)
 
 image-reproducible:
 	$(MAKE) -C images check-reproducible
@@ -380,6 +390,13 @@ paper: all
 	bash scripts/paper.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
 		$(RESULTS) $(ACCEL)
 
+# make paper's pool on this machine, then over libvirt hosts (PAPER_HOSTS
+# network namespaces here, default 2, or CONNECT's URIs): both wall times
+# side by side and every run's result compared (scripts/paper-hosts.sh).
+paper-hosts: all
+	bash scripts/paper-hosts.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
+		$(RESULTS)/paper-hosts $(ACCEL)
+
 # Where one VM run's host CPU goes (model, guest under TCG, QEMU, host page
 # zeroing): one ember-run under perf (scripts/profile-run.sh).
 PROFILE_RUN ?= -k pathfinder -x 1.5 -v uvm
@@ -446,4 +463,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper report-test calibrate compare-card compare-card-small info clean
+.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small info clean

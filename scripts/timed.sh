@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Times the steps of make test: what a cold setup spends, step by step.
 #
-#   timed.sh LOG NAME COMMAND...   runs COMMAND, appends "NAME SECONDS RC
-#                                  CPU" to LOG and says it on stderr;
+#   timed.sh LOG NAME COMMAND...   runs COMMAND, its output kept in
+#                                  LOG.d/NAME.log and printed whole when
+#                                  it ends (one step's at a time), appends
+#                                  "NAME SECONDS RC CPU" to LOG and says it;
 #                                  COMMAND's exit status. CPU: user and
 #                                  system seconds of COMMAND and of every
 #                                  descendant it waited for (not of a
@@ -47,8 +49,12 @@ if [ "$1" = --report ]; then
 fi
 log=$1 name=$2
 shift 2
+# The step's output goes to LOG.d/NAME.log and is printed whole when it
+# ends, one step at a time (steps run side by side).
+mkdir -p "$log.d"
+out=$log.d/$name.log
 start=$(date +%s)
-"$@"
+"$@" >"$out" 2>&1
 rc=$?
 secs=$(($(date +%s) - start))
 # times' second line: the user and system time of the children waited
@@ -60,5 +66,9 @@ cpu=$(awk 'function s(t, a) { split(t, a, "m"); sub(/s$/, "", a[2]); return a[1]
 	NR == 2 { printf "%d", s($1) + s($2) + 0.5 }' "$tfile")
 rm -f "$tfile"
 echo "$name $secs $rc $cpu" >>"$log"
-printf '[timed.sh] %s: %d s, %d CPU s%s\n' "$name" "$secs" "$cpu" "$([ "$rc" = 0 ] || echo ", exit $rc")" >&2
+{
+	flock 9
+	cat "$out"
+	printf '[timed.sh] %s: %d s, %d CPU s%s\n' "$name" "$secs" "$cpu" "$([ "$rc" = 0 ] || echo ", exit $rc")"
+} 9>>"$log.d/.print"
 exit $rc
