@@ -1,19 +1,15 @@
 #!/usr/bin/env bash
 # Multi-host test: two libvirt hosts on this machine, each a libvirtd in a
-# network namespace this test creates, reached as qemu+tcp:// URIs over a
-# veth pair on private addresses (10.213.H.0/30: no traffic leaves the
-# machine). A small matrix spread over both must give results identical to
-# the same matrix run here with QEMU directly, run by run (trace hash,
-# device counters, the guest's results: everything but host and wall time).
-# Then the same matrix again with host 1 killed (its libvirtd and its QEMU)
-# once its first run is under way: the run is rescheduled on host 2, every
-# run is recorded exactly once, and the results are identical again.
-#
-# Each daemon is private to the test: in its own mount namespace
-# /etc/libvirt, /run/libvirt, /var/lib/libvirt and /var/cache/libvirt are
-# the test's folders (QEMU as root, no security driver, logs to files),
-# listen_tcp on its namespace's address only, auth_tcp none. Namespaces,
-# daemons and their QEMUs go on exit, failed or not.
+# network namespace this test creates (scripts/netns-hosts.sh), reached as
+# qemu+tcp:// URIs over a veth pair on private addresses (10.213.H.0/30: no
+# traffic leaves the machine). A small matrix spread over both must give
+# results identical to the same matrix run here with QEMU directly, run by
+# run (trace hash, device counters, the guest's results: everything but
+# host and wall time). Then the same matrix again with host 1 killed (its
+# libvirtd and its QEMU) once its first run is under way: the run is
+# rescheduled on host 2, every run is recorded exactly once, and the
+# results are identical again. Namespaces, daemons and their QEMUs go on
+# exit, failed or not.
 #
 # usage: run-test.sh AGENT QEMU KERNEL INITRD WORKDIR
 set -uo pipefail
@@ -33,84 +29,22 @@ report() {	# ok|fail name [diagnostic]
 	fi
 }
 
-ns_of() { echo "ember-mh$1"; }
-addr_of() { echo "10.213.$1.2"; }
-uri_of() { echo "qemu+tcp://$(addr_of "$1")/system"; }
-
-# Everything a namespace runs (its libvirtd, that daemon's QEMUs), by id.
-kill_host() {
-	local pids
-
-	pids=$(ip netns pids "$(ns_of "$1")" 2>/dev/null)
-	[ -n "$pids" ] && kill -9 $pids 2>/dev/null
-	for _ in $(seq 50); do
-		[ -z "$(ip netns pids "$(ns_of "$1")" 2>/dev/null)" ] && return 0
-		sleep 0.1
-	done
-}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/scripts/netns-hosts.sh"
+ns_of() { netns_host_ns "$1"; }
+uri_of() { netns_host_uri "$1"; }
+kill_host() { netns_host_kill "$1"; }
+start_host() { netns_host_start "$1" "$work/host$1"; }
 
 cleanup() {
 	local h
 
 	[ -n "${agent_pid:-}" ] && kill "$agent_pid" 2>/dev/null
 	for h in "${hosts[@]}"; do
-		kill_host "$h"
-		ip netns del "$(ns_of "$h")" 2>/dev/null	# its veth end, and so the pair, go too
+		netns_host_stop "$h"
 	done
 }
 trap cleanup EXIT
-
-# A host: namespace, veth pair (root end .1, namespace end .2), private
-# libvirtd listening on tcp at the namespace's address.
-start_host() {
-	local h=$1 ns dir addr
-	ns=$(ns_of "$h") dir=$work/host$h addr=$(addr_of "$h")
-
-	mkdir -p "$dir/etc" "$dir/run" "$dir/lib" "$dir/cache"
-	cp -a /etc/libvirt/. "$dir/etc/"
-	cat >"$dir/etc/qemu.conf" <<-CONF
-	user = "root"
-	group = "root"
-	dynamic_ownership = 0
-	security_driver = "none"
-	stdio_handler = "file"
-	CONF
-	cat >"$dir/etc/libvirtd.conf" <<-CONF
-	listen_tls = 0
-	listen_tcp = 1
-	listen_addr = "$addr"
-	auth_tcp = "none"
-	unix_sock_dir = "/run/libvirt"
-	unix_sock_ro_perms = "0700"
-	unix_sock_rw_perms = "0700"
-	auth_unix_rw = "none"
-	auth_unix_ro = "none"
-	log_outputs = "3:file:$dir/libvirtd.log"
-	CONF
-	ip netns del "$ns" 2>/dev/null	# a crashed earlier run's
-	ip netns add "$ns" &&
-	ip link add "emh$h-root" type veth peer name "emh$h-ns" &&
-	ip link set "emh$h-ns" netns "$ns" &&
-	ip addr add "10.213.$h.1/30" dev "emh$h-root" &&
-	ip link set "emh$h-root" up &&
-	ip -n "$ns" addr add "$addr/30" dev "emh$h-ns" &&
-	ip -n "$ns" link set "emh$h-ns" up &&
-	ip -n "$ns" link set lo up || return 1
-	# --listen: libvirtd opens its tcp socket itself (no systemd socket units)
-	ip netns exec "$ns" unshare -m --propagation private sh -c "
-		mount --bind '$dir/etc' /etc/libvirt &&
-		mount --bind '$dir/run' /run/libvirt &&
-		mount --bind '$dir/lib' /var/lib/libvirt &&
-		mount --bind '$dir/cache' /var/cache/libvirt &&
-		exec libvirtd --listen --config /etc/libvirt/libvirtd.conf \
-			--pid-file '$dir/libvirtd.pid'" >"$dir/libvirtd.out" 2>&1 &
-	disown	# it is killed by id (kill_host), without the shell's notice
-	for _ in $(seq 150); do
-		ip netns exec "$ns" ss -Hltn "src $addr:16509" | grep -q 16509 && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # results.jsonl without what may differ between hosts, one line a run, by id.
 comparable() {
@@ -258,8 +192,7 @@ lose_host() {	# kill|freeze SEED
 
 lose_host kill 1
 # a fresh host 1 for the next
-kill_host 1
-ip netns del "$(ns_of 1)" 2>/dev/null
+netns_host_stop 1
 mv "$work/host1" "$work/host1.killed"	# its state names the killed domain
 if ! start_host 1; then
 	echo "# host 1 did not start again: $(tail -n 3 "$work/host1/libvirtd.log")"
