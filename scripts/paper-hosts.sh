@@ -55,12 +55,20 @@ hosts_s=$(PAPER_JOBS=$host_jobs CONNECT=$connect pool hosts)
 cleanup
 hosts=()
 
-# every run of every matrix, less what may differ between hosts
+# every run of every matrix, less what may differ between hosts: where
+# it ran, how long, and how the guest checked its outputs (against the
+# host's digest, which only the QEMU back end passes it, or its own CPU
+# reference; the outputs checked are the same)
 comparable() {
 	local f
 	for f in "$1"/*/results.jsonl; do
-		jq -cS 'del(.host, .wall_s)' "$f"
+		jq -cS 'del(.host, .wall_s, .run.verified_by)' "$f"
 	done | sort
+}
+# "N by digest, M by reference" of a pool
+verified_by() {
+	cat "$1"/*/results.jsonl | jq -r '.run.verified_by // "not-stated"' | sort | uniq -c |
+		awk '{ printf "%s%d by %s", (NR > 1 ? ", " : ""), $1, $2 }'
 }
 a=$(comparable "$results/local")
 b=$(comparable "$results/hosts")
@@ -70,8 +78,10 @@ ok=$(grep -c '"status":"ok"' <<<"$a")
 n_hosts=$(wc -w <<<"$connect")
 {
 	echo "make paper, ${PAPER_MATRICES:-every matrix} at ${PAPER_SIZE:-512m}, on a $cores-core machine:"
-	printf '  %-44s %6d s  %d runs, %d ok\n' "this machine, $local_jobs VMs at a time" "$local_s" "$na" "$ok"
-	printf '  %-44s %6d s  %d runs\n' "$n_hosts libvirt hosts, $host_jobs VM each at a time" "$hosts_s" "$nb"
+	printf '  %-44s %6d s  %d runs, %d ok; verified: %s\n' "this machine, $local_jobs VMs at a time" \
+		"$local_s" "$na" "$ok" "$(verified_by "$results/local")"
+	printf '  %-44s %6d s  %d runs; verified: %s\n' "$n_hosts libvirt hosts, $host_jobs VM each at a time" \
+		"$hosts_s" "$nb" "$(verified_by "$results/hosts")"
 	echo "  runs whose result is the same on both (trace hash, counters, results): $same of $na"
 	echo "  hosts: $connect"
 } | tee "$results/walltimes.txt"
