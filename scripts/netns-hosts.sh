@@ -17,6 +17,9 @@
 #   netns_host_stop H        kill, then delete the namespace (its veth end,
 #                            and so the pair, go with it)
 #   netns_host_uri H         qemu+tcp://10.213.H.2/system
+#   libvirt_private_qemu_conf FILE
+#                            a private daemon's qemu.conf (also
+#                            tests/libvirt/'s, whose daemon has no namespace)
 
 netns_host_ns() { echo "ember-mh$1"; }
 netns_host_addr() { echo "10.213.$1.2"; }
@@ -40,19 +43,23 @@ netns_host_stop() {
 	return 0
 }
 
-netns_host_start() {
-	local h=$1 dir=$2 ns addr
-	ns=$(netns_host_ns "$h") addr=$(netns_host_addr "$h")
-
-	mkdir -p "$dir/etc" "$dir/run" "$dir/lib" "$dir/cache"
-	cp -a /etc/libvirt/. "$dir/etc/"
-	cat >"$dir/etc/qemu.conf" <<-CONF
+libvirt_private_qemu_conf() {
+	cat >"$1" <<-CONF
 	user = "root"
 	group = "root"
 	dynamic_ownership = 0
 	security_driver = "none"
 	stdio_handler = "file"
 	CONF
+}
+
+netns_host_start() {
+	local h=$1 dir=$2 ns addr
+	ns=$(netns_host_ns "$h") addr=$(netns_host_addr "$h")
+
+	mkdir -p "$dir/etc" "$dir/run" "$dir/lib" "$dir/cache"
+	cp -a /etc/libvirt/. "$dir/etc/"
+	libvirt_private_qemu_conf "$dir/etc/qemu.conf"
 	cat >"$dir/etc/libvirtd.conf" <<-CONF
 	listen_tls = 0
 	listen_tcp = 1

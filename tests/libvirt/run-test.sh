@@ -11,6 +11,7 @@
 set -uo pipefail
 
 agent=$1 qemu=$2 kernel=$3 initrd=$4 work=$5
+. "$(cd "$(dirname "$0")/../.." && pwd)/scripts/netns-hosts.sh"
 n=0 failed=0
 
 report() {	# ok|fail name [diagnostic]
@@ -29,13 +30,7 @@ echo "1..3"
 rm -rf "$work"
 mkdir -p "$work/etc"
 cp -a /etc/libvirt/. "$work/etc/"
-cat >"$work/etc/qemu.conf" <<CONF
-user = "root"
-group = "root"
-dynamic_ownership = 0
-security_driver = "none"
-stdio_handler = "file"
-CONF
+libvirt_private_qemu_conf "$work/etc/qemu.conf"
 cat >"$work/etc/libvirtd.conf" <<CONF
 unix_sock_dir = "$work"
 unix_sock_ro_perms = "0700"
