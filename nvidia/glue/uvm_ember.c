@@ -52,6 +52,20 @@ MODULE_PARM_DESC(ember_gpu_clock,
                  "1: Ember's clock is the GPU's and its eager reclamation runs after serviced batches "
                  "(deterministic against a lockstep emulated GPU); 0 (default): the CPU's clock and a worker");
 
+// ember_gpu_clock=1: the Ember blocks whose evicted pages wait to be mapped
+// back (uvm_ember_defer_eviction_mappings()), in eviction order, each with
+// the reference uvm_va_block_evict_chunks() took for its work item. Module
+// state as UVM's global queue is: a block's work item is one, whichever GPU
+// evicted it.
+static struct
+{
+    spinlock_t lock;
+    struct list_head blocks;
+} g_uvm_ember_deferred = {
+    .lock = __SPIN_LOCK_UNLOCKED(g_uvm_ember_deferred.lock),
+    .blocks = LIST_HEAD_INIT(g_uvm_ember_deferred.blocks),
+};
+
 // An emulated GPU smaller than the card it stands for (emgpu's profiles):
 // its VRAM and the card's, in bytes. With both set, Table 1's periods,
 // promotion span and reclamation batch shrink by card / GPU, ember.ko's
@@ -224,6 +238,12 @@ typedef struct
     // residency hook: a retry may drop the block lock). Block lock.
     NvU32 promoted_pages;
 
+    // ember_gpu_clock=1: on g_uvm_ember_deferred.blocks while the mappings
+    // of the block's evicted pages wait for the next serviced batch (empty
+    // otherwise), and the block it belongs to. g_uvm_ember_deferred.lock.
+    struct list_head deferred_node;
+    uvm_va_block_t *deferred_block;
+
     NvU64 priv[];
 } uvm_ember_block_t;
 
@@ -337,6 +357,9 @@ void uvm_ember_va_space_destroy(uvm_va_space_t *va_space)
 
     if (!space)
         return;
+    // uvm_va_space_destroy() flushes UVM's global queue next, so that no
+    // eviction mapping of this space runs after it: held ones go first.
+    uvm_ember_schedule_deferred_mappings();
     if (space->pdata && space->ops->fini) {
         ember_hook_count(FINI);
         space->ops->fini(space->pdata);
@@ -353,13 +376,18 @@ bool uvm_ember_va_space_is_ember(uvm_va_space_t *va_space)
 NV_STATUS uvm_ember_block_state_alloc(uvm_va_range_t *va_range, void **state)
 {
     uvm_ember_va_space_t *space;
+    uvm_ember_block_t *block;
 
     *state = NULL;
     if (!va_range || !va_range->va_space->ember)
         return NV_OK;
     space = va_range->va_space->ember;
-    *state = uvm_kvmalloc_zero(sizeof(uvm_ember_block_t) + space->ops->block_priv_size);
-    return *state ? NV_OK : NV_ERR_NO_MEMORY;
+    block = uvm_kvmalloc_zero(sizeof(*block) + space->ops->block_priv_size);
+    if (!block)
+        return NV_ERR_NO_MEMORY;
+    INIT_LIST_HEAD(&block->deferred_node);
+    *state = block;
+    return NV_OK;
 }
 
 void uvm_ember_block_state_free(void *state)
@@ -1114,6 +1142,52 @@ static void ember_reclaim_when_due(uvm_gpu_t *gpu)
     ember_reclaim_pass(ember);
 }
 
+bool uvm_ember_defer_eviction_mappings(uvm_va_block_t *va_block)
+{
+    uvm_ember_block_t *state = va_block->ember;
+    bool waiting;
+
+    uvm_assert_mutex_locked(&va_block->lock);
+    if (!g_uvm_ember_gpu_clock || !state)
+        return false;
+
+    spin_lock(&g_uvm_ember_deferred.lock);
+    waiting = !list_empty(&state->deferred_node);
+    if (!waiting) {
+        state->deferred_block = va_block;
+        list_add_tail(&state->deferred_node, &g_uvm_ember_deferred.blocks);
+    }
+    spin_unlock(&g_uvm_ember_deferred.lock);
+
+    // One work item, one reference: a block already waiting keeps its own,
+    // and its work item, run later, maps this eviction's pages too.
+    if (waiting)
+        uvm_va_block_release_no_destroy(va_block);
+    return true;
+}
+
+void uvm_ember_schedule_deferred_mappings(void)
+{
+    uvm_ember_block_t *state;
+    uvm_va_block_t *va_block;
+
+    for (;;) {
+        // Off the list before it is scheduled: an eviction that still finds
+        // it waiting leaves its pages to this work item, which runs after.
+        spin_lock(&g_uvm_ember_deferred.lock);
+        state = list_first_entry_or_null(&g_uvm_ember_deferred.blocks, uvm_ember_block_t, deferred_node);
+        if (state)
+            list_del_init(&state->deferred_node);
+        spin_unlock(&g_uvm_ember_deferred.lock);
+        if (!state)
+            return;
+
+        va_block = state->deferred_block;
+        if (!nv_kthread_q_schedule_q_item(&g_uvm_global.global_q, &va_block->eviction_mappings_q_item))
+            uvm_va_block_release(va_block);
+    }
+}
+
 void uvm_ember_gpu_serviced(uvm_gpu_t *gpu)
 {
     if (!g_uvm_ember_gpu_clock)
@@ -1121,11 +1195,16 @@ void uvm_ember_gpu_serviced(uvm_gpu_t *gpu)
     ember_reclaim_when_due(gpu);
     // An eviction (this pass's, or one that made room for the batch) maps
     // the evicted pages back for their accessed-by processors in a work
-    // item on UVM's global queue (block_add_eviction_mappings()), which
-    // runs whenever that thread does: against a lockstep GPU, after the
-    // hand-back on one run and before it on another. Waiting for it here,
-    // as UVM_TEST_FLUSH_DEFERRED_WORK does, puts those mappings inside the
-    // batch. No lock is held that the work item takes (see the header).
+    // item on UVM's global queue (block_add_eviction_mappings()). Run when
+    // that thread is scheduled, it would land after the hand-back on one
+    // run and before it on another, or between two promotions of the batch
+    // (their copies then go to the copy engines in another order). The
+    // glue held those work items back (uvm_ember_defer_eviction_mappings());
+    // they go now, in eviction order, and are waited for, as
+    // UVM_TEST_FLUSH_DEFERRED_WORK does, so that every mapping falls at the
+    // end of the batch. No lock is held that the work items take (see the
+    // header).
+    uvm_ember_schedule_deferred_mappings();
     nv_kthread_q_flush(&g_uvm_global.global_q);
 }
 

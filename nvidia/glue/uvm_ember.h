@@ -32,7 +32,8 @@
     Lock order (see uvm_lock.h for UVM's own): va_block lock, then
     pmm->list_lock, then uvm_ember_pmm_t::lock, then
     uvm_ember_va_space_t::lock. The last two are spinlocks: the core's hooks
-    only compute.
+    only compute. The list of held eviction mappings has a spinlock of its
+    own, taken under the va_block lock and nothing else.
 *******************************************************************************/
 
 #ifndef __UVM_EMBER_H__
@@ -116,11 +117,27 @@ void uvm_ember_residency_changed(uvm_va_block_t *va_block,
 // nvidia-uvm has serviced a replayable fault batch or a notification batch
 // of gpu and is about to hand it back (replay, next fetch): with
 // ember_gpu_clock=1, the eager reclamation pass runs here once the GPU's
-// clock passed the next interval, and the deferred mappings of evicted
-// pages (UVM's global queue) are waited for. LOCKING: the batch's ISR
+// clock passed the next interval, and the mappings of evicted pages (work
+// items on UVM's global queue, held by the glue) are scheduled and waited
+// for. LOCKING: the batch's ISR
 // service lock; no VA space, block or mm lock (the deferred work takes
 // them).
 void uvm_ember_gpu_serviced(uvm_gpu_t *gpu);
+
+// uvm_va_block_evict_chunks(), after it took a reference on va_block for
+// the work item that maps the evicted pages back: with ember_gpu_clock=1
+// the glue holds an Ember block's work item (and the reference) until the
+// next serviced batch, so that the mappings land at a point the GPU
+// reached, not where the queue's thread happened to run. Returns false,
+// taking nothing, when the caller should schedule it now.
+// LOCKING: the block lock.
+bool uvm_ember_defer_eviction_mappings(uvm_va_block_t *va_block);
+
+// Schedules the held work items on UVM's global queue, in eviction order.
+// Called before every flush of that queue that must see them: a serviced
+// batch, a VA space's destruction, UVM_TEST_FLUSH_DEFERRED_WORK.
+// LOCKING: no block lock (a dropped reference may free the block).
+void uvm_ember_schedule_deferred_mappings(void);
 
 // Per-GPU state in the PMM: root chunk state, usage, the eager
 // reclamation worker.
