@@ -2,9 +2,13 @@
 # The figures of the docs (Markdown pipe tables and fenced blocks) that
 # name a commit, checked against HEAD: a figure is current when every
 # commit its caption (the paragraph before it) or its body names has the
-# model, device, driver and runner sources of HEAD (SOURCES below), stale
-# otherwise. A stale figure must say so in a line of its own directly
-# before it, "> Stale: ...", which `label` writes; a current one must not.
+# sources of HEAD that its runs execute, stale otherwise. Every run
+# executes SOURCES (the model, device, ember.ko, the core, the runner, the
+# guest's programs and images); a figure that names nvidia-uvm (its runs,
+# or some of them, load NVIDIA's module: every report and command of such
+# runs names it) executes NVIDIA_SOURCES as well. A stale figure must say
+# so in a line of its own directly before it, "> Stale: ...", which
+# `label` writes; a current one must not.
 #
 #   docs-tables.sh list    every figure that names a commit, current or stale
 #   docs-tables.sh check   exit 1 naming each stale figure without its line,
@@ -17,13 +21,15 @@ set -euo pipefail
 
 shopt -s nullglob
 PAGES=(README.md docs/*.md experiments/*.md)
-# What the runs execute: under nvidia/ the series and the glue (the
-# scripts beside them only build it, and build.sh's own key rebuilds
-# the modules when they change), not the real-card image; under
-# tests/nvidia-uvm/ the guest programs the image carries, not make
-# nvidia-vm-test's scripts.
-SOURCES=(models qemu-device driver policy rm-standin nvidia/branches nvidia/glue
-	userspace workloads host-agent images ':(glob)tests/nvidia-uvm/*.[ch]')
+SOURCES=(models qemu-device driver policy userspace workloads host-agent
+	images ':(exclude)images/nvidia-uvm')
+# Under nvidia/ the series and the glue (the scripts beside them only
+# build it, and build.sh's own key rebuilds the modules when they change),
+# not the real-card image; the resource-manager stand-in; the image
+# nvidia-uvm runs boot; under tests/nvidia-uvm/ the guest programs that
+# image carries, not make nvidia-vm-test's scripts.
+NVIDIA_SOURCES=(rm-standin nvidia/branches nvidia/glue images/nvidia-uvm
+	':(glob)tests/nvidia-uvm/*.[ch]')
 STALE_PREFIX='> Stale:'
 
 mode=${1:-check}
@@ -32,8 +38,9 @@ if [ "$(git rev-parse --is-shallow-repository)" = true ]; then
 	exit 2
 fi
 
-# FILE LINE LABELLED WORD... per figure: the line where it starts, whether
-# a stale line precedes it (1/0), the hex words of its caption and body
+# FILE LINE LABELLED NVIDIA WORD... per figure: the line where it starts,
+# whether a stale line precedes it (1/0), whether it names nvidia-uvm
+# (1/0), the hex words of its caption and body
 figures() {
 	awk -v prefix="$STALE_PREFIX" '
 	function hexes(s,   out, n, i, a) {
@@ -47,7 +54,7 @@ figures() {
 	function start() { fig = FNR; body = ""; cap = prevpara; lab = labelled }
 	function flush(   h) {
 		h = hexes(cap " " body)
-		if (h != "") print FILENAME, fig, lab h
+		if (h != "") print FILENAME, fig, lab, ((cap " " body) ~ /nvidia-uvm|nvuvm|nvidia-vm-test|NVIDIA|535\.261|550\.163/ ? 1 : 0) h
 		fig = 0; para = ""; prevpara = ""; labelled = 0
 	}
 	FNR == 1 { para = ""; prevpara = ""; fence = 0; table = 0; fig = 0; labelled = 0 }
@@ -72,23 +79,26 @@ commits_of() {
 	return 0
 }
 
-# prints the first commit among the words whose sources differ from HEAD's
+# NVIDIA WORD...: prints the first commit among the words whose sources
+# (NVIDIA 1: NVIDIA_SOURCES too) differ from HEAD's
 stale_commit() {
-	local w c
+	local w c sources=("${SOURCES[@]}")
+	[ "$1" = 1 ] && sources+=("${NVIDIA_SOURCES[@]}")
+	shift
 	for w in "$@"; do
 		c=$(git rev-parse --verify --quiet "$w^{commit}" 2>/dev/null) || continue
-		git diff --quiet "$c" HEAD -- "${SOURCES[@]}" || { echo "$w"; return 0; }
+		git diff --quiet "$c" HEAD -- "${sources[@]}" || { echo "$w"; return 0; }
 	done
 	return 1
 }
 
 bad=0 n=0 nstale=0
 declare -A want	# "FILE:LINE" -> the stale line it needs ("" when current)
-while read -r file line labelled words; do
+while read -r file line labelled nvidia words; do
 	read -ra commits <<<"$(commits_of $words)"
 	[ ${#commits[@]} -gt 0 ] || continue
 	n=$((n + 1))
-	if c=$(stale_commit "${commits[@]}"); then
+	if c=$(stale_commit "$nvidia" "${commits[@]}"); then
 		nstale=$((nstale + 1))
 		state="stale (sources changed since $c)"
 		want["$file:$line"]="$STALE_PREFIX the model, device, driver or runner sources changed after $c, which this figure names; re-run its command to make it current."
@@ -122,10 +132,10 @@ if [ "$mode" = label ]; then
 			skip && /^[ \t]*$/ { skip = 0; next }
 			{ skip = 0; print }' "$page" >"$page.tmp" && mv "$page.tmp" "$page"
 	done
-	while read -r file line labelled words; do
+	while read -r file line labelled nvidia words; do
 		read -ra commits <<<"$(commits_of $words)"
 		[ ${#commits[@]} -gt 0 ] || continue
-		c=$(stale_commit "${commits[@]}") || continue
+		c=$(stale_commit "$nvidia" "${commits[@]}") || continue
 		echo "$file $line $STALE_PREFIX the model, device, driver or runner sources changed after $c, which this figure names; re-run its command to make it current."
 	done < <(figures) | sort -k1,1 -k2,2nr | while read -r file line text; do
 		sed -i "${line}i\\

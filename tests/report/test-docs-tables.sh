@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # scripts/docs-tables.sh on a repository made here: a figure naming a
 # commit whose sources differ from HEAD's fails the check until it is
-# marked stale; a marked figure whose sources are HEAD's fails too; the
-# real tree's docs pass.
+# marked stale; a marked figure whose sources are HEAD's fails too; a
+# change to NVIDIA's series or glue stales only the figures that name
+# nvidia-uvm; the real tree's docs pass.
 #
 # usage: test-docs-tables.sh WORKDIR   (run from the top of the tree)
 set -u
@@ -21,7 +22,7 @@ printf '# Page\n\nMeasured at %s (trace hash 22c56ae94aac920c):\n\n| a | b |\n|-
 	"$one" >docs/page.md
 git add . && git commit -qm docs
 
-echo "1..6"
+echo "1..7"
 check "a figure naming a commit with HEAD's sources is current" bash "$script" check
 check "a docs-only commit keeps it current" \
 	bash -c "echo more >>README.md && git commit -qam readme && bash '$script' check"
@@ -33,6 +34,13 @@ check "label marks it and the check passes" \
 echo 'int a;' >models/a.c && git commit -qam back
 check "a marked figure whose sources are HEAD's again fails" \
 	bash -c "! bash '$script' check 2>/dev/null && bash '$script' label >/dev/null && ! grep -q '^> Stale:' docs/page.md"
+mkdir -p nvidia/glue && echo 'int g;' >nvidia/glue/g.c && git add . && git commit -qm glue
+printf '\nThe same runs under nvidia-uvm, at %s:\n\n| c |\n|---|\n| 3 |\n' "$(git rev-parse HEAD)" \
+	>>docs/page.md && git commit -qam nvidia-docs
+echo 'int h;' >nvidia/glue/g.c && git commit -qam glue-again
+check "a glue change stales the figure naming nvidia-uvm, not the other" \
+	bash -c "bash '$script' list | grep -qx 'docs/page.md:5: current; names $one' &&
+		bash '$script' list | grep -q '^docs/page.md:11: stale'"
 cd "$top" || exit 1
 if [ "$(git rev-parse --is-shallow-repository)" = true ]; then
 	skip "this tree's docs" "a shallow clone: its history cannot name the commits"
