@@ -4,9 +4,10 @@
 # commit its caption (the paragraph before it) or its body names has the
 # sources of HEAD that its runs execute, stale otherwise. Every run
 # executes SOURCES (the model, device, ember.ko, the core, the runner, the
-# guest's programs and images); a figure that names nvidia-uvm (its runs,
-# or some of them, load NVIDIA's module: every report and command of such
-# runs names it) executes NVIDIA_SOURCES as well. A stale figure must say
+# guest's programs and images); a figure whose caption or body names
+# nvidia-uvm, NVIDIA, nvidia-vm-test or a driver branch (its runs, or some
+# of them, load NVIDIA's module: every report and command of such runs
+# names one of those) executes NVIDIA_SOURCES as well. A stale figure must say
 # so in a line of its own directly before it, "> Stale: ...", which
 # `label` writes; a current one must not.
 #
@@ -92,6 +93,11 @@ stale_commit() {
 	return 1
 }
 
+# COMMIT: the line a figure stale since COMMIT carries
+stale_line() {
+	echo "$STALE_PREFIX the model, device, driver or runner sources changed after $1, which this figure names; re-run its command to make it current."
+}
+
 bad=0 n=0 nstale=0
 declare -A want	# "FILE:LINE" -> the stale line it needs ("" when current)
 while read -r file line labelled nvidia words; do
@@ -101,7 +107,7 @@ while read -r file line labelled nvidia words; do
 	if c=$(stale_commit "$nvidia" "${commits[@]}"); then
 		nstale=$((nstale + 1))
 		state="stale (sources changed since $c)"
-		want["$file:$line"]="$STALE_PREFIX the model, device, driver or runner sources changed after $c, which this figure names; re-run its command to make it current."
+		want["$file:$line"]=$(stale_line "$c")
 	else
 		state=current
 		want["$file:$line"]=""
@@ -136,7 +142,7 @@ if [ "$mode" = label ]; then
 		read -ra commits <<<"$(commits_of $words)"
 		[ ${#commits[@]} -gt 0 ] || continue
 		c=$(stale_commit "$nvidia" "${commits[@]}") || continue
-		echo "$file $line $STALE_PREFIX the model, device, driver or runner sources changed after $c, which this figure names; re-run its command to make it current."
+		echo "$file $line $(stale_line "$c")"
 	done < <(figures) | sort -k1,1 -k2,2nr | while read -r file line text; do
 		sed -i "${line}i\\
 $text\\
