@@ -28,6 +28,11 @@ configure_flags=(
 	--disable-werror
 	--enable-tcg
 	--enable-kvm	# KVM does not work on the CI machines, but does on users'
+	# Line tables only (-g1): backtraces and gdb still name file and line,
+	# and the build takes a fifth less CPU than with QEMU's full -g (40
+	# of its files compiled both ways: 7.6 against 9.5 CPU s).
+	--disable-debug-info
+	--extra-cflags=-g1
 )
 targets=(qemu-system-x86_64 tests/qtest/emgpu-test)
 cache=qemu
