@@ -71,13 +71,9 @@ endif
 TEST_TIMES := $(BUILD)/test-times
 TIMED := bash scripts/timed.sh $(TEST_TIMES)
 TEST_CHAIN := nvidia-test nvidia-images nvidia-vm-test image-nvidia-test
-# Longest first, so that the lanes, dealt round-robin, come out even: with
-# two, vm-test unit fuzz-ioctl sizes-test libvirt-test qtest vfio-dry-run
-# (about 470 s cold at 757041cb) and the rest (about 465 s); in the
-# order before, one lane took 750 s and the other 185.
-TEST_LANE_STEPS := vm-test multihost-test unit inject-test fuzz-ioctl trace-replay-test \
-	sizes-test loaded-test libvirt-test fuzz-smoke qtest determinism-test \
-	vfio-dry-run report-test image-reproducible
+TEST_LANE_STEPS := unit qtest image-reproducible libvirt-test multihost-test vfio-dry-run \
+	inject-test loaded-test determinism-test trace-replay-test sizes-test \
+	report-test fuzz-ioctl fuzz-smoke vm-test
 # two lanes beside the chain: with one, the lane ended last (15 min 33 s
 # cold at fbe5b467), with two the chain and lane 1 ended together (15 min
 # 12 s; docs/testing.md)
