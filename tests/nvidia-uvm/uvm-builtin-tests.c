@@ -1745,11 +1745,6 @@ int main(int argc, char **argv)
 		else
 			dev = argv[i];
 	}
-	/*
-	 * A line at a time into init's pipe: the host sees each result as it
-	 * comes, and a test that hangs leaves every result before it.
-	 */
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	m.ember = ember;
 	planned = NTESTS + 1 + MANAGED_TESTS + (gpu ? NGPU_TESTS + VAS_TESTS + 2 : 0);
 	printf("KTAP version 1\n1..%u\n", planned);
