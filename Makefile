@@ -97,7 +97,7 @@ test:
 STEP_MAKE = $(MAKE)
 STEP_VARS = EMBER_SET_UP=1 EMBER_BUILT=1
 STEP_NICE = nice -n $(TEST_NICE)
-STEP = env -u MAKEFLAGS -u MFLAGS $(STEP_NICE) $(STEP_MAKE) -k
+STEP = env -u MAKEFLAGS -u MFLAGS $(STEP_NICE) $(STEP_MAKE) -k $(STEP_JOBS)
 
 # Lane N: the steps N, N + TEST_LANES, ... of TEST_LANE_STEPS, in order.
 $(TEST_LANE_TARGETS): test-lane-%: test-step-build
@@ -118,6 +118,11 @@ test-step-build: private STEP_VARS := EMBER_SET_UP=1
 # of them found their block reclaimed mid-test (twice); beside niced VMs
 # or busy loops they passed (docs/testing.md).
 test-step-nvidia-images: test-step-nvidia-test test-step-build
+# Debian's stock nvidia-uvm builds (image-nvidia-uvm) beside the real-card
+# images' CUDA toolkit, programs and images (image-nvidia), which need
+# nothing of them: made one after the other, the second left a core idle
+# for the last half minute of the step (docs/testing.md).
+test-step-nvidia-images: private STEP_JOBS := -j2
 test-step-nvidia-vm-test test-step-image-nvidia-test: test-step-nvidia-images
 test-step-nvidia-vm-test test-step-image-nvidia-test: \
 	private STEP_VARS := EMBER_SET_UP=1 EMBER_BUILT=1 NVIDIA_BUILT=1
