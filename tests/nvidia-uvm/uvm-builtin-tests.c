@@ -1148,40 +1148,107 @@ static void vas_sysmem(struct vas *v)
 		    "%s", why);
 }
 
+/*
+ * Under Ember-adaptive on the CPU's clock the glue's eager worker takes a
+ * chunk that stayed idle for perf_eager_eviction_stale_intervals of its
+ * passes (five jiffies here, at the scaled interval): a guest the host kept
+ * waiting that long between UVM_MIGRATE and a check found the block on the
+ * CPU (twice in make test beside other VMs, 2026-12-05). So each check
+ * that needs r1's blocks on the GPU migrates them there first and, when it
+ * fails while the glue's eager_evictions counter moved, runs again, up to
+ * R1_ATTEMPTS times; a failure with the counter still is the verdict.
+ */
+#define R1_ATTEMPTS 3
+#define EMBER_STATS "/sys/module/nvidia_uvm/parameters/ember_stats"
+
+/* The glue's eager_evictions; 0 where the module has no glue. */
+static unsigned long long eager_evictions(void)
+{
+	unsigned long long n = 0, value;
+	char name[64];
+	FILE *f = fopen(EMBER_STATS, "r");
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%63s %llu", name, &value) == 2)
+		if (!strcmp(name, "eager_evictions"))
+			n = value;
+	fclose(f);
+	return n;
+}
+
+/*
+ * Runs check on r1 (back on the GPU first), again while the eager worker
+ * moved during a failed attempt. Returns its verdict; *attempts says how
+ * many it took.
+ */
+static bool with_r1_on_gpu(struct vas *v, bool (*check)(struct vas *, char *, size_t),
+			   char *why, size_t len, unsigned int *attempts)
+{
+	unsigned long long eager;
+	bool ok;
+
+	for (*attempts = 1;; ++*attempts) {
+		eager = eager_evictions();
+		ok = migrate(v, v->r1, R1_BYTES, why, len) && check(v, why, len);
+		if (ok || *attempts == R1_ATTEMPTS || eager_evictions() == eager)
+			return ok;
+	}
+}
+
+/* The verdict of a check with_r1_on_gpu() ran, and a note if it repeated. */
+static void r1_verdict(struct vas *v, enum vas_test t, bool ok, const char *why,
+		       unsigned int attempts)
+{
+	vas_verdict(v, t, ok, "%s (attempt %u)", why, attempts);
+	if (ok && attempts > 1)
+		printf("# passed at attempt %u of %u: the glue's eager worker evicted during the one before\n",
+		       attempts, R1_ATTEMPTS);
+}
+
 /* The GPU's mapping of one page of the first block, read back each time. */
-static void vas_pte(struct vas *v)
+static bool pte_check(struct vas *v, char *why, size_t len)
 {
 	UVM_TEST_CHANGE_PTE_MAPPING_PARAMS t = { 0 };
 	UVM_TEST_VA_RESIDENCY_INFO_PARAMS res;
-	char why[200];
 	int before = -1, ro = -1, none = -1;
 	bool ok;
 
-	if (!vas_can_run(v, VAS_PTE))
-		return;
 	t.uuid = v->c->gpu;
 	t.va = (uintptr_t)v->r1 + (64u << 10);
-	ok = residency(v, t.va, &res, why, sizeof(why));
+	ok = residency(v, t.va, &res, why, len);
 	before = gpu_mapping(v, &res);
 	t.mapping = UVM_TEST_PTE_MAPPING_READ_ONLY;
-	ok = ok && uvm(v->c->fd, UVM_TEST_CHANGE_PTE_MAPPING, &t, &t.rmStatus, why, sizeof(why)) &&
-	     residency(v, t.va, &res, why, sizeof(why));
+	ok = ok && uvm(v->c->fd, UVM_TEST_CHANGE_PTE_MAPPING, &t, &t.rmStatus, why, len) &&
+	     residency(v, t.va, &res, why, len);
 	ro = gpu_mapping(v, &res);
 	t.mapping = UVM_TEST_PTE_MAPPING_READ_WRITE;
 	ok = ok && vas_uvm_is(v->c->fd, UVM_TEST_CHANGE_PTE_MAPPING, &t, &t.rmStatus,
-			      NV_ERR_INVALID_OPERATION, "upgrade", why, sizeof(why));
+			      NV_ERR_INVALID_OPERATION, "upgrade", why, len);
 	t.mapping = UVM_TEST_PTE_MAPPING_INVALID;
-	ok = ok && uvm(v->c->fd, UVM_TEST_CHANGE_PTE_MAPPING, &t, &t.rmStatus, why, sizeof(why)) &&
-	     residency(v, t.va, &res, why, sizeof(why));
+	ok = ok && uvm(v->c->fd, UVM_TEST_CHANGE_PTE_MAPPING, &t, &t.rmStatus, why, len) &&
+	     residency(v, t.va, &res, why, len);
 	none = gpu_mapping(v, &res);
 	if (ok) {
 		ok = before == UVM_TEST_PTE_MAPPING_READ_WRITE_ATOMIC &&
 		     ro == UVM_TEST_PTE_MAPPING_READ_ONLY && none == -1 &&
 		     res.resident_on_count == 1 && !memcmp(res.resident_on[0].uuid, v->c->gpu.uuid, 16);
-		snprintf(why, sizeof(why), "GPU mapping %d, then %d, then %d (-1 none); resident on %u",
+		snprintf(why, len, "GPU mapping %d, then %d, then %d (-1 none); resident on %u",
 			 before, ro, none, res.resident_on_count);
 	}
-	vas_verdict(v, VAS_PTE, ok, "%s", why);
+	return ok;
+}
+
+static void vas_pte(struct vas *v)
+{
+	char why[200] = "";
+	unsigned int attempts;
+	bool ok;
+
+	if (!vas_can_run(v, VAS_PTE))
+		return;
+	ok = with_r1_on_gpu(v, pte_check, why, sizeof(why), &attempts);
+	r1_verdict(v, VAS_PTE, ok, why, attempts);
 }
 
 static void vas_tlb(struct vas *v)
@@ -1208,37 +1275,46 @@ static void vas_tlb(struct vas *v)
 	vas_verdict(v, VAS_TLB, ok, "%s", why);
 }
 
-static void vas_evict(struct vas *v)
+static bool evict_check(struct vas *v, char *why, size_t len)
 {
 	UVM_TEST_EVICT_CHUNK_PARAMS t = { 0 };
 	UVM_TEST_VA_RESIDENCY_INFO_PARAMS res;
 	uint64_t *block = v->r1 + VA_BLOCK_BYTES / 8, bad = 0;
-	char why[200];
 	bool ok;
 
-	if (!vas_can_run(v, VAS_EVICT))
-		return;
 	t.gpu_uuid = v->c->gpu;
 	t.eviction_mode = UvmTestEvictModeVirtual;
 	t.address = (uintptr_t)block;
-	ok = uvm(v->c->fd, UVM_TEST_EVICT_CHUNK, &t, &t.rmStatus, why, sizeof(why));
+	ok = uvm(v->c->fd, UVM_TEST_EVICT_CHUNK, &t, &t.rmStatus, why, len);
 	if (ok && (!t.chunk_was_evicted || t.chunk_size_backing_virtual != VA_BLOCK_BYTES)) {
-		snprintf(why, sizeof(why), "evicted %u, chunk of %llu bytes", t.chunk_was_evicted,
+		snprintf(why, len, "evicted %u, chunk of %llu bytes", t.chunk_was_evicted,
 			 (unsigned long long)t.chunk_size_backing_virtual);
 		ok = false;
 	}
-	ok = ok && residency(v, t.address, &res, why, sizeof(why));
+	ok = ok && residency(v, t.address, &res, why, len);
 	if (ok && (res.resident_on_count != 1 || memcmp(res.resident_on[0].uuid, uvm_cpu_uuid, 16))) {
-		snprintf(why, sizeof(why), "resident on %u, not the CPU alone", res.resident_on_count);
+		snprintf(why, len, "resident on %u, not the CPU alone", res.resident_on_count);
 		ok = false;
 	}
 	if (ok) {
 		for (uint64_t i = 0; i < VA_BLOCK_BYTES / 8; i++)
 			bad += block[i] != pattern(&block[i]);
-		snprintf(why, sizeof(why), "%llu words differ", (unsigned long long)bad);
+		snprintf(why, len, "%llu words differ", (unsigned long long)bad);
 		ok = !bad;
 	}
-	vas_verdict(v, VAS_EVICT, ok, "%s", why);
+	return ok;
+}
+
+static void vas_evict(struct vas *v)
+{
+	char why[200] = "";
+	unsigned int attempts;
+	bool ok;
+
+	if (!vas_can_run(v, VAS_EVICT))
+		return;
+	ok = with_r1_on_gpu(v, evict_check, why, sizeof(why), &attempts);
+	r1_verdict(v, VAS_EVICT, ok, why, attempts);
 }
 
 /* A second VA space with the GPU registered: 0 and its fd, or -1. */
