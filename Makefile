@@ -84,7 +84,7 @@ TEST_LANE_TARGETS := $(addprefix test-lane-,$(shell seq $(TEST_LANES)))
 TEST_NICE ?= 10
 test:
 	@mkdir -p $(BUILD) && rm -rf $(TEST_TIMES).d && : >$(TEST_TIMES) && \
-		date +%s >$(TEST_TIMES).start
+		date +%s >$(TEST_TIMES).start && head -n 1 /proc/stat >$(TEST_TIMES).stat
 	@$(TIMED) setup $(MAKE) deps || { bash scripts/timed.sh --report $(TEST_TIMES) setup; exit 1; }
 	@$(MAKE) -k -j$$(($(TEST_LANES) + 2)) $(addprefix test-step-,build $(TEST_CHAIN)) \
 		$(TEST_LANE_TARGETS); \

@@ -16,7 +16,11 @@
 #                                  time since LOG.start, then the closing
 #                                  "N passed, M failed" (a step not run, its
 #                                  prerequisite failed, counts as failed);
-#                                  exit status 1 when any failed
+#                                  exit status 1 when any failed. With
+#                                  LOG.stat (/proc/stat's cpu line at the
+#                                  start) also how busy the machine's CPUs
+#                                  were since: every process's time, the
+#                                  daemons' guests' too, against wall x CPUs
 set -uo pipefail
 
 if [ "$1" = --report ]; then
@@ -24,8 +28,21 @@ if [ "$1" = --report ]; then
 	shift 2
 	start=$(cat "$log.start" 2>/dev/null || date +%s)
 	wall=$(($(date +%s) - start))
+	# /proc/stat's cpu line: user nice system idle iowait irq softirq
+	# steal, in clock ticks; busy is all but idle and iowait
+	busy=
+	if [ -f "$log.stat" ]; then
+		busy=$( { cat "$log.stat"; head -n 1 /proc/stat; } | awk -v hz="$(getconf CLK_TCK)" \
+			-v cpus="$(nproc)" '
+			{ b[NR] = $2 + $3 + $4 + $7 + $8 + $9; t[NR] = b[NR] + $5 + $6 }
+			END {
+				if (t[2] <= t[1]) exit
+				printf "%d of %d CPU s (%d CPUs, %.1f %%)", (b[2] - b[1]) / hz + 0.5,
+					(t[2] - t[1]) / hz + 0.5, cpus, 100 * (b[2] - b[1]) / (t[2] - t[1])
+			}')
+	fi
 	echo "make test, each step's wall time and CPU time (steps overlap: their sum is not the wall time):"
-	awk -v steps="$*" -v wall="$wall" '
+	awk -v steps="$*" -v wall="$wall" -v busy="$busy" '
 		{ secs[$1] = $2; rc[$1] = $3; cpu[$1] = (NF >= 4 ? $4 : "-") }
 		END {
 			n = split(steps, s, " ")
@@ -42,6 +59,8 @@ if [ "$1" = --report ]; then
 			}
 			printf "  %-22s %6d s %6d CPU s\n", "sum of the steps", sum, cpusum
 			printf "  %-22s %6d s (%d min %d s)\n", "wall", wall, wall / 60, wall % 60
+			if (busy != "")
+				printf "  %-22s %s\n", "the CPUs busy", busy
 			printf "%d passed, %d failed\n", passed, failed
 			exit failed > 0
 		}' "$log"
