@@ -43,8 +43,8 @@ qemu: deps
 # Guest side: ember.ko, libember + ember-run, the guest test program and the
 # image holding them.
 guest: deps
-	$(MAKE) -C driver
-	$(MAKE) -C driver/modules/hooktest
+	$(MAKE) -C guest-kmod/ember
+	$(MAKE) -C guest-kmod/ember/modules/hooktest
 	$(MAKE) -C userspace
 	$(MAKE) -C tests/vm $(BUILD)/guest/ember-vmtest
 	$(MAKE) -C tests/fuzz-ioctl
@@ -311,19 +311,19 @@ fuzz-qemu-report:
 
 # NVIDIA's open kernel modules (nvidia.ko, nvidia-uvm.ko) with the Ember
 # series and the policy core, one build per driver branch, into
-# build/nvidia/<version>/ (nvidia/build.sh says how).
-NVIDIA_BRANCHES := nvidia/branches/535.261.03 nvidia/branches/550.163.01
+# build/nvidia/<version>/ (guest-kmod/nvidia-uvm/build.sh says how).
+NVIDIA_BRANCHES := guest-kmod/nvidia-uvm/branches/535.261.03 guest-kmod/nvidia-uvm/branches/550.163.01
 nvidia: deps
 	for b in $(NVIDIA_BRANCHES); do \
-		bash nvidia/build.sh --into $(BUILD)/nvidia $$b >/dev/null || exit 1; done
+		bash guest-kmod/nvidia-uvm/build.sh --into $(BUILD)/nvidia $$b >/dev/null || exit 1; done
 
 nvidia-test: nvidia
-	for b in $(NVIDIA_BRANCHES); do bash nvidia/check.sh $$b || exit 1; done
+	for b in $(NVIDIA_BRANCHES); do bash guest-kmod/nvidia-uvm/check.sh $$b || exit 1; done
 
 .PHONY: nvidia nvidia-test
 
 # NVIDIA's nvidia-uvm.ko, as make nvidia built it, in a VM against emgpu:
-# the resource-manager stand-in (rm-standin/: emgpu-rm.ko, one build per
+# the resource-manager stand-in (guest-kmod/emgpu-rm/: emgpu-rm.ko, one build per
 # branch) in nvidia.ko's place, then NVIDIA's built-in tests
 # (tests/nvidia-uvm/), both branches in one image (images/nvidia-uvm/).
 NVIDIA_UVM_IMAGE := $(BUILD)/images/initramfs-nvidia-uvm.cpio
@@ -338,7 +338,7 @@ image-nvidia-uvm: deps
 	EMBER_RUN=$(BUILD)/guest/ember-run bash images/nvidia-uvm/mkimage.sh $(NVIDIA_UVM_IMAGE) \
 		$(NVIDIA_BRANCHES)
 
-# The guest images for a real card (nvidia/image): the cloud kernel
+# The guest images for a real card (images/nvidia): the cloud kernel
 # (build/images/vmlinuz) and build/images/initramfs-nvidia.cpio with the
 # 535 branch's modules (initramfs-nvidia-550.cpio: the 550 branch's), the
 # GSP firmware and CUDA user-space libraries of the same version, and the
@@ -347,7 +347,7 @@ image-nvidia-uvm: deps
 # one with a card.
 image-nvidia: deps
 	$(MAKE) -C images $(KERNEL)
-	$(MAKE) -C nvidia/image
+	$(MAKE) -C images/nvidia
 endif
 
 nvidia-vm-test: image-nvidia-uvm image-nvidia qemu host
@@ -356,14 +356,14 @@ nvidia-vm-test: image-nvidia-uvm image-nvidia qemu host
 
 .PHONY: image-nvidia-uvm nvidia-vm-test
 
-# Their contents listed and checked (nvidia/image/check.sh), each rebuilt
+# Their contents listed and checked (images/nvidia/check.sh), each rebuilt
 # byte for byte, then each booted under TCG with no card
-# (nvidia/image/boot-test.sh).
+# (images/nvidia/boot-test.sh).
 image-nvidia-test: image-nvidia qemu host
-	$(MAKE) -C nvidia/image check
-	$(MAKE) -C nvidia/image check-reproducible
+	$(MAKE) -C images/nvidia check
+	$(MAKE) -C images/nvidia check-reproducible
 	for i in initramfs-nvidia initramfs-nvidia-550; do \
-		bash nvidia/image/boot-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
+		bash images/nvidia/boot-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
 			$(BUILD)/images/$$i.cpio $(BUILD)/image-nvidia-boot/$$i || exit 1; done
 
 .PHONY: image-nvidia image-nvidia-test

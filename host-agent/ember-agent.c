@@ -46,7 +46,7 @@ static void usage(FILE *f)
 		"  --vfio DDDD:BB:SS.F  pass a real card through (vfio-pci; needs --accel kvm)\n"
 		"  --modparams 'LIST' module parameters for the guest's init (ember_modparams=)\n"
 		"  --append 'WORDS'   more kernel command line words (the real-card image's\n"
-		"                     ember_apps=... ember_variants=...; nvidia/image/init)\n"
+		"                     ember_apps=... ember_variants=...; images/nvidia/init)\n"
 		"  --device-opts ',K=V,...'  more emgpu properties (e.g. ',personality=ga10x')\n"
 		"  --dry-run          print the QEMU command line instead of running it\n"
 		"  --libvirt-xml      print the equivalent libvirt domain XML instead\n"

@@ -310,7 +310,7 @@ const char *em_variant_args(const char *variant)
 /*
  * The variants that run under nvidia-uvm, the module and its parameters
  * for each: the program variants on Debian's nvidia-uvm.ko as shipped
- * (nvidia/build.sh --stock: NVIDIA's source, none of Ember's patches), and
+ * (guest-kmod/nvidia-uvm/build.sh --stock: NVIDIA's source, none of Ember's patches), and
  * adaptive, the unchanged program on our series with Ember's switch on
  * (Table 1's defaults, as the Ember glue has them) and on the GPU's clock
  * (ember_gpu_clock=1: the glue's recency and eager reclamation follow the

@@ -4,9 +4,9 @@
  * parameters, as the one list everything else is generated from: the
  * fields of struct ember_adaptive_params, EMBER_ADAPTIVE_PARAMS_DEFAULT
  * and the range checks (ember_adaptive.h, ember_adaptive.c), the module
- * parameters of ember.ko (driver/ember_policy.c) and of nvidia-uvm
- * (nvidia/glue/uvm_ember.c) with their descriptions, nvidia/check.sh's
- * modinfo check (nvidia/common.sh, table1()) and docs/table1.md
+ * parameters of ember.ko (guest-kmod/ember/ember_policy.c) and of nvidia-uvm
+ * (guest-kmod/nvidia-uvm/glue/uvm_ember.c) with their descriptions, guest-kmod/nvidia-uvm/check.sh's
+ * modinfo check (guest-kmod/nvidia-uvm/common.sh, table1()) and docs/table1.md
  * (`make table1-doc`). A default, range or description changes here and
  * nowhere else.
  *
@@ -91,7 +91,7 @@
 /*
  * A module parameter's description: the entry's text, its range and its
  * default, e.g. "Aging period, ms (1..60000, default 25)". modinfo shows
- * it; nvidia/check.sh looks for "default N)".
+ * it; guest-kmod/nvidia-uvm/check.sh looks for "default N)".
  */
 #define EMBER_ADAPTIVE_PARAM_DESC(name, def, min, max, desc)		\
 	desc " (" #min ".." #max ", default " #def ")"

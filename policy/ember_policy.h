@@ -366,7 +366,7 @@ void ember_policy_free(void *p);
 /*
  * ember_policy.c, exported: a policy in another module becomes selectable
  * by name (set_policy) once registered; it must stay valid until
- * unregistered (driver/modules/ember_ac_module.c is an example).
+ * unregistered (guest-kmod/ember/modules/ember_ac_module.c is an example).
  */
 int ember_register_policy(const struct ember_policy_ops *ops);
 void ember_unregister_policy(const struct ember_policy_ops *ops);

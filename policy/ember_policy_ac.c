@@ -7,7 +7,7 @@
  * soon as its counter notifies; device memory is reclaimed only on demand,
  * least recently made resident first, and nothing protects a block from
  * coming back. It is the baseline between `uvm` and Ember-adaptive.
- * Hardware-neutral; driver/modules/ember_ac_module.c registers it
+ * Hardware-neutral; guest-kmod/ember/modules/ember_ac_module.c registers it
  * from a module of its own, the way a researcher adds a policy.
  */
 #include "ember_policy.h"

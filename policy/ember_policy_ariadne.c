@@ -2,7 +2,7 @@
 /*
  * The `ariadne` policy (ember_policy_ariadne.h says what it does and
  * where each number comes from). Hardware-neutral: the same source builds
- * into ember_ariadne.ko (driver/modules/ember_ariadne_module.c) and
+ * into ember_ariadne.ko (guest-kmod/ember/modules/ember_ariadne_module.c) and
  * the CUnit policy suite.
  */
 #ifdef __KERNEL__

@@ -38,7 +38,7 @@
  * ember.ko; "ga10x" adds the BAR0 block of models/include/ga10x/regs.h
  * (BAR0 grows to gm_regs_size()), a seventh MSI-X vector for its interrupt
  * leaf, a VRAM window in BAR2 and PCI device id GA10X_PCI_DEVICE_ID, for
- * NVIDIA's nvidia-uvm through the resource-manager stand-in (rm-standin/).
+ * NVIDIA's nvidia-uvm through the resource-manager stand-in (guest-kmod/emgpu-rm/).
  * Its doorbell runs GPFIFO channels inside gm_reg_write(), in the MMIO
  * handler, as emgpu's copy-engine doorbell does; channels blocked on a
  * semaphore acquire that a CPU releases by a plain store are re-examined

@@ -22,14 +22,14 @@ set -euo pipefail
 
 shopt -s nullglob
 PAGES=(README.md docs/*.md experiments/*.md)
-SOURCES=(models qemu-device driver policy userspace workloads host-agent
-	images ':(exclude)images/nvidia-uvm')
+SOURCES=(models qemu-device guest-kmod/ember policy userspace workloads host-agent
+	images ':(exclude)images/nvidia-uvm' ':(exclude)images/nvidia')
 # Under nvidia/ the series and the glue (the scripts beside them only
 # build it, and build.sh's own key rebuilds the modules when they change),
 # not the real-card image; the resource-manager stand-in; the image
 # nvidia-uvm runs boot; under tests/nvidia-uvm/ the guest programs that
 # image carries, not make nvidia-vm-test's scripts.
-NVIDIA_SOURCES=(rm-standin nvidia/branches nvidia/glue images/nvidia-uvm
+NVIDIA_SOURCES=(guest-kmod/emgpu-rm guest-kmod/nvidia-uvm/branches guest-kmod/nvidia-uvm/glue images/nvidia-uvm
 	':(glob)tests/nvidia-uvm/*.[ch]')
 STALE_PREFIX='> Stale:'
 

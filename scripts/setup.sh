@@ -36,7 +36,7 @@ packages=(
 	clang libclang-rt-14-dev patch
 	# ember-agent's libvirt back end and its test's private daemon
 	libvirt-dev libvirt-daemon-system libvirt-clients
-	# host compiler of Debian's CUDA toolkit 11.8 (nvidia/image: nvcc
+	# host compiler of Debian's CUDA toolkit 11.8 (images/nvidia: nvcc
 	# 11.8 accepts GCC up to 11; the toolkit itself is cached, not installed)
 	g++-11
 )

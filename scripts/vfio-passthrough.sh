@@ -12,7 +12,7 @@
 #                   card, which nothing in that guest drives (make all)
 #   --image nvidia  the real-card image (make image-nvidia): NVIDIA's
 #                   modules with Ember in nvidia-uvm drive the card and the
-#                   applications run as --append says (nvidia/image/init:
+#                   applications run as --append says (images/nvidia/init:
 #                   ember_apps=, ember_variants=, ember_footprints=, ...);
 #                   results in build/vfio-nvidia/results.jsonl, which
 #                   `ember-agent report build/vfio-nvidia` tabulates

@@ -2,7 +2,7 @@
 /*
  * libember's nvidia-uvm back end (em_backend.h): NVIDIA's nvidia-uvm.ko
  * on emgpu's GA10x personality, with the resource-manager stand-in
- * (rm-standin/, /dev/emgpu-rm, include/uapi/emgpu_rm.h) in nvidia.ko's
+ * (guest-kmod/emgpu-rm/, /dev/emgpu-rm, include/uapi/emgpu_rm.h) in nvidia.ko's
  * place. A context is what libcuda makes of a process on a card:
  *
  *   open       /dev/nvidia-uvm, UVM_INITIALIZE; a second fd of it with

@@ -21,7 +21,7 @@
  * in it, as in the testbed. The footprint must stay below a quarter of the
  * free device memory and 4 GiB: the program refuses otherwise, unless
  * EMBER_APPS_ANY_FOOTPRINT=1 (a card of one's own, e.g. the real-card guest
- * image of nvidia/image, where oversubscribing it is the point).
+ * image of images/nvidia, where oversubscribing it is the point).
  *
  * EMBER_APPS_LOCK=FILE: several runs fill and verify on the CPU in parallel
  * while the card runs one timed section at a time (tests/hw/apps.sh). The

@@ -51,7 +51,7 @@
  * copy (dl_iterate_phdr); the interposer's own runtime calls go the same way.
  *
  * Built against CUDA 13, or CUDA 11.8 for the real-card guest image
- * (nvidia/image), whose runtime and driver name memory locations by device
+ * (images/nvidia), whose runtime and driver name memory locations by device
  * number and have no cuLaunchKernelEx.
  *
  * The program must use the shared CUDA runtime (nvcc -cudart shared) or

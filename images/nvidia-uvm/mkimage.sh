@@ -3,9 +3,9 @@
 # images/common.sh): busybox-static, init, and per driver branch
 # lib/modules/<version>/ with emgpu-rm.ko, uvm-builtin-tests and
 # uvm-launch-test
-# (rm-standin/build.sh) and nvidia-uvm.ko exactly as nvidia/build.sh made
+# (guest-kmod/emgpu-rm/build.sh) and nvidia-uvm.ko exactly as guest-kmod/nvidia-uvm/build.sh made
 # it (the module that goes into the real-card image), Debian's own as
-# nvidia-uvm-stock.ko (nvidia/build.sh --stock), and /bin/ember-run
+# nvidia-uvm-stock.ko (guest-kmod/nvidia-uvm/build.sh --stock), and /bin/ember-run
 # ($EMBER_RUN, default build/guest/ember-run: the matrix runs of driver
 # nvidia-uvm, libember's nvidia-uvm back end).
 #
@@ -26,12 +26,12 @@ new_root "$here/init"
 install -m 0755 "$ember_run" "$root/bin/ember-run"
 for branch_dir in "$@"; do
 	version=$(. "$branch_dir/branch.conf" && echo "${version%-*}")
-	nvidia=$(bash "$top/nvidia/build.sh" "$branch_dir") ||
-		die "the $version modules did not build (nvidia/build.sh $branch_dir)"
-	stock=$(bash "$top/nvidia/build.sh" --stock "$branch_dir") ||
-		die "Debian's $version nvidia-uvm did not build (nvidia/build.sh --stock $branch_dir)"
-	standin=$(bash "$top/rm-standin/build.sh" "$branch_dir") ||
-		die "the $version stand-in did not build (rm-standin/build.sh $branch_dir)"
+	nvidia=$(bash "$top/guest-kmod/nvidia-uvm/build.sh" "$branch_dir") ||
+		die "the $version modules did not build (guest-kmod/nvidia-uvm/build.sh $branch_dir)"
+	stock=$(bash "$top/guest-kmod/nvidia-uvm/build.sh" --stock "$branch_dir") ||
+		die "Debian's $version nvidia-uvm did not build (guest-kmod/nvidia-uvm/build.sh --stock $branch_dir)"
+	standin=$(bash "$top/guest-kmod/emgpu-rm/build.sh" "$branch_dir") ||
+		die "the $version stand-in did not build (guest-kmod/emgpu-rm/build.sh $branch_dir)"
 	dest="$root/lib/modules/$version"
 	mkdir -p "$dest"
 	install -m 0644 "$nvidia/nvidia-uvm.ko" "$standin/emgpu-rm.ko" "$dest/"

@@ -176,7 +176,7 @@ struct ember_mem_info {
 /*
  * The policy hooks, for hook_calls: X(ID, member), member the hook's name in
  * struct ember_policy_ops (policy/ember_policy.h), in that table's order
- * (driver/ember_policy.c checks each name against the table). The enum's
+ * (guest-kmod/ember/ember_policy.c checks each name against the table). The enum's
  * values are the ABI's indices into hook_calls: append, never reorder.
  */
 #define EMBER_POLICY_HOOK_LIST(X)		\

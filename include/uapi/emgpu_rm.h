@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * /dev/emgpu-rm: the user interface of the resource-manager stand-in
- * (rm-standin/), what libcuda gets from nvidia.ko's RM on a card: the RM
+ * (guest-kmod/emgpu-rm/), what libcuda gets from nvidia.ko's RM on a card: the RM
  * objects a CUDA context needs (a client, a GPU VA space, a compute
  * channel in it) and kernel launches on that channel.
  *

@@ -64,7 +64,7 @@ same_exports() {
 	diff "$nv" "$rm" && echo "$(wc -l <"$nv") exports, CRCs equal"
 }
 
-# real_card_carries VERSION BUILT: a real-card image (nvidia/image/, in
+# real_card_carries VERSION BUILT: a real-card image (images/nvidia/, in
 # the images folder beside INITRD) whose nvidia-uvm.ko is that version's
 # carries these very bytes
 real_card_carries() {
@@ -112,8 +112,8 @@ for branch_dir in "$@"; do
 	. "$branch_dir/branch.conf"
 	v=${version%-*}
 	versions+=("$v")
-	nvidia_out=$(bash "$top/nvidia/build.sh" "$branch_dir" 2>/dev/null)
-	standin_out=$(bash "$top/rm-standin/build.sh" "$branch_dir" 2>/dev/null)
+	nvidia_out=$(bash "$top/guest-kmod/nvidia-uvm/build.sh" "$branch_dir" 2>/dev/null)
+	standin_out=$(bash "$top/guest-kmod/emgpu-rm/build.sh" "$branch_dir" 2>/dev/null)
 	symvers="$EMBER_CACHE/nvidia/$version/tree/Module.symvers"
 	uvm_side "$symvers" "$nvidia_out/nvidia-uvm.ko" >"$work/nvidia-$v.crcs"
 	export_crcs "$standin_out/emgpu-rm.symvers" emgpu-rm >"$work/emgpu-rm-$v.crcs"
@@ -123,7 +123,7 @@ for branch_dir in "$@"; do
 		image_module_is_built "$v" "$nvidia_out/nvidia-uvm.ko"
 	check "$v: the real-card image carries that same nvidia-uvm.ko" \
 		real_card_carries "$v" "$nvidia_out/nvidia-uvm.ko"
-	stock_out=$(bash "$top/nvidia/build.sh" --stock "$branch_dir" 2>/dev/null)
+	stock_out=$(bash "$top/guest-kmod/nvidia-uvm/build.sh" --stock "$branch_dir" 2>/dev/null)
 	check "$v: Debian's nvidia-uvm.ko (--stock) imports the stand-in's exports with their CRCs" \
 		stock_imports_match "$stock_out/nvidia-uvm.ko" "$work/emgpu-rm-$v.crcs"
 	check "$v: every UVM_TEST_* ioctl is run or listed as not run with its reason" \
@@ -199,7 +199,7 @@ for v in "${versions[@]}"; do
 	# through /dev/emgpu-rm on a managed range (uvm-launch-test), one check
 	# each, named by the runners' KTAP lines. settings: ember (our series,
 	# Ember's switch on), off (our series, switch off: NVIDIA's behaviour),
-	# debian (Debian's nvidia-uvm.ko as shipped, nvidia/build.sh --stock:
+	# debian (Debian's nvidia-uvm.ko as shipped, guest-kmod/nvidia-uvm/build.sh --stock:
 	# NVIDIA's source alone)
 	for setting in ember off debian; do
 		bs="$b,\"setting\":\"$setting\""

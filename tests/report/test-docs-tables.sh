@@ -34,10 +34,10 @@ check "label marks it and the check passes" \
 echo 'int a;' >models/a.c && git commit -qam back
 check "a marked figure whose sources are HEAD's again fails" \
 	bash -c "! bash '$script' check 2>/dev/null && bash '$script' label >/dev/null && ! grep -q '^> Stale:' docs/page.md"
-mkdir -p nvidia/glue && echo 'int g;' >nvidia/glue/g.c && git add . && git commit -qm glue
+mkdir -p guest-kmod/nvidia-uvm/glue && echo 'int g;' >guest-kmod/nvidia-uvm/glue/g.c && git add . && git commit -qm glue
 printf '\nThe same runs under nvidia-uvm, at %s:\n\n| c |\n|---|\n| 3 |\n' "$(git rev-parse HEAD)" \
 	>>docs/page.md && git commit -qam nvidia-docs
-echo 'int h;' >nvidia/glue/g.c && git commit -qam glue-again
+echo 'int h;' >guest-kmod/nvidia-uvm/glue/g.c && git commit -qam glue-again
 check "a glue change stales the figure naming nvidia-uvm, not the other" \
 	bash -c "bash '$script' list | grep -qx 'docs/page.md:5: current; names $one' &&
 		bash '$script' list | grep -q '^docs/page.md:11: stale'"

@@ -10,7 +10,7 @@
  *
  * Two kinds of register live here:
  *  - those nvidia-uvm itself dereferences, through pointers the
- *    resource-manager stand-in (rm-standin/) hands over: fault and
+ *    resource-manager stand-in (guest-kmod/emgpu-rm/) hands over: fault and
  *    access-counter GET/PUT, the interrupt leaf and its enables, PTIMER,
  *    the work-submission doorbell. Their bit layouts and semantics are
  *    NVIDIA's (Turing+ hardware as nvidia-uvm's Ampere HAL drives it);

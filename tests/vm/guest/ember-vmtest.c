@@ -1021,7 +1021,7 @@ static int scenario_table1_switches(const char *name)
 
 /* ---- limits of an opener on a shared machine (issue 31) ---- */
 
-#define LIMITS_GID	900	/* group "ember": what driver/99-ember.rules names */
+#define LIMITS_GID	900	/* group "ember": what guest-kmod/ember/99-ember.rules names */
 #define LIMITS_UID	1000	/* an unprivileged member of it */
 #define LIMITS_NOBODY	65534	/* an unprivileged user outside it */
 
