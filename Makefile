@@ -172,7 +172,7 @@ loaded-test: all
 
 # ember-agent report beside the paper's CSVs, on results made from the
 # paper's own numbers (no VM): exact order counts and geometric means.
-report-test: host results-format-doc-check experiments-doc-check inject-doc-check
+report-test: host results-format-doc-check experiments-doc-check inject-doc-check docs-numbers-check
 	$(MAKE) -C userspace $(BUILD)/guest/ember-run
 	bash tests/report/run-test.sh $(AGENT) $(BUILD)/report-test $(BUILD)/guest/ember-run
 	$(CC) -std=gnu11 -Wall -Wextra -O2 -Ihost-agent -o $(BUILD)/report-test/test-judge \
@@ -182,6 +182,7 @@ report-test: host results-format-doc-check experiments-doc-check inject-doc-chec
 		tests/report/test_calibrate.c $(BUILD)/host-agent/libemberagent.a -ljansson -lvirt -lvirt-qemu -lm
 	$(BUILD)/report-test/test-calibrate $(BUILD)/report-test/calibrate
 	bash tests/report/test-docs-tables.sh $(BUILD)/report-test/docs-tables
+	bash tests/report/test-docs-numbers.sh $(BUILD)/report-test/docs-numbers
 
 # One app at two card sizes and two seeds: every result reads back.
 sizes-test: all
@@ -245,6 +246,12 @@ results-format-doc: host
 
 results-format-doc-check: host
 	@bash scripts/doc-block.sh check docs/results-format.md $(AGENT) result-fields
+
+# Docs are reference: no page under docs/ and no line of README.md types a
+# measured number (a time, a percentage, a speedup, CPU seconds) outside a
+# generated block or code (scripts/docs-numbers.sh); part of report-test.
+docs-numbers-check:
+	@bash scripts/docs-numbers.sh
 
 # docs/experiments.md's variants table is ember-agent's listing likewise.
 experiments-doc: host
@@ -494,4 +501,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small info clean
+.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small info clean
