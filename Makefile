@@ -74,9 +74,8 @@ TEST_CHAIN := nvidia-test nvidia-images nvidia-vm-test image-nvidia-test
 TEST_LANE_STEPS := unit qtest image-reproducible libvirt-test multihost-test vfio-dry-run \
 	inject-test loaded-test determinism-test trace-replay-test sizes-test \
 	report-test fuzz-ioctl fuzz-smoke vm-test
-# two lanes beside the chain: with one, the lane ended last (15 min 33 s
-# cold at fbe5b467), with two the chain and lane 1 ended together (15 min
-# 12 s; docs/testing.md)
+# two lanes beside the chain: with one, the lane ends after the chain;
+# with two, the chain and lane 1 end together
 TEST_LANES ?= 2
 TEST_STEPS := build $(TEST_CHAIN) $(TEST_LANE_STEPS)
 TEST_LANE_TARGETS := $(addprefix test-lane-,$(shell seq $(TEST_LANES)))
@@ -115,13 +114,13 @@ test-step-build: private STEP_VARS := EMBER_SET_UP=1
 # may run beside nvidia-vm-test is niced (NVIDIA's compiles nice
 # themselves): its built-in tests under Ember-adaptive keep the glue on
 # the guest's clock, and with other VMs beside it at its own priority two
-# of them found their block reclaimed mid-test (twice); beside niced VMs
-# or busy loops they passed (docs/testing.md).
+# of them can find their block reclaimed mid-test; beside niced VMs or
+# busy loops they pass.
 test-step-nvidia-images: test-step-nvidia-test test-step-build
 # Debian's stock nvidia-uvm builds (image-nvidia-uvm) beside the real-card
 # images' CUDA toolkit, programs and images (image-nvidia), which need
-# nothing of them: made one after the other, the second left a core idle
-# for the last half minute of the step (docs/testing.md).
+# nothing of them: made one after the other, the second would leave a
+# core idle at the end of the step.
 test-step-nvidia-images: private STEP_JOBS := -j2
 test-step-nvidia-vm-test test-step-image-nvidia-test: test-step-nvidia-images
 test-step-nvidia-vm-test test-step-image-nvidia-test: \
@@ -376,7 +375,7 @@ image-nvidia-test: image-nvidia qemu host
 .PHONY: image-nvidia image-nvidia-test
 
 # Model speed: modelled 128-byte accesses per second of one core's CPU time,
-# four access mixes (docs/model.md has the table and what bounds each).
+# four access mixes (docs/model.md says what each runs and what bounds it).
 bench: deps
 	$(MAKE) -C models bench
 
