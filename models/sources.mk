@@ -8,6 +8,7 @@ src/ce.c
 src/sm.c
 src/regs.c
 src/inject.c
+src/emgpu.c
 src/kernels/table.c
 src/kernels/stream.c
 src/kernels/gather.c
@@ -30,3 +31,4 @@ src/ga10x/faults.c
 src/ga10x/fifo.c
 src/ga10x/host.c
 src/ga10x/ce.c
+src/ga10x/sm.c

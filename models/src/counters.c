@@ -32,9 +32,6 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "ga10x/ga10x.h"
-#include "ga10x/access_counter_c365.h"
-#include "ga10x/fault_c369.h"
 
 int gm_ac_init(struct gm_gpu *g)
 {
@@ -173,34 +170,8 @@ static int ac_push(struct gm_gpu *g, const struct emgpu_notify_entry *ent)
 	return 0;
 }
 
-/*
- * GA10x: a C365 MIMC notification of the region's GVA in the launch
- * channel's context (INST, graphics engine id + VEID 0), tag = the
- * counter's index (what a targeted clear names, src/ga10x/faults.c),
- * bank 0. The notification unit applies the injections and raises the
- * leaf bit; the stop that hands it to the driver is the same as emgpu's.
- */
-static void notify_ga10x(struct gm_gpu *g, int32_t idx)
-{
-	struct gm_counter *c = &g->ctr[idx];
-	const struct ga10x_ac_entry n = {
-		.type = C365_TYPE_GPU,
-		.addr_type = C365_ADDR_TYPE_GVA,
-		.addr = c->region << g->ac_gran_shift,
-		.inst = g->nv->sm.chan->inst,
-		.mmu_engine_id = C369_MMU_ENG_ID_GRAPHICS,
-		.sub_granularity = c->sub_mask,
-		.counter = c->count & C365_W6_COUNTER_VAL_MASK,
-		.tag = (uint32_t)idx,
-	};
-
-	c->notified = 1;
-	if (ga10x_ac_notify(g, &n) > 0)
-		c->notified = 0;	/* not lost: notifies again on its next access */
-	g->notify_pending = 1;
-}
-
-static void notify(struct gm_gpu *g, int32_t idx)
+/* emgpu's notification: one emgpu_notify_entry at the AC ring's PUT */
+void gm_emgpu_ac_notify(struct gm_gpu *g, int32_t idx)
 {
 	struct gm_counter *c = &g->ctr[idx];
 	uint64_t addr = c->region << g->ac_gran_shift;
@@ -208,10 +179,6 @@ static void notify(struct gm_gpu *g, int32_t idx)
 	struct emgpu_notify_entry ent;
 	int rc;
 
-	if (g->nv) {
-		notify_ga10x(g, idx);
-		return;
-	}
 	c->notified = 1;
 	if (gm_inject_check(g, GM_INJ_NOTIFY_DROP, addr, 1))
 		return;
@@ -279,7 +246,7 @@ void gm_ac_count(struct gm_gpu *g, uint64_t va)
 	c->sub_mask |= 1u << ((va >> (g->ac_gran_shift - 5)) & 31);
 	if (!c->notified &&
 	    c->count >= (g->ac_config & EMGPU_AC_CONFIG_THRESHOLD_MASK))
-		notify(g, idx);
+		g->pers.ops->ac_notify(g, idx);
 }
 
 void gm_ac_clear(struct gm_gpu *g, uint32_t mode, uint32_t tag)

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "ga10x/ga10x.h"
 
 #define FNV_OFFSET	0xcbf29ce484222325ull
 #define FNV_PRIME	0x100000001b3ull
@@ -149,6 +148,20 @@ static int profile_ok(const struct gm_profile *p)
 	       p->link_d2h_mbps && p->num_sms <= 512 && p->warps_per_sm <= 64;
 }
 
+/* The personalities' tables, by enum gm_personality. */
+static const struct gm_personality_ops *const personalities[] = {
+#define GM_PERSONALITY_TABLE(id, name) \
+	[GM_PERSONALITY_##id] = &gm_##name##_personality,
+	GM_PERSONALITIES(GM_PERSONALITY_TABLE)
+#undef GM_PERSONALITY_TABLE
+};
+
+static const char *const personality_names[] = {
+#define GM_PERSONALITY_NAME(id, name) [GM_PERSONALITY_##id] = #name,
+	GM_PERSONALITIES(GM_PERSONALITY_NAME)
+#undef GM_PERSONALITY_NAME
+};
+
 struct gm_gpu *gm_create(const struct gm_config *cfg,
 			 const struct gm_callbacks *cb)
 {
@@ -160,12 +173,12 @@ struct gm_gpu *gm_create(const struct gm_config *cfg,
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
+	g->pers.ops = personalities[cfg->personality];
 	g->prof = cfg->profile;
 	if (cb)
 		g->cb = *cb;
 	g->seed = cfg->seed;
 	g->lockstep = cfg->lockstep;
-	g->personality = cfg->personality;
 	g->vram_128_ps = gm_xfer_ps(128, g->prof.vram_bw_mbps);
 	g->h2d_128_ps = gm_xfer_ps(128, g->prof.link_h2d_mbps);
 	g->d2h_128_ps = gm_xfer_ps(128, g->prof.link_d2h_mbps);
@@ -183,8 +196,7 @@ struct gm_gpu *gm_create(const struct gm_config *cfg,
 	}
 	g->ce_q = calloc(g->prof.num_copy_engines, sizeof(*g->ce_q));
 	if (!g->ce_q || gm_mem_init(g) || gm_mmu_init(g) || gm_ac_init(g) ||
-	    gm_sm_init(g) ||
-	    (g->personality == GM_PERSONALITY_GA10X && ga10x_init(g))) {
+	    gm_sm_init(g) || g->pers.ops->init(g)) {
 		gm_destroy(g);
 		return NULL;
 	}
@@ -196,8 +208,7 @@ void gm_destroy(struct gm_gpu *g)
 {
 	if (!g)
 		return;
-	if (g->nv)
-		ga10x_fini(g);
+	g->pers.ops->fini(g);
 	gm_mem_fini(g);
 	free(g->ce_q);
 	free(g->host_lines);
@@ -251,8 +262,7 @@ void gm_reset(struct gm_gpu *g)
 	g->hash = FNV_OFFSET;
 	g->rng = g->seed;
 	memset(&g->st, 0, sizeof(g->st));
-	if (g->nv)
-		ga10x_reset(g);
+	g->pers.ops->reset(g);
 	/*
 	 * Injections are the experiment's, not device state: they keep what
 	 * they fired (a count=1 hang does not hang the reset device again)
@@ -307,11 +317,6 @@ const char *gm_stop_name(enum gm_stop s)
 
 	return (unsigned int)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
-
-static const char *const personality_names[] = {
-	[GM_PERSONALITY_EMGPU] = "emgpu",
-	[GM_PERSONALITY_GA10X] = "ga10x",
-};
 
 const char *gm_personality_name(enum gm_personality p)
 {

@@ -15,6 +15,7 @@
 
 #include "gpumodel/gpumodel.h"
 #include "gpumodel/kernel.h"
+#include "personality.h"
 
 typedef uint64_t gm_time_t;		/* picoseconds */
 #define GM_PS_PER_NS		1000ull
@@ -98,8 +99,11 @@ struct gm_gpu {
 	struct gm_callbacks cb;
 	uint64_t seed;
 	int lockstep;
-	enum gm_personality personality;
-	struct gm_ga10x *nv;	/* GA10X only (ga10x/ga10x.h) */
+	/* the personality (personality.h): its table, its own state */
+	struct {
+		const struct gm_personality_ops *ops;
+		void *priv;	/* read by the personality's code alone */
+	} pers;
 
 	/* derived timing (ps) */
 	gm_time_t vram_128_ps, h2d_128_ps, d2h_128_ps;
@@ -332,6 +336,12 @@ static inline int gm_mmu_lookup(struct gm_gpu *g, struct gm_utlb *u,
 void gm_fault_report(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		     unsigned int access, unsigned int type);
 void gm_fault_replay(struct gm_gpu *g, uint32_t mode);
+/* The faulting warp and its uTLB stall; the first fault opens a batch. */
+void gm_fault_stall(struct gm_gpu *g, struct gm_warp *w);
+/* How many warps are stalled. */
+uint32_t gm_stalled_warps(const struct gm_gpu *g);
+/* Releases every uTLB; the stalled warps run again from `when`. */
+uint32_t gm_resume_warps(struct gm_gpu *g, gm_time_t when);
 
 /* counters.c */
 int gm_ac_init(struct gm_gpu *g);
@@ -339,6 +349,8 @@ void gm_ac_reset(struct gm_gpu *g);
 void gm_ac_count(struct gm_gpu *g, uint64_t va);
 void gm_ac_clear(struct gm_gpu *g, uint32_t mode, uint32_t tag);
 void gm_ac_set_config(struct gm_gpu *g, uint32_t config);
+/* emgpu's notification: one entry of emgpu_hw.h into its ring */
+void gm_emgpu_ac_notify(struct gm_gpu *g, int32_t idx);
 
 /* ce.c */
 void gm_ce_doorbell(struct gm_gpu *g);
@@ -355,6 +367,13 @@ int gm_sm_init(struct gm_gpu *g);
 void gm_sm_reset(struct gm_gpu *g);
 int gm_launch_from(struct gm_gpu *g, const struct emgpu_launch_desc *d);
 void gm_launch_finish(struct gm_gpu *g, uint32_t status);
+/* Lockstep: the driver handed the device back (as a SYNC write does). */
+void gm_sm_hand_back(struct gm_gpu *g);
+/* emgpu's accesses: its page tables (mmu.c), faults into fault.c's ring */
+int gm_emgpu_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+		       void *buf, uint32_t len, unsigned int access);
+int gm_emgpu_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+			const void *buf, uint32_t len);
 
 /* ring.c-style helpers in regs.c */
 int gm_ring_valid(const struct gm_ring *r, uint32_t entry_size);

@@ -7,9 +7,9 @@
  * LAUNCH_RESULT, CE_DONE_TIME). Bad offsets and values latch an error
  * (ERROR_STATUS/INFO, EMGPU_INTR_ERROR) and are otherwise ignored; unknown
  * and write-only offsets read as 0 and latch EMGPU_ERR_BAD_REGISTER.
+ * The personality's own registers (its reg_read/reg_write) come first.
  */
 #include "internal.h"
-#include "ga10x/ga10x.h"
 
 static void ring_write_base(struct gm_gpu *g, struct gm_ring *r, uint32_t lo,
 			    uint32_t off)
@@ -117,15 +117,16 @@ static uint32_t lo_latch(uint64_t v, uint32_t *hi)
 
 uint32_t gm_regs_size(const struct gm_gpu *g)
 {
-	return g->nv ? GA10X_REGS_SIZE : EMGPU_REGS_SIZE;
+	return g->pers.ops->regs_size;
 }
 
 uint32_t gm_reg_read(struct gm_gpu *g, uint32_t off)
 {
 	const struct gm_profile *p = &g->prof;
+	uint32_t v;
 
-	if (g->nv && off >= GA10X_REG_BASE && off < GA10X_REGS_SIZE)
-		return ga10x_reg_read(g, off);
+	if (!g->pers.ops->reg_read(g, off, &v))
+		return v;
 
 	switch (off) {
 	case EMGPU_REG_ID: return EMGPU_ID_MAGIC;
@@ -227,10 +228,8 @@ static uint64_t commit64(uint32_t hi, uint32_t lo)
 
 void gm_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 {
-	if (g->nv && off >= GA10X_REG_BASE && off < GA10X_REGS_SIZE) {
-		ga10x_reg_write(g, off, v);
+	if (!g->pers.ops->reg_write(g, off, v))
 		return;
-	}
 	switch (off) {
 	case EMGPU_REG_SCRATCH: g->scratch = v; return;
 	case EMGPU_REG_ERROR_CLEAR:

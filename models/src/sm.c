@@ -8,7 +8,7 @@
  *    keeps warp_mlp lines in flight), and uses the VRAM queue, or the link
  *    queue of its direction (reads host->device, writes device->host), for
  *    bytes / bandwidth. The queue's busy-until time is shared by every warp
- *    and copy, so bandwidth is shared, not multiplied (see charge()).
+ *    and copy, so bandwidth is shared, not multiplied (see gm_charge()).
  *  - A work item's ALU work (gm_warp_compute(): the card's warp
  *    instructions for it, at warp_issue_ps each) adds to the warp's clock
  *    beside its accesses: a launch takes the later of its warps' issue
@@ -31,7 +31,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "ga10x/ga10x.h"
+#include "access.h"
 
 int gm_sm_init(struct gm_gpu *g)
 {
@@ -81,7 +81,8 @@ int gm_launch_from(struct gm_gpu *g, const struct emgpu_launch_desc *desc)
 {
 	struct gm_launch_params dec, *d = &dec;
 	const struct gm_kernel *k;
-	uint32_t i, warps;
+	uint32_t i, warps, info;
+	int r;
 
 	dec.kernel = emgpu_le32_to_cpu(desc->kernel);
 	dec.warps = emgpu_le32_to_cpu(desc->warps);
@@ -95,15 +96,10 @@ int gm_launch_from(struct gm_gpu *g, const struct emgpu_launch_desc *desc)
 		gm_error(g, EMGPU_ERR_BAD_VALUE, EMGPU_REG_LAUNCH_DOORBELL);
 		return -EMGPU_ERR_BAD_VALUE;
 	}
-	if (g->nv) {
-		/* GA10x: the SMs run in a graphics channel's context */
-		struct ga10x_chan *c = ga10x_launch_chan(g);
-
-		if (!c) {
-			launch_fail(g, EMGPU_ERR_BAD_VALUE, GA10X_REG_LAUNCH_CHANNEL);
-			return -EMGPU_ERR_BAD_VALUE;
-		}
-		g->nv->sm.chan = c;
+	r = g->pers.ops->launch_bind(g, &info);
+	if (r) {
+		launch_fail(g, -r, info);
+		return r;
 	}
 	k = gm_kernel_find(d->kernel);
 	warps = d->warps ? d->warps : g->max_warps;
@@ -198,28 +194,6 @@ static int access_fail(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 	return r;
 }
 
-/*
- * Charges one access to queue q. The queue is work-conserving (busy grows
- * by every transfer, so throughput never exceeds the bandwidth), but
- * warps are simulated in slices, so an access may arrive with a time up
- * to one epoch before a transfer already booked by another warp; the
- * access therefore waits only for the part of the backlog beyond that
- * skew. Under saturation the completion times trail busy by a constant
- * epoch and the sharing is exact; unsaturated, out-of-order arrivals do
- * not wait for each other.
- */
-static inline void charge(struct gm_queue *q, struct gm_warp *w,
-			  gm_time_t xfer, gm_time_t per_warp)
-{
-	gm_time_t start = w->t > q->busy ? w->t : q->busy;
-	gm_time_t backlog, t;
-
-	q->busy = start + xfer;
-	backlog = q->busy > GM_EPOCH_PS ? q->busy - GM_EPOCH_PS : 0;
-	t = w->t + (per_warp > xfer ? per_warp : xfer);
-	w->t = t > backlog ? t : backlog;
-}
-
 static inline int warp_translate(struct gm_gpu *g, struct gm_warp *w,
 				 uint64_t va, unsigned int access,
 				 const struct gm_tlb_entry **e)
@@ -246,200 +220,19 @@ static inline uint64_t entry_pa(const struct gm_tlb_entry *e, uint64_t va)
 			      (1ull << EMGPU_PAGE_SHIFT) - 1));
 }
 
-/*
- * A VRAM access waits for a copy still writing its chunk: a background
- * copy (a promotion on the notification thread) moves the bytes at its
- * doorbell in the model, but they arrive only at its modelled completion.
- */
-static inline void wait_ready(const struct gm_gpu *g, struct gm_warp *w,
-			      uint64_t pa)
-{
-	gm_time_t ready = g->chunk_ready[pa >> GM_CHUNK_SHIFT];
-
-	if (ready > w->t)
-		w->t = ready;
-}
-
-/*
- * Link time of a sysmem access: a 128-byte line, or without
- * link_req_ps (the profile models lines only) any access. Otherwise its
- * 32-byte sectors.
- */
-static inline gm_time_t sysmem_xfer(const struct gm_gpu *g, uint64_t pa,
-				    uint32_t len, gm_time_t per_128)
-{
-	uint32_t first = (pa & 127) >> 5, last = ((pa & 127) + len - 1) >> 5;
-
-	if (!g->link_req_ps || len >= 128)
-		return per_128;
-	if (last > 3)
-		last = 3;
-	return per_128 * (last - first + 1) / 4;
-}
-
-/*
- * A sysmem access over the link in one direction: its bytes on the link's
- * queue and one request on its direction's request queue (req_ps each,
- * none if 0: small requests reach that rate before the bandwidth); the
- * warp waits for the later of the two. Counted if counting is on.
- */
-static inline void account_sysmem(struct gm_gpu *g, struct gm_warp *w,
-				  uint64_t va, uint64_t pa, uint32_t len,
-				  int count, struct gm_queue *link,
-				  gm_time_t per_128, struct gm_queue *req_q,
-				  gm_time_t req_ps)
-{
-	gm_time_t per_warp = gm_max(g->prof.access_issue_ps, g->link_lat_ps);
-	gm_time_t t0 = w->t, t1;
-
-	g->st.sysmem_accesses++;
-	charge(link, w, sysmem_xfer(g, pa, len, per_128), per_warp);
-	if (req_ps) {
-		t1 = w->t;
-		w->t = t0;
-		charge(req_q, w, req_ps, per_warp);
-		if (t1 > w->t)
-			w->t = t1;
-	}
-	if (count)
-		gm_ac_count(g, va);
-}
-
 /* emgpu: accesses through a sysmem PTE without ACD count, while enabled */
 static inline int ac_counts(const struct gm_gpu *g, uint32_t flags)
 {
 	return !(flags & GM_TLB_ACD) && (g->ac.ctrl & EMGPU_RING_ENABLE);
 }
 
-/* A VRAM access: waits for a copy still writing the chunk, then the queue. */
-static inline void account_vram(struct gm_gpu *g, struct gm_warp *w,
-				uint64_t pa)
-{
-	wait_ready(g, w, pa);
-	g->st.vram_accesses++;
-	charge(&g->vram_q, w, g->vram_128_ps,
-	       gm_max(g->prof.access_issue_ps, g->vram_lat_ps));
-}
-
-/* Bytes ahead of a VRAM line read that the host cache is asked to fetch. */
-#define GM_PREFETCH_AHEAD	1024
-
-/*
- * VRAM lines: a warp's line never crosses a chunk (at most 128 bytes within
- * one 128-byte line), so the common case reads or writes one chunk with a
- * copy the compiler inlines; anything else (a poisoned chunk, a range
- * error, a first write) goes through gm_vram_read/write, which give the
- * same bytes, errors and injection counts.
- */
-static inline int vram_line_read(struct gm_gpu *g, uint64_t pa, void *buf,
-				 uint32_t len)
-{
-	uint64_t c = pa >> GM_CHUNK_SHIFT, off = pa & (GM_CHUNK_SIZE - 1);
-	const uint8_t *chunk;
-
-	if (c >= g->nchunks || off + len > GM_CHUNK_SIZE || g->chunk_poison[c])
-		return gm_vram_read(g, pa, buf, len);
-	chunk = g->vram[c];
-	if (!chunk) {
-		memset(buf, 0, len);
-	} else if (len == 128) {
-		/* a host-cache hint for sweeps (a few lines ahead, same chunk);
-		 * nothing modelled depends on it */
-		if (off + GM_PREFETCH_AHEAD < GM_CHUNK_SIZE)
-			__builtin_prefetch(chunk + off + GM_PREFETCH_AHEAD);
-		memcpy(buf, chunk + off, 128);
-	} else {
-		memcpy(buf, chunk + off, len);
-	}
-	return 0;
-}
-
-static inline int vram_line_write(struct gm_gpu *g, uint64_t pa,
-				  const void *buf, uint32_t len)
-{
-	uint64_t c = pa >> GM_CHUNK_SHIFT, off = pa & (GM_CHUNK_SIZE - 1);
-	uint8_t *chunk;
-
-	if (c >= g->nchunks || off + len > GM_CHUNK_SIZE || !g->vram[c])
-		return gm_vram_write(g, pa, buf, len);
-	chunk = g->vram[c];
-	if (len == 128)
-		memcpy(chunk + off, buf, 128);
-	else
-		memcpy(chunk + off, buf, len);
-	return 0;
-}
-
-/*
- * GA10x: an access translates through the launch channel's page directory
- * (ga10x_translate(), its TLB; no walk time, as emgpu's walks cost none),
- * then costs what the same access costs in emgpu's personality: VRAM and
- * sysmem through the same queues. A sparse page reads 0 and drops writes
- * at the issue cost. Every sysmem access counts while the notification
- * buffer is enabled (VER2 PTEs have no ACD bit). A translation fault
- * writes a C369 entry and stalls the warp's uTLB (fault.c).
- */
-static gm_time_t sysmem_write_req_ps(struct gm_gpu *g, uint64_t va,
-				     uint32_t len);
-
-static int ga10x_warp_access(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
-			     void *buf, uint32_t len, unsigned int access,
-			     int write)
-{
-	const struct ga10x_chan *c = g->nv->sm.chan;
-	struct ga10x_xlate x;
-	int r;
-
-	if (g->utlb[w->utlb].stalled) {
-		w->state = GM_WARP_STALLED;
-		return GM_STEP_STALL;
-	}
-	r = ga10x_translate(g, c->pdb, va, access, &x);
-	if (r == GA10X_XLATE_FAULT) {
-		if (!gm_fault_report_ga10x(g, w, va, access, x.fault_type))
-			return GM_STEP_STALL;
-		x.sparse = 1;	/* a filtered prefetch does nothing */
-	} else if (r) {
-		return r;
-	}
-	g->st.accesses++;
-	if (x.sparse) {
-		if (!write)
-			memset(buf, 0, len);
-		w->t += g->prof.access_issue_ps;
-		return 0;
-	}
-	if (x.aperture == EMGPU_APERTURE_SYSMEM) {
-		if (write ? gm_dma_write(g, x.pa, buf, len) :
-			    gm_dma_read(g, x.pa, buf, len))
-			return -EMGPU_ERR_DMA;
-		if (write)
-			account_sysmem(g, w, va, x.pa, len, ga10x_ac_counting(g),
-				       &g->d2h_q, g->d2h_128_ps, &g->wreq_q,
-				       sysmem_write_req_ps(g, va, len));
-		else
-			account_sysmem(g, w, va, x.pa, len, ga10x_ac_counting(g),
-				       &g->h2d_q, g->h2d_128_ps, &g->req_q,
-				       g->link_req_ps);
-		return 0;
-	}
-	r = write ? vram_line_write(g, x.pa, buf, len) :
-		    vram_line_read(g, x.pa, buf, len);
-	if (r)
-		return r;
-	account_vram(g, w, x.pa);
-	return 0;
-}
-
-int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
-		 void *buf, uint32_t len, unsigned int access)
+int gm_emgpu_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+		       void *buf, uint32_t len, unsigned int access)
 {
 	const struct gm_tlb_entry *e;
 	uint64_t pa;
 	int r;
 
-	if (g->nv)
-		return ga10x_warp_access(g, w, va, buf, len, access, 0);
 	r = warp_translate(g, w, va, access, &e);
 	if (r)
 		return r;
@@ -450,60 +243,24 @@ int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 
 		if (gm_dma_read(g, pa, buf, len))
 			return -EMGPU_ERR_DMA;
-		account_sysmem(g, w, va, pa, len, ac_counts(g, flags), &g->h2d_q,
-			       g->h2d_128_ps, &g->req_q, g->link_req_ps);
+		gm_account_sysmem(g, w, va, pa, len, ac_counts(g, flags), &g->h2d_q,
+				  g->h2d_128_ps, &g->req_q, g->link_req_ps);
 		return 0;
 	}
-	r = vram_line_read(g, pa, buf, len);
+	r = gm_vram_line_read(g, pa, buf, len);
 	if (r)
 		return r;
-	account_vram(g, w, pa);
+	gm_account_vram(g, w, pa);
 	return 0;
 }
 
-/*
- * A sysmem write's request time. The host merges a partial write into its
- * 64-byte line, reading the line first unless it holds it: a line a write
- * reached recently (its host_lines slot) or one this write covers whole
- * costs link_whit_ps, any other link_wreq_ps. Marks the lines reached.
- *
- * Lines are named by the GPU virtual address: the physical pages behind a
- * buffer are the guest kernel's allocator's choice, which changes from boot
- * to boot, and with them which lines share a slot, so a physical name would
- * make the same program's time differ from run to run. (Page-aligned
- * mappings keep a write's offset in its line the same under both names.)
- */
-static gm_time_t sysmem_write_req_ps(struct gm_gpu *g, uint64_t va,
-				     uint32_t len)
-{
-	uint64_t line = va >> GM_HOST_LINE_SHIFT;
-	uint64_t last = (va + len - 1) >> GM_HOST_LINE_SHIFT;
-	uint64_t *slot;
-	int held = 1;
-
-	if (!g->link_whit_ps)
-		return g->link_wreq_ps;
-	for (; line <= last; line++) {
-		slot = &g->host_lines[(line * 0x9e3779b97f4a7c15ull) >>
-				      (64 - GM_HOST_LINE_SLOTS_SHIFT)];
-		if (*slot != line + 1 && (va > line << GM_HOST_LINE_SHIFT ||
-					  va + len < (line + 1) << GM_HOST_LINE_SHIFT))
-			held = 0;
-		*slot = line + 1;
-	}
-	return held ? g->link_whit_ps : g->link_wreq_ps;
-}
-
-int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
-		  const void *buf, uint32_t len)
+int gm_emgpu_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+			const void *buf, uint32_t len)
 {
 	const struct gm_tlb_entry *e;
 	uint64_t pa;
 	int r;
 
-	if (g->nv)
-		return ga10x_warp_access(g, w, va, (void *)buf, len,
-					 EMGPU_ACCESS_WRITE, 1);
 	r = warp_translate(g, w, va, EMGPU_ACCESS_WRITE, &e);
 	if (r)
 		return r;
@@ -514,16 +271,28 @@ int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 
 		if (gm_dma_write(g, pa, buf, len))
 			return -EMGPU_ERR_DMA;
-		account_sysmem(g, w, va, pa, len, ac_counts(g, flags), &g->d2h_q,
-			       g->d2h_128_ps, &g->wreq_q,
-			       sysmem_write_req_ps(g, va, len));
+		gm_account_sysmem(g, w, va, pa, len, ac_counts(g, flags), &g->d2h_q,
+				  g->d2h_128_ps, &g->wreq_q,
+				  gm_sysmem_write_req_ps(g, va, len));
 		return 0;
 	}
-	r = vram_line_write(g, pa, buf, len);
+	r = gm_vram_line_write(g, pa, buf, len);
 	if (r)
 		return r;
-	account_vram(g, w, pa);
+	gm_account_vram(g, w, pa);
 	return 0;
+}
+
+int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+		 void *buf, uint32_t len, unsigned int access)
+{
+	return g->pers.ops->warp_load(g, w, va, buf, len, access);
+}
+
+int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+		  const void *buf, uint32_t len)
+{
+	return g->pers.ops->warp_store(g, w, va, buf, len);
 }
 
 void gm_warp_compute(struct gm_gpu *g, struct gm_warp *w, uint32_t insts)
@@ -567,18 +336,8 @@ static enum gm_stop handoff(struct gm_gpu *g, enum gm_stop why)
 			gm_max(g->drv_busy[EMGPU_DRV_THREAD_FAULT], g->now) +
 			GM_NS(g->prof.fault_service_ns);
 	}
-	if (g->lockstep && !g->nv)
+	if (g->lockstep && g->pers.ops->stop_waits(g, why))
 		g->sync_status |= EMGPU_SYNC_WAITING;
-	else if (g->lockstep && why != GM_STOP_TIMER) {
-		/*
-		 * GA10x: nvidia-uvm never writes SYNC; its answer to the
-		 * batch is the hand-back (src/ga10x/faults.c, fault.c). No
-		 * driver answers a timer tick there: it does not wait.
-		 */
-		g->sync_status |= EMGPU_SYNC_WAITING;
-		g->nv->sm.wait = why == GM_STOP_FAULT ? GA10X_WAIT_REPLAY
-						      : GA10X_WAIT_AC_GET;
-	}
 	return why;
 }
 
@@ -833,24 +592,6 @@ static enum gm_stop run_warps(struct gm_gpu *g, uint64_t budget)
 }
 
 /*
- * GA10x lockstep: which rings a stop hands to the driver. A fault batch's
- * stop the fault buffer, a notification stop the notification buffer; a
- * stop with no launch running (it ended) both. Any other stop (a timer
- * tick, a budget) neither: the driver could answer a batch not yet
- * handed off, and the hand-off would then wait for nothing.
- */
-static uint32_t ga10x_stop_publishes(const struct gm_gpu *g, enum gm_stop why)
-{
-	if (g->launch_status != EMGPU_LAUNCH_RUNNING)
-		return GA10X_PUBLISH_FAULTS | GA10X_PUBLISH_NOTIFY;
-	if (why == GM_STOP_FAULT)
-		return GA10X_PUBLISH_FAULTS;
-	if (why == GM_STOP_NOTIFY)
-		return GA10X_PUBLISH_NOTIFY;
-	return 0;
-}
-
-/*
  * In lockstep the interrupts raised while warps run are held until gm_run()
  * stops for something other than its budget (gm_raise()), so that the
  * driver hears of a fault or notification only at the hand-off, whatever
@@ -869,17 +610,20 @@ enum gm_stop gm_run(struct gm_gpu *g, uint64_t budget)
 		g->intr_held = 0;
 		gm_raise(g, held);
 	}
-	if (g->nv && g->lockstep && why != GM_STOP_BUDGET &&
-	    why != GM_STOP_WAIT_SYNC)
-		ga10x_publish(g, ga10x_stop_publishes(g, why));
+	if (g->lockstep && why != GM_STOP_BUDGET && why != GM_STOP_WAIT_SYNC)
+		g->pers.ops->stop_publish(g, why);
 	return why;
+}
+
+unsigned int gm_poll(struct gm_gpu *g)
+{
+	return g->pers.ops->poll(g);
 }
 
 void gm_sync(struct gm_gpu *g)
 {
 	g->sync_status &= ~EMGPU_SYNC_WAITING;
-	if (g->nv)
-		g->nv->sm.wait = GA10X_WAIT_NONE;
+	g->pers.ops->sync(g);
 }
 
 void gm_sm_hand_back(struct gm_gpu *g)

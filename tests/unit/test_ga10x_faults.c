@@ -334,7 +334,7 @@ static void test_fault_entry(void)
 	CU_ASSERT_EQUAL(t->g->st.faults, 2);
 	CU_ASSERT_EQUAL(t->g->st.fault_entries, 2);
 	CU_ASSERT_EQUAL(t->ev[GM_EV_FAULT], 2);
-	CU_ASSERT_EQUAL(t->g->nv->faults.nstalled, 1);	/* one (GPC, client) */
+	CU_ASSERT_EQUAL(ga10x_state(t->g)->faults.nstalled, 1);	/* one (GPC, client) */
 	CU_ASSERT_EQUAL(t->errors, 0);
 	CU_ASSERT_EQUAL(t->other_irqs, 0);
 	ft_free(t);
@@ -561,7 +561,7 @@ static void test_prefetch_filter(void)
 	ga10x_fault_report(t->g, &f);
 	CU_ASSERT_EQUAL(rd(t, GA10X_REG_FAULT_BUF_PUT), 0);
 	CU_ASSERT_EQUAL(t->g->st.faults, 0);
-	CU_ASSERT_EQUAL(t->g->nv->faults.nstalled, 0);
+	CU_ASSERT_EQUAL(ga10x_state(t->g)->faults.nstalled, 0);
 	f.access_type = C369_ACCESS_VIRT_READ;		/* others still report */
 	ga10x_fault_report(t->g, &f);
 	CU_ASSERT_EQUAL(rd(t, GA10X_REG_FAULT_BUF_PUT), 1);
@@ -583,7 +583,7 @@ static void test_prefetch_filter(void)
 static void test_replay_cancel(void)
 {
 	struct ft *t = ft_new();
-	struct ga10x_faults *s = &t->g->nv->faults;
+	struct ga10x_faults *s = &ga10x_state(t->g)->faults;
 	struct ga10x_fault f = gpc_fault(0x100000);
 	struct ga10x_replay r = { .type = 1 };	/* MEM_OP_C REPLAY_START */
 
@@ -972,7 +972,7 @@ static void test_reset(void)
 	CU_ASSERT_EQUAL(rd(t, GA10X_REG_FAULT_BUF_SIZE), 0);
 	CU_ASSERT_EQUAL(rd(t, GA10X_REG_INTR_LEAF), 0);
 	CU_ASSERT_EQUAL(rd(t, GA10X_REG_INTR_EN), 0);
-	CU_ASSERT_EQUAL(t->g->nv->faults.nstalled, 0);
+	CU_ASSERT_EQUAL(ga10x_state(t->g)->faults.nstalled, 0);
 	ft_free(t);
 }
 

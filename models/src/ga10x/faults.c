@@ -70,7 +70,7 @@ enum {
 /* Sends the MSI-X message for leaf bits that just became pending & enabled. */
 static void intr_update(struct gm_gpu *g, uint32_t was_live)
 {
-	struct ga10x_faults *f = &g->nv->faults;
+	struct ga10x_faults *f = &ga10x_state(g)->faults;
 	uint32_t newly = f->intr_pending & f->intr_enable & ~was_live;
 
 	if (!newly)
@@ -92,7 +92,7 @@ static void intr_update(struct gm_gpu *g, uint32_t was_live)
 
 void ga10x_intr_raise(struct gm_gpu *g, uint32_t leaf_bits)
 {
-	struct ga10x_faults *f = &g->nv->faults;
+	struct ga10x_faults *f = &ga10x_state(g)->faults;
 	uint32_t live = f->intr_pending & f->intr_enable;
 
 	/* lockstep: what warps raise waits for gm_run()'s stop, as gm_raise() */
@@ -106,7 +106,7 @@ void ga10x_intr_raise(struct gm_gpu *g, uint32_t leaf_bits)
 
 static void intr_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 {
-	struct ga10x_faults *f = &g->nv->faults;
+	struct ga10x_faults *f = &ga10x_state(g)->faults;
 	uint32_t live = f->intr_pending & f->intr_enable;
 
 	if (v & ~GA10X_INTR_ALL)
@@ -257,7 +257,7 @@ static void ring_write_ctrl(struct gm_gpu *g, struct ga10x_ring *r,
 
 static void fb_write_get(struct gm_gpu *g, uint32_t v)
 {
-	struct ga10x_faults *f = &g->nv->faults;
+	struct ga10x_faults *f = &ga10x_state(g)->faults;
 	uint32_t ptr = v & C369_BUF_PTR_MASK;
 
 	if (v & ~(C369_BUF_PTR_MASK | C369_BUF_GETPTR_CORRUPTED |
@@ -299,7 +299,7 @@ static void unstall(struct ga10x_faults *f, unsigned int gpc,
 
 void ga10x_fault_report(struct gm_gpu *g, const struct ga10x_fault *fault)
 {
-	struct ga10x_faults *f = &g->nv->faults;
+	struct ga10x_faults *f = &ga10x_state(g)->faults;
 	struct c369_fault d = {
 		.inst = fault->inst & ~0xfffull,
 		.inst_aperture = (uint32_t)(fault->inst & GA10X_BASE_APERTURE_MASK),
@@ -362,13 +362,13 @@ void ga10x_fault_report(struct gm_gpu *g, const struct ga10x_fault *fault)
 
 /*
  * Replays and cancels. A replay releases every stalled uTLB, and the SMs
- * re-execute their accesses (gm_fault_resume_ga10x()); a cancel releases
+ * re-execute their accesses (ga10x_sm_replay()); a cancel releases
  * the ones it names, and the launch whose stalled accesses it names fails
- * (gm_fault_cancel_ga10x()).
+ * (ga10x_sm_cancel()).
  */
 void ga10x_fault_replay(struct gm_gpu *g, const struct ga10x_replay *r)
 {
-	struct ga10x_faults *f = &g->nv->faults;
+	struct ga10x_faults *f = &ga10x_state(g)->faults;
 	uint32_t n = f->nstalled, entries = f->faults_since_replay;
 	unsigned int i, c;
 
@@ -382,7 +382,7 @@ void ga10x_fault_replay(struct gm_gpu *g, const struct ga10x_replay *r)
 		f->ack_all_pending = r->type == REPLAY_START_ACK_ALL && n;
 		g->st.replays++;
 		gm_event(g, GM_EV_REPLAY, n, r->type, 0);
-		gm_fault_resume_ga10x(g, entries);
+		ga10x_sm_replay(g, entries);
 		return;
 	case REPLAY_CANCEL_TARGETED:
 		if (r->gpc >= GA10X_FAULT_GPCS || r->client >= GA10X_FAULT_CLIENTS) {
@@ -411,7 +411,7 @@ void ga10x_fault_replay(struct gm_gpu *g, const struct ga10x_replay *r)
 	gm_event(g, GM_EV_CANCEL, r->type,
 		 r->type == REPLAY_CANCEL_VA_GLOBAL ? r->va : r->inst,
 		 (uint64_t)(n - f->nstalled) << 32 | r->gpc << 8 | r->client);
-	gm_fault_cancel_ga10x(g, r);
+	ga10x_sm_cancel(g, r);
 }
 
 /* ---- access-counter buffer ---- */
@@ -422,21 +422,25 @@ void ga10x_fault_replay(struct gm_gpu *g, const struct ga10x_replay *r)
  */
 static int ac_awaited(const struct gm_gpu *g)
 {
-	return g->nv->sm.wait == GA10X_WAIT_AC_GET || g->nv->faults.ac_tail;
+	const struct gm_ga10x *nv = ga10x_state(g);
+
+	return nv->sm.wait == GA10X_WAIT_AC_GET || nv->faults.ac_tail;
 }
 
 /* Lockstep: nvidia-uvm has serviced the notifications handed to it. */
 static void ac_hand_back(struct gm_gpu *g)
 {
-	g->nv->faults.ac_drained = 0;
-	g->nv->faults.ac_tail = 0;
-	if (g->nv->sm.wait == GA10X_WAIT_AC_GET)
+	struct gm_ga10x *nv = ga10x_state(g);
+
+	nv->faults.ac_drained = 0;
+	nv->faults.ac_tail = 0;
+	if (nv->sm.wait == GA10X_WAIT_AC_GET)
 		gm_sm_hand_back(g);
 }
 
 static void ac_write_get(struct gm_gpu *g, uint32_t v)
 {
-	struct ga10x_faults *f = &g->nv->faults;
+	struct ga10x_faults *f = &ga10x_state(g)->faults;
 	int rewrite;
 
 	if (v >= f->ac.size) {
@@ -471,7 +475,7 @@ static uint32_t ac_config_reg(const struct gm_gpu *g)
 {
 	const uint32_t own = C365_CONFIG_THRESHOLD_MASK | C365_CONFIG_MIMC_GRAN_MASK;
 
-	return (g->nv->faults.ac_config & ~own) | (g->ac_config & own);
+	return (ga10x_state(g)->faults.ac_config & ~own) | (g->ac_config & own);
 }
 
 /*
@@ -488,14 +492,14 @@ static void ac_write_config(struct gm_gpu *g, uint32_t v)
 		gm_error(g, EMGPU_ERR_BAD_VALUE, GA10X_REG_AC_CONFIG);
 		return;
 	}
-	g->nv->faults.ac_config = v;
+	ga10x_state(g)->faults.ac_config = v;
 	gm_ac_set_config(g, (v & C365_CONFIG_THRESHOLD_MASK) |
 			 gran << EMGPU_AC_CONFIG_GRAN_SHIFT);
 }
 
 int ga10x_ac_notify(struct gm_gpu *g, const struct ga10x_ac_entry *n)
 {
-	struct ga10x_faults *f = &g->nv->faults;
+	struct ga10x_faults *f = &ga10x_state(g)->faults;
 	struct c365_notify d = {
 		.type = n->type,
 		.addr_type = n->addr_type,
@@ -591,7 +595,8 @@ void ga10x_ac_clear(struct gm_gpu *g, const struct ga10x_ac_clear *c)
  */
 void ga10x_publish(struct gm_gpu *g, uint32_t what)
 {
-	struct ga10x_faults *f = &g->nv->faults;
+	const struct ga10x_sm *sm = &ga10x_state(g)->sm;
+	struct ga10x_faults *f = &ga10x_state(g)->faults;
 	uint32_t send = f->intr_held & ~(GA10X_INTR_REPLAYABLE_FAULT |
 					 GA10X_INTR_ACCESS_COUNTER);
 	int rc;
@@ -618,24 +623,24 @@ void ga10x_publish(struct gm_gpu *g, uint32_t what)
 		ga10x_intr_raise(g, send);
 	/* a hand-off the driver cannot answer is no wait: nothing to read
 	 * (notifications dropped on a full ring), or no fault buffer */
-	if (g->nv->sm.wait == GA10X_WAIT_AC_GET && (what & GA10X_PUBLISH_NOTIFY) &&
+	if (sm->wait == GA10X_WAIT_AC_GET && (what & GA10X_PUBLISH_NOTIFY) &&
 	    f->ac.get == f->ac.pub)
 		ac_hand_back(g);
-	if (g->nv->sm.wait == GA10X_WAIT_REPLAY && (what & GA10X_PUBLISH_FAULTS) &&
+	if (sm->wait == GA10X_WAIT_REPLAY && (what & GA10X_PUBLISH_FAULTS) &&
 	    !ring_live(g, &f->fb))
 		gm_sm_hand_back(g);
 }
 
 int ga10x_ac_counting(const struct gm_gpu *g)
 {
-	return !!(g->nv->faults.ac.ctrl & EMGPU_RING_ENABLE);
+	return !!(ga10x_state(g)->faults.ac.ctrl & EMGPU_RING_ENABLE);
 }
 
 /* ---- registers ---- */
 
 int ga10x_faults_reg_read(struct gm_gpu *g, uint32_t off, uint32_t *v)
 {
-	struct ga10x_faults *f = &g->nv->faults;
+	struct ga10x_faults *f = &ga10x_state(g)->faults;
 
 	switch (off) {
 	case GA10X_REG_INTR_LEAF: *v = f->intr_pending; return 0;
@@ -678,7 +683,7 @@ int ga10x_faults_reg_read(struct gm_gpu *g, uint32_t off, uint32_t *v)
 
 int ga10x_faults_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 {
-	struct ga10x_faults *f = &g->nv->faults;
+	struct ga10x_faults *f = &ga10x_state(g)->faults;
 
 	switch (off) {
 	case GA10X_REG_INTR_LEAF:

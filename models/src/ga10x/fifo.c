@@ -158,7 +158,7 @@ int ga10x_chan_write(struct gm_gpu *g, const struct ga10x_chan *c,
 
 static unsigned int chan_index(struct gm_gpu *g, const struct ga10x_chan *c)
 {
-	return (unsigned int)(c - g->nv->fifo.chan);
+	return (unsigned int)(c - ga10x_state(g)->fifo.chan);
 }
 
 static int rc_is_memory(int err)
@@ -374,7 +374,7 @@ static int chan_run(struct gm_gpu *g, struct ga10x_chan *c, uint32_t *budget)
 /* Passes over the channels until a pass makes no progress. */
 static void fifo_schedule(struct gm_gpu *g)
 {
-	struct ga10x_fifo *f = &g->nv->fifo;
+	struct ga10x_fifo *f = &ga10x_state(g)->fifo;
 	uint32_t budget = GA10X_FIFO_BUDGET;
 	int progress;
 
@@ -401,11 +401,11 @@ void ga10x_fifo_doorbell(struct gm_gpu *g, uint32_t token)
 	int r;
 
 	if (token >= GA10X_CHANNELS ||
-	    !(g->nv->fifo.chan[token].ctrl & GA10X_CHAN_CTRL_ENABLE)) {
+	    !(ga10x_state(g)->fifo.chan[token].ctrl & GA10X_CHAN_CTRL_ENABLE)) {
 		gm_error(g, EMGPU_ERR_BAD_VALUE, token);
 		return;
 	}
-	c = &g->nv->fifo.chan[token];
+	c = &ga10x_state(g)->fifo.chan[token];
 	if (chan_graphics(c)) {
 		gm_error(g, EMGPU_ERR_BAD_VALUE, token);	/* no GPFIFO */
 		return;
@@ -429,12 +429,12 @@ void ga10x_fifo_doorbell(struct gm_gpu *g, uint32_t token)
 
 struct ga10x_chan *ga10x_launch_chan(struct gm_gpu *g)
 {
-	uint32_t ch = g->nv->sm.launch_channel;
+	uint32_t ch = ga10x_state(g)->sm.launch_channel;
 	struct ga10x_chan *c;
 
 	if (ch >= GA10X_CHANNELS)
 		return NULL;
-	c = &g->nv->fifo.chan[ch];
+	c = &ga10x_state(g)->fifo.chan[ch];
 	if (!(c->ctrl & GA10X_CHAN_CTRL_ENABLE) || !chan_graphics(c) ||
 	    (c->status & GA10X_CHAN_STATUS_RC))
 		return NULL;
@@ -448,7 +448,7 @@ unsigned int ga10x_fifo_poll(struct gm_gpu *g)
 	fifo_schedule(g);
 	/* blocked ones, and any a budget stop left work to: poll again */
 	for (i = 0; i < GA10X_CHANNELS; i++)
-		blocked += chan_runnable(&g->nv->fifo.chan[i]);
+		blocked += chan_runnable(&ga10x_state(g)->fifo.chan[i]);
 	return blocked;
 }
 
@@ -481,7 +481,7 @@ int ga10x_fifo_reg_read(struct gm_gpu *g, uint32_t off, uint32_t *v)
 
 	if (chan_reg(off, &ch, &reg))
 		return -1;
-	c = &g->nv->fifo.chan[ch];
+	c = &ga10x_state(g)->fifo.chan[ch];
 	switch (reg) {
 	case GA10X_REG_CHAN_INST_LO:	*v = (uint32_t)c->inst; break;
 	case GA10X_REG_CHAN_INST_HI:	*v = (uint32_t)(c->inst >> 32); break;
@@ -585,7 +585,7 @@ int ga10x_fifo_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 
 	if (chan_reg(off, &ch, &reg))
 		return -1;
-	c = &g->nv->fifo.chan[ch];
+	c = &ga10x_state(g)->fifo.chan[ch];
 	if (reg == GA10X_REG_CHAN_CTRL) {
 		chan_ctrl(g, c, off, v);
 		return 0;

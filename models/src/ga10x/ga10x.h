@@ -3,7 +3,12 @@
  * libgpumodel's GA10x personality: state and the calls between its units.
  * Not installed.
  *
+ * Its ops table (../personality.h) is in regs.c; the shared model reaches
+ * it only through that table, and its state only through ga10x_state().
+ *
  * Units, one file each, each with its own state struct:
+ *  - sm.c: the SMs' side: launches in a channel's context, the warps'
+ *    accesses, their faults and notifications, lockstep hand-offs;
  *  - mmu.c: MMU VER2 page-table walk and TLB (include/ga10x/mmu_v2.h);
  *  - faults.c: replayable fault buffer (clc369.h's entries), access-counter
  *    buffer (clc365.h's entries) and the interrupt leaf;
@@ -19,16 +24,15 @@
 
 #include <stdint.h>
 
+#include "../internal.h"
 #include "ga10x/regs.h"
 #include "faults.h"
 #include "fifo.h"
 #include "mmu.h"
 
-struct gm_gpu;
-
 /*
- * SM launches in a channel's context (../sm.c, ../fault.c, ../counters.c;
- * docs/model.md "SM launches in the GA10x personality").
+ * SM launches in a channel's context (sm.c; docs/model.md "SM launches in
+ * the GA10x personality").
  */
 enum ga10x_wait {
 	GA10X_WAIT_NONE = 0,
@@ -43,7 +47,7 @@ struct ga10x_sm {
 	enum ga10x_wait wait;	/* lockstep: the hand-back SYNC_WAITING waits for */
 };
 
-/* The personality's state, allocated by gm_create() for GA10X only. */
+/* The personality's state: the GPU's pers.priv, allocated by its init. */
 struct gm_ga10x {
 	struct ga10x_mmu mmu;
 	struct ga10x_faults faults;
@@ -51,11 +55,10 @@ struct gm_ga10x {
 	struct ga10x_sm sm;
 };
 
-int ga10x_init(struct gm_gpu *g);
-void ga10x_fini(struct gm_gpu *g);
-void ga10x_reset(struct gm_gpu *g);
-uint32_t ga10x_reg_read(struct gm_gpu *g, uint32_t off);
-void ga10x_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v);
+static inline struct gm_ga10x *ga10x_state(const struct gm_gpu *g)
+{
+	return g->pers.priv;
+}
 
 /* ---- mmu.c ---- */
 struct ga10x_xlate {
@@ -175,20 +178,23 @@ void ga10x_publish(struct gm_gpu *g, uint32_t what);
 int ga10x_ac_counting(const struct gm_gpu *g);
 
 /*
- * ---- the SMs' side (../fault.c, ../sm.c) ----
+ * ---- sm.c: the SMs' side, and the ops table's hooks for it ----
  * A replay (START, START_ACK_ALL) resumes the stalled warps; entries is
  * the number of fault entries written since the previous replay (the
  * batch the driver serviced: its CPU cost). A cancel fails the running
  * launch if it names stalled accesses of it. Both hand the batch back.
  */
-struct gm_warp;
-/* A warp's translation fault (a C369 entry); 1: a filtered prefetch, no fault. */
-int gm_fault_report_ga10x(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
-			  unsigned int access, unsigned int fault_type);
-void gm_fault_resume_ga10x(struct gm_gpu *g, uint32_t entries);
-void gm_fault_cancel_ga10x(struct gm_gpu *g, const struct ga10x_replay *r);
-/* Lockstep: the driver handed the device back (clears SYNC_WAITING). */
-void gm_sm_hand_back(struct gm_gpu *g);
+void ga10x_sm_replay(struct gm_gpu *g, uint32_t entries);
+void ga10x_sm_cancel(struct gm_gpu *g, const struct ga10x_replay *r);
+int ga10x_launch_bind(struct gm_gpu *g, uint32_t *info);
+int ga10x_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+		    void *buf, uint32_t len, unsigned int access);
+int ga10x_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+		     const void *buf, uint32_t len);
+void ga10x_counter_notify(struct gm_gpu *g, int32_t idx);
+int ga10x_stop_waits(struct gm_gpu *g, enum gm_stop why);
+void ga10x_stop_publish(struct gm_gpu *g, enum gm_stop why);
+void ga10x_sync(struct gm_gpu *g);
 
 /* ---- fifo.c ---- */
 void ga10x_fifo_doorbell(struct gm_gpu *g, uint32_t token);

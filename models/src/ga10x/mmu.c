@@ -27,7 +27,7 @@
 
 int ga10x_mmu_reg_read(struct gm_gpu *g, uint32_t off, uint32_t *v)
 {
-	const struct ga10x_mmu *m = &g->nv->mmu;
+	const struct ga10x_mmu *m = &ga10x_state(g)->mmu;
 
 	switch (off) {
 	case GA10X_REG_MMU_INVALIDATE_PDB_LO:	*v = (uint32_t)m->inv_pdb; break;
@@ -50,7 +50,7 @@ static void mmu_invalidate(struct gm_gpu *g, uint32_t v)
 	const uint32_t known = GA10X_MMU_INVALIDATE_ALL_VA |
 			       GA10X_MMU_INVALIDATE_ALL_PDB |
 			       GA10X_MMU_INVALIDATE_TRIGGER;
-	uint64_t pdb = g->nv->mmu.inv_pdb;
+	uint64_t pdb = ga10x_state(g)->mmu.inv_pdb;
 	unsigned int ap = (unsigned int)(pdb & GA10X_BASE_APERTURE_MASK);
 	int all_pdbs = !!(v & GA10X_MMU_INVALIDATE_ALL_PDB);
 
@@ -67,7 +67,7 @@ static void mmu_invalidate(struct gm_gpu *g, uint32_t v)
 
 int ga10x_mmu_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 {
-	struct ga10x_mmu *m = &g->nv->mmu;
+	struct ga10x_mmu *m = &ga10x_state(g)->mmu;
 
 	switch (off) {
 	case GA10X_REG_MMU_INVALIDATE_PDB_LO:
@@ -121,7 +121,7 @@ static struct ga10x_tlb_entry *tlb_lookup(struct ga10x_mmu *m, uint64_t pdb,
 void ga10x_tlb_invalidate(struct gm_gpu *g, int all_pdbs, uint64_t pdb,
 			  uint64_t va, uint64_t end)
 {
-	struct ga10x_mmu *m = &g->nv->mmu;
+	struct ga10x_mmu *m = &ga10x_state(g)->mmu;
 	unsigned int i;
 
 	g->st.tlb_invalidates++;
@@ -298,7 +298,7 @@ static int walk(struct gm_gpu *g, uint64_t pdb, uint64_t va,
 int ga10x_translate(struct gm_gpu *g, uint64_t pdb, uint64_t va,
 		    unsigned int access, struct ga10x_xlate *out)
 {
-	struct ga10x_mmu *m = &g->nv->mmu;
+	struct ga10x_mmu *m = &ga10x_state(g)->mmu;
 	struct ga10x_tlb_entry *e, w;
 	unsigned int type = access & GA10X_ACCESS_TYPE_MASK;
 	int r;

@@ -1,77 +1,100 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * GA10x personality: the BAR0 block of include/ga10x/regs.h. PTIMER and
- * the doorbell are here; every other offset goes to the unit that owns it.
+ * GA10x personality: its ops table (../personality.h), its state's
+ * lifetime, and the BAR0 block of include/ga10x/regs.h. PTIMER and the
+ * doorbell are here; every other offset goes to the unit that owns it.
  */
 #include <stdlib.h>
 
 #include "../internal.h"
 #include "ga10x.h"
 
-int ga10x_init(struct gm_gpu *g)
+static int ga10x_init(struct gm_gpu *g)
 {
-	g->nv = calloc(1, sizeof(*g->nv));
-	return g->nv ? 0 : -1;
+	g->pers.priv = calloc(1, sizeof(struct gm_ga10x));
+	return g->pers.priv ? 0 : -1;
 }
 
-void ga10x_fini(struct gm_gpu *g)
+static void ga10x_fini(struct gm_gpu *g)
 {
-	free(g->nv);
-	g->nv = NULL;
+	free(g->pers.priv);
+	g->pers.priv = NULL;
 }
 
-void ga10x_reset(struct gm_gpu *g)
+static void ga10x_reset(struct gm_gpu *g)
 {
-	memset(g->nv, 0, sizeof(*g->nv));
+	memset(ga10x_state(g), 0, sizeof(struct gm_ga10x));
 }
 
-uint32_t ga10x_reg_read(struct gm_gpu *g, uint32_t off)
+/* below GA10X_REG_BASE: emgpu_hw.h's registers, the shared register file */
+static int ga10x_own_reg(uint32_t off)
 {
-	uint32_t v;
+	return off >= GA10X_REG_BASE && off < GA10X_REGS_SIZE;
+}
 
+static int ga10x_reg_read(struct gm_gpu *g, uint32_t off, uint32_t *v)
+{
+	if (!ga10x_own_reg(off))
+		return -1;
 	switch (off) {
-	case GA10X_REG_PTIMER_TIME_0: {
-		uint64_t ns = gm_now_ns(g);
-
+	case GA10X_REG_PTIMER_TIME_0:
 		/* TIME_1 is not latched on hardware: nvidia-uvm reads 1, 0, 1
 		 * and retries on a carry; keep TIME_1 live as it is there. */
-		return (uint32_t)ns;
-	}
+		*v = (uint32_t)gm_now_ns(g);
+		return 0;
 	case GA10X_REG_PTIMER_TIME_1:
-		return (uint32_t)(gm_now_ns(g) >> 32);
+		*v = (uint32_t)(gm_now_ns(g) >> 32);
+		return 0;
 	case GA10X_REG_LAUNCH_CHANNEL:
-		return g->nv->sm.launch_channel;
+		*v = ga10x_state(g)->sm.launch_channel;
+		return 0;
 	}
-	if (!ga10x_fifo_reg_read(g, off, &v) ||
-	    !ga10x_faults_reg_read(g, off, &v) ||
-	    !ga10x_mmu_reg_read(g, off, &v))
-		return v;
+	if (!ga10x_fifo_reg_read(g, off, v) ||
+	    !ga10x_faults_reg_read(g, off, v) ||
+	    !ga10x_mmu_reg_read(g, off, v))
+		return 0;
 	gm_error(g, EMGPU_ERR_BAD_REGISTER, off);
+	*v = 0;
 	return 0;
 }
 
-unsigned int gm_poll(struct gm_gpu *g)
+static int ga10x_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 {
-	return g->nv ? ga10x_fifo_poll(g) : 0;
-}
-
-void ga10x_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
-{
+	if (!ga10x_own_reg(off))
+		return -1;
 	if (off == GA10X_REG_DOORBELL) {
 		ga10x_fifo_doorbell(g, v);
-		return;
+		return 0;
 	}
 	if (off == GA10X_REG_LAUNCH_CHANNEL) {
 		/* checked at the launch doorbell, when the channel must be ready */
 		if (v >= GA10X_CHANNELS)
 			gm_error(g, EMGPU_ERR_BAD_VALUE, off);
 		else
-			g->nv->sm.launch_channel = v;
-		return;
+			ga10x_state(g)->sm.launch_channel = v;
+		return 0;
 	}
 	if (!ga10x_fifo_reg_write(g, off, v) ||
 	    !ga10x_faults_reg_write(g, off, v) ||
 	    !ga10x_mmu_reg_write(g, off, v))
-		return;
+		return 0;
 	gm_error(g, EMGPU_ERR_BAD_REGISTER, off);
+	return 0;
 }
+
+const struct gm_personality_ops gm_ga10x_personality = {
+	.regs_size = GA10X_REGS_SIZE,
+	.init = ga10x_init,
+	.reset = ga10x_reset,
+	.fini = ga10x_fini,
+	.reg_read = ga10x_reg_read,
+	.reg_write = ga10x_reg_write,
+	.poll = ga10x_fifo_poll,
+	.launch_bind = ga10x_launch_bind,
+	.warp_load = ga10x_warp_load,
+	.warp_store = ga10x_warp_store,
+	.ac_notify = ga10x_counter_notify,
+	.stop_waits = ga10x_stop_waits,
+	.stop_publish = ga10x_stop_publish,
+	.sync = ga10x_sync,
+};
