@@ -180,7 +180,6 @@ report-test: host results-format-doc-check experiments-doc-check inject-doc-chec
 	$(CC) -std=gnu11 -Wall -Wextra -O2 -Ihost-agent -o $(BUILD)/report-test/test-calibrate \
 		tests/report/test_calibrate.c $(BUILD)/host-agent/libemberagent.a -ljansson -lvirt -lvirt-qemu -lm
 	$(BUILD)/report-test/test-calibrate $(BUILD)/report-test/calibrate
-	bash tests/report/test-docs-tables.sh $(BUILD)/report-test/docs-tables
 	bash tests/report/test-docs-numbers.sh $(BUILD)/report-test/docs-numbers
 
 # One app at two card sizes and two seeds: every result reads back.

@@ -109,7 +109,7 @@ static void cell_fill(struct table *t, json_t *o)
 	snprintf(t->profile, sizeof(t->profile), "%s",
 		 json_string_value(json_object_get(o, "profile")) ?: "?");
 	a = rep_slot(t->apps, &t->napps, MAX_APPS, app);
-	fi = factor_slot(t, json_real_value(json_object_get(o, "factor")));
+	fi = factor_slot(t, json_number_value(json_object_get(o, "factor")));
 	if (a == MAX_APPS || fi == MAX_FACTORS)
 		return;
 	c = &t->cells[a][fi][v];
@@ -207,7 +207,7 @@ unsigned int rep_print_duplicates(const struct table *t, json_t *all, FILE *out)
 
 					if (!app || strcmp(app, t->apps[a]) ||
 					    !json_string_value(json_object_get(o, "status")) ||
-					    fabs(json_real_value(json_object_get(o, "factor")) -
+					    fabs(json_number_value(json_object_get(o, "factor")) -
 						 t->factors[f]) >= 1e-9 ||
 					    !rep_run_column(o, &c) || !rep_same_column(&c, &t->cols[v]))
 						continue;

@@ -51,9 +51,7 @@ runs_tsv() {
 		dir=$results/scale-$size
 		ls "$dir"/runs/*/result.json >/dev/null 2>&1 || continue
 		# every finished run, so that `ember-agent report` sees them all
-		# as written, a line each (jq would print a factor 2.0 as 2,
-		# which the report reads as no factor)
-		for f in "$dir"/runs/*/result.json; do cat "$f"; echo; done >"$dir/results.jsonl"
+		jq -c . "$dir"/runs/*/result.json >"$dir/results.jsonl"
 		jq -r --arg size "$size" '[$size, .app, .variant, .status,
 			(if .status == "ok" then ((.run.sim_ns + .run.setup_ns) / 1e6) else -1 end),
 			(.run.timer_ticks // -1), (.run.eager_evictions // -1)] | @tsv' \

@@ -42,6 +42,21 @@ expect() {
 "$agent" report "$work/t4" --paper experiments/paper/table4.csv --no-plot >"$work/t4/out"
 expect "$work/t4/out" "summary h200 1.5x: paper's order in 1 of 2 cells, 19 of 20 pairs; speedup over UVM testbed/paper, geomean: prefetch 1.00 (2) mapped 1.00 (2) static 1.08 (2) adaptive 0.93 (2)"
 
+# A factor written as an integer ("factor":2, as jq -c writes 2.0) is the
+# same factor as 2.0: one row, static's speedup over the uvm run beside it.
+mkdir -p "$work/intf"
+{
+	line pathfinder uvm h200-512m 2 2270000000 0
+	line pathfinder static h200-512m 2.0 760000000 0
+} >"$work/intf/results.jsonl"
+"$agent" report "$work/intf" --paper experiments/paper/table4.csv --no-plot >"$work/intf/out"
+expect "$work/intf/out" "Speedup over UVM at 2x (profile h200-512m)"
+expect "$work/intf/out" "pathfinder       2.99                 2270.000"
+if grep -q ' at 0x' "$work/intf/out"; then
+	echo "FAIL: an integer factor read as 0x"
+	fails=$((fails + 1))
+fi
+
 # Table 6, rtx5080 1.41x, tokens/s: kernel time per token from the paper's
 # rates; a setup time (static's prefetch) must not count; uvm and prefetch
 # tie in the paper (0.45), so that pair is not counted.
