@@ -182,6 +182,12 @@ report-test: host results-format-doc-check experiments-doc-check inject-doc-chec
 	$(BUILD)/report-test/test-calibrate $(BUILD)/report-test/calibrate
 	bash tests/report/test-docs-numbers.sh $(BUILD)/report-test/docs-numbers
 
+# The figures (experiments/figures.conf): the list parses and names only
+# commands and matrices that exist, every figure block of the pages is its
+# result set, and the smoke figure made again holds the committed results.
+figures-test: all
+	bash tests/figures/run-test.sh $(BUILD)/figures-test
+
 # One app at two card sizes and two seeds: every result reads back.
 sizes-test: all
 	bash tests/sizes/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
@@ -499,4 +505,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small info clean
+.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small info clean

@@ -280,7 +280,7 @@ cmd_check() {
 			name=$(matrix_name "$m")
 			[ -n "$name" ] || { echo "figures: $f: $m has no name" >&2; bad=1; continue; }
 			if [ "${F[$f pool]:-yes}" = yes ] && [ -n "${seen[$name]:-}" ]; then
-				echo "figures: $f: matrix $name is $seen[$name]'s too" >&2
+				echo "figures: $f: matrix $name is also ${seen[$name]}'s" >&2
 				bad=1
 			fi
 			seen[$name]=$f
@@ -336,6 +336,11 @@ run_figure() {
 	set +e
 	(
 		export RESULTS=$work FIGURE=$f MATRICES="${matrices_list[*]}"
+		# make silent: its command lines are no part of the report
+		case ${MAKEFLAGS:-} in
+		[a-zA-Z]*) export MAKEFLAGS="s$MAKEFLAGS" ;;
+		*) export MAKEFLAGS="s${MAKEFLAGS:+ $MAKEFLAGS}" ;;
+		esac
 		bash -c "${F[$f command]}" >"$work.out" 2> >(tee "$work.log" >&2)
 		rc=$?
 		times >"$work.times"
@@ -437,8 +442,9 @@ cmd_run() {
 	done
 
 	# the pool: every pooled figure's matrices, each matrix's results in
-	# its figure's work folder (a link in the pool's results folder)
-	if [ ${#pooled[@]} -gt 0 ]; then
+	# its figure's work folder (a link in the pool's results folder); one
+	# figure alone runs its matrices itself
+	if [ ${#pooled[@]} -gt 1 ]; then
 		pooldir=$WORK/pool
 		rm -rf "$pooldir"
 		mkdir -p "$pooldir/matrices" "$pooldir/results"
@@ -460,7 +466,7 @@ cmd_run() {
 		start=$(now)
 		set +e
 		(
-			run_pool "$pooldir" "$CONNECT" "${remote_m[@]}" &
+			run_pool "$pooldir" "${CONNECT:-}" "${remote_m[@]}" &
 			run_pool "$pooldir" "" "${local_m[@]}"
 			rc=$?
 			wait $! || rc=1

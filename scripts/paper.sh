@@ -6,7 +6,8 @@
 # (one queue, so no VM slot idles between matrices, and with CONNECT one
 # pool over every host; resumable: finished runs are kept), reports each beside the paper's CSV its config names in a
 # "# paper-csv:" line, and writes one Markdown report with every table, its
-# order and summary lines, and every plot. Prints the report's path.
+# order and summary lines, and every plot (beside it each matrix's report,
+# report-NAME.txt, and the summary lines, summaries.txt). Prints its path.
 #
 # usage: paper.sh AGENT QEMU KERNEL INITRD RESULTS ACCEL
 # Environment:
@@ -73,6 +74,7 @@ for conf in $matrices; do
 	name=$(field name "$copy")
 	csv=$(sed -n 's/^# paper-csv: *\([^ ]*\).*/\1/p' "$conf")
 	args=$(field run_args "$copy")
+	: >"$out/report-$name.txt"
 	{
 		echo "## $name"
 		echo
@@ -93,7 +95,6 @@ for conf in $matrices; do
 		done
 	} >>"$report.body"
 	grep '^summary ' "$out/report-$name.txt" | sed "s/^summary /$name: /" >>"$summaries"
-	rm -f "$out/report-$name.txt"
 done
 
 {

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# make figures-test: the figures' list (experiments/figures.conf) parses and
+# names only commands and matrices that exist; every figure block of the
+# pages is its result set; and the smoke figure, made again from scratch
+# into WORKDIR, holds the committed result set's results (commit, date,
+# wall and CPU times and host aside: scripts/figures.sh same).
+#
+# usage: run-test.sh WORKDIR
+set -euo pipefail
+work=$1
+rm -rf "$work"
+mkdir -p "$work"
+fails=0
+
+step() {
+	local what=$1
+	shift
+	if "$@" >"$work/step.log" 2>&1; then
+		echo "ok: $what"
+	else
+		echo "FAIL: $what:"
+		tail -n 60 "$work/step.log"
+		fails=$((fails + 1))
+	fi
+}
+
+step "figures.conf parses, every command and matrix exists" bash scripts/figures.sh check
+step "every figure block of the pages is its result set" bash scripts/figures.sh docs-check
+if FIGURES_OUT=$work/out FIGURES_WORK=$work/work bash scripts/figures.sh run smoke \
+	>"$work/smoke.log" 2>&1; then
+	echo "ok: smoke made again"
+	step "smoke made again holds experiments/results/smoke's results (if the change in behaviour is meant: make figures FIGURES=smoke)" \
+		bash scripts/figures.sh same "$work/out/smoke" experiments/results/smoke
+else
+	echo "FAIL: smoke made again:"
+	tail -n 60 "$work/smoke.log"
+	fails=$((fails + 1))
+fi
+echo "figures-test: $fails failed"
+[ $fails = 0 ]
