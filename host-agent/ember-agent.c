@@ -9,6 +9,7 @@
  *                                   arm a fault injection ("clear" disarms)
  *   ember-agent run CONFIG [opts]   run an experiment matrix (resumable)
  *   ember-agent report DIR          speedup tables vs the paper, and plots
+ *   ember-agent agreement DIR...    the agreement page: testbed, paper and card
  *   ember-agent calibrate --card F  the card's microbenchmarks vs the testbed's
  */
 #define _GNU_SOURCE
@@ -62,6 +63,8 @@ static void usage(FILE *f)
 		"                   [--nvidia-uvm-initrd PATH] [--results DIR] [--accel tcg|kvm]\n"
 		"       ember-agent run CONFIG... --list\n"
 		"       ember-agent report DIR [--paper CSV] [--no-plot]\n"
+		"       ember-agent agreement DIR... --paper CSV --out PAGE [--card JSONL]...\n"
+		"                   [--causes MD] [--no-plot]\n"
 		"       ember-agent result-fields\n"
 		"       ember-agent variants\n"
 		"       ember-agent inject-expect\n"
@@ -78,6 +81,12 @@ static void usage(FILE *f)
 		"a summary line per size, and draws DIR/speedup-<factor>x.png with gnuplot;\n"
 		"a column per variant, policy, driver, sweep point and seed, and a cell that\n"
 		"two runs claim is an error that names them (exit status 1).\n"
+		"`agreement` writes PAGE (Markdown): per results DIR, driver and factor,\n"
+		"every cell's speedup over UVM beside the paper's (CSV, the column of the\n"
+		"results' GPU) and the card's (--card, tests/hw/apps.sh's runs), the cells\n"
+		"within 25%%, the variant pairs in their order and the fastest variant\n"
+		"picked; then the file --causes verbatim; and the plot of testbed against\n"
+		"paper per cell beside PAGE (.png for its extension).\n"
 		"`result-fields` prints every field of result.json and column of results.csv\n"
 		"(host-agent/result_fields.h, the one list both are written from) as a\n"
 		"Markdown table; `variants` the matrix variants (userspace/variants.h)\n"
@@ -186,6 +195,45 @@ static int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	return em_report(argv[optind], paper, draw);
+}
+
+static int cmd_agreement(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "paper", required_argument, NULL, 'p' },
+		{ "card", required_argument, NULL, 'c' },
+		{ "causes", required_argument, NULL, 'C' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "no-plot", no_argument, NULL, 'n' },
+		{ 0 }
+	};
+	struct em_agreement_args a = { .draw = true };
+	char **cards = calloc((size_t)argc, sizeof(*cards));
+	int c, rc;
+
+	if (!cards)
+		return 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': a.paper_csv = optarg; break;
+		case 'c': cards[a.ncards++] = optarg; break;
+		case 'C': a.causes = optarg; break;
+		case 'o': a.page = optarg; break;
+		case 'n': a.draw = false; break;
+		default: usage(stderr); free(cards); return 2;
+		}
+	}
+	if (optind == argc || !a.paper_csv || !a.page) {
+		usage(stderr);
+		free(cards);
+		return 2;
+	}
+	a.dirs = argv + optind;
+	a.ndirs = (size_t)(argc - optind);
+	a.cards = cards;
+	rc = em_agreement(&a);
+	free(cards);
+	return rc;
 }
 
 /* stats | inject: one QMP command on a running VM's emgpu. */
@@ -502,6 +550,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "agreement"))
+		return cmd_agreement(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "calibrate"))
 		return cmd_calibrate(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "variants") && argc == 2) {

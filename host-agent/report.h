@@ -3,6 +3,7 @@
 #define EMBER_AGENT_REPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
  * Prints (and writes to <dir>/table.txt) the speedup-over-UVM tables of the
@@ -15,5 +16,28 @@
  * two runs, a plot that failed, no results).
  */
 int em_report(const char *dir, const char *paper_csv, bool draw);
+
+/* ember-agent agreement's inputs (report_agreement.c) */
+struct em_agreement_args {
+	char *const *dirs;	/* results directories, each a results.jsonl */
+	size_t ndirs;
+	const char *paper_csv;	/* the paper's table (experiments/paper/table4.csv) */
+	char *const *cards;	/* the card's runs (experiments/card-results/h200-apps*.jsonl) */
+	size_t ncards;
+	const char *causes;	/* Markdown appended to the page verbatim, or NULL */
+	const char *page;	/* the page written; the plot beside it, .png for its extension */
+	bool draw;
+};
+
+/*
+ * Writes the agreement page: per results directory, driver and factor,
+ * every cell (app x variant) of the testbed beside the paper's and the
+ * card's, the counts (cells within 25 %, variant pairs in the paper's
+ * order, the fastest variant picked; the same against the card), then
+ * the causes; with draw, the plot of testbed against paper per cell. 0,
+ * or 1 (a directory or file unreadable, a cell of two runs, a plot that
+ * failed).
+ */
+int em_agreement(const struct em_agreement_args *args);
 
 #endif /* EMBER_AGENT_REPORT_H */

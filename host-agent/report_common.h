@@ -108,6 +108,42 @@ const char *rep_cell_word(const struct cell *c);
 int rep_paper_col(const struct table *t, const char *variant);
 /* Cell (a, f) of column v; an empty one for v < 0. */
 const struct cell *rep_cell_at(const struct table *t, size_t a, size_t f, int v);
+/*
+ * Marks as the paper's columns (column.paper) the variants' own-policy
+ * columns on driver, at the sweep point and seed of its first stock uvm
+ * column (of its first column if it has none). rep_table_load marks
+ * those of stock uvm's driver, ember where the results have it.
+ */
+void rep_paper_driver(struct table *t, const char *driver);
+
+/* ---- report_speedup.c: the paper's CSV (experiments/paper/table*.csv) ---- */
+
+/*
+ * What the paper's CSV measures (the header's last column): "seconds" (a
+ * run's whole time: the testbed's setup + kernels), "kernel_seconds" (the
+ * kernels alone) or "tokens_per_s" (a rate, compared as time per token; of
+ * the kernels alone, as ember-run's tokens_per_s and the paper's generation
+ * rate, which leaves out the prompt and any staging).
+ */
+enum rep_paper_unit { REP_PAPER_SECONDS, REP_PAPER_KERNEL_SECONDS, REP_PAPER_TOKENS_PER_S };
+enum rep_paper_unit rep_paper_unit_of(const char *csv);
+/* The testbed's time of a cell in the paper's unit; 0: no successful run. */
+double rep_cell_time(const struct cell *c, enum rep_paper_unit u);
+/* The paper's row label of factor f: "1.5x", or "d25" for a drift run. */
+void rep_size_label(const struct table *t, size_t f, char *out, size_t len);
+/*
+ * The paper's time (seconds, or seconds per token for a rate) of our app
+ * and variant on gpu at size; *capped for ">1800"; 0 where it has none.
+ */
+double rep_paper_value(const char *csv, const char *gpu, const char *size,
+		       const char *app, const char *variant, int *capped);
+
+/*
+ * How many pairs of n variants theirs orders (times; capped[i]: a lower
+ * bound) and, in *agree, how many of them ours orders the same way.
+ */
+unsigned int rep_order_pairs(const double *ours, const double *theirs, const int *capped,
+			     size_t n, unsigned int *agree);
 
 /* ---- the reports ---- */
 

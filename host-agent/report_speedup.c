@@ -22,7 +22,7 @@
 /*
  * The paper's query runtimes the column scan stands for: the SSB queries
  * of Tables 7-8 measured on all three PCIe GPUs, summed (one colscan run
- * is one sequence of queries; see paper_value()).
+ * is one sequence of queries; see rep_paper_value()).
  */
 #define SSB_QUERIES "q1.3+q2.1+q2.2+q2.3+q3.1+q3.2+q3.3+q3.4"
 
@@ -60,19 +60,10 @@ static const char *map_name(const char *ours, int apps)
 	return NULL;
 }
 
-/*
- * What the paper's CSV measures (the header's last column): "seconds" (a
- * run's whole time: the testbed's setup + kernels), "kernel_seconds" (the
- * kernels alone) or "tokens_per_s" (a rate, compared as time per token; of
- * the kernels alone, as ember-run's tokens_per_s and the paper's generation
- * rate, which leaves out the prompt and any staging).
- */
-enum paper_unit { PAPER_SECONDS, PAPER_KERNEL_SECONDS, PAPER_TOKENS_PER_S };
-
-static enum paper_unit paper_unit_of(const char *csv)
+enum rep_paper_unit rep_paper_unit_of(const char *csv)
 {
 	char line[256];
-	enum paper_unit u = PAPER_SECONDS;
+	enum rep_paper_unit u = REP_PAPER_SECONDS;
 	FILE *f = csv ? fopen(csv, "re") : NULL;
 
 	if (!f)
@@ -80,23 +71,21 @@ static enum paper_unit paper_unit_of(const char *csv)
 	while (fgets(line, sizeof(line), f))
 		if (!strncmp(line, "size,", 5)) {
 			if (strstr(line, ",kernel_seconds"))
-				u = PAPER_KERNEL_SECONDS;
+				u = REP_PAPER_KERNEL_SECONDS;
 			else if (strstr(line, ",tokens_per_s"))
-				u = PAPER_TOKENS_PER_S;
+				u = REP_PAPER_TOKENS_PER_S;
 			break;
 		}
 	fclose(f);
 	return u;
 }
 
-/* The testbed's time of a cell in the paper's unit; 0: no successful run. */
-static double cell_time(const struct cell *c, enum paper_unit u)
+double rep_cell_time(const struct cell *c, enum rep_paper_unit u)
 {
-	return u == PAPER_SECONDS ? c->sim_ns : c->kernel_ns;
+	return u == REP_PAPER_SECONDS ? c->sim_ns : c->kernel_ns;
 }
 
-/* The paper's row label of factor f: "1.5x", or "d25" for a drift run. */
-static void size_label(const struct table *t, size_t f, char *out, size_t len)
+void rep_size_label(const struct table *t, size_t f, char *out, size_t len)
 {
 	if (t->drift >= 0)
 		snprintf(out, len, "d%d", t->drift);
@@ -131,18 +120,17 @@ static double paper_row(const char *csv, const char *gpu, const char *size,
 		break;
 	}
 	fclose(f);
-	if (val > 0 && paper_unit_of(csv) == PAPER_TOKENS_PER_S)
+	if (val > 0 && rep_paper_unit_of(csv) == REP_PAPER_TOKENS_PER_S)
 		val = 1 / val;
 	return val;
 }
 
 /*
- * The paper's time for (gpu, size, app, variant); *capped for ">1800". An
- * app the paper splits ("q1.3+q2.1+...") is the sum of its rows, 0 unless
- * the paper gives all of them.
+ * An app the paper splits ("q1.3+q2.1+...") is the sum of its rows, 0
+ * unless the paper gives all of them.
  */
-static double paper_value(const char *csv, const char *gpu, const char *size,
-			  const char *app, const char *variant, int *capped)
+double rep_paper_value(const char *csv, const char *gpu, const char *size,
+		       const char *app, const char *variant, int *capped)
 {
 	const char *papp = map_name(app, 1), *pvar = map_name(variant, 0);
 	char one[32];
@@ -176,8 +164,8 @@ static double paper_column(const struct table *t, const char *csv, const char *g
 	*capped = 0;
 	if (!t->cols[v].paper)
 		return 0;
-	return paper_value(csv, gpu, size, t->apps[a], rep_variant_order[t->cols[v].variant],
-			   capped);
+	return rep_paper_value(csv, gpu, size, t->apps[a], rep_variant_order[t->cols[v].variant],
+			       capped);
 }
 
 void rep_print_tables(const struct table *t, const char *paper_csv, FILE *out)
@@ -186,7 +174,7 @@ void rep_print_tables(const struct table *t, const char *paper_csv, FILE *out)
 	size_t a, f, v;
 	bool bases = false;
 
-	enum paper_unit unit = paper_unit_of(paper_csv);
+	enum rep_paper_unit unit = rep_paper_unit_of(paper_csv);
 
 	rep_base_gpu(t->profile, gpu, sizeof(gpu));
 	for (v = 0; v < t->ncols; v++)
@@ -199,11 +187,11 @@ void rep_print_tables(const struct table *t, const char *paper_csv, FILE *out)
 		bool paper = false;
 		int capped;
 
-		size_label(t, f, size, sizeof(size));
+		rep_size_label(t, f, size, sizeof(size));
 		/* brackets only where the paper has the cell (Table 4's apps) */
 		for (a = 0; a < t->napps && !paper; a++)
-			paper = paper_value(paper_csv, gpu, size, t->apps[a], "uvm",
-					    &capped) > 0;
+			paper = rep_paper_value(paper_csv, gpu, size, t->apps[a], "uvm",
+						&capped) > 0;
 		if (paper)
 			fprintf(out, "\nSpeedup over UVM at %s (profile %s; paper's %s in brackets)\n",
 				size, t->profile, gpu);
@@ -221,23 +209,24 @@ void rep_print_tables(const struct table *t, const char *paper_csv, FILE *out)
 		for (a = 0; a < t->napps; a++) {
 			static const struct cell none;
 			const struct cell *uvm = t->uvm >= 0 ? &t->cells[a][f][t->uvm] : &none;
-			double tu = cell_time(uvm, unit);
+			double tu = rep_cell_time(uvm, unit);
 
 			fprintf(out, "%-12s", t->apps[a]);
 			for (v = 0; v < t->ncols; v++) {
 				const struct cell *c = &t->cells[a][f][v];
-				double base = cell_time(rep_base_cell(t, a, f, v), unit);
+				double base = rep_cell_time(rep_base_cell(t, a, f, v), unit);
 				int capped_u = 0, capped_v;
 				/* the paper's uvm beside the paper's columns only */
 				double pv = paper_column(t, paper_csv, gpu, size, a, v, &capped_v);
-				double pu = pv > 0 ? paper_value(paper_csv, gpu, size, t->apps[a],
-								 "uvm", &capped_u) : 0;
+				double pu = pv > 0 ? rep_paper_value(paper_csv, gpu, size,
+								     t->apps[a], "uvm",
+								     &capped_u) : 0;
 				char ours[24] = "-", theirs[24] = "";
 
 				if ((int)v == t->uvm)
 					continue;
-				if (cell_time(c, unit) > 0 && base > 0) {
-					double s = base / cell_time(c, unit);
+				if (rep_cell_time(c, unit) > 0 && base > 0) {
+					double s = base / rep_cell_time(c, unit);
 
 					snprintf(ours, sizeof(ours), "%.2f", s);
 					logsum[v] += log(s);
@@ -289,14 +278,14 @@ struct paper_cell {
 static void paper_cell_load(const struct table *t, const char *csv, const char *gpu,
 			    size_t a, size_t f, struct paper_cell *pc)
 {
-	enum paper_unit unit = paper_unit_of(csv);
+	enum rep_paper_unit unit = rep_paper_unit_of(csv);
 	char size[16];
 	size_t v;
 
-	size_label(t, f, size, sizeof(size));
+	rep_size_label(t, f, size, sizeof(size));
 	pc->n = 0;
 	for (v = 0; v < t->ncols; v++) {
-		double ours = cell_time(&t->cells[a][f][v], unit), theirs;
+		double ours = rep_cell_time(&t->cells[a][f][v], unit), theirs;
 		int capped;
 
 		theirs = paper_column(t, csv, gpu, size, a, v, &capped);
@@ -330,19 +319,43 @@ static void print_order(const struct table *t, const struct paper_cell *pc,
 }
 
 /*
+ * A pair the paper cannot order, both capped or equal, is not counted; one
+ * the testbed times equal does not agree.
+ */
+unsigned int rep_order_pairs(const double *ours, const double *theirs, const int *capped,
+			     size_t n, unsigned int *agree)
+{
+	unsigned int pairs = 0;
+	size_t i, j;
+
+	*agree = 0;
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			double p = theirs[i] - theirs[j];
+			double o = ours[i] - ours[j];
+
+			if ((capped[i] && capped[j]) || p == 0)
+				continue;
+			pairs++;
+			/* a tie on the testbed orders nothing: not the paper's order */
+			*agree += o != 0 && (p < 0) == (o < 0);
+		}
+	return pairs;
+}
+
+/*
  * Per table and size: each cell's order of the variants, the testbed's
- * beside the paper's, with how many pairs agree (a pair the paper cannot
- * order, both capped or equal, is not counted; one the testbed times equal
- * does not agree); the cells whose every
- * counted pair agrees; and per variant the geometric mean over the apps of
- * testbed speedup over UVM / paper speedup over UVM (cells with a capped
- * paper time left out: their speedup is a bound). Only the paper's columns
- * count (their variant's own policy, at the first sweep point and seed).
+ * beside the paper's, with how many pairs agree (rep_order_pairs); the
+ * cells whose every counted pair agrees; and per variant the geometric
+ * mean over the apps of testbed speedup over UVM / paper speedup over UVM
+ * (cells with a capped paper time left out: their speedup is a bound).
+ * Only the paper's columns count (their variant's own policy, at the
+ * first sweep point and seed).
  */
 void rep_print_paper_summary(const struct table *t, const char *csv, FILE *out)
 {
 	char gpu[64], size[16];
-	size_t a, f, i, j;
+	size_t a, f, i;
 
 	if (!csv)
 		return;
@@ -352,31 +365,21 @@ void rep_print_paper_summary(const struct table *t, const char *csv, FILE *out)
 		unsigned int cnt[MAX_COLUMNS] = { 0 }, cells = 0, ordered = 0;
 		unsigned int agree_all = 0, pairs_all = 0;
 
-		size_label(t, f, size, sizeof(size));
+		rep_size_label(t, f, size, sizeof(size));
 		fprintf(out, "\nOrder of the variants at %s, fastest first (testbed %s | paper's %s)\n",
 			size, t->profile, gpu);
 		for (a = 0; a < t->napps; a++) {
 			struct paper_cell pc;
-			unsigned int agree = 0, pairs = 0;
+			unsigned int agree, pairs;
 			size_t u = MAX_COLUMNS;
 
 			paper_cell_load(t, csv, gpu, a, f, &pc);
 			if (pc.n < 2)
 				continue;
-			for (i = 0; i < pc.n; i++) {
+			pairs = rep_order_pairs(pc.ours, pc.theirs, pc.capped, pc.n, &agree);
+			for (i = 0; i < pc.n; i++)
 				if (pc.v[i] == t->uvm)
 					u = i;
-				for (j = i + 1; j < pc.n; j++) {
-					double p = pc.theirs[i] - pc.theirs[j];
-					double o = pc.ours[i] - pc.ours[j];
-
-					if ((pc.capped[i] && pc.capped[j]) || p == 0)
-						continue;
-					pairs++;
-					/* a tie on the testbed orders nothing: not the paper's order */
-					agree += o != 0 && (p < 0) == (o < 0);
-				}
-			}
 			if (u < MAX_COLUMNS && !pc.capped[u])
 				for (i = 0; i < pc.n; i++) {
 					if (i == u || pc.capped[i])
@@ -429,7 +432,7 @@ void rep_print_placement_costs(const struct table *t, const char *csv, FILE *out
 		return;
 	rep_base_gpu(t->profile, gpu, sizeof(gpu));
 	for (f = 0; f < t->nfactors; f++) {
-		size_label(t, f, size, sizeof(size));
+		rep_size_label(t, f, size, sizeof(size));
 		for (a = 0; a < t->napps; a++)
 			for (i = 0; i < sizeof(costs) / sizeof(costs[0]); i++) {
 				int capped;

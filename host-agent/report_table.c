@@ -44,7 +44,6 @@ static void columns_finish(struct table *t)
 {
 	bool seeds = false;
 	size_t i, j;
-	int first;
 
 	for (i = 1; i < t->ncols; i++)
 		for (j = i; j > 0 && t->cols[j].variant < t->cols[j - 1].variant; j--) {
@@ -63,8 +62,6 @@ static void columns_finish(struct table *t)
 		    (t->uvm < 0 || (!strcmp(t->cols[i].driver, EM_DRIVER_EMBER) &&
 				    strcmp(t->cols[t->uvm].driver, EM_DRIVER_EMBER))))
 			t->uvm = (int)i;
-	/* the paper's point: stock uvm's, or the first column's */
-	first = t->uvm >= 0 ? t->uvm : 0;
 	for (i = 0; i < t->ncols; i++) {
 		struct column *c = &t->cols[i];
 		struct column base = *c;
@@ -83,9 +80,34 @@ static void columns_finish(struct table *t)
 		base.variant = rep_index_of_variant("uvm");
 		snprintf(base.policy, sizeof(base.policy), "%s", "uvm");
 		c->baseline = find_column(t, &base);
-		c->paper = c->own_policy && !strcmp(c->sweep, t->cols[first].sweep) &&
-			   c->seed == t->cols[first].seed &&
-			   !strcmp(c->driver, t->cols[first].driver);
+	}
+	if (t->ncols)
+		rep_paper_driver(t, t->cols[t->uvm >= 0 ? t->uvm : 0].driver);
+}
+
+void rep_paper_driver(struct table *t, const char *driver)
+{
+	const struct column *first = NULL;
+	size_t i;
+
+	/* the paper's point: the driver's stock uvm's, or its first column's */
+	for (i = 0; i < t->ncols; i++) {
+		const struct column *c = &t->cols[i];
+
+		if (strcmp(c->driver, driver))
+			continue;
+		if (!strcmp(rep_variant_order[c->variant], "uvm") && !strcmp(c->policy, "uvm")) {
+			first = c;
+			break;
+		}
+		if (!first)
+			first = c;
+	}
+	for (i = 0; i < t->ncols; i++) {
+		struct column *c = &t->cols[i];
+
+		c->paper = first && c->own_policy && !strcmp(c->sweep, first->sweep) &&
+			   c->seed == first->seed && !strcmp(c->driver, driver);
 	}
 }
 
