@@ -497,6 +497,20 @@ CARD_APPS_SMALL ?= experiments/card-results/h200-apps-small.jsonl experiments/ca
 compare-card-small: host
 	$(BUILD)/host-agent/compare-card $(RESULTS)/compare-card 1 $(CARD_APPS_SMALL)
 
+# The agreement page (docs/agreement.md's figure, ember-agent agreement):
+# the paper matrix's result sets on ember.ko and nvidia-uvm beside the
+# paper's Table 4 and the card's CARD_APPS, into AGREEMENT_DIR (the page
+# and its plot, linked from docs/), with docs/agreement-causes.md. Reads
+# result sets only: no VM.
+AGREEMENT_DIR ?= $(RESULTS)/agreement
+AGREEMENT_SETS ?= experiments/results/run/paper experiments/results/paper-nvuvm/paper-nvuvm
+agreement: host
+	@mkdir -p $(AGREEMENT_DIR)
+	@$(AGENT) agreement $(AGREEMENT_SETS) --paper experiments/paper/table4.csv \
+		$(addprefix --card ,$(CARD_APPS)) --causes docs/agreement-causes.md \
+		--out $(AGREEMENT_DIR)/agreement.md \
+		--plot-href ../experiments/results/agreement/agreement.png
+
 # Boot one VM with emgpu and show what the guest driver sees.
 info: all
 	$(AGENT) vm --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) --initrd $(INITRD) \
@@ -505,4 +519,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small info clean
+.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean

@@ -64,7 +64,7 @@ static void usage(FILE *f)
 		"       ember-agent run CONFIG... --list\n"
 		"       ember-agent report DIR [--paper CSV] [--no-plot]\n"
 		"       ember-agent agreement DIR... --paper CSV --out PAGE [--card JSONL]...\n"
-		"                   [--causes MD] [--no-plot]\n"
+		"                   [--causes MD] [--plot-href HREF] [--no-plot]\n"
 		"       ember-agent result-fields\n"
 		"       ember-agent variants\n"
 		"       ember-agent inject-expect\n"
@@ -86,7 +86,8 @@ static void usage(FILE *f)
 		"results' GPU) and the card's (--card, tests/hw/apps.sh's runs), the cells\n"
 		"within 25%%, the variant pairs in their order and the fastest variant\n"
 		"picked; then the file --causes verbatim; and the plot of testbed against\n"
-		"paper per cell beside PAGE (.png for its extension).\n"
+		"paper per cell beside PAGE (.png for its extension), linked as HREF\n"
+		"(default its file name). It prints the counts.\n"
 		"`result-fields` prints every field of result.json and column of results.csv\n"
 		"(host-agent/result_fields.h, the one list both are written from) as a\n"
 		"Markdown table; `variants` the matrix variants (userspace/variants.h)\n"
@@ -204,6 +205,7 @@ static int cmd_agreement(int argc, char **argv)
 		{ "card", required_argument, NULL, 'c' },
 		{ "causes", required_argument, NULL, 'C' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "plot-href", required_argument, NULL, 'h' },
 		{ "no-plot", no_argument, NULL, 'n' },
 		{ 0 }
 	};
@@ -219,6 +221,7 @@ static int cmd_agreement(int argc, char **argv)
 		case 'c': cards[a.ncards++] = optarg; break;
 		case 'C': a.causes = optarg; break;
 		case 'o': a.page = optarg; break;
+		case 'h': a.plot_href = optarg; break;
 		case 'n': a.draw = false; break;
 		default: usage(stderr); free(cards); return 2;
 		}

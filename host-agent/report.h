@@ -26,6 +26,7 @@ struct em_agreement_args {
 	size_t ncards;
 	const char *causes;	/* Markdown appended to the page verbatim, or NULL */
 	const char *page;	/* the page written; the plot beside it, .png for its extension */
+	const char *plot_href;	/* how the page links the plot (NULL: its file name) */
 	bool draw;
 };
 
@@ -34,7 +35,8 @@ struct em_agreement_args {
  * every cell (app x variant) of the testbed beside the paper's and the
  * card's, the counts (cells within 25 %, variant pairs in the paper's
  * order, the fastest variant picked; the same against the card), then
- * the causes; with draw, the plot of testbed against paper per cell. 0,
+ * the causes; with draw, the plot of testbed against paper per cell.
+ * Prints the counts (the page's summary table). 0,
  * or 1 (a directory or file unreadable, a cell of two runs, a plot that
  * failed).
  */

@@ -203,6 +203,28 @@ static void app_row_load(const struct agreement *ag, const struct table *t, size
 }
 
 /*
+ * Column i's speedup over the row's uvm on the testbed over theirs, into
+ * *q; false where there is none to compare (uvm itself, a time missing, a
+ * capped one: its speedup only a bound).
+ */
+static bool speedup_ratio(const struct app_row *r, size_t i, const double *theirs,
+			  const int *capped, double *q)
+{
+	size_t u = (size_t)r->uvm;
+
+	if (r->uvm < 0 || i == u || r->ours[u] <= 0 || r->ours[i] <= 0 || theirs[u] <= 0 ||
+	    theirs[i] <= 0 || capped[u] || capped[i])
+		return false;
+	*q = (r->ours[u] / r->ours[i]) / (theirs[u] / theirs[i]);
+	return true;
+}
+
+static bool within(double q)
+{
+	return fabs(q - 1) <= TOLERANCE;
+}
+
+/*
  * The row's counts against the paper (theirs = r->paper) or the card
  * (r->card), over the columns needed[] marks: the cells within TOLERANCE,
  * the pairs in their order, and the fastest of the columns both timed
@@ -237,7 +259,8 @@ static void app_row_count(const struct app_row *r, const double *theirs, const i
 		c->agree += agree;
 	}
 	/* fastest: judged where the testbed timed every variant they give */
-	*judged = fastest(o, no_caps, n, of) && fastest(th, cap, n, tf) && n == need;
+	*judged = fastest(o, no_caps, n, of) > 0;
+	*judged &= fastest(th, cap, n, tf) > 0 && n == need;
 	for (i = 0; i < r->n; i++) {
 		ours_fast[i] = their_fast[i] = false;
 		if (!needed[i] || r->ours[i] <= 0 || theirs[i] <= 0)
@@ -251,22 +274,17 @@ static void app_row_count(const struct app_row *r, const double *theirs, const i
 		c->picked += fastest_same(ours_fast, their_fast, r->n);
 	}
 	/* the cells: each variant's speedup over uvm against theirs */
-	if (r->uvm < 0 || r->ours[r->uvm] <= 0 || theirs[r->uvm] <= 0 || capped[r->uvm])
-		return;
 	for (i = 0; i < r->n; i++) {
-		double ours_s, their_s;
+		double q;
 
-		if (!needed[i] || (int)i == r->uvm || r->ours[i] <= 0 || theirs[i] <= 0 ||
-		    capped[i])
+		if (!needed[i] || !speedup_ratio(r, i, theirs, capped, &q))
 			continue;
-		ours_s = r->ours[r->uvm] / r->ours[i];
-		their_s = theirs[r->uvm] / theirs[i];
 		c->cells++;
-		c->close += fabs(ours_s / their_s - 1) <= TOLERANCE;
+		c->close += within(q);
 	}
 }
 
-/* A speedup cell: "2.49", "<0.41" (a capped time bounds it), or "" */
+/* A speedup cell: "2.49", "<0.41" (a capped time bounds it), or "-" */
 static void speedup_cell(char *buf, size_t len, double base, double t, int capped_base,
 			 int capped_t)
 {
@@ -283,21 +301,14 @@ static void speedup_cell(char *buf, size_t len, double base, double t, int cappe
 static void ratio_cell(char *buf, size_t len, const struct app_row *r, size_t i,
 		       const double *theirs, const int *capped)
 {
-	size_t u;
 	double q;
 
-	if (r->uvm < 0 || (int)i == r->uvm) {
+	if (r->uvm < 0 || (int)i == r->uvm)
 		snprintf(buf, len, " ");
-		return;
-	}
-	u = (size_t)r->uvm;
-	if (r->ours[u] <= 0 || r->ours[i] <= 0 || theirs[u] <= 0 || theirs[i] <= 0 ||
-	    capped[u] || capped[i]) {
+	else if (!speedup_ratio(r, i, theirs, capped, &q))
 		snprintf(buf, len, "-");
-		return;
-	}
-	q = (r->ours[u] / r->ours[i]) / (theirs[u] / theirs[i]);
-	snprintf(buf, len, "%.2f%s", q, fabs(q - 1) <= TOLERANCE ? " ✓" : "");
+	else
+		snprintf(buf, len, "%.2f%s", q, within(q) ? " ✓" : "");
 }
 
 /* One section: a results directory's driver at one factor. */
@@ -401,9 +412,8 @@ static void agree_section(struct agreement *ag, const struct table *t, const cha
 				t->apps[a], r.label[i], ours, paper, card, s[0], s[1], s[2], q[0],
 				q[1]);
 			/* the plot: the cells counted against the paper */
-			if (series >= 0 && u >= 0 && u != (int)i && r.ours[u] > 0 &&
-			    r.ours[i] > 0 && r.paper[u] > 0 && r.paper[i] > 0 && !r.capped[u] &&
-			    !r.capped[i] && ag->npoints < MAX_POINTS)
+			if (series >= 0 && ag->npoints < MAX_POINTS &&
+			    speedup_ratio(&r, i, r.paper, r.capped, &(double){ 0 }))
 				ag->points[ag->npoints++] = (struct point){
 					series, r.paper[u] / r.paper[i], r.ours[u] / r.ours[i]
 				};
@@ -562,7 +572,8 @@ static void print_head(const struct em_agreement_args *args, const char *png, FI
 		"run-to-run spread is not used here (`make compare-card` uses it).\n\n",
 		TOLERANCE * 100, TOLERANCE);
 	fprintf(out, "![The testbed's speedups over UVM against the paper's, per cell, log-log: "
-		"the diagonal and the %.0f %% band](%s)\n\n", TOLERANCE * 100, base_name(png));
+		"the diagonal and the %.0f %% band](%s)\n\n", TOLERANCE * 100,
+		args->plot_href ?: base_name(png));
 }
 
 int em_agreement(const struct em_agreement_args *args)
@@ -645,6 +656,8 @@ int em_agreement(const struct em_agreement_args *args)
 	}
 	print_head(args, png, out);
 	fputs(summary_text, out);
+	/* the counts are what a caller prints as the report */
+	fputs(summary_text, stdout);
 	fputs(body_text, out);
 	if (args->causes) {
 		fputc('\n', out);
@@ -653,7 +666,6 @@ int em_agreement(const struct em_agreement_args *args)
 	}
 	if (fclose(out))
 		rc = 1;
-	printf("page: %s\n", args->page);
 	if (args->draw) {
 		if (agree_plot(ag, png))
 			rc = 1;
