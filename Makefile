@@ -264,7 +264,7 @@ experiments-doc: host
 experiments-doc-check: host
 	@bash scripts/doc-block.sh check docs/experiments.md $(AGENT) variants
 
-# docs/fault-injection.md's per-driver expectations: matrix.c's tables.
+# docs/fault-injection.md's per-driver expectations: judge.c's tables.
 inject-doc: host
 	bash scripts/doc-block.sh write docs/fault-injection.md $(AGENT) inject-expect
 

@@ -21,11 +21,13 @@
 #include <string.h>
 
 #include "calibrate.h"
+#include "judge.h"
 #include "libvirt_run.h"
 #include "matrix.h"
 #include "qmp.h"
 #include "report.h"
 #include "result_record.h"
+#include "variant_table.h"
 #include "vm.h"
 
 static void usage(FILE *f)
@@ -92,7 +94,7 @@ static void usage(FILE *f)
 		"(host-agent/result_fields.h, the one list both are written from) as a\n"
 		"Markdown table; `variants` the matrix variants (userspace/variants.h)\n"
 		"likewise, `inject-expect` what each injection kind must lead to under\n"
-		"each driver (host-agent/matrix.c's inject_expect tables).\n"
+		"each driver (host-agent/judge.c's tables).\n"
 		"\n"
 		"usage: ember-agent calibrate --card JSONL --qemu PATH --kernel PATH --initrd PATH\n"
 		"                   [--profile NAME] [--ubench 'ARGS'] [--workdir DIR]\n"

@@ -216,14 +216,14 @@ char *em_libvirt_domain_xml(const struct em_vm_config *cfg, const char *name)
 	return xml;
 }
 
-static char *domain_xml(const struct em_matrix *m, const struct em_paths *p,
-			const struct em_run *r)
+static char *domain_xml(const struct em_paths *p, const struct em_run *r)
 {
+	const struct em_run_settings *set = r->settings;
 	struct em_vm_config cfg = {
 		.qemu = p->qemu, .kernel = p->kernel, .initrd = p->initrd,
-		.profile = m->profile, .seed = r->seed, .run_args = r->args,
-		.memory_mib = m->memory_mib, .accel = p->accel,
-		.modparams = m->modparams[0] ? m->modparams : NULL,
+		.profile = set->profile, .seed = r->seed, .run_args = r->args,
+		.memory_mib = set->memory_mib, .accel = p->accel,
+		.modparams = set->modparams[0] ? set->modparams : NULL,
 		/* the device's stats are read at the guest's end, as with QEMU */
 		.hold_at_end = true,
 	};
@@ -280,11 +280,10 @@ static bool host_lost(struct lv_conn *c)
  * Creates the domain paused, attaches both console streams, then runs it.
  * Returns 0, -1, or EM_START_HOST_LOST when the host went away meanwhile.
  */
-static int job_start(struct lv_job *j, const struct em_matrix *m,
-		     const struct em_paths *p)
+static int job_start(struct lv_job *j, const struct em_paths *p)
 {
 	static const char *const names[NPORTS] = { "console.log", "results.jsonl" };
-	char *xml = domain_xml(m, p, j->run), path[4200], dev[16];
+	char *xml = domain_xml(p, j->run), path[4200], dev[16];
 	int i;
 
 	if (!xml || em_mkdir_p(j->run->dir)) {
@@ -455,7 +454,6 @@ static struct lv_conn *least_loaded(struct lv_conn *c, unsigned int nc,
 
 /* The libvirt back-end of the scheduler (sched.h). */
 struct lv_backend {
-	const struct em_matrix *m;
 	struct em_paths abs;	/* the paths made absolute, for the daemons */
 	struct lv_conn conns[MAX_CONN];
 	unsigned int nc, per_host;
@@ -486,7 +484,7 @@ static int lv_start(struct em_backend *be, struct em_run *r, const char **host)
 	/* a run started again after its host went away: that host's stats go */
 	json_decref(r->device);
 	r->device = NULL;
-	err = job_start(j, r->m, &b->abs);
+	err = job_start(j, &b->abs);
 	if (err)
 		return err;
 	b->active++;
@@ -507,13 +505,13 @@ static struct em_run *lv_wait(struct em_backend *be, volatile sig_atomic_t *inte
 	while (b->active) {
 		for (k = 0; k < b->active; k++) {
 			struct lv_job *j = &b->jobs[k];
-
-			int verdict = job_poll(j, j->run->m->timeout_s);
+			unsigned int timeout_s = j->run->settings->timeout_s;
+			int verdict = job_poll(j, timeout_s);
 
 			if (verdict == JOB_RUNNING)
 				continue;
 			if (verdict == JOB_ENDED)
-				job_poll(j, j->run->m->timeout_s);	/* drain what is left */
+				job_poll(j, timeout_s);	/* drain what is left */
 			*o = (struct em_run_outcome){
 				.timed_out = j->timed_out, .exit_status = 0,
 				.wall_s = now_s() - j->started, .host = j->c->uri,
@@ -585,8 +583,8 @@ static const struct em_backend_ops lv_ops = {
 	.record_start_failure = true,
 };
 
-int em_libvirt_backend_open(struct em_backend *be, const struct em_matrix *m,
-			    const struct em_paths *p)
+int em_libvirt_backend_open(struct em_backend *be, const char *const *uris,
+			    unsigned int nuris, unsigned int jobs, const struct em_paths *p)
 {
 	struct lv_backend *b = calloc(1, sizeof(*b));
 	unsigned int i;
@@ -598,18 +596,17 @@ int em_libvirt_backend_open(struct em_backend *be, const struct em_matrix *m,
 	}
 	be->ops = &lv_ops;
 	be->state = b;
-	b->m = m;
-	b->per_host = em_matrix_jobs(m);
+	b->per_host = jobs;
 	virSetErrorFunc(NULL, lv_quiet);
 	if (!lv_events_start(&b->events))
 		fprintf(stderr, "ember-agent: no libvirt event loop; a host that stops "
 			"answering without closing its connection is not noticed\n");
-	for (i = 0; i < m->nconnect && i < MAX_CONN; i++) {
-		b->conns[b->nc].uri = m->connect[i];
-		b->conns[b->nc].conn = virConnectOpen(m->connect[i]);
+	for (i = 0; i < nuris && i < MAX_CONN; i++) {
+		b->conns[b->nc].uri = uris[i];
+		b->conns[b->nc].conn = virConnectOpen(uris[i]);
 		if (!b->conns[b->nc].conn) {
 			fprintf(stderr, "ember-agent: cannot connect to libvirt at %s: %s\n",
-				m->connect[i], lv_error());
+				uris[i], lv_error());
 		} else {
 			usable++;
 			/* 1: a driver without keepalive (nothing remote to lose) */
@@ -617,7 +614,7 @@ int em_libvirt_backend_open(struct em_backend *be, const struct em_matrix *m,
 			    virConnectSetKeepAlive(b->conns[b->nc].conn, KEEPALIVE_S,
 						   KEEPALIVE_COUNT) < 0)
 				fprintf(stderr, "ember-agent: %s: no keepalive: %s\n",
-					m->connect[i], lv_error());
+					uris[i], lv_error());
 		}
 		b->nc++;
 	}

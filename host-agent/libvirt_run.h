@@ -10,7 +10,6 @@
 #ifndef EMBER_AGENT_LIBVIRT_RUN_H
 #define EMBER_AGENT_LIBVIRT_RUN_H
 
-#include "matrix.h"
 #include "vm.h"
 
 /*

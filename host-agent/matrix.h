@@ -2,10 +2,12 @@
 /*
  * Experiment matrices: a small config file names applications, variants,
  * oversubscription factors and seeds; every combination is one run, one VM
- * booting ember-run once. Runs go in parallel up to the cores available;
- * each finished run leaves <outdir>/runs/<id>/result.json, so an
- * interrupted matrix resumes where it stopped, and a failed or timed-out
- * run keeps its logs while the rest goes on.
+ * booting ember-run once. matrix.c parses a config and plans its runs;
+ * matrix_run.c runs them through the scheduler (sched.h). Runs go in
+ * parallel up to the cores available; each finished run leaves
+ * <outdir>/runs/<id>/result.json, so an interrupted matrix resumes where
+ * it stopped, and a failed or timed-out run keeps its logs while the rest
+ * goes on.
  *
  * Config syntax (one "key = value" per line, '#' starts a comment):
  *   name      = paper                      # results go to <results>/<name>
@@ -59,7 +61,7 @@
  * runs, and at its end the host reads how often the injection fired and
  * how often it hit a running launch (the device counts both); the run is
  * classified recovered / clean-error / not-fired / corrupted / oops /
- * hang / unexpected / error (judge_injected in matrix.c).
+ * hang / unexpected / error (judge_injected in judge.c).
  *
  * Every run booted with QEMU directly holds at its end while the host
  * reads the device's stats over QMP; result.json keeps them as "device"
@@ -71,24 +73,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
-#include <jansson.h>
+#include "run.h"
 
 #define EM_MAX_LIST	16
 #define EM_MAX_SWEEPS	3
-/* parallel VMs of one matrix at most (key jobs) */
-#define EM_MAX_JOBS	32
-/* a policy name as ember.ko registers it: at most 15 characters */
-#define EM_POLICY_NAME_MAX	16
-/* the drivers of key `driver` */
-#define EM_DRIVER_EMBER		"ember"
-#define EM_DRIVER_NVIDIA_UVM	"nvidia-uvm"
-#define EM_MAX_DRIVERS		2
+#define EM_MAX_DRIVERS	2
 
 struct em_matrix {
 	char name[64];
-	char profile[64];
+	/* profile, memory, timeout, run_args, modparams, nvuvm_branch: every run's */
+	struct em_run_settings settings;
 	char apps[EM_MAX_LIST][32];
 	unsigned int napps;
 	char variants[EM_MAX_LIST][32];
@@ -97,16 +92,11 @@ struct em_matrix {
 	unsigned int npolicies;
 	char drivers[EM_MAX_DRIVERS][16];	/* none: ember */
 	unsigned int ndrivers;
-	char nvuvm_branch[32];			/* "": the image's newest */
 	double factors[EM_MAX_LIST];
 	unsigned int nfactors;
 	uint64_t seeds[EM_MAX_LIST];
 	unsigned int nseeds;
-	unsigned int memory_mib;
-	unsigned int timeout_s;
 	unsigned int jobs;
-	char run_args[256];
-	char modparams[512];	/* comma-separated, for the guest's insmod */
 	char connect[EM_MAX_LIST][256];
 	unsigned int nconnect;
 	char injects[EM_MAX_LIST][32];		/* kinds */
@@ -122,45 +112,25 @@ struct em_matrix {
 	unsigned int nsweeps;
 };
 
-/* Where the built pieces are (the Makefile passes them). */
-struct em_paths {
-	const char *qemu, *kernel, *initrd;
-	const char *initrd_nvidia_uvm;	/* the nvidia-uvm image, for driver nvidia-uvm */
-	const char *results;	/* parent of <name>/ */
-	const char *accel;
-};
-
-/* One combination of the matrix. */
-struct em_run {
-	const struct em_matrix *m;	/* the matrix it is a run of */
-	char id[160];
-	const char *app, *variant;
-	char policy[EM_POLICY_NAME_MAX];	/* the policy ember.ko runs it under */
-	const char *driver;	/* EM_DRIVER_EMBER or EM_DRIVER_NVIDIA_UVM */
-	/* nvidia-uvm's parameters for this run (the guest's nvuvm_modparams=,
-	 * comma-separated), or "" */
-	char nvuvm_modparams[192];
-	/* the nvidia-uvm module it loads (the guest's nvuvm_module=), or "" */
-	const char *nvuvm_module;
-	double factor;
-	uint64_t seed;
-	char dir[4096];		/* logs and result.json */
-	char args[512];		/* ember-run arguments, comma-separated */
-	char sweep[96];		/* this run's sweep options ("-r 0 -u 32"), or "" */
-	const char *inject_kind;	/* NULL: no injection */
-	const char *inject_spec;
-	/* filled while it runs */
-	json_int_t injections_fired;	/* -1: unknown */
-	json_int_t injections_in_launch;	/* of those, hitting a launch */
-	char inject_error[256];
-	json_t *device;		/* emgpu's stats at the guest's end, or NULL */
-};
-
 /*
  * Parses a config file. Returns 0, or -1 after printing
  * "<file>:<line>: <problem>" to stderr.
  */
 int em_matrix_load(const char *path, struct em_matrix *m);
+
+/*
+ * Every combination of the matrix, in plan order (injection kinds
+ * innermost), each with its id, folder under p->results and ember-run
+ * arguments (space-separated); *n of them, malloc'd; NULL when out of
+ * memory.
+ */
+struct em_run *em_matrix_plan(const struct em_matrix *m, const struct em_paths *p, size_t *n);
+
+/* Whether the matrix runs anything under driver nvidia-uvm. */
+bool em_matrix_has_nvuvm(const struct em_matrix *m);
+
+/* Prints every run of the matrix, "<id> <ember-run arguments>", one a line. */
+int em_matrix_list(const struct em_matrix *m, const struct em_paths *p);
 
 /*
  * Checks modparams against the parameters of the ember.ko in the guest's
@@ -170,8 +140,9 @@ int em_matrix_load(const char *path, struct em_matrix *m);
 int em_matrix_check_modparams(const struct em_matrix *m, const char *initrd);
 
 /*
- * Runs every combination not finished yet; returns the number that failed,
- * -1 when interrupted, -2 when the matrix is refused before any VM boots.
+ * matrix_run.c: runs every combination not finished yet; returns the
+ * number that failed, -1 when interrupted, -2 when the matrix is refused
+ * before any VM boots.
  */
 int em_matrix_run(const struct em_matrix *m, const struct em_paths *p);
 
@@ -183,87 +154,5 @@ int em_matrix_run(const struct em_matrix *m, const struct em_paths *p);
  * as em_matrix_run, over all the runs.
  */
 int em_matrices_run(const struct em_matrix *ms, size_t nm, const struct em_paths *p);
-
-/* Prints every run of the matrix, "<id> <ember-run arguments>", one a line. */
-int em_matrix_list(const struct em_matrix *m, const struct em_paths *p);
-
-/* The variants the paper compares, and the ember-run arguments of each. */
-const char *em_variant_args(const char *variant);
-
-/*
- * A variant under driver nvidia-uvm: its ember-run arguments (the program
- * variant alone: nvidia-uvm's policy is chosen at load) and nvidia-uvm's
- * parameters ("" for the master switch off); false for a variant that has
- * no meaning there (ac, ariadne, autouvm, ember, an unknown name).
- */
-bool em_nvuvm_variant(const char *variant, const char **args, const char **modparams);
-/* The nvidia-uvm module a variant loads: "nvidia-uvm-stock" (Debian's) or
- * "nvidia-uvm" (our series); NULL for a variant nvidia-uvm does not run. */
-const char *em_nvuvm_module(const char *variant);
-/* The variants as a Markdown table (ember-agent variants; docs/experiments.md). */
-void em_variants_markdown(FILE *out);
-
-/*
- * The policy a variant runs under: the name its arguments give -P, or
- * "uvm", the stock policy ember.ko starts a VA space with, for a variant
- * without one (modparams can make `ember` that default: a matrix doing so
- * says it in its modparams, recorded beside the policy). Writes "" for an
- * unknown variant.
- */
-void em_variant_policy(const char *variant, char *policy, size_t len);
-
-/*
- * The policy ember-run arguments select ("-v uvm -P ember -r 0": ember):
- * the last -P's name, as ember-run's getopt keeps it, or "uvm" without one.
- * The words may be apart by spaces or commas (the guest's ember_run=).
- */
-void em_args_policy(const char *args, char *policy, size_t len);
-
-/*
- * What a kind must lead to once it hit a launch under driver (NULL:
- * ember): "recovered", "EIO", "fatal:EIO" (nvidia-uvm's global fatal
- * error), ...; "?" for an unknown or refused kind.
- */
-const char *em_inject_expected(const char *driver, const char *kind);
-/* The same for a run of matrix m (its expect.KIND, or the kind's own). */
-const char *em_run_expected(const struct em_matrix *m, const char *driver, const char *kind);
-/* Why driver refuses an injection kind, or NULL where it runs. */
-const char *em_inject_refused(const char *driver, const char *kind);
-/* One driver's expectations as a Markdown table (ember-agent inject-expect). */
-void em_inject_expect_markdown(const char *driver, FILE *out);
-/* The kernel line of nvidia-uvm's global fatal error (uvm_global.c). */
-#define EM_NVUVM_FATAL_LINE	"Encountered a global fatal error"
-
-/* The default injection spec of a kind (DESIGN.md section 3), or NULL. */
-const char *em_inject_default_spec(const char *kind);
-
-/* Outcome of one run however it ran (QEMU directly or through libvirt). */
-struct em_run_outcome {
-	bool timed_out;
-	int exit_status;
-	double wall_s;
-	const char *host;	/* "local" or the libvirt URI */
-	/* the host went away before the run ended: not a result, rerun it */
-	bool host_lost;
-};
-
-/*
- * Records a finished run: judges the guest's results file and writes
- * <dir>/result.json. Returns the status ("ok", "failed", "error",
- * "timeout"), a static string.
- */
-const char *em_run_record(const struct em_matrix *m, const struct em_run *r,
-			  const char *commit, const char *results_path,
-			  const struct em_run_outcome *o);
-
-/*
- * ok, recovered, clean-error, fatal-error and not-fired are acceptable; anything else
- * counts as failed (inject-test also fails a not-fired run).
- */
-bool em_status_acceptable(const char *status);
-
-/* Prints the progress line after a run finished (last may be NULL). */
-void em_run_progress(size_t done, size_t total, size_t running,
-		     const struct em_run *last, const char *status, double wall);
 
 #endif /* EMBER_AGENT_MATRIX_H */

@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge.h"
+
 /*
  * Fault-injection campaigns: per kind, how many runs the injection hit
  * during a launch (the device's count) and the outcome of every run
- * (judge_injected in matrix.c); "expected" is what the kind declares.
+ * (judge_injected in judge.c); "expected" is what the kind declares.
  */
 static const char *const outcomes[] = {
 	"recovered", "clean-error", "fatal-error", "corrupted", "oops", "hang", "unexpected",

@@ -18,7 +18,8 @@
 
 #include <jansson.h>
 
-#include "matrix.h"
+#include "run.h"
+#include "variant_table.h"
 
 #define MAX_APPS	16
 #define MAX_FACTORS	8

@@ -24,7 +24,7 @@
 #define EM_RESULT_FIELDS(X)						\
 	X(commit, TOP, STRING, "", s->commit, true,			\
 	  "the testbed's commit that ran it (git rev-parse --short=12)")	\
-	X(profile, TOP, STRING, "", s->m->profile, true,		\
+	X(profile, TOP, STRING, "", s->r->settings->profile, true,	\
 	  "emgpu profile (models/src/profile.c)")			\
 	X(app, TOP, STRING, "", s->r->app, true,			\
 	  "the kernel, ember-run -k")					\
@@ -69,9 +69,9 @@
 	  "local (QEMU started here) or the libvirt URI")		\
 	X(exit_status, TOP, INT, "", s->o->exit_status, true,		\
 	  "QEMU's exit status, or -signal (-1: the VM did not start)")	\
-	X(modparams, TOP, STRING, "", s->m->modparams, true,		\
+	X(modparams, TOP, STRING, "", s->r->settings->modparams, true, \
 	  "ember.ko parameters the guest loaded it with, comma-separated") \
-	X(run_args, TOP, STRING, "", s->m->run_args, true,		\
+	X(run_args, TOP, STRING, "", s->r->settings->run_args, true,	\
 	  "the matrix's extra ember-run arguments")			\
 	X(ember_run, TOP, STRING, "", s->r->args, true,		\
 	  "the guest's whole ember-run command line, comma-separated")	\

@@ -11,11 +11,10 @@
 
 #include <jansson.h>
 
-#include "matrix.h"
+#include "run.h"
 
 /* What a finished run's host fields are made of (result_fields.h's values). */
 struct em_result_src {
-	const struct em_matrix *m;
 	const struct em_run *r;
 	const struct em_run_outcome *o;
 	const char *commit;

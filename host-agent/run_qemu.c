@@ -20,7 +20,6 @@
 #include "vm.h"
 
 struct qemu_backend {
-	const struct em_matrix *m;
 	const struct em_paths *p;
 	unsigned int jobs;		/* VMs at once */
 	/* the running VMs, dense: [0, running) */
@@ -118,15 +117,15 @@ static bool qemu_has_room(const struct em_backend *be)
 static int qemu_start(struct em_backend *be, struct em_run *r, const char **host)
 {
 	struct qemu_backend *q = be->state;
-	const struct em_matrix *m = r->m;	/* of a pool: the run's own matrix */
+	const struct em_run_settings *set = r->settings;	/* of a pool: its own matrix's */
 	const struct em_paths *p = q->p;
 	struct em_vm *vm = &q->vms[q->running];
 	struct em_vm_config cfg = {
 		.qemu = p->qemu, .kernel = p->kernel, .initrd = p->initrd,
-		.workdir = r->dir, .profile = m->profile, .accel = p->accel,
-		.seed = r->seed, .memory_mib = m->memory_mib,
-		.timeout_s = m->timeout_s, .run_args = r->args,
-		.modparams = m->modparams[0] ? m->modparams : NULL,
+		.workdir = r->dir, .profile = set->profile, .accel = p->accel,
+		.seed = r->seed, .memory_mib = set->memory_mib,
+		.timeout_s = set->timeout_s, .run_args = r->args,
+		.modparams = set->modparams[0] ? set->modparams : NULL,
 		.paused = r->inject_kind != NULL,
 		.hold_at_end = true,
 		.on_line = read_device_stats, .on_line_arg = r,
@@ -147,9 +146,9 @@ static int qemu_start(struct em_backend *be, struct em_run *r, const char **host
 		snprintf(append, sizeof(append), "nvuvm_module=%s%s%s%s%s",
 			 r->nvuvm_module && r->nvuvm_module[0] ? r->nvuvm_module : "nvidia-uvm",
 			 r->nvuvm_modparams[0] ? " nvuvm_modparams=" : "", r->nvuvm_modparams,
-			 m->nvuvm_branch[0] ? " nvuvm_branch=" : "", m->nvuvm_branch);
+			 set->nvuvm_branch[0] ? " nvuvm_branch=" : "", set->nvuvm_branch);
 		cfg.append = append;
-		if (!em_run_digest(m->profile, r->args, digest, sizeof(digest)))
+		if (!em_run_digest(set->profile, r->args, digest, sizeof(digest)))
 			cfg.verify_digest = digest;
 	}
 	*host = "local";
@@ -228,8 +227,7 @@ static const struct em_backend_ops qemu_ops = {
 	.record_start_failure = false,
 };
 
-int em_qemu_backend_open(struct em_backend *be, const struct em_matrix *m,
-			 const struct em_paths *p)
+int em_qemu_backend_open(struct em_backend *be, unsigned int jobs, const struct em_paths *p)
 {
 	struct qemu_backend *q = calloc(1, sizeof(*q));
 
@@ -237,11 +235,8 @@ int em_qemu_backend_open(struct em_backend *be, const struct em_matrix *m,
 		fprintf(stderr, "ember-agent: out of memory\n");
 		return -1;
 	}
-	q->m = m;
 	q->p = p;
-	q->jobs = em_matrix_jobs(m);
-	if (q->jobs > EM_MAX_JOBS)
-		q->jobs = EM_MAX_JOBS;
+	q->jobs = jobs < EM_MAX_JOBS ? jobs : EM_MAX_JOBS;
 	be->ops = &qemu_ops;
 	be->state = q;
 	return 0;

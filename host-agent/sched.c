@@ -6,22 +6,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "judge.h"
+
 bool em_run_finished(const struct em_run *r)
 {
 	char path[4200];
 
 	snprintf(path, sizeof(path), "%s/result.json", r->dir);
 	return access(path, F_OK) == 0;
-}
-
-unsigned int em_matrix_jobs(const struct em_matrix *m)
-{
-	long cores;
-
-	if (m->jobs)
-		return m->jobs;
-	cores = sysconf(_SC_NPROCESSORS_ONLN);
-	return cores > 0 ? (unsigned int)cores : 1;
 }
 
 /* One matrix's scheduling: the queue, what runs, and the counts. */
@@ -85,7 +77,7 @@ static void fill(struct sched *s, volatile sig_atomic_t *interrupted)
 			if (be->ops->record_start_failure) {
 				struct em_run_outcome o = { .exit_status = -1, .host = host };
 
-				em_run_record(r->m, r, s->commit, "/nonexistent", &o);
+				em_run_record(r, s->commit, "/nonexistent", &o);
 				s->done++;
 			}
 			continue;
@@ -144,7 +136,7 @@ int em_schedule(struct em_run *runs, size_t n, const char *commit, size_t done,
 			s.requeued[s.nrequeued++] = r;
 			continue;
 		}
-		status = em_run_record(r->m, r, commit, results_path, &o);
+		status = em_run_record(r, commit, results_path, &o);
 		if (!em_status_acceptable(status))
 			s.failed++;
 		s.done++;

@@ -13,6 +13,10 @@
  * connection) did not fail: it is not recorded, goes back to the queue and
  * runs again on a live host, so every run is recorded exactly once; the
  * dead host gets no more runs.
+ *
+ * One direction only: the matrix (matrix.c) plans runs and calls the
+ * scheduler; the scheduler and its back-ends take runs (run.h) and call
+ * the judge (judge.h), never the matrix.
  */
 #ifndef EMBER_AGENT_SCHED_H
 #define EMBER_AGENT_SCHED_H
@@ -21,7 +25,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "matrix.h"
+#include "run.h"
+
+/* parallel VMs of one matrix at most (its key jobs) */
+#define EM_MAX_JOBS	32
 
 struct em_backend;
 
@@ -67,20 +74,18 @@ struct em_backend {
 };
 
 /*
- * The back-ends. Each returns 0, or -1 after a message when it cannot run
- * anything (no libvirt host reachable, a path that does not resolve).
+ * The back-ends, running up to jobs VMs at once (on each host: libvirt's
+ * nuris connection URIs). Each returns 0, or -1 after a message when it
+ * cannot run anything (no libvirt host reachable, a path that does not
+ * resolve).
  */
-int em_qemu_backend_open(struct em_backend *be, const struct em_matrix *m,
-			 const struct em_paths *p);
-int em_libvirt_backend_open(struct em_backend *be, const struct em_matrix *m,
-			    const struct em_paths *p);
-
-/* The parallel VMs of a matrix: its jobs, or one per core. */
-unsigned int em_matrix_jobs(const struct em_matrix *m);
+int em_qemu_backend_open(struct em_backend *be, unsigned int jobs, const struct em_paths *p);
+int em_libvirt_backend_open(struct em_backend *be, const char *const *uris,
+			    unsigned int nuris, unsigned int jobs, const struct em_paths *p);
 
 /*
  * Runs the runs not finished yet (done of n are; of one matrix or several,
- * each run's own recorded under its matrix, run->m) on be; returns how many
+ * each recorded in its own folder, run->dir) on be; returns how many
  * did not succeed (runs left unrun because no host is left count too),
  * or -1 when interrupted (every running VM stopped).
  */

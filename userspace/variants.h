@@ -2,7 +2,7 @@
 /*
  * The variants, one list each, generating the rest: libember's checks of
  * ember-run -v (workload.c, apps.c), ember-agent's matrix variants and
- * their ember-run arguments (host-agent/matrix.c), the report's column
+ * their ember-run arguments (host-agent/variant_table.c), the report's column
  * order and paper names (host-agent/report.c) and the card comparison's
  * variants (host-agent/compare_card.c). Header only, no globals.
  */

@@ -22,17 +22,9 @@
 
 static const char *const kind_names[GM_INJ_KINDS] = {
 	[GM_INJ_NONE] = "none",
-	[GM_INJ_CE_ERROR] = "ce-error",
-	[GM_INJ_CE_STALL] = "ce-stall",
-	[GM_INJ_FAULT_OVERFLOW] = "fault-overflow",
-	[GM_INJ_FAULT_DUP] = "fault-dup",
-	[GM_INJ_NOTIFY_DROP] = "notify-drop",
-	[GM_INJ_NOTIFY_DUP] = "notify-dup",
-	[GM_INJ_NOTIFY_CORRUPT] = "notify-corrupt",
-	[GM_INJ_LOST_IRQ] = "lost-irq",
-	[GM_INJ_POISON] = "poison",
-	[GM_INJ_TLB_TIMEOUT] = "tlb-timeout",
-	[GM_INJ_HANG] = "hang",
+#define GM_INJ_NAME_(id, name, what)	[GM_INJ_##id] = name,
+	GM_INJECT_KINDS(GM_INJ_NAME_)
+#undef GM_INJ_NAME_
 };
 
 const char *gm_inject_kind_name(enum gm_inject_kind kind)

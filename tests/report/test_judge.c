@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The fault-campaign judge (judge_injected() in host-agent/matrix.c) on
+ * The fault-campaign judge (judge_injected() in host-agent/judge.c) on
  * guest results written here, no VM: lost pages bounded per kind (none,
  * poison: the pages of its chunks) and a recovered ce-error only with a
  * copy-engine retry; under nvidia-uvm, a ce-error's global fatal error
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "matrix.h"
+#include "judge.h"
 
 struct judge_case {
 	const char *what;
@@ -108,19 +108,14 @@ static bool write_file(const char *path, const char *text)
 
 static bool judge_one(const char *work, size_t n, const struct judge_case *c)
 {
-	static struct em_matrix m;	/* large; no expect.KIND overrides */
-	struct em_run r = { .app = "gather", .variant = "uvm", .factor = 0.5, .seed = 1 };
+	static const struct em_run_settings settings = { .profile = "h200-128m" };
+	/* the matrix's expect.KIND, or NULL: the driver's own */
+	struct em_run r = { .settings = &settings, .app = "gather", .variant = "uvm",
+			    .factor = 0.5, .seed = 1, .inject_expected = c->expect };
 	struct em_run_outcome o = { .host = "local" };
 	char path[4300], line[1024];
 	const char *status;
 
-	snprintf(m.profile, sizeof(m.profile), "h200-128m");
-	m.ninjects = 0;
-	if (c->expect) {
-		snprintf(m.injects[0], sizeof(m.injects[0]), "%s", c->kind);
-		snprintf(m.inject_expects[0], sizeof(m.inject_expects[0]), "%s", c->expect);
-		m.ninjects = 1;
-	}
 	snprintf(r.id, sizeof(r.id), "case%zu", n);
 	snprintf(r.dir, sizeof(r.dir), "%s/case%zu", work, n);
 	mkdir(r.dir, 0755);
@@ -137,7 +132,7 @@ static bool judge_one(const char *work, size_t n, const struct judge_case *c)
 		 c->run_fields);
 	if (!write_file(path, line))
 		return false;
-	status = em_run_record(&m, &r, "test", path, &o);
+	status = em_run_record(&r, "test", path, &o);
 	if (strcmp(status, c->status)) {
 		printf("FAIL: %s: %s, expected %s\n", c->what, status, c->status);
 		return false;

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "emgpu_hw.h"
+#include "gpumodel/inject_kinds.h"
 #include "gpumodel/profile.h"
 
 struct gm_gpu;
@@ -233,17 +234,9 @@ uint64_t gm_driver_busy_ns(const struct gm_gpu *gpu, unsigned int thread);
 /* ---- fault injection (inject.c) ---- */
 enum gm_inject_kind {
 	GM_INJ_NONE = 0,
-	GM_INJ_CE_ERROR,	/* "ce-error": a copy descriptor fails, no bytes move */
-	GM_INJ_CE_STALL,	/* "ce-stall": a copy takes `factor` times longer */
-	GM_INJ_FAULT_OVERFLOW,	/* "fault-overflow": a fault is dropped with OVERFLOW */
-	GM_INJ_FAULT_DUP,	/* "fault-dup": a fault entry is written twice */
-	GM_INJ_NOTIFY_DROP,	/* "notify-drop": a notification is not written */
-	GM_INJ_NOTIFY_DUP,	/* "notify-dup": a notification is written twice */
-	GM_INJ_NOTIFY_CORRUPT,	/* "notify-corrupt": address and tag are garbled */
-	GM_INJ_LOST_IRQ,	/* "lost-irq": an interrupt sets STATUS, no MSI-X */
-	GM_INJ_POISON,		/* "poison": 2 MiB VRAM chunks in range fail reads */
-	GM_INJ_TLB_TIMEOUT,	/* "tlb-timeout": TLB_INV stays PENDING, nothing invalidated */
-	GM_INJ_HANG,		/* "hang": the device stops until reset */
+#define GM_INJ_ENUM_(id, name, what)	GM_INJ_##id,
+	GM_INJECT_KINDS(GM_INJ_ENUM_)
+#undef GM_INJ_ENUM_
 	GM_INJ_KINDS,
 };
 
