@@ -73,7 +73,7 @@ TIMED := bash scripts/timed.sh $(TEST_TIMES)
 TEST_CHAIN := nvidia-test nvidia-images nvidia-vm-test image-nvidia-test
 TEST_LANE_STEPS := unit qtest image-reproducible libvirt-test multihost-test vfio-dry-run \
 	inject-test loaded-test determinism-test trace-replay-test sizes-test \
-	report-test fuzz-ioctl fuzz-smoke vm-test
+	report-test figures-test fuzz-ioctl fuzz-smoke vm-test
 # two lanes beside the chain: with one, the lane ends after the chain;
 # with two, the chain and lane 1 end together
 TEST_LANES ?= 2

@@ -499,8 +499,26 @@ comparable() {
 	*.jsonl)
 		jq -cS 'del(.commit, .wall_s, .host)' "$1" ;;
 	*.csv)
-		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) skip[i] = ($i == "commit" || $i == "wall_s" || $i == "host") }
-			{ s = ""; for (i = 1; i <= NF; i++) if (!skip[i]) s = s $i ","; print s }' "$1" ;;
+		# the columns but commit, wall_s and host (fields may be quoted)
+		awk '
+		function split_csv(line, f,    n, i, c, q, cur) {
+			n = 0; cur = ""; q = 0
+			for (i = 1; i <= length(line); i++) {
+				c = substr(line, i, 1)
+				if (c == "\"") q = !q
+				if (c == "," && !q) { f[++n] = cur; cur = "" } else cur = cur c
+			}
+			f[++n] = cur
+			return n
+		}
+		{
+			n = split_csv($0, f)
+			if (NR == 1)
+				for (i = 1; i <= n; i++) skip[i] = f[i] == "commit" || f[i] == "wall_s" || f[i] == "host"
+			s = ""
+			for (i = 1; i <= n; i++) if (!skip[i]) s = s f[i] ","
+			print s
+		}' "$1" ;;
 	*)
 		cat "$1" ;;
 	esac

@@ -26,6 +26,20 @@ step() {
 
 step "figures.conf parses, every command and matrix exists" bash scripts/figures.sh check
 step "every figure block of the pages is its result set" bash scripts/figures.sh docs-check
+# the comparison itself: a copy with another commit, wall time and host
+# holds the same results; one with a device counter changed does not
+same_as_committed() { bash scripts/figures.sh same "$1" experiments/results/smoke; }
+cp -r experiments/results/smoke "$work/other-host"
+jq -c '.commit = "0000000" | .wall_s = 1 | .host = "elsewhere"' \
+	experiments/results/smoke/smoke/results.jsonl >"$work/other-host/smoke/results.jsonl"
+step "a result set from another commit and host holds the same results" \
+	same_as_committed "$work/other-host"
+cp -r experiments/results/smoke "$work/changed"
+jq -c 'if .id == "stream-uvm-x0.5-s1" then .device.faults += 1 else . end' \
+	experiments/results/smoke/smoke/results.jsonl >"$work/changed/smoke/results.jsonl"
+step "a result set with one device counter changed does not" \
+	bash -c '! bash scripts/figures.sh same "$1" experiments/results/smoke' - "$work/changed"
+
 if FIGURES_OUT=$work/out FIGURES_WORK=$work/work bash scripts/figures.sh run smoke \
 	>"$work/smoke.log" 2>&1; then
 	echo "ok: smoke made again"
