@@ -145,7 +145,8 @@ matrices() {
 	set +f
 }
 
-# NAME: its pathspecs, one a line (groups expanded, its matrices added)
+# NAME: its pathspecs, one a line (groups expanded, quotes around a word
+# dropped, its matrices added)
 pathspecs() {
 	local w
 	set -f
@@ -156,7 +157,7 @@ pathspecs() {
 		else
 			printf '%s\n' "$w"
 		fi
-	done
+	done | sed -e "s/^'\(.*\)'\$/\1/" -e 's/^"\(.*\)"$/\1/'
 	set +f
 	matrices "$1"
 }
