@@ -499,15 +499,18 @@ compare-card-small: host
 
 # The agreement page (docs/agreement.md's figure, ember-agent agreement):
 # the paper matrix's result sets on ember.ko and nvidia-uvm beside the
-# paper's Table 4 and the card's CARD_APPS, into AGREEMENT_DIR (the page
+# paper's Table 4, and compare-card's result set (the card's cells run at
+# 1/CARD_SCALE) beside the card's CARD_APPS, into AGREEMENT_DIR (the page
 # and its plot, linked from docs/), with docs/agreement-causes.md. Reads
 # result sets only: no VM.
 AGREEMENT_DIR ?= $(RESULTS)/agreement
 AGREEMENT_SETS ?= experiments/results/run/paper experiments/results/paper-nvuvm/paper-nvuvm
+AGREEMENT_CARD_SET ?= experiments/results/compare-card/compare-card
 agreement: host
 	@mkdir -p $(AGREEMENT_DIR)
 	@$(AGENT) agreement $(AGREEMENT_SETS) --paper experiments/paper/table4.csv \
-		$(addprefix --card ,$(CARD_APPS)) --causes docs/agreement-causes.md \
+		$(addprefix --card ,$(CARD_APPS)) --card-testbed $(AGREEMENT_CARD_SET) \
+		--card-scale $(CARD_SCALE) --causes docs/agreement-causes.md \
 		--out $(AGREEMENT_DIR)/agreement.md \
 		--plot-href ../experiments/results/agreement/agreement.png
 

@@ -170,3 +170,18 @@ int card_set_load(struct card_set *s, char *const *paths, size_t n)
 	card_medians(s);
 	return 0;
 }
+
+double card_cell_spread(const struct card_cell *c, double median_spread)
+{
+	return c->spread < median_spread ? median_spread : c->spread;
+}
+
+int card_tied(const struct card_cell *c, int x, int y, double median_spread)
+{
+	double sx = card_cell_spread(&c[x], median_spread);
+	double sy = card_cell_spread(&c[y], median_spread);
+	double lo = c[x].ms < c[y].ms ? c[x].ms : c[y].ms;
+	double hi = c[x].ms < c[y].ms ? c[y].ms : c[x].ms;
+
+	return hi / lo - 1 <= (sx > sy ? sx : sy);
+}

@@ -9,6 +9,12 @@
  * median of its runs of the app's latest kernel revision ("rev",
  * cuda/apps/ember_apps.cu; rows without one are rev 1). A row of an app,
  * footprint or variant outside the limits below is left out.
+ *
+ * Two variants are tied on the card when their medians differ by no more
+ * than the larger run-to-run spread (slowest run / fastest - 1) of their
+ * two cells, and never less than the median spread of all repeated cells
+ * (two runs of a cell understate its spread; a cell run once has only
+ * that).
  */
 #ifndef EMBER_AGENT_CARD_RESULTS_H
 #define EMBER_AGENT_CARD_RESULTS_H
@@ -63,5 +69,10 @@ json_t *card_jsonl_next(FILE *f, char **line, size_t *cap);
  * reason printed when a file cannot be read.
  */
 int card_set_load(struct card_set *s, char *const *paths, size_t n);
+
+/* A cell's spread as ties take it: its own, at least the set's median. */
+double card_cell_spread(const struct card_cell *c, double median_spread);
+/* Whether the card cannot tell variants x and y of cells c (one app and footprint) apart. */
+int card_tied(const struct card_cell *c, int x, int y, double median_spread);
 
 #endif /* EMBER_AGENT_CARD_RESULTS_H */

@@ -65,7 +65,8 @@ static void usage(FILE *f)
 		"                   [--nvidia-uvm-initrd PATH] [--results DIR] [--accel tcg|kvm]\n"
 		"       ember-agent run CONFIG... --list\n"
 		"       ember-agent report DIR [--paper CSV] [--no-plot]\n"
-		"       ember-agent agreement DIR... --paper CSV --out PAGE [--card JSONL]...\n"
+		"       ember-agent agreement DIR... --paper CSV --out PAGE\n"
+		"                   [--card JSONL... --card-testbed DIR --card-scale SCALE]\n"
 		"                   [--causes MD] [--plot-href HREF] [--no-plot]\n"
 		"       ember-agent result-fields\n"
 		"       ember-agent variants\n"
@@ -85,11 +86,14 @@ static void usage(FILE *f)
 		"two runs claim is an error that names them (exit status 1).\n"
 		"`agreement` writes PAGE (Markdown): per results DIR, driver and factor,\n"
 		"every cell's speedup over UVM beside the paper's (CSV, the column of the\n"
-		"results' GPU) and the card's (--card, tests/hw/apps.sh's runs), the cells\n"
-		"within 25%%, the variant pairs in their order and the fastest variant\n"
-		"picked; then the file --causes verbatim; and the plot of testbed against\n"
-		"paper per cell beside PAGE (.png for its extension), linked as HREF\n"
-		"(default its file name). It prints the counts.\n"
+		"results' GPU), the cells within 25%%, the variant pairs in its order and\n"
+		"the fastest variant picked; per footprint of the card's runs (--card,\n"
+		"tests/hw/apps.sh's), every cell beside the testbed's run of it in the\n"
+		"--card-testbed DIR (make compare-card's runs, scaled down by SCALE), with\n"
+		"the same counts as compare-card prints them; then the file --causes\n"
+		"verbatim; and the plot of testbed against paper per cell beside PAGE\n"
+		"(.png for its extension), linked as HREF (default its file name). It\n"
+		"prints the counts.\n"
 		"`result-fields` prints every field of result.json and column of results.csv\n"
 		"(host-agent/result_fields.h, the one list both are written from) as a\n"
 		"Markdown table; `variants` the matrix variants (userspace/variants.h)\n"
@@ -205,6 +209,8 @@ static int cmd_agreement(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "paper", required_argument, NULL, 'p' },
 		{ "card", required_argument, NULL, 'c' },
+		{ "card-testbed", required_argument, NULL, 't' },
+		{ "card-scale", required_argument, NULL, 's' },
 		{ "causes", required_argument, NULL, 'C' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "plot-href", required_argument, NULL, 'h' },
@@ -221,6 +227,8 @@ static int cmd_agreement(int argc, char **argv)
 		switch (c) {
 		case 'p': a.paper_csv = optarg; break;
 		case 'c': cards[a.ncards++] = optarg; break;
+		case 't': a.card_testbed = optarg; break;
+		case 's': a.card_scale = strtod(optarg, NULL); break;
 		case 'C': a.causes = optarg; break;
 		case 'o': a.page = optarg; break;
 		case 'h': a.plot_href = optarg; break;
@@ -228,7 +236,9 @@ static int cmd_agreement(int argc, char **argv)
 		default: usage(stderr); free(cards); return 2;
 		}
 	}
-	if (optind == argc || !a.paper_csv || !a.page) {
+	/* the card's rows, the testbed's runs of them and their scale go together */
+	if (optind == argc || !a.paper_csv || !a.page ||
+	    !a.ncards != !a.card_testbed || !a.card_testbed != !(a.card_scale > 0)) {
 		usage(stderr);
 		free(cards);
 		return 2;

@@ -24,6 +24,8 @@ struct em_agreement_args {
 	const char *paper_csv;	/* the paper's table (experiments/paper/table4.csv) */
 	char *const *cards;	/* the card's runs (experiments/card-results/h200-apps*.jsonl) */
 	size_t ncards;
+	const char *card_testbed; /* the testbed's runs of the card's cells (compare-card's) */
+	double card_scale;	/* by which they were scaled down (compare-card's SCALE) */
 	const char *causes;	/* Markdown appended to the page verbatim, or NULL */
 	const char *page;	/* the page written; the plot beside it, .png for its extension */
 	const char *plot_href;	/* how the page links the plot (NULL: its file name) */
@@ -32,12 +34,14 @@ struct em_agreement_args {
 
 /*
  * Writes the agreement page: per results directory, driver and factor,
- * every cell (app x variant) of the testbed beside the paper's and the
- * card's, the counts (cells within 25 %, variant pairs in the paper's
- * order, the fastest variant picked; the same against the card), then
- * the causes; with draw, the plot of testbed against paper per cell.
- * Prints the counts (the page's summary table). 0,
- * or 1 (a directory or file unreadable, a cell of two runs, a plot that
+ * every cell (app x variant) of the testbed beside the paper's, the counts
+ * (cells within 25 %, variant pairs in the paper's order, the fastest
+ * variant picked); with cards, per footprint every card cell beside the
+ * testbed's run of it in card_testbed, scaled back by card_scale, and the
+ * counts against the card (card_compare.h); then the causes; with draw,
+ * the plot of testbed against paper per cell. Prints the counts (the
+ * page's summary tables). 0, or 1 (a directory or file unreadable, cards
+ * without card_testbed and card_scale, a cell of two runs, a plot that
  * failed).
  */
 int em_agreement(const struct em_agreement_args *args);

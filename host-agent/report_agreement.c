@@ -2,14 +2,20 @@
 /*
  * ember-agent agreement: one Markdown page of the testbed beside the
  * paper's table (experiments/paper/table4.csv, the column of the results'
- * GPU) and the card's measurements (experiments/card-results/
- * h200-apps*.jsonl, card_results.c). Per results directory, driver and
- * factor: every cell (app x variant) with its speedup over stock UVM on
- * the testbed, in the paper and on the card; the counts (cells within
- * 25 %, variant pairs in the paper's order as the report counts them,
- * the fastest variant); a log-log plot of the testbed's speedups against
- * the paper's beside the page; then a hand-written file of the known
- * causes of disagreement, appended verbatim.
+ * GPU) and beside the card's measurements (experiments/card-results/
+ * h200-apps*.jsonl, card_results.c). Against the paper, per results
+ * directory, driver and factor: every cell (app x variant) with its
+ * speedup over stock UVM on the testbed and in the paper, and the counts
+ * (cells within 25 %, variant pairs in the paper's order as the report
+ * counts them, the fastest variant). Against the card, per footprint, the
+ * testbed's runs of the card's cells (compare-card's result set, scaled
+ * back as card_compare.c does): every cell's ms beside the card's median,
+ * their ratio and the speedups over UVM, and the counts (cells within
+ * 25 % or within the card's spread, pairs in the card's order with its
+ * ties, the order as compare-card counts it, the fastest variant). Then a
+ * log-log plot of the testbed's speedups against the paper's beside the
+ * page, and a hand-written file of the known causes of disagreement,
+ * appended verbatim.
  */
 #define _GNU_SOURCE
 #include "report.h"
@@ -20,18 +26,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "card_compare.h"
 #include "card_results.h"
-#include "gpumodel/profile.h"
 
 #define TOLERANCE	0.25	/* a cell agrees when |testbed / theirs - 1| <= this */
 #define MAX_SERIES	16	/* the plot's series: a driver at a factor */
 #define MAX_POINTS	1024
 
-/* The three counts against the paper or the card. */
+/* The three counts against the paper. */
 struct counts {
 	unsigned int close, cells;	/* cells within TOLERANCE */
 	unsigned int agree, pairs;	/* variant pairs in their order */
 	unsigned int picked, apps;	/* apps whose fastest variant is theirs */
+};
+
+/* The counts against the card (a footprint's, or all of them). */
+struct card_counts {
+	unsigned int close, spread, cells;	/* within CARD_TOLERANCE; or the spread */
+	unsigned int agree, pairs;		/* variant pairs in the card's order */
+	unsigned int same, orders;		/* apps whose order agrees (card_order_agrees) */
+	unsigned int picked, apps;		/* apps whose fastest variant is the card's */
 };
 
 struct point {
@@ -43,6 +57,7 @@ struct agreement {
 	const struct em_agreement_args *args;
 	enum rep_paper_unit unit;
 	struct card_set *card;		/* NULL: no card files */
+	struct card_testbed *tb;	/* the testbed's runs of the card's cells */
 	FILE *summary, *body;		/* the page's parts, joined at the end */
 	char series[MAX_SERIES][64];	/* "ember 1.5x" */
 	int series_driver[MAX_SERIES];	/* the driver's point style */
@@ -74,14 +89,13 @@ static const char *n_of(char *buf, size_t len, unsigned int n, unsigned int of)
 }
 
 static void summary_row(struct agreement *ag, const char *set, const char *driver,
-			const char *factor, const struct counts *p, const struct counts *c)
+			const char *factor, const struct counts *p)
 {
-	char b[6][32];
+	char b[3][32];
 
-	fprintf(ag->summary, "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", set, driver,
-		factor, n_of(b[0], 32, p->close, p->cells), n_of(b[1], 32, p->agree, p->pairs),
-		n_of(b[2], 32, p->picked, p->apps), n_of(b[3], 32, c->close, c->cells),
-		n_of(b[4], 32, c->agree, c->pairs), n_of(b[5], 32, c->picked, c->apps));
+	fprintf(ag->summary, "| %s | `%s` | %s | %s | %s | %s |\n", set, driver, factor,
+		n_of(b[0], 32, p->close, p->cells), n_of(b[1], 32, p->agree, p->pairs),
+		n_of(b[2], 32, p->picked, p->apps));
 }
 
 /*
@@ -161,28 +175,19 @@ struct app_row {
 	double ours[MAX_COLUMNS];		/* the testbed's time, 0: none */
 	double paper[MAX_COLUMNS];		/* seconds, 0: none */
 	int capped[MAX_COLUMNS];
-	double card[MAX_COLUMNS];		/* ms, 0: none */
-	int card_ok[MAX_COLUMNS];
-	int card_variant[MAX_COLUMNS];		/* -1: not a card variant */
 	int uvm;				/* the row's stock uvm, or -1 */
 };
 
 static void app_row_load(const struct agreement *ag, const struct table *t, size_t a, size_t f,
-			 const char *gpu, const char *size, double full_vram, struct app_row *r)
+			 const char *gpu, const char *size, struct app_row *r)
 {
-	int card_app = -1, foot = -1;
 	size_t v;
 
-	if (ag->card && full_vram > 0) {
-		card_app = card_app_index(ag->card, t->apps[a], 0);
-		foot = card_foot_index(ag->card, t->factors[f] * full_vram);
-	}
 	memset(r, 0, sizeof(*r));
 	r->uvm = -1;
 	for (v = 0; v < t->ncols; v++) {
 		const char *name = rep_variant_order[t->cols[v].variant];
 		size_t i = r->n;
-		int cv = card_variant_index(name);
 
 		if (!t->cols[v].paper)
 			continue;
@@ -191,11 +196,6 @@ static void app_row_load(const struct agreement *ag, const struct table *t, size
 		r->ours[i] = rep_cell_time(&t->cells[a][f][v], ag->unit);
 		r->paper[i] = rep_paper_value(ag->args->paper_csv, gpu, size, t->apps[a], name,
 					      &r->capped[i]);
-		r->card_variant[i] = cv;
-		if (cv >= 0 && card_app >= 0 && foot >= 0) {
-			r->card[i] = ag->card->c[card_app][foot][cv].ms;
-			r->card_ok[i] = ag->card->c[card_app][foot][cv].ok;
-		}
 		if (t->cols[v].baseline == (int)v)
 			r->uvm = (int)i;
 		r->n++;
@@ -225,11 +225,11 @@ static bool within(double q)
 }
 
 /*
- * The row's counts against the paper (theirs = r->paper) or the card
- * (r->card), over the columns needed[] marks: the cells within TOLERANCE,
- * the pairs in their order, and the fastest of the columns both timed
- * (ours_fast[], their_fast[]; *judged: the testbed timed every column
- * needed and both fastest are known).
+ * The row's counts against theirs (the paper's times), over the columns
+ * needed[] marks: the cells within TOLERANCE, the pairs in their order,
+ * and the fastest of the columns both timed (ours_fast[], their_fast[];
+ * *judged: the testbed timed every column needed and both fastest are
+ * known).
  */
 static void app_row_count(const struct app_row *r, const double *theirs, const int *capped,
 			  const int *needed, struct counts *c, bool *ours_fast, bool *their_fast,
@@ -311,16 +311,19 @@ static void ratio_cell(char *buf, size_t len, const struct app_row *r, size_t i,
 		snprintf(buf, len, "%.2f%s", q, within(q) ? " ✓" : "");
 }
 
-/* One section: a results directory's driver at one factor. */
-static void agree_section(struct agreement *ag, const struct table *t, const char *set,
-			  const char *driver, size_t f, struct counts *paper_all,
-			  struct counts *card_all)
+static const char *base_name(const char *path)
 {
-	static const int no_caps[MAX_COLUMNS];
-	struct gm_profile prof;
-	struct counts pc = { 0 }, cc = { 0 };
-	char gpu[64], size[16], b[4][32];
-	double full_vram = 0;
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* One section: a results directory's driver at one factor, against the paper. */
+static void agree_section(struct agreement *ag, const struct table *t, const char *set,
+			  const char *driver, size_t f, struct counts *paper_all)
+{
+	struct counts pc = { 0 };
+	char gpu[64], size[16], b[3][32];
 	FILE *out = ag->body, *apps;
 	char *apps_text = NULL;
 	size_t apps_len = 0, a, i;
@@ -328,58 +331,44 @@ static void agree_section(struct agreement *ag, const struct table *t, const cha
 
 	rep_base_gpu(t->profile, gpu, sizeof(gpu));
 	rep_size_label(t, f, size, sizeof(size));
-	if (!gm_profile_lookup(t->profile, &prof))
-		full_vram = (double)gm_profile_full_vram(&prof);
 	series = series_of(ag, driver, size);
 	apps = open_memstream(&apps_text, &apps_len);
 	if (!apps)
 		return;
 
 	fprintf(out, "\n## `%s` at %s (%s)\n\n", driver, size, set);
-	fprintf(out, "Profile `%s`; the paper's `%s` column", t->profile, gpu);
-	if (ag->card && full_vram > 0)
-		fprintf(out, "; the card's rows at %g GiB", full_vram * t->factors[f] / (1 << 30));
-	fprintf(out, ".\n\n");
-	fprintf(out, "| app | variant | testbed ms | paper s | card ms | speedup over uvm: "
-		"testbed | paper | card | testbed / paper | testbed / card |\n"
-		"|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
-	fprintf(apps, "| app | fastest: testbed | paper | the same | of the card's variants: "
-		"testbed | card | the same | pairs in the paper's order | in the card's order |\n"
-		"|---|---|---|---|---|---|---|--:|--:|\n");
+	fprintf(out, "Profile `%s`; the paper's `%s` column.\n\n", t->profile, gpu);
+	fprintf(out, "| app | variant | testbed ms | paper s | speedup over uvm: testbed | paper | "
+		"testbed / paper |\n"
+		"|---|---|--:|--:|--:|--:|--:|\n");
+	fprintf(apps, "| app | fastest: testbed | paper | the same | pairs in the paper's order |\n"
+		"|---|---|---|---|--:|\n");
 	for (a = 0; a < t->napps; a++) {
 		struct app_row r;
-		struct counts ap = { 0 }, ac = { 0 };
-		bool po[MAX_COLUMNS], pt[MAX_COLUMNS], co[MAX_COLUMNS], ct[MAX_COLUMNS], pj, cj;
-		int paper_cols[MAX_COLUMNS], card_cols[MAX_COLUMNS];
+		struct counts ap = { 0 };
+		bool po[MAX_COLUMNS], pt[MAX_COLUMNS], pj;
+		int paper_cols[MAX_COLUMNS];
 
-		app_row_load(ag, t, a, f, gpu, size, full_vram, &r);
+		app_row_load(ag, t, a, f, gpu, size, &r);
 		if (!r.n)
 			continue;
-		/* against the paper the variants it gives, against the card its four */
-		for (i = 0; i < r.n; i++) {
+		/* the variants the paper gives */
+		for (i = 0; i < r.n; i++)
 			paper_cols[i] = r.paper[i] > 0;
-			card_cols[i] = r.card_variant[i] >= 0;
-		}
 		app_row_count(&r, r.paper, r.capped, paper_cols, &ap, po, pt, &pj);
-		app_row_count(&r, r.card, no_caps, card_cols, &ac, co, ct, &cj);
 		fprintf(apps, "| %s | ", t->apps[a]);
 		print_set(apps, po, r.label, r.n);
 		fprintf(apps, " | ");
 		print_set(apps, pt, r.label, r.n);
-		fprintf(apps, " | %s | ", pj ? (fastest_same(po, pt, r.n) ? "yes" : "no") : "-");
-		print_set(apps, co, r.label, r.n);
-		fprintf(apps, " | ");
-		print_set(apps, ct, r.label, r.n);
-		fprintf(apps, " | %s | %s | %s |\n",
-			cj ? (fastest_same(co, ct, r.n) ? "yes" : "no") : "-",
-			n_of(b[0], 32, ap.agree, ap.pairs), n_of(b[1], 32, ac.agree, ac.pairs));
+		fprintf(apps, " | %s | %s |\n",
+			pj ? (fastest_same(po, pt, r.n) ? "yes" : "no") : "-",
+			n_of(b[0], 32, ap.agree, ap.pairs));
 		counts_add(&pc, &ap);
-		counts_add(&cc, &ac);
 
 		for (i = 0; i < r.n; i++) {
 			const struct cell *c = &t->cells[a][f][r.col[i]];
 			int u = r.uvm;
-			char ours[32], paper[32], card[32], s[3][32], q[2][32];
+			char ours[32], paper[32], s[2][32], q[32];
 
 			if (r.ours[i] > 0)
 				snprintf(ours, sizeof(ours), "%.3f", r.ours[i] / 1e6);
@@ -391,26 +380,17 @@ static void agree_section(struct agreement *ag, const struct table *t, const cha
 					 r.paper[i] < 10 ? 2 : r.paper[i] < 100 ? 1 : 0, r.paper[i]);
 			else
 				snprintf(paper, sizeof(paper), "-");
-			if (r.card[i] > 0)
-				snprintf(card, sizeof(card), "%.2f%s", r.card[i],
-					 r.card_ok[i] ? "" : "!");
-			else
-				snprintf(card, sizeof(card), "-");
 			if (u < 0 || u == (int)i) {
 				snprintf(s[0], 32, " ");
 				snprintf(s[1], 32, " ");
-				snprintf(s[2], 32, " ");
 			} else {
 				speedup_cell(s[0], 32, r.ours[u], r.ours[i], 0, 0);
 				speedup_cell(s[1], 32, r.paper[u], r.paper[i], r.capped[u],
 					     r.capped[i]);
-				speedup_cell(s[2], 32, r.card[u], r.card[i], 0, 0);
 			}
-			ratio_cell(q[0], 32, &r, i, r.paper, r.capped);
-			ratio_cell(q[1], 32, &r, i, r.card, no_caps);
-			fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				t->apps[a], r.label[i], ours, paper, card, s[0], s[1], s[2], q[0],
-				q[1]);
+			ratio_cell(q, 32, &r, i, r.paper, r.capped);
+			fprintf(out, "| %s | %s | %s | %s | %s | %s | %s |\n", t->apps[a],
+				r.label[i], ours, paper, s[0], s[1], q);
 			/* the plot: the cells counted against the paper */
 			if (series >= 0 && ag->npoints < MAX_POINTS &&
 			    speedup_ratio(&r, i, r.paper, r.capped, &(double){ 0 }))
@@ -426,17 +406,182 @@ static void agree_section(struct agreement *ag, const struct table *t, const cha
 		"order, its fastest variant in %s apps.\n", n_of(b[0], 32, pc.close, pc.cells),
 		TOLERANCE * 100, n_of(b[1], 32, pc.agree, pc.pairs),
 		n_of(b[2], 32, pc.picked, pc.apps));
-	if (cc.cells || cc.pairs || cc.apps)
-		fprintf(out, "Against the card: %s cells within %.0f %%, %s variant pairs in its "
-			"order, its fastest variant in %s apps.\n",
-			n_of(b[0], 32, cc.close, cc.cells), TOLERANCE * 100,
-			n_of(b[1], 32, cc.agree, cc.pairs), n_of(b[2], 32, cc.picked, cc.apps));
-	else
-		fprintf(out, "Against the card: nothing to compare (no card row of these "
-			"applications at this footprint).\n");
-	summary_row(ag, set, driver, size, &pc, &cc);
+	summary_row(ag, set, driver, size, &pc);
 	counts_add(paper_all, &pc);
-	counts_add(card_all, &cc);
+}
+
+/* "1 GiB", "32 MiB": a card footprint */
+static void foot_label(char *buf, size_t len, double bytes)
+{
+	if (bytes >= 1 << 30)
+		snprintf(buf, len, "%g GiB", bytes / (1 << 30));
+	else
+		snprintf(buf, len, "%g MiB", bytes / (1 << 20));
+}
+
+static void card_counts_add(struct card_counts *to, const struct card_counts *c)
+{
+	to->close += c->close;
+	to->spread += c->spread;
+	to->cells += c->cells;
+	to->agree += c->agree;
+	to->pairs += c->pairs;
+	to->same += c->same;
+	to->orders += c->orders;
+	to->picked += c->picked;
+	to->apps += c->apps;
+}
+
+static void card_summary_row(FILE *out, const char *foot, const struct card_counts *c)
+{
+	char b[5][32];
+
+	fprintf(out, "| %s | %s | %s | %s | %s | %s |\n", foot,
+		n_of(b[0], 32, c->close, c->cells), n_of(b[1], 32, c->spread, c->cells),
+		n_of(b[2], 32, c->agree, c->pairs), n_of(b[3], 32, c->same, c->orders),
+		n_of(b[4], 32, c->picked, c->apps));
+}
+
+/* The variants v[0..n) joined by sep, or "-" */
+static void print_variants(FILE *out, const int *v, int n, const char *sep)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		fprintf(out, "%s%s", i ? sep : "", card_variants[v[i]]);
+	if (!n)
+		fputc('-', out);
+}
+
+/*
+ * One app's order at one footprint: the card's and the testbed's, whether
+ * they agree, its pairs and the fastest variant, into out; counted in cc.
+ */
+static void card_app_order(const struct agreement *ag, size_t a, size_t fi, FILE *out,
+			   struct card_counts *cc)
+{
+	const struct card_cell *c = ag->card->c[a][fi];
+	const struct card_run *m = ag->tb->m[a][fi];
+	double spread = ag->card->median_spread, card_ms[CARD_NVARIANTS], tb_ms[CARD_NVARIANTS];
+	int card_order[CARD_NVARIANTS], tb_order[CARD_NVARIANTS];
+	int card_fast[CARD_NVARIANTS], tb_fast[CARD_NVARIANTS], ncf = 0, ntf = 0, v, picked;
+	unsigned int agree, pairs = card_order_pairs(c, m, spread, &agree);
+	char b[32];
+
+	for (v = 0; v < CARD_NVARIANTS; v++) {
+		card_ms[v] = c[v].ms;
+		tb_ms[v] = m[v].ms;
+	}
+	cc->pairs += pairs;
+	cc->agree += agree;
+	fprintf(out, "| %s | ", ag->card->apps[a]);
+	if (!card_rank(card_ms, card_order) || !card_rank(tb_ms, tb_order)) {
+		fprintf(out, "- | - | - | %s | - | - | - |\n", n_of(b, sizeof(b), agree, pairs));
+		return;
+	}
+	/* fastest: the card's least and what it cannot tell from it; the testbed's least */
+	for (v = 0; v < CARD_NVARIANTS; v++) {
+		if (card_tied(c, card_order[0], card_order[v], spread))
+			card_fast[ncf++] = card_order[v];
+		if (tb_ms[tb_order[v]] == tb_ms[tb_order[0]])
+			tb_fast[ntf++] = tb_order[v];
+	}
+	picked = 1;
+	for (v = 0; v < ntf; v++)
+		picked &= card_tied(c, card_order[0], tb_fast[v], spread);
+	cc->orders++;
+	cc->same += card_order_agrees(c, m, spread);
+	cc->apps++;
+	cc->picked += picked;
+
+	card_print_order(out, card_order, c, NULL, spread);
+	fprintf(out, " | ");
+	card_print_order(out, tb_order, NULL, tb_ms, 0);
+	fprintf(out, " | %s | %s | ", card_order_agrees(c, m, spread) ? "yes" : "no",
+		n_of(b, sizeof(b), agree, pairs));
+	print_variants(out, card_fast, ncf, " ~ ");
+	fprintf(out, " | ");
+	print_variants(out, tb_fast, ntf, " = ");
+	fprintf(out, " | %s |\n", picked ? "yes" : "no");
+}
+
+/* One section: the card's cells at one footprint beside the testbed's runs of them. */
+static void card_section(struct agreement *ag, size_t fi, FILE *summary, struct card_counts *all)
+{
+	const struct card_set *k = ag->card;
+	struct card_counts cc = { 0 };
+	FILE *out = ag->body, *apps;
+	char *apps_text = NULL, foot[32], b[5][32];
+	size_t apps_len = 0, a;
+	int v;
+
+	apps = open_memstream(&apps_text, &apps_len);
+	if (!apps)
+		return;
+	foot_label(foot, sizeof(foot), k->foots[fi]);
+	fprintf(out, "\n## The card at %s (%s)\n\n", foot, base_name(ag->args->card_testbed));
+	fprintf(out, "| app | variant | card ms | runs | card spread | testbed ms | "
+		"testbed / card | speedup over uvm: card | testbed |\n"
+		"|---|---|--:|--:|--:|--:|--:|--:|--:|\n");
+	fprintf(apps, "| app | order: card | testbed | as the card's | pairs in the card's order "
+		"| fastest: card | testbed | the same |\n"
+		"|---|---|---|---|--:|---|---|---|\n");
+	for (a = 0; a < k->napps; a++) {
+		const struct card_cell *c = k->c[a][fi];
+		const struct card_run *m = ag->tb->m[a][fi];
+		int any = 0;
+
+		for (v = 0; v < CARD_NVARIANTS; v++)
+			any |= c[v].ms || m[v].ms;
+		if (!any)
+			continue;
+		for (v = 0; v < CARD_NVARIANTS; v++) {
+			char card[32], runs[16], spread[32], tb[32], q[32], s[2][32];
+
+			snprintf(card, sizeof(card), "-");
+			snprintf(runs, sizeof(runs), "%d", c[v].nruns);
+			snprintf(spread, sizeof(spread), "-");
+			snprintf(tb, sizeof(tb), "-");
+			snprintf(q, sizeof(q), "-");
+			snprintf(s[0], 32, " ");
+			snprintf(s[1], 32, " ");
+			if (c[v].ms)
+				snprintf(card, sizeof(card), "%.2f%s", c[v].ms, c[v].ok ? "" : "!");
+			if (c[v].spread >= 0)
+				snprintf(spread, sizeof(spread), "%.1f %%", c[v].spread * 100);
+			if (m[v].ms)
+				snprintf(tb, sizeof(tb), "%.2f%s", m[v].ms, m[v].ok ? "" : "!");
+			if (c[v].ms && m[v].ms) {
+				double r = m[v].ms / c[v].ms;
+				int close = fabs(r - 1) <= CARD_TOLERANCE;
+				int in_spread = close ||
+					fabs(r - 1) <= card_cell_spread(&c[v], k->median_spread);
+
+				snprintf(q, sizeof(q), "%.2f%s", r,
+					 close ? " ✓" : in_spread ? " ✓ (spread)" : "");
+				cc.cells++;
+				cc.close += close;
+				cc.spread += in_spread;
+			}
+			if (v) {
+				speedup_cell(s[0], 32, c[0].ms, c[v].ms, 0, 0);
+				speedup_cell(s[1], 32, m[0].ms, m[v].ms, 0, 0);
+			}
+			fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k->apps[a],
+				card_variants[v], card, runs, spread, tb, q, s[0], s[1]);
+		}
+		card_app_order(ag, a, fi, apps, &cc);
+	}
+	fclose(apps);
+	fprintf(out, "\n%s", apps_text);
+	free(apps_text);
+	fprintf(out, "\nAgainst the card: %s cells within %.0f %% (%s within it or the card's "
+		"spread), %s variant pairs in its order, its order in %s apps, its fastest "
+		"variant in %s apps.\n", n_of(b[0], 32, cc.close, cc.cells), CARD_TOLERANCE * 100,
+		n_of(b[1], 32, cc.spread, cc.cells), n_of(b[2], 32, cc.agree, cc.pairs),
+		n_of(b[3], 32, cc.same, cc.orders), n_of(b[4], 32, cc.picked, cc.apps));
+	card_summary_row(summary, foot, &cc);
+	card_counts_add(all, &cc);
 }
 
 /* The plot: testbed against paper per cell, log-log, the diagonal and the band. */
@@ -524,16 +669,10 @@ static int append_file(const char *path, FILE *out)
 	return 0;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* The page's opening: what it is and how each figure is defined. */
-static void print_head(const struct em_agreement_args *args, const char *png, FILE *out)
+static void print_head(const struct agreement *ag, const char *png, FILE *out)
 {
+	const struct em_agreement_args *args = ag->args;
 	size_t i;
 
 	fprintf(out, "# Agreement with the paper and the card\n\n"
@@ -542,19 +681,24 @@ static void print_head(const struct em_agreement_args *args, const char *png, FI
 		"The testbed's results (");
 	for (i = 0; i < args->ndirs; i++)
 		fprintf(out, "%s`%s`", i ? ", " : "", args->dirs[i]);
-	fprintf(out, ") beside the paper's figures (`%s`) and the card's measurements (",
-		args->paper_csv);
-	for (i = 0; i < args->ncards; i++)
-		fprintf(out, "%s`%s`", i ? ", " : "", args->cards[i]);
-	fprintf(out, "%s).\n\n", args->ncards ? "" : "none");
+	fprintf(out, ") beside the paper's figures (`%s`)", args->paper_csv);
+	if (ag->card) {
+		fprintf(out, "; the testbed's runs of the card's cells (`%s`, profile `%s` "
+			"scaled 1/%g) beside the card's measurements (", args->card_testbed,
+			ag->tb->profile[0] ? ag->tb->profile : "none", args->card_scale);
+		for (i = 0; i < args->ncards; i++)
+			fprintf(out, "%s`%s`", i ? ", " : "", args->cards[i]);
+		fprintf(out, ")");
+	}
+	fprintf(out, ".\n\n");
 	fprintf(out,
+		"Against the paper:\n\n"
 		"- A **cell** is one application under one variant at one factor of device "
 		"memory on one driver. Its figure is the speedup over stock UVM on the same "
 		"driver: UVM's time over the variant's. The testbed's time is the whole "
 		"modelled run (setup and kernels) on the scaled card, in ms; the paper's is "
 		"its runtime in seconds in the column of the profile's GPU (`>`: the run hit "
-		"the paper's cap, so the time is a lower bound); the card's is the median of "
-		"its runs in ms (`!`: a run not verified).\n"
+		"the paper's cap, so the time is a lower bound).\n"
 		"- **Within %.0f %%**: |testbed speedup / their speedup - 1| <= %.2f (marked "
 		"✓). UVM's own row is not a cell, and a cell whose time or UVM's time the "
 		"paper gives only as a bound is not counted.\n"
@@ -564,13 +708,33 @@ static void print_head(const struct em_agreement_args *args, const char *png, FI
 		"(`ember-agent report`'s order count).\n"
 		"- **Fastest**: the variants of least time; the testbed picks theirs when "
 		"every variant it times fastest is one they time fastest. Judged where the "
-		"testbed timed every variant they give and their least time is not a bound.\n"
-		"- **The card**: its row of the same application and variant at the "
-		"footprint of the factor on the card the profile stands for (the factor "
-		"times that card's memory, within 2 %%). The card ran the four program "
-		"variants, not Ember-adaptive, so those counts are over them. Its "
-		"run-to-run spread is not used here (`make compare-card` uses it).\n\n",
+		"testbed timed every variant they give and their least time is not a bound.\n\n",
 		TOLERANCE * 100, TOLERANCE);
+	if (ag->card)
+		fprintf(out,
+			"Against the card (as `compare-card` compares them):\n\n"
+			"- A **card cell** is one application under one of the four program "
+			"variants (the card ran no Ember-adaptive) at one footprint. The card's "
+			"time is the median of its runs of the application's latest kernels, in "
+			"ms (`!`: a run not verified), its spread the slowest run over the "
+			"fastest, less one (`-`: one run). The testbed ran the footprint and the "
+			"card's memory both divided by the scale; its time is scaled back: the "
+			"scale x (the modelled ms - launches x launch_ns) + launches x launch_ns "
+			"(`!`: a run that failed or did not verify).\n"
+			"- **Within %.0f %%**: |testbed ms / card ms - 1| <= %.2f (✓); **or its "
+			"spread**: or no more than the cell's spread, taken at least as the "
+			"median spread of the card's repeated cells (✓ (spread)).\n"
+			"- **Tied on the card** (`~`): two variants whose medians differ by no "
+			"more than the larger spread of their two cells, each at least the "
+			"median spread.\n"
+			"- **Pairs in the card's order**: every pair of variants both timed that "
+			"the card orders (not tied) agrees when the testbed orders it the same "
+			"way; one the testbed times equal does not. **Its order**: every such "
+			"pair of the application at that footprint in the card's order, a tie "
+			"either way. **Fastest**: every variant the testbed times fastest is tied "
+			"on the card with the card's fastest. Both judged where the card and the "
+			"testbed timed all four.\n\n",
+			CARD_TOLERANCE * 100, CARD_TOLERANCE);
 	fprintf(out, "![The testbed's speedups over UVM against the paper's, per cell, log-log: "
 		"the diagonal and the %.0f %% band](%s)\n\n", TOLERANCE * 100,
 		args->plot_href ?: base_name(png));
@@ -593,9 +757,17 @@ int em_agreement(const struct em_agreement_args *args)
 	snprintf(png, sizeof(png), "%.*s.png",
 		 (int)(strrchr(base_name(args->page), '.') ? strrchr(args->page, '.') - args->page :
 		       (ptrdiff_t)strlen(args->page)), args->page);
+	/* the card's part: its rows, and the testbed's runs of them */
 	if (args->ncards) {
 		ag->card = calloc(1, sizeof(*ag->card));
-		if (!ag->card || card_set_load(ag->card, args->cards, args->ncards)) {
+		ag->tb = calloc(1, sizeof(*ag->tb));
+		if (!ag->card || !ag->tb || !args->card_testbed || args->card_scale <= 0) {
+			rc = 1;
+			goto out;
+		}
+		card_set_app_order(ag->card);
+		if (card_set_load(ag->card, args->cards, args->ncards) ||
+		    card_testbed_load(args->card_testbed, args->card_scale, ag->card, ag->tb) < 0) {
 			rc = 1;
 			goto out;
 		}
@@ -607,9 +779,8 @@ int em_agreement(const struct em_agreement_args *args)
 		goto out;
 	}
 	fprintf(ag->summary, "| result set | driver | factor | within %.0f %% of the paper | "
-		"pairs in the paper's order | fastest as the paper's | within %.0f %% of the "
-		"card | pairs in the card's order | fastest as the card's |\n"
-		"|---|---|---|--:|--:|--:|--:|--:|--:|\n", TOLERANCE * 100, TOLERANCE * 100);
+		"pairs in the paper's order | fastest as the paper's |\n"
+		"|---|---|---|--:|--:|--:|\n", TOLERANCE * 100);
 	for (d = 0; d < args->ndirs; d++) {
 		struct table *t = calloc(1, sizeof(*t));
 		char drivers[MAX_COLUMNS][16];
@@ -633,16 +804,30 @@ int em_agreement(const struct em_agreement_args *args)
 					 t->cols[i].driver);
 		}
 		for (k = 0; k < ndrivers; k++) {
-			struct counts p = { 0 }, c = { 0 };
+			struct counts p = { 0 };
 
 			rep_paper_driver(t, drivers[k]);
 			for (f = 0; f < t->nfactors; f++)
-				agree_section(ag, t, set, drivers[k], f, &p, &c);
+				agree_section(ag, t, set, drivers[k], f, &p);
 			if (t->nfactors > 1)
-				summary_row(ag, set, drivers[k], "all", &p, &c);
+				summary_row(ag, set, drivers[k], "all", &p);
 		}
 		json_decref(all);
 		free(t);
+	}
+	if (ag->card) {
+		struct card_counts all = { 0 };
+
+		fprintf(ag->summary, "\n| footprint on the card | within %.0f %% of the card | "
+			"or its spread | pairs in the card's order | its order | fastest as the "
+			"card's |\n|---|--:|--:|--:|--:|--:|\n", CARD_TOLERANCE * 100);
+		for (f = 0; f < ag->card->nfoots; f++)
+			card_section(ag, f, ag->summary, &all);
+		if (ag->card->nfoots > 1)
+			card_summary_row(ag->summary, "all", &all);
+		fprintf(ag->summary, "\nThe card's run-to-run spread: median %.1f %% over %d "
+			"repeated cells, largest %.1f %%.\n", ag->card->median_spread * 100,
+			ag->card->repeated, ag->card->max_spread * 100);
 	}
 	fclose(ag->summary);
 	fclose(ag->body);
@@ -654,7 +839,7 @@ int em_agreement(const struct em_agreement_args *args)
 		rc = 1;
 		goto out;
 	}
-	print_head(args, png, out);
+	print_head(ag, png, out);
 	fputs(summary_text, out);
 	/* the counts are what a caller prints as the report */
 	fputs(summary_text, stdout);
@@ -685,6 +870,7 @@ out:
 	free(summary_text);
 	free(body_text);
 	free(ag->card);
+	free(ag->tb);
 	free(ag);
 	return rc;
 }
