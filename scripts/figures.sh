@@ -28,7 +28,10 @@
 #   sources_digest  the digest of its sources when it started (the
 #                   sha256 of `git ls-files -s -- SOURCES` over an index
 #                   holding the working tree: tracked and untracked files,
-#                   ignored ones left out)
+#                   ignored ones left out); for a figure whose sources lie
+#                   in the result sets' folder (it reads other figures'
+#                   result sets), when its command started, after every
+#                   other figure of the run was made
 #   sources_clean   whether those sources were the commit's (no
 #                   uncommitted change in them)
 #   date            when it ended, UTC
@@ -200,6 +203,25 @@ digest() {
 	mapfile -t specs < <(pathspecs "$1")
 	GIT_INDEX_FILE=${2:-$WORKTREE_INDEX} git ls-files -s -- "${specs[@]}" |
 		sha256sum | cut -d' ' -f1
+}
+
+# NAME: whether a source of it lies in $OUT, the result sets this run writes
+reads_results() {
+	local out w
+	out=$(realpath -m --relative-to=. "$OUT")
+	case $out in .. | ../* | /*) return 1 ;; esac
+	while read -r w; do
+		w=${w#:\(*\)}	# pathspec magic, ":(glob)"
+		case $w in "$out"/*) return 0 ;; esac
+	done < <(pathspecs "$1")
+	return 1
+}
+
+# NAME: START_DIGEST and START_CLEAN, its sources as they are now
+take_digest() {
+	START_DIGEST[$1]=$(digest "$1")
+	START_CLEAN[$1]=false
+	[ "${START_DIGEST[$1]}" != "$(digest "$1" "$HEAD_INDEX")" ] || START_CLEAN[$1]=true
 }
 
 # --- list, status, check ----------------------------------------------------
@@ -400,7 +422,7 @@ run_figure() {
 }
 
 cmd_run() {
-	local f sel=() pooled=() rest=() builds=() t m name bad=0 start end
+	local f sel=() pooled=() rest=() readers=() builds=() t m name bad=0 start end
 	local local_m=() remote_m=() pooldir
 	declare -gA START_DIGEST=() START_CLEAN=() POOL_JSON=()
 	[ $# -gt 0 ] && sel=("$@") || sel=("${NAMES[@]}")
@@ -427,16 +449,17 @@ cmd_run() {
 	START_COMMIT=$(git rev-parse HEAD)
 	head_index
 	for f in "${sel[@]}"; do
-		START_DIGEST[$f]=$(digest "$f")
-		START_CLEAN[$f]=false
-		[ "${START_DIGEST[$f]}" != "$(digest "$f" "$HEAD_INDEX")" ] || START_CLEAN[$f]=true
+		take_digest "$f"
 	done
 
+	# a figure reading other figures' result sets runs after them all
 	mkdir -p "$WORK" "$OUT"
 	for f in "${sel[@]}"; do
 		[ "${FIGURES_RESUME:-0}" = 1 ] || rm -rf "${WORK:?}/$f"
 		if [ -n "${F[$f matrices]:-}" ] && [ "${F[$f pool]:-yes}" = yes ]; then
 			pooled+=("$f")
+		elif reads_results "$f"; then
+			readers+=("$f")
 		else
 			rest+=("$f")
 		fi
@@ -484,6 +507,13 @@ cmd_run() {
 		done
 	fi
 	for f in "${pooled[@]}" "${rest[@]}"; do
+		run_figure "$f" || bad=1
+	done
+	# their digest once the result sets they read are made (the working
+	# tree read into the index again)
+	for f in "${readers[@]}"; do
+		WORKTREE_INDEX=
+		take_digest "$f"
 		run_figure "$f" || bad=1
 	done
 	return $bad

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # make figures-test: the figures' list (experiments/figures.conf) parses and
 # names only commands and matrices that exist; every figure block of the
-# pages is its result set; and the smoke figure, made again from scratch
-# into WORKDIR, holds the committed result set's results (commit, date,
-# wall and CPU times and host aside: scripts/figures.sh same).
+# pages is its result set; a figure reading another's result set is made
+# after it and recorded current with it (reader-digest.sh); and the smoke
+# figure, made again from scratch into WORKDIR, holds the committed result
+# set's results (commit, date, wall and CPU times and host aside:
+# scripts/figures.sh same).
 #
 # usage: run-test.sh WORKDIR
 set -euo pipefail
@@ -26,6 +28,8 @@ step() {
 
 step "figures.conf parses, every command and matrix exists" bash scripts/figures.sh check
 step "every figure block of the pages is its result set" bash scripts/figures.sh docs-check
+step "a figure reading another's result set runs after it and is current with it" \
+	bash tests/figures/reader-digest.sh "$work"
 # the comparison itself: a copy with another commit, wall time and host
 # holds the same results; one with a device counter changed does not
 same_as_committed() { bash scripts/figures.sh same "$1" experiments/results/smoke; }
