@@ -7,7 +7,7 @@
 
 #include "calibrate.h"
 
-#define FLOOR		0.25	/* DESIGN.md section 7: every row within 25 % */
+#define FLOOR		0.25	/* docs/architecture.md, "Requirements" */
 #define MAX_VALS	64
 #define MAX_SESSIONS	16
 #define MiB		(1024.0 * 1024)

@@ -18,7 +18,7 @@
 
 #include "run.h"
 
-/* The default injection spec of a kind (DESIGN.md section 3), or NULL. */
+/* The default injection spec of a kind (docs/fault-injection.md), or NULL. */
 const char *em_inject_default_spec(const char *kind);
 
 /*

@@ -112,9 +112,7 @@ done
 	echo '```'
 	echo
 	echo "Wall time of the pool on this run (runs already finished are skipped,"
-	echo "so a resumed run counts only what it ran), beside the one-host time"
-	echo "measured before the pool (matrices one after another on this 2-core"
-	echo "machine, issue 31): 2 h 18 min:"
+	echo "so a resumed run counts only what it ran):"
 	echo
 	echo '```'
 	cat "$out/walltime.txt"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Passes a real NVIDIA card through to the testbed's guest (DESIGN.md
-# section 6): binds it to vfio-pci and boots a guest image with it, under
+# Passes a real NVIDIA card through to the testbed's guest
+# (docs/real-cards.md): binds it to vfio-pci and boots a guest image with it, under
 # KVM (QEMU directly; --libvirt-xml prints the equivalent libvirt domain
 # with a <hostdev> instead). --dry-run touches nothing and prints the sysfs
 # writes and the QEMU command line it would use.

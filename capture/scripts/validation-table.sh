@@ -14,7 +14,21 @@
 # (-T a timing capture of the prefetch variant, data resident).
 # PROGRAMS: the programs printed (default "cupy torch pathfinder nw"); CuPy's
 # variants are in their own session, capture/validation/2026-12-02-cupy.
+#   bash capture/scripts/validation-table.sh --all RESULTS_DIR
+# prints the four tables of docs/trace-replay.md (the figure trace-validation):
+# each session with the resident capture's times, then with the uvm capture's.
 set -euo pipefail
+if [ "${1:-}" = --all ]; then
+	validation=$(cd "$(dirname "$0")/../validation" && pwd)
+	for matrix in validate-resident validate; do
+		for session in 2026-12-02-cupy:cupy "2026-12-02:pathfinder nw torch"; do
+			echo "$matrix, ${session#*:}:"
+			PROGRAMS=${session#*:} bash "$0" "$validation/${session%%:*}" "$2" "$matrix"
+			echo
+		done
+	done
+	exit 0
+fi
 card=$1
 results=${2:-}
 matrix=${3:-validate}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * uvm-ubench: the undersubscribed UVM microbenchmarks the testbed's profiles
- * are calibrated against (DESIGN.md section 7, "Calibration"), on a real
+ * are calibrated against (docs/architecture.md, "Requirements"), on a real
  * card with stock CUDA. One JSON line per measurement on stdout:
  *
  *   hbm_read        cudaMalloc'd buffer read by every SM: device bandwidth

@@ -12,8 +12,8 @@
  * is printed first as a ratio: its rate over a reference loop measured in
  * the same run, the rate at which this host copies 128-byte lines in a
  * loop of the mix's shape with nothing modelled (reference_mix()). Goal
- * (DESIGN.md section 7): every ratio >= 0.5; docs/model.md has what bounds
- * each. Each mix and its reference repeat until they have used >= 0.5 s
+ * (docs/architecture.md, "Requirements"): every ratio >= 0.5;
+ * docs/model.md has what bounds each. Each mix and its reference repeat until they have used >= 0.5 s
  * of CPU each (argument 1 changes that); one "gm-bench: mix=..." line.
  */
 #define _DEFAULT_SOURCE		/* madvise */

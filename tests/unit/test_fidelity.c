@@ -5,7 +5,7 @@
  *    launch runs advance PTIMER to their completion, and the next launch
  *    starts then (a prefetch's cost shows, as cudaMemPrefetchAsync then a
  *    kernel on one stream);
- *  - DESIGN.md section 7's collapse, qualitatively: gather under an
+ *  - the collapse at oversubscription, qualitatively: gather under an
  *    emulated stock-UVM driver (fault, evict the oldest block, migrate the
  *    faulted one, replay after the copies) is >= 10x slower per byte of
  *    footprint at 1.5x the driver's VRAM than at 0.5x, while the same
