@@ -11,6 +11,7 @@
 
 #include "gpumodel/profile.h"
 #include "judge.h"
+#include "modparams.h"
 #include "replay.h"		/* trace:FILE apps, checked before any VM boots */
 #include "sched.h"		/* EM_MAX_JOBS */
 #include "variant_table.h"
@@ -304,7 +305,7 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 					 "ETIMEDOUT, fatal:EIO or fatal:ETIMEDOUT)", val);
 		strcpy(m->inject_expects[i], val);
 	} else if (!strcmp(key, "modparams")) {
-		char *w;
+		char *w, where[512];
 
 		if (strlen(val) >= sizeof(m->settings.modparams) || strpbrk(val, ",'\""))
 			return cfg_error(file, ln, "bad modparams '%s'", val);
@@ -312,6 +313,10 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 		for (w = m->settings.modparams; *w; w++)
 			if (*w == ' ' || *w == '\t')
 				*w = ',';
+		/* before any VM boots: a name insmod would ignore, a value it refuses */
+		snprintf(where, sizeof(where), "%s:%u", file, ln);
+		if (em_modparams_check(where, m->settings.modparams))
+			return -1;
 	} else if (!strcmp(key, "sweep")) {
 		struct em_sweep *sw = &m->sweeps[m->nsweeps];
 		char flagw[EM_MAX_LIST + 1][16];

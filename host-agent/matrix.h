@@ -45,7 +45,8 @@
  *   jobs      = 0                          # parallel VMs, 0 = cores
  *   run_args  = -p 2                       # extra ember-run arguments
  *   modparams = perf_eager_eviction_batch_count=1 ...  # ember.ko parameters,
- *               checked against the booted ember.ko's before any VM starts
+ *               checked as the config is read against the lists that
+ *               declare them in ember.ko (modparams.h)
  *   connect   = qemu+ssh://host/system ... # libvirt URIs (default: QEMU directly)
  *   sweep     = -r 0 10 25 50 75 100       # an ember-run option over values;
  *               up to 3 sweep lines, every combination crossed with the
@@ -131,13 +132,6 @@ bool em_matrix_has_nvuvm(const struct em_matrix *m);
 
 /* Prints every run of the matrix, "<id> <ember-run arguments>", one a line. */
 int em_matrix_list(const struct em_matrix *m, const struct em_paths *p);
-
-/*
- * Checks modparams against the parameters of the ember.ko in the guest's
- * initramfs (modinfo): an unknown name or an out-of-range value is named
- * on stderr. Returns 0 or -1. em_matrix_run calls it before any VM boots.
- */
-int em_matrix_check_modparams(const struct em_matrix *m, const char *initrd);
 
 /*
  * matrix_run.c: runs every combination not finished yet; returns the

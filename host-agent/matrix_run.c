@@ -123,8 +123,7 @@ static void write_summary(const struct em_matrix *m, const struct em_paths *p,
 /*
  * Matrix m's runs, planned and checked before any VM boots: *n runs, *done
  * of them finished by an earlier invocation. Returns 0, -1 (out of memory,
- * or a campaign with connect), or -2 (refused: a missing image, a bad
- * parameter).
+ * or a campaign with connect), or -2 (refused: a missing image).
  */
 static int prepare_matrix(const struct em_matrix *m, const struct em_paths *p,
 			  const char *commit, struct em_run **runsp, size_t *n, size_t *done)
@@ -138,11 +137,6 @@ static int prepare_matrix(const struct em_matrix *m, const struct em_paths *p,
 	if (em_matrix_has_nvuvm(m) && !p->initrd_nvidia_uvm) {
 		fprintf(stderr, "ember-agent: %s: driver nvidia-uvm needs the nvidia-uvm image "
 			"(--nvidia-uvm-initrd, make image-nvidia-uvm); no VM started\n", m->name);
-		free(runs);
-		return -2;
-	}
-	if (em_matrix_check_modparams(m, p->initrd)) {
-		fprintf(stderr, "ember-agent: %s: no VM started\n", m->name);
 		free(runs);
 		return -2;
 	}

@@ -1,149 +1,118 @@
 // SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
+#include "modparams.h"
+
 #include <errno.h>
-#include <inttypes.h>
-#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "matrix.h"
+#include "ember_adaptive.h"		/* Table 1's struct and its check */
+#include "ember_params.h"
+#include "ember_policy_params.h"
 
-/*
- * One parameter of ember.ko as `modinfo -F parm` prints it ("name:desc
- * (type)"): its type, and the range its description states when it states
- * one in the driver's habit ("(1..1024, ...", "(0 or 1, ...", "(>= 100
- * ...", "(even, ..."), so the list and its limits come from the module the
- * guest boots, never from a copy here.
- */
+/* A parameter of ember.ko: its name and range. */
 struct em_modparam {
-	char name[64];
-	uint64_t min, max;	/* the type's limits narrowed by the description */
-	bool even;
+	const char *name;
+	unsigned long long min, max;
 };
 
-#define EM_MAX_MODPARAMS 64
+#define EM_DRIVER_PARAM(name, var, def, min, max, perm, desc)	{ #name, min, max },
+#define EM_POLICY_PARAM(name, def, min, max, desc)		{ #name, min, max },
+/* a ulong of the 64-bit guest: any value */
+#define EM_ULONG_PARAM(name, var, def, desc)			{ #name, 0, UINT64_MAX },
+static const struct em_modparam ember_ko[] = {
+	EMBER_DRIVER_PARAMS(EM_DRIVER_PARAM)
+	EMBER_LIMIT_PARAMS(EM_DRIVER_PARAM)
+	EMBER_UVM_PARAMS(EM_POLICY_PARAM)
+	EMBER_ADAPTIVE_PARAMS(EM_POLICY_PARAM)
+	EMBER_ULONG_PARAMS(EM_ULONG_PARAM)
+};
 
-/*
- * Narrows p by the first "(...)" of desc that states a range, and by an
- * "(even" anywhere.
- */
-static void modparam_range(struct em_modparam *p, const char *desc)
+/* The policy modules' parameters: ember-run loads those modules, not the guest's insmod. */
+#define EM_AC_PARAM(name, def, min, max, desc)		{ #name, "ember_ac.ko" },
+#define EM_ARIADNE_PARAM(name, def, min, max, desc)	{ #name, "ember_ariadne.ko" },
+static const struct {
+	const char *name, *module;
+} policy_modules[] = {
+	EMBER_AC_PARAMS(EM_AC_PARAM)
+	ARIADNE_PARAMS(EM_ARIADNE_PARAM)
+};
+
+#define EM_NELEMS(a)	(sizeof(a) / sizeof((a)[0]))
+
+static const struct em_modparam *modparam_find(const char *name)
 {
-	const char *s;
-	unsigned long long a, b;
-	bool ranged = false;
-	int n;
+	size_t i;
 
-	for (s = strchr(desc, '('); s; s = strchr(s + 1, '(')) {
-		if (!strncmp(s, "(even", 5)) {
-			p->even = true;
-			continue;
-		}
-		if (ranged)
-			continue;
-		if (sscanf(s, "(%llu..%llu%n", &a, &b, &n) == 2 ||
-		    sscanf(s, "(%llu or %llu%n", &a, &b, &n) == 2) {
-			p->min = a;
-			p->max = b;
-			ranged = true;
-		} else if (sscanf(s, "(>= %llu%n", &a, &n) == 1) {
-			p->min = a;
-			ranged = true;
-		}
-	}
+	for (i = 0; i < EM_NELEMS(ember_ko); i++)
+		if (!strcmp(name, ember_ko[i].name))
+			return &ember_ko[i];
+	return NULL;
 }
 
-/*
- * Reads the parameters of the ember.ko inside the guest's initramfs.
- * Returns how many, or -1 (with a message) when they cannot be read.
- */
-static int load_modparams(const char *initrd, struct em_modparam *out, int max)
+/* The policy module whose parameter name is, or NULL. */
+static const char *policy_module_of(const char *name)
 {
-	char tmp[] = "/tmp/ember-agent-XXXXXX.ko", cmd[8400], line[1024];
-	int fd = mkstemps(tmp, 3), n = 0;
-	FILE *f;
+	size_t i;
 
-	if (fd < 0 || strchr(initrd, '\'')) {
-		fprintf(stderr, "ember-agent: cannot inspect ember.ko in %s\n", initrd);
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		return -1;
-	}
-	close(fd);
-	snprintf(cmd, sizeof(cmd),
-		 "cpio -i --quiet --to-stdout lib/modules/ember.ko <'%s' >'%s' && "
-		 "PATH=\"$PATH:/usr/sbin:/sbin\" modinfo -F parm '%s'", initrd, tmp, tmp);
-	f = popen(cmd, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':'), *type = strrchr(line, '(');
-		struct em_modparam *p = &out[n];
-
-		/* continuation lines of a multi-line description have no name */
-		if (!colon || colon == line || colon - line >= (long)sizeof(p->name) ||
-		    strpbrk(line, " \t") < colon || n == max)
-			continue;
-		memset(p, 0, sizeof(*p));
-		memcpy(p->name, line, colon - line);
-		p->max = type && !strncmp(type, "(uint)", 6) ? UINT32_MAX :
-			 type && !strncmp(type, "(int)", 5) ? INT32_MAX : UINT64_MAX;
-		modparam_range(p, colon + 1);
-		n++;
-	}
-	if (!f || pclose(f) || !n) {
-		fprintf(stderr, "ember-agent: cannot read ember.ko's parameters from %s "
-			"(cpio + modinfo)\n", initrd);
-		n = -1;
-	}
-	unlink(tmp);
-	return n;
+	for (i = 0; i < EM_NELEMS(policy_modules); i++)
+		if (!strcmp(name, policy_modules[i].name))
+			return policy_modules[i].module;
+	return NULL;
 }
 
-/*
- * Checks the matrix's modparams against the ember.ko it will boot: an
- * unknown name (insmod would ignore it) or a value outside the stated
- * range (the driver would replace it) stops the matrix before any VM
- * boots. Returns 0 or -1 after naming the key.
- */
-int em_matrix_check_modparams(const struct em_matrix *m, const char *initrd)
+/* Sets Table 1's field name (a no-op for ember.ko's other parameters). */
+static void adaptive_set(struct ember_adaptive_params *ap, const char *name, unsigned int v)
 {
-	struct em_modparam params[EM_MAX_MODPARAMS];
-	char list[sizeof(m->settings.modparams)], *save = NULL, *kv;
-	int n, i, bad = 0;
+#define EM_AP_SET(field, def, min, max, desc)	\
+	if (!strcmp(name, #field))		\
+		ap->field = v;
+	EMBER_ADAPTIVE_PARAMS(EM_AP_SET)
+#undef EM_AP_SET
+}
 
-	if (!m->settings.modparams[0])
-		return 0;
-	n = load_modparams(initrd, params, EM_MAX_MODPARAMS);
-	if (n < 0)
-		return -1;
-	strcpy(list, m->settings.modparams);
+unsigned int em_modparams_check(const char *where, const char *modparams)
+{
+	struct ember_adaptive_params ap = EMBER_ADAPTIVE_PARAMS_DEFAULT;
+	char list[1024], msg[160], *save = NULL, *kv;
+	unsigned int bad = 0;
+
+	snprintf(list, sizeof(list), "%s", modparams);
 	for (kv = strtok_r(list, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(kv, '='), *end;
+		const struct em_modparam *p;
 		unsigned long long v;
 
 		if (eq)
 			*eq = '\0';
-		for (i = 0; i < n && strcmp(params[i].name, kv); i++)
-			;
-		if (i == n) {
-			fprintf(stderr, "ember-agent: %s: modparams: ember.ko has no parameter "
-				"'%s'\n", m->name, kv);
+		p = modparam_find(kv);
+		if (!p) {
+			const char *module = policy_module_of(kv);
+
+			fprintf(stderr, "%s: modparams: ember.ko has no parameter '%s'%s%s%s\n",
+				where, kv, module ? " (it is " : "", module ?: "",
+				module ? "'s, which ember-run loads)" : "");
 			bad++;
 			continue;
 		}
+		/* as the kernel's kstrtouint/kstrtoul read it: decimal, 0x, 0 */
 		errno = 0;
 		v = eq ? strtoull(eq + 1, &end, 0) : 0;
-		if (!eq || errno || end == eq + 1 || *end || eq[1] == '-' ||
-		    v < params[i].min || v > params[i].max ||
-		    (params[i].even && v % 2)) {
-			fprintf(stderr, "ember-agent: %s: modparams: %s=%s is out of range "
-				"(%" PRIu64 "..%" PRIu64 "%s)\n", m->name, kv, eq ? eq + 1 : "",
-				params[i].min, params[i].max, params[i].even ? ", even" : "");
+		if (!eq || errno || end == eq + 1 || *end || eq[1] == '-' || v < p->min ||
+		    v > p->max) {
+			fprintf(stderr, "%s: modparams: %s=%s is out of range (%llu..%llu)\n",
+				where, kv, eq ? eq + 1 : "", p->min, p->max);
 			bad++;
+			continue;
 		}
+		adaptive_set(&ap, kv, (unsigned int)v);
 	}
-	return bad ? -1 : 0;
+	/* the relations ember.ko checks at load (ember_policy_init()) */
+	if (!bad && ember_adaptive_params_check(&ap, msg, sizeof(msg))) {
+		fprintf(stderr, "%s: modparams: %s (ember.ko would refuse to load)\n", where, msg);
+		bad++;
+	}
+	return bad;
 }

@@ -4,9 +4,11 @@
  * parameters, as the one list everything else is generated from: the
  * fields of struct ember_adaptive_params, EMBER_ADAPTIVE_PARAMS_DEFAULT
  * and the range checks (ember_adaptive.h, ember_adaptive.c), the module
- * parameters of ember.ko (guest-kmod/ember/ember_policy.c) and of nvidia-uvm
- * (guest-kmod/nvidia-uvm/glue/uvm_ember.c) with their descriptions, guest-kmod/nvidia-uvm/check.sh's
- * modinfo check (guest-kmod/nvidia-uvm/common.sh, table1()) and docs/table1.md
+ * parameters of ember.ko (guest-kmod/ember/ember_policy.c) and of
+ * nvidia-uvm (guest-kmod/nvidia-uvm/glue/uvm_ember.c) with their
+ * descriptions, guest-kmod/nvidia-uvm/check.sh's modinfo check
+ * (guest-kmod/nvidia-uvm/common.sh, table1()), ember-agent's check of a
+ * matrix's modparams (host-agent/modparams.c) and docs/table1.md
  * (`make table1-doc`). A default, range or description changes here and
  * nowhere else.
  *
@@ -89,11 +91,16 @@
 	EMBER_ADAPTIVE_EXTRA_PARAMS(X)
 
 /*
- * A module parameter's description: the entry's text, its range and its
- * default, e.g. "Aging period, ms (1..60000, default 25)". modinfo shows
- * it; guest-kmod/nvidia-uvm/check.sh looks for "default N)".
+ * A module parameter's description, for an entry of this list or of any
+ * list of Ember's parameters (ember_policy_params.h,
+ * guest-kmod/ember/ember_params.h): the entry's text, its range and its
+ * default, e.g. "Aging period, ms (1..60000, default 25)", each value
+ * macro-expanded first (ARIADNE_HISTORY_MAX reads 32). modinfo shows it;
+ * guest-kmod/nvidia-uvm/check.sh looks for "default N)".
  */
-#define EMBER_ADAPTIVE_PARAM_DESC(name, def, min, max, desc)		\
-	desc " (" #min ".." #max ", default " #def ")"
+#define EMBER_PARAM_STR(x)	#x
+#define EMBER_PARAM_DESC(name, def, min, max, desc)			\
+	desc " (" EMBER_PARAM_STR(min) ".." EMBER_PARAM_STR(max)	\
+	", default " EMBER_PARAM_STR(def) ")"
 
 #endif /* EMBER_ADAPTIVE_PARAMS_H */

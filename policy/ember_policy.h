@@ -73,6 +73,8 @@
 #define ember_popcount64(x)	((unsigned int)__builtin_popcountll(x))
 #endif
 
+#include "ember_policy_params.h"
+
 #define EMBER_PAGE_SHIFT	12
 #define EMBER_BLOCK_SHIFT	21
 #define EMBER_BLOCK_PAGES	(1u << (EMBER_BLOCK_SHIFT - EMBER_PAGE_SHIFT))
@@ -373,31 +375,32 @@ void ember_unregister_policy(const struct ember_policy_ops *ops);
 #endif
 
 /* ember_perf_prefetch.c: nvidia-uvm's tree-based neighbourhood prefetcher. */
-#define EMBER_PREFETCH_THRESHOLD_DEFAULT	51	/* percent, 1..100 */
 
 /*
  * Computes the pages to prefetch around the faulted pages of one block.
  * The tree's leaves are 64 KiB big pages (faults are first grown to their
  * big page); a subtree qualifies when (resident | faulted) pages in it are
  * more than threshold percent of it, and each faulted leaf takes its
- * largest qualifying ancestor. out = union of those subtrees.
+ * largest qualifying ancestor. out = union of those subtrees. nvidia-uvm's
+ * threshold: EMBER_PREFETCH_THRESHOLD_DEFAULT (ember_policy_params.h).
  */
 void ember_prefetch_tbn(const struct ember_page_mask *resident,
 			const struct ember_page_mask *faulted,
 			unsigned int threshold, struct ember_page_mask *out);
 
-/* ember_policy_uvm.c: the stock-UVM baseline. */
+/* ember_policy_uvm.c: the stock-UVM baseline (EMBER_UVM_PARAMS). */
 struct ember_uvm_params {
-	unsigned int prefetch_enable;		/* 0 or 1 */
-	unsigned int prefetch_threshold;	/* 1..100 */
+	EMBER_UVM_PARAMS(EMBER_PARAM_FIELD)
 };
 extern struct ember_uvm_params ember_uvm_params;
 extern const struct ember_policy_ops ember_policy_uvm;
 
-/* ember_policy_ac.c: access-counter migration with a static threshold. */
-#define EMBER_AC_THRESHOLD_DEFAULT	256	/* accesses, 1..65535 */
+/*
+ * ember_policy_ac.c: access-counter migration with a static threshold
+ * (EMBER_AC_PARAMS).
+ */
 struct ember_ac_params {
-	unsigned int threshold;
+	EMBER_AC_PARAMS(EMBER_PARAM_FIELD)
 };
 extern struct ember_ac_params ember_ac_params;
 extern const struct ember_policy_ops ember_policy_ac;

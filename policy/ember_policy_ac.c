@@ -13,13 +13,13 @@
 #include "ember_policy.h"
 
 struct ember_ac_params ember_ac_params = {
-	.threshold = EMBER_AC_THRESHOLD_DEFAULT,
+	EMBER_AC_PARAMS(EMBER_PARAM_DEFAULT)
 };
 
 static void ac_launch_begin(void *pdata, struct ember_policy_launch *l)
 {
 	(void)pdata;
-	l->ac_threshold = ember_ac_params.threshold;
+	l->ac_threshold = ember_ac_params.ac_threshold;
 	l->ac_granularity_shift = 21;	/* one counter per 2 MiB VA block */
 }
 

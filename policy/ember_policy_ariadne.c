@@ -26,23 +26,14 @@
 
 struct ariadne_params ariadne_params = ARIADNE_PARAMS_DEFAULT;
 
-/* Each parameter's valid range, checked in this order. */
+/* Each parameter's valid range (ARIADNE_PARAMS), checked in its order. */
 static const struct {
 	const char *name;
 	size_t offset;
 	unsigned int min, max;
 } ariadne_param_ranges[] = {
-#define ARIADNE_RANGE(f, lo, hi) { #f, offsetof(struct ariadne_params, f), lo, hi }
-	ARIADNE_RANGE(history, 1, ARIADNE_HISTORY_MAX),
-	ARIADNE_RANGE(sd_weight_us, 0, 1000000),
-	ARIADNE_RANGE(prefetch_sd, 0, ARIADNE_HISTORY_MAX),
-	ARIADNE_RANGE(zero_copy_ms, 1, 100000),
-	ARIADNE_RANGE(wcss_keep_ms, 1, 100000),
-	ARIADNE_RANGE(sparse_sd, 1, ARIADNE_HISTORY_MAX),
-	ARIADNE_RANGE(ample_free_pct, 0, 100),
-	ARIADNE_RANGE(evict_free_pct, 0, 50),
-	ARIADNE_RANGE(evict_period_us, 10, 1000000),
-	ARIADNE_RANGE(prefetch_threshold, 1, 100),
+#define ARIADNE_RANGE(f, def, lo, hi, desc) { #f, offsetof(struct ariadne_params, f), lo, hi },
+	ARIADNE_PARAMS(ARIADNE_RANGE)
 #undef ARIADNE_RANGE
 };
 

@@ -38,35 +38,14 @@
 
 #include "ember_policy.h"
 
-#define ARIADNE_HISTORY_MAX	32	/* largest fault history */
 #define ARIADNE_WINDOW_BUCKETS	64	/* time buckets of a counting window */
 
-/* Module parameters, with the paper's defaults. */
+/* Module parameters, with the paper's defaults (ARIADNE_PARAMS). */
 struct ariadne_params {
-	unsigned int history;		/* faults kept per block: 16, 1..32 */
-	unsigned int sd_weight_us;	/* eviction key weight: 100, 0..1000000 */
-	unsigned int prefetch_sd;	/* whole-block copy above this SD: 3, 0..32 */
-	unsigned int zero_copy_ms;	/* zero-copy stay: 100, 1..100000 */
-	unsigned int wcss_keep_ms;	/* evicted blocks in the WCSS: 500, 1..100000 */
-	unsigned int sparse_sd;		/* GPU-wide average SD counted sparse: 2, 1..32 */
-	unsigned int ample_free_pct;	/* free memory that is ample: 50, 0..100 */
-	unsigned int evict_free_pct;	/* worker keeps this much free: 5, 0..50 */
-	unsigned int evict_period_us;	/* worker period: 1000, 10..1000000 */
-	unsigned int prefetch_threshold;	/* stock prefetcher: 51, 1..100 */
+	ARIADNE_PARAMS(EMBER_PARAM_FIELD)
 };
 
-#define ARIADNE_PARAMS_DEFAULT {		\
-	.history = 16,				\
-	.sd_weight_us = 100,			\
-	.prefetch_sd = 3,			\
-	.zero_copy_ms = 100,			\
-	.wcss_keep_ms = 500,			\
-	.sparse_sd = 2,				\
-	.ample_free_pct = 50,			\
-	.evict_free_pct = 5,			\
-	.evict_period_us = 1000,		\
-	.prefetch_threshold = EMBER_PREFETCH_THRESHOLD_DEFAULT,	\
-}
+#define ARIADNE_PARAMS_DEFAULT { ARIADNE_PARAMS(EMBER_PARAM_DEFAULT) }
 
 extern struct ariadne_params ariadne_params;
 

@@ -18,8 +18,7 @@
 #include "ember_policy.h"
 
 struct ember_uvm_params ember_uvm_params = {
-	.prefetch_enable = 1,
-	.prefetch_threshold = EMBER_PREFETCH_THRESHOLD_DEFAULT,
+	EMBER_UVM_PARAMS(EMBER_PARAM_DEFAULT)
 };
 
 static bool block_untouched(const struct ember_policy_block *b)
@@ -37,7 +36,7 @@ static void uvm_on_fault_block(void *pdata, struct ember_policy_block *b)
 		return;
 	}
 	b->dest = EMBER_LOC_GPU;
-	if (!ember_uvm_params.prefetch_enable) {
+	if (!ember_uvm_params.uvm_perf_prefetch_enable) {
 		b->migrate = b->faulted;
 		return;
 	}
@@ -46,7 +45,7 @@ static void uvm_on_fault_block(void *pdata, struct ember_policy_block *b)
 		return;
 	}
 	ember_prefetch_tbn(&b->resident_gpu, &b->faulted,
-			   ember_uvm_params.prefetch_threshold, &b->migrate);
+			   ember_uvm_params.uvm_perf_prefetch_threshold, &b->migrate);
 	ember_mask_or(&b->migrate, &b->migrate, &b->faulted);
 }
 

@@ -48,13 +48,13 @@
 #include <linux/workqueue.h>
 
 #include "emgpu_hw.h"
+#include "ember_params.h"
 #include "ember_policy.h"
 #include "uapi/ember.h"
 
 #define EMBER_NAME "ember"
 
 #define EMBER_CHUNK_SIZE	(1ull << EMBER_BLOCK_SHIFT)
-#define EMBER_FAULT_BUF_ENTRIES	1024
 #define EMBER_CE_RING_ENTRIES	1024
 #define EMBER_VICTIM_WINDOW	16	/* LRU candidates shown to pick_victim */
 
@@ -80,18 +80,17 @@ int ember_param_set_range(const char *val, const struct kernel_param *kp,
 	module_param_cb(name, &ember_param_ops_##name, &var, perm);	\
 	MODULE_PARM_DESC(name, desc)
 
-extern unsigned int ember_fault_batch_count;
-extern unsigned int ember_launch_timeout_ms;
-extern unsigned int ember_hw_timeout_ms;
-extern unsigned int ember_hang_timeout_ms;
-extern unsigned int ember_ce_retries;
+/* A uint parameter of ember_params.h's lists: its variable and its parameter. */
+#define EMBER_PARAM_DEFINE(name, var, def, min, max, perm, desc)	\
+	unsigned int var = def;						\
+	EMBER_RANGE_PARAM(name, var, min, max, perm,			\
+			  EMBER_PARAM_DESC(name, def, min, max, desc));
+#define EMBER_PARAM_EXTERN(name, var, def, min, max, perm, desc)	\
+	extern unsigned int var;
+EMBER_DRIVER_PARAMS(EMBER_PARAM_EXTERN)
 
 /* ---- limits of an opener (ember_limits.c) ---- */
-extern unsigned int ember_max_managed_mb_per_open;
-extern unsigned int ember_max_managed_mb;
-extern unsigned int ember_max_launches_per_open;
-extern unsigned int ember_max_launches;
-extern unsigned int ember_launch_hold_ms;
+EMBER_LIMIT_PARAMS(EMBER_PARAM_EXTERN)
 
 /* ---- statistics: struct ember_stats_counters, as atomics ---- */
 #define EMBER_NR_STATS	(sizeof(struct ember_stats_counters) / sizeof(__u64))

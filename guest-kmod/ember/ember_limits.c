@@ -20,25 +20,8 @@
 
 #include "ember_drv.h"
 
-unsigned int ember_max_managed_mb_per_open = 64 << 10;
-EMBER_RANGE_PARAM(max_managed_mb_per_open, ember_max_managed_mb_per_open, 2, 1u << 24, 0644,
-		  "Managed bytes one open of /dev/ember may mmap, MiB; past it mmap fails with ENOMEM (2..16777216, default 65536)");
-
-unsigned int ember_max_managed_mb = 256 << 10;
-EMBER_RANGE_PARAM(max_managed_mb, ember_max_managed_mb, 2, 1u << 24, 0644,
-		  "Managed bytes all opens together may mmap, MiB; past it mmap fails with ENOMEM (2..16777216, default 262144)");
-
-unsigned int ember_max_launches_per_open = 64;
-EMBER_RANGE_PARAM(max_launches_per_open, ember_max_launches_per_open, 1, 65536, 0644,
-		  "Outstanding launches (running or waiting for the GPU) of one open; past it EMBER_IOCTL_LAUNCH fails with EAGAIN (1..65536, default 64)");
-
-unsigned int ember_max_launches = 1024;
-EMBER_RANGE_PARAM(max_launches, ember_max_launches, 1, 65536, 0644,
-		  "Outstanding launches of all opens together; past it EMBER_IOCTL_LAUNCH fails with EAGAIN (1..65536, default 1024)");
-
-unsigned int ember_launch_hold_ms = 3600000;
-EMBER_RANGE_PARAM(launch_hold_ms, ember_launch_hold_ms, 1, UINT_MAX, 0644,
-		  "Device time one launch may hold the GPU, ms; past it the launch is ended by a device reset and fails with ETIME (>= 1, default 3600000)");
+/* the limits: ember_params.h */
+EMBER_LIMIT_PARAMS(EMBER_PARAM_DEFINE)
 
 static atomic64_t ember_managed_bytes = ATOMIC64_INIT(0);
 static atomic_t ember_launches = ATOMIC_INIT(0);

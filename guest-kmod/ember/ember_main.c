@@ -40,26 +40,8 @@ int ember_param_set_range(const char *val, const struct kernel_param *kp,
 	return 0;
 }
 
-unsigned int ember_fault_batch_count = 256;
-EMBER_RANGE_PARAM(uvm_perf_fault_batch_count, ember_fault_batch_count,
-		  1, EMBER_FAULT_BUF_ENTRIES, 0444,
-		  "Fault entries fetched per batch (1..1024, default 256)");
-
-unsigned int ember_launch_timeout_ms = 600000;
-EMBER_RANGE_PARAM(launch_timeout_ms, ember_launch_timeout_ms, 100, UINT_MAX,
-		  0644, "Limit of a synchronize in device time (the device clock advanced this much), ms (>= 100, default 600000)");
-
-unsigned int ember_hw_timeout_ms = 2000;
-EMBER_RANGE_PARAM(hw_timeout_ms, ember_hw_timeout_ms, 10, UINT_MAX, 0644,
-		  "Limit for a copy or TLB invalidate to complete, ms (>= 10, default 2000)");
-
-unsigned int ember_hang_timeout_ms = 10000;
-EMBER_RANGE_PARAM(hang_timeout_ms, ember_hang_timeout_ms, 100, UINT_MAX, 0644,
-		  "Device clock standing still during a launch, the device not waiting for the driver, for this long in 50 ms watchdog polls is a hang: reset, launch fails with EIO (>= 100 ms, default 10000)");
-
-unsigned int ember_ce_retries = 3;
-EMBER_RANGE_PARAM(ce_retries, ember_ce_retries, 0, 16, 0644,
-		  "Times a copy-engine batch that reported an error is resubmitted before its copies fail with EIO (0..16, default 3)");
+/* fault batches, timeouts, retries: ember_params.h */
+EMBER_DRIVER_PARAMS(EMBER_PARAM_DEFINE)
 
 static int ember_open(struct inode *inode, struct file *file)
 {

@@ -58,14 +58,12 @@ EXPORT_SYMBOL_GPL(ember_prefetch_tbn);
 
 /* ---- `uvm`: nvidia-uvm's names and defaults ---- */
 
-module_param_named(uvm_perf_prefetch_enable, ember_uvm_params.prefetch_enable,
-		   uint, 0444);
-MODULE_PARM_DESC(uvm_perf_prefetch_enable,
-		 "uvm policy: tree-based neighbourhood prefetch on faults (0 or 1, default 1)");
-module_param_named(uvm_perf_prefetch_threshold,
-		   ember_uvm_params.prefetch_threshold, uint, 0444);
-MODULE_PARM_DESC(uvm_perf_prefetch_threshold,
-		 "uvm policy: TBN occupancy threshold in percent (1..100, default 51)");
+/* Names, defaults, ranges and descriptions: policy/ember_policy_params.h. */
+#define EMBER_UVM_PARAM(name, def, min, max, desc)			\
+	EMBER_RANGE_PARAM(name, ember_uvm_params.name, min, max, 0444,	\
+			  EMBER_PARAM_DESC(name, def, min, max, desc));
+EMBER_UVM_PARAMS(EMBER_UVM_PARAM)
+#undef EMBER_UVM_PARAM
 
 /* ---- `ember`: Table 1 of the paper ---- */
 
@@ -75,7 +73,7 @@ MODULE_PARM_DESC(uvm_perf_prefetch_threshold,
  */
 #define EMBER_AP_PARAM(name, def, min, max, desc)			\
 	module_param_named(name, ember_params.name, uint, 0444);	\
-	MODULE_PARM_DESC(name, EMBER_ADAPTIVE_PARAM_DESC(name, def, min, max, desc));
+	MODULE_PARM_DESC(name, EMBER_PARAM_DESC(name, def, min, max, desc));
 EMBER_ADAPTIVE_PARAMS(EMBER_AP_PARAM)
 #undef EMBER_AP_PARAM
 
@@ -86,10 +84,12 @@ EMBER_ADAPTIVE_PARAMS(EMBER_AP_PARAM)
  * (ember_adaptive_scale()); a profile with the rule off reports the two
  * sizes equal. A value fixes the unit (1000000: device ms).
  */
-static unsigned long ember_ns_per_ms;
-module_param(ember_ns_per_ms, ulong, 0444);
-MODULE_PARM_DESC(ember_ns_per_ms,
-		 "Device ns per ms of the Ember periods (default 0: 1000000 x VRAM / the full card's VRAM, the scaling rule)");
+#define EMBER_ULONG_PARAM(name, var, def, desc)			\
+	static unsigned long var = def;					\
+	module_param_named(name, var, ulong, 0444);			\
+	MODULE_PARM_DESC(name, desc);
+EMBER_ULONG_PARAMS(EMBER_ULONG_PARAM)
+#undef EMBER_ULONG_PARAM
 
 /* ---- the registry ---- */
 
@@ -210,14 +210,6 @@ int ember_policy_init(void)
 	char msg[160];
 	int ret;
 
-	if (ember_uvm_params.prefetch_enable > 1 ||
-	    !ember_uvm_params.prefetch_threshold ||
-	    ember_uvm_params.prefetch_threshold > 100) {
-		pr_err("ember: invalid uvm_perf_prefetch_enable=%u or uvm_perf_prefetch_threshold=%u (0..1, 1..100)\n",
-		       ember_uvm_params.prefetch_enable,
-		       ember_uvm_params.prefetch_threshold);
-		return -EINVAL;
-	}
 	ember_params.ns_per_ms = ember_ns_per_ms;
 	if (ember_policy_ember_check(msg, sizeof(msg))) {
 		pr_err("ember: invalid Ember-adaptive parameters: %s\n", msg);

@@ -279,7 +279,7 @@ else
 	fails=$((fails + 1))
 fi
 for bad in 'driver = cuda' 'driver = ember ember' 'driver =' $'driver = nvidia-uvm\nvariants = ac' \
-	   $'driver = nvidia-uvm\npolicies = uvm mine' $'driver = nvidia-uvm\nmodparams = a=1' \
+	   $'driver = nvidia-uvm\npolicies = uvm mine' $'driver = nvidia-uvm\nmodparams = ce_retries=1' \
 	   $'driver = nvidia-uvm\ninjects = hang' $'driver = nvidia-uvm\nsweep = -P uvm x' \
 	   $'driver = nvidia-uvm\nnvuvm_branch = 550/x' $'driver = nvidia-uvm\nnvuvm_branch =' \
 	   'nvuvm_branch = 550.163.01'; do
@@ -292,6 +292,43 @@ for bad in 'driver = cuda' 'driver = ember ember' 'driver =' $'driver = nvidia-u
 		echo "ok: refused: $(head -n1 "$work/bad.err" | sed 's/.*bad.conf://')"
 	fi
 done
+# modparams (the guest's insmod of ember.ko) against ember.ko's parameter
+# lists (host-agent/modparams.c): refused as the config is read, each
+# problem naming the parameter and its range, or the relation ember.ko's
+# load would refuse; a parameter of every list in range is taken.
+modparams_refused() {	# MODPARAMS MESSAGE
+	printf 'apps = hotset\nvariants = static\nfactors = 1\nmodparams = %s\n' "$1" >"$work/bad.conf"
+	if "$agent" run "$work/bad.conf" --list >/dev/null 2>"$work/bad.err" ||
+	   ! grep -qF "bad.conf:4: modparams: $2" "$work/bad.err"; then
+		echo "FAIL: modparams '$1' not refused with '$2': $(cat "$work/bad.err")"
+		fails=$((fails + 1))
+	else
+		echo "ok: refused: $(head -n1 "$work/bad.err" | sed 's/.*bad.conf://')"
+	fi
+}
+modparams_refused 'ce_retries=3 no_such_parameter=1' "ember.ko has no parameter 'no_such_parameter'"
+modparams_refused 'ce_retries=17' 'ce_retries=17 is out of range (0..16)'
+modparams_refused 'hang_timeout_ms=99' 'hang_timeout_ms=99 is out of range (100..4294967295)'
+modparams_refused 'max_launches=0' 'max_launches=0 is out of range (1..65536)'
+modparams_refused 'uvm_perf_prefetch_threshold=101' 'uvm_perf_prefetch_threshold=101 is out of range (1..100)'
+modparams_refused 'perf_eager_eviction_batch_count=0x1001' \
+	'perf_eager_eviction_batch_count=0x1001 is out of range (1..4096)'
+modparams_refused 'ce_retries=-1' 'ce_retries=-1 is out of range (0..16)'
+modparams_refused 'cpu_preferred_prefetch_chunk_mb=3' 'cpu_preferred_prefetch_chunk_mb=3 is not a multiple of 2'
+modparams_refused 'perf_eager_eviction_low_watermark=95' \
+	'perf_eager_eviction_low_watermark=95 must be below perf_eager_eviction_high_watermark=90'
+modparams_refused 'ac_threshold=5' "ember.ko has no parameter 'ac_threshold' (it is ember_ac.ko's"
+modparams_refused 'prefetch_sd=4' "ember.ko has no parameter 'prefetch_sd' (it is ember_ariadne.ko's"
+printf 'apps = hotset\nvariants = static\nfactors = 1\nmodparams = %s\n' \
+	'uvm_perf_fault_batch_count=1024 max_managed_mb=2 uvm_perf_prefetch_enable=0 perf_eager_eviction_batch_count=4096 ember_ns_per_ms=1000000' \
+	>"$work/mp.conf"
+if "$agent" run "$work/mp.conf" --list >/dev/null 2>"$work/mp.err"; then
+	echo "ok: modparams in range taken"
+else
+	echo "FAIL: modparams in range refused: $(cat "$work/mp.err")"
+	fails=$((fails + 1))
+fi
+
 # a driver nvidia-uvm matrix without the nvidia-uvm image: refused before any VM boots
 set +e
 "$agent" run "$work/drv.conf" --qemu /nonexistent --kernel /nonexistent --initrd /nonexistent \

@@ -9,20 +9,31 @@
 
 #include "ember_policy.h"
 
-module_param_named(ac_threshold, ember_ac_params.threshold, uint, 0444);
-MODULE_PARM_DESC(ac_threshold,
-		 "Accesses before a notification migrates a block (1..65535, default 256)");
+/* Names, defaults, ranges and descriptions: policy/ember_policy_params.h. */
+#define EMBER_AC_PARAM(name, def, min, max, desc)			\
+	module_param_named(name, ember_ac_params.name, uint, 0444);	\
+	MODULE_PARM_DESC(name, EMBER_PARAM_DESC(name, def, min, max, desc));
+EMBER_AC_PARAMS(EMBER_AC_PARAM)
+#undef EMBER_AC_PARAM
+
+static bool ember_ac_param_in_range(unsigned int v, unsigned int min, unsigned int max)
+{
+	return v >= min && v <= max;
+}
 
 /* The ops table with this module as owner, so it cannot unload under use. */
 static struct ember_policy_ops ember_ac_ops;
 
 static int __init ember_ac_init(void)
 {
-	if (!ember_ac_params.threshold || ember_ac_params.threshold > 65535) {
-		pr_err("ember_ac: ac_threshold=%u is out of range [1, 65535]\n",
-		       ember_ac_params.threshold);
-		return -EINVAL;
+#define EMBER_AC_RANGE(name, def, min, max, desc)			\
+	if (!ember_ac_param_in_range(ember_ac_params.name, min, max)) {	\
+		pr_err("ember_ac: " #name "=%u is out of range [%u, %u]\n",	\
+		       ember_ac_params.name, min, max);			\
+		return -EINVAL;						\
 	}
+	EMBER_AC_PARAMS(EMBER_AC_RANGE)
+#undef EMBER_AC_RANGE
 	ember_ac_ops = ember_policy_ac;
 	ember_ac_ops.owner = THIS_MODULE;
 	return ember_register_policy(&ember_ac_ops);

@@ -32,7 +32,7 @@
 // Table 1 list (the experiments outside the paper are ember.ko's only).
 #define UVM_EMBER_PARAM(name, def, min, max, desc)                   \
     module_param_named(name, ember_params.name, uint, S_IRUGO);     \
-    MODULE_PARM_DESC(name, EMBER_ADAPTIVE_PARAM_DESC(name, def, min, max, desc));
+    MODULE_PARM_DESC(name, EMBER_PARAM_DESC(name, def, min, max, desc));
 EMBER_TABLE1_PARAMS(UVM_EMBER_PARAM)
 #undef UVM_EMBER_PARAM
 

@@ -73,10 +73,10 @@ static void test_uvm(void)
 	CU_ASSERT_EQUAL(b.dest, EMBER_LOC_GPU);
 	CU_ASSERT_EQUAL(ember_mask_weight(&b.migrate), 32);
 
-	ember_uvm_params.prefetch_enable = 0;
+	ember_uvm_params.uvm_perf_prefetch_enable = 0;
 	ember_policy_uvm.on_fault_block(NULL, &b);
 	CU_ASSERT_EQUAL(ember_mask_weight(&b.migrate), 20);
-	ember_uvm_params.prefetch_enable = 1;
+	ember_uvm_params.uvm_perf_prefetch_enable = 1;
 
 	memset(&b, 0, sizeof(b));			/* untouched, preferred GPU */
 	b.preferred = EMBER_LOC_GPU;
