@@ -29,7 +29,7 @@
 	X(app, TOP, STRING, "", s->r->app, true,			\
 	  "the kernel, ember-run -k")					\
 	X(variant, TOP, STRING, "", s->r->variant, true,		\
-	  "the variant (matrix.c's list): the program's placement")	\
+	  "the variant (userspace/variants.h's list): the program's placement")	\
 	X(policy, TOP, STRING, "", s->r->policy, true,		\
 	  "the ember.ko policy it ran under (the last -P, else uvm); under " \
 	  "nvidia-uvm the variant's (adaptive: ember; the others: uvm, Debian's module)") \
