@@ -171,7 +171,8 @@ loaded-test: all
 
 # ember-agent report beside the paper's CSVs, on results made from the
 # paper's own numbers (no VM): exact order counts and geometric means.
-report-test: host results-format-doc-check experiments-doc-check inject-doc-check docs-numbers-check
+report-test: host results-format-doc-check experiments-doc-check inject-doc-check \
+		modparams-doc-check docs-numbers-check
 	$(MAKE) -C userspace $(BUILD)/guest/ember-run
 	bash tests/report/run-test.sh $(AGENT) $(BUILD)/report-test $(BUILD)/guest/ember-run
 	$(CC) -std=gnu11 -Wall -Wextra -O2 -Ihost-agent -o $(BUILD)/report-test/test-judge \
@@ -270,6 +271,14 @@ inject-doc: host
 
 inject-doc-check: host
 	@bash scripts/doc-block.sh check docs/fault-injection.md $(AGENT) inject-expect
+
+# docs/driver.md's module parameters: ember-agent's listing of the lists
+# that declare them (host-agent/modparams.c); the check is part of report-test.
+modparams-doc: host
+	bash scripts/doc-block.sh write docs/driver.md $(AGENT) modparams
+
+modparams-doc-check: host
+	@bash scripts/doc-block.sh check docs/driver.md $(AGENT) modparams
 
 # docs/table1.md, Table 1 of the paper as Markdown, printed by
 # scripts/table1-doc.c from the one list (policy/ember_adaptive_params.h);
@@ -522,4 +531,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean
+.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean

@@ -24,6 +24,7 @@
 #include "judge.h"
 #include "libvirt_run.h"
 #include "matrix.h"
+#include "modparams.h"
 #include "qmp.h"
 #include "report.h"
 #include "result_record.h"
@@ -71,6 +72,7 @@ static void usage(FILE *f)
 		"       ember-agent result-fields\n"
 		"       ember-agent variants\n"
 		"       ember-agent inject-expect\n"
+		"       ember-agent modparams\n"
 		"\n"
 		"`run` boots one VM per combination of the config's apps, variants,\n"
 		"policies, drivers, factors and seeds (syntax in host-agent/matrix.h), in\n"
@@ -98,7 +100,10 @@ static void usage(FILE *f)
 		"(host-agent/result_fields.h, the one list both are written from) as a\n"
 		"Markdown table; `variants` the matrix variants (userspace/variants.h)\n"
 		"likewise, `inject-expect` what each injection kind must lead to under\n"
-		"each driver (host-agent/judge.c's tables).\n"
+		"each driver (host-agent/judge.c's tables), `modparams` the module\n"
+		"parameters of ember.ko (Table 1's aside: docs/table1.md), ember_ac.ko\n"
+		"and ember_ariadne.ko from the lists that declare them (policy/,\n"
+		"guest-kmod/ember/ember_params.h).\n"
 		"\n"
 		"usage: ember-agent calibrate --card JSONL --qemu PATH --kernel PATH --initrd PATH\n"
 		"                   [--profile NAME] [--ubench 'ARGS'] [--workdir DIR]\n"
@@ -578,6 +583,10 @@ int main(int argc, char **argv)
 		em_inject_expect_markdown(EM_DRIVER_EMBER, stdout);
 		printf("\nUnder nvidia-uvm:\n\n");
 		em_inject_expect_markdown(EM_DRIVER_NVIDIA_UVM, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "modparams") && argc == 2) {
+		em_modparams_markdown(stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "result-fields") && argc == 2) {

@@ -3,6 +3,7 @@
 #include "modparams.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,54 +13,54 @@
 #include "ember_params.h"
 #include "ember_policy_params.h"
 
-/* A parameter of ember.ko: its name and range. */
+/*
+ * A module parameter as its list declares it: the module that has it, its
+ * name, default, range, sysfs mode and description.
+ */
 struct em_modparam {
+	const char *module;
 	const char *name;
-	unsigned long long min, max;
+	unsigned long long def, min, max;
+	unsigned int perm;
+	const char *desc;
+	bool table1;		/* ember_adaptive_params.h's: docs/table1.md's */
 };
 
-#define EM_DRIVER_PARAM(name, var, def, min, max, perm, desc)	{ #name, min, max },
-#define EM_POLICY_PARAM(name, def, min, max, desc)		{ #name, min, max },
+#define EM_DRIVER_PARAM(name, var, def, min, max, perm, desc)	\
+	{ "ember.ko", #name, def, min, max, perm, desc, false },
 /* a ulong of the 64-bit guest: any value */
-#define EM_ULONG_PARAM(name, var, def, desc)			{ #name, 0, UINT64_MAX },
-static const struct em_modparam ember_ko[] = {
+#define EM_ULONG_PARAM(name, var, def, perm, desc)		\
+	{ "ember.ko", #name, def, 0, UINT64_MAX, perm, desc, false },
+#define EM_POLICY_PARAM(module, name, def, min, max, desc)	\
+	{ module, #name, def, min, max, EMBER_POLICY_PARAM_PERM, desc, false },
+#define EM_UVM_PARAM(...)	EM_POLICY_PARAM("ember.ko", __VA_ARGS__)
+/* the policy modules': ember-run loads those, not the guest's insmod */
+#define EM_AC_PARAM(...)	EM_POLICY_PARAM("ember_ac.ko", __VA_ARGS__)
+#define EM_ARIADNE_PARAM(...)	EM_POLICY_PARAM("ember_ariadne.ko", __VA_ARGS__)
+/* their mode is ember_policy.c's; only the check reads these entries */
+#define EM_ADAPTIVE_PARAM(name, def, min, max, desc)		\
+	{ "ember.ko", #name, def, min, max, 0, desc, true },
+static const struct em_modparam modparams[] = {
 	EMBER_DRIVER_PARAMS(EM_DRIVER_PARAM)
 	EMBER_LIMIT_PARAMS(EM_DRIVER_PARAM)
-	EMBER_UVM_PARAMS(EM_POLICY_PARAM)
-	EMBER_ADAPTIVE_PARAMS(EM_POLICY_PARAM)
 	EMBER_ULONG_PARAMS(EM_ULONG_PARAM)
-};
-
-/* The policy modules' parameters: ember-run loads those modules, not the guest's insmod. */
-#define EM_AC_PARAM(name, def, min, max, desc)		{ #name, "ember_ac.ko" },
-#define EM_ARIADNE_PARAM(name, def, min, max, desc)	{ #name, "ember_ariadne.ko" },
-static const struct {
-	const char *name, *module;
-} policy_modules[] = {
+	EMBER_UVM_PARAMS(EM_UVM_PARAM)
 	EMBER_AC_PARAMS(EM_AC_PARAM)
 	ARIADNE_PARAMS(EM_ARIADNE_PARAM)
+	EMBER_ADAPTIVE_PARAMS(EM_ADAPTIVE_PARAM)
 };
 
 #define EM_NELEMS(a)	(sizeof(a) / sizeof((a)[0]))
 
-static const struct em_modparam *modparam_find(const char *name)
+/* module's parameter name (module NULL: any module's), or NULL */
+static const struct em_modparam *modparam_find(const char *module, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < EM_NELEMS(ember_ko); i++)
-		if (!strcmp(name, ember_ko[i].name))
-			return &ember_ko[i];
-	return NULL;
-}
-
-/* The policy module whose parameter name is, or NULL. */
-static const char *policy_module_of(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < EM_NELEMS(policy_modules); i++)
-		if (!strcmp(name, policy_modules[i].name))
-			return policy_modules[i].module;
+	for (i = 0; i < EM_NELEMS(modparams); i++)
+		if (!strcmp(name, modparams[i].name) &&
+		    (!module || !strcmp(module, modparams[i].module)))
+			return &modparams[i];
 	return NULL;
 }
 
@@ -87,13 +88,13 @@ unsigned int em_modparams_check(const char *where, const char *modparams)
 
 		if (eq)
 			*eq = '\0';
-		p = modparam_find(kv);
+		p = modparam_find("ember.ko", kv);
 		if (!p) {
-			const char *module = policy_module_of(kv);
+			const struct em_modparam *other = modparam_find(NULL, kv);
 
 			fprintf(stderr, "%s: modparams: ember.ko has no parameter '%s'%s%s%s\n",
-				where, kv, module ? " (it is " : "", module ?: "",
-				module ? "'s, which ember-run loads)" : "");
+				where, kv, other ? " (it is " : "", other ? other->module : "",
+				other ? "'s, which ember-run loads)" : "");
 			bad++;
 			continue;
 		}
@@ -115,4 +116,36 @@ unsigned int em_modparams_check(const char *where, const char *modparams)
 		bad++;
 	}
 	return bad;
+}
+
+/* A range as a reader wants it: an unbounded maximum as ">= min". */
+static void modparam_range(const struct em_modparam *p, FILE *out)
+{
+	if (p->max == UINT64_MAX && !p->min)
+		fputs("any", out);
+	else if (p->max == UINT32_MAX || p->max == UINT64_MAX)
+		fprintf(out, ">= %llu", p->min);
+	else
+		fprintf(out, "%llu..%llu", p->min, p->max);
+}
+
+void em_modparams_markdown(FILE *out)
+{
+	const char *d;
+	size_t i;
+
+	fputs("| module | parameter | default | range | writable | description |\n"
+	      "|---|---|---|---|---|---|\n", out);
+	for (i = 0; i < EM_NELEMS(modparams); i++) {
+		const struct em_modparam *p = &modparams[i];
+
+		if (p->table1)
+			continue;
+		fprintf(out, "| `%s` | `%s` | %llu | ", p->module, p->name, p->def);
+		modparam_range(p, out);
+		fprintf(out, " | %s | ", p->perm & 0222 ? "yes" : "no");
+		for (d = p->desc; *d; d++)	/* a '|' would end the cell */
+			fprintf(out, *d == '|' ? "\\|" : "%c", *d);
+		fputs(" |\n", out);
+	}
 }

@@ -11,6 +11,8 @@
 #ifndef EMBER_AGENT_MODPARAMS_H
 #define EMBER_AGENT_MODPARAMS_H
 
+#include <stdio.h>
+
 /*
  * Checks modparams ("name=value,..."): a name ember.ko does not have
  * (insmod would ignore it; a policy module's parameter is named as its
@@ -21,5 +23,13 @@
  * after "where: modparams: ". Returns how many.
  */
 unsigned int em_modparams_check(const char *where, const char *modparams);
+
+/*
+ * Prints, as a Markdown table, the parameters of ember.ko (but Table 1's,
+ * docs/table1.md's), ember_ac.ko and ember_ariadne.ko from their lists:
+ * module, name, default, range, whether sysfs may write it, description
+ * (ember-agent modparams, docs/driver.md).
+ */
+void em_modparams_markdown(FILE *out);
 
 #endif /* EMBER_AGENT_MODPARAMS_H */

@@ -22,6 +22,10 @@
  *   ARIADNE_PARAMS    ember_ariadne.ko's
  *                     (guest-kmod/ember/modules/ember_ariadne_module.c)
  *
+ * Every parameter of these lists is read-only after load
+ * (EMBER_POLICY_PARAM_PERM, their sysfs mode): ember_ac.ko and
+ * ember_ariadne.ko check the ranges at load only.
+ *
  * Macros only; the one include, ember_adaptive_params.h, is macros only
  * too: the file compiles in the kernel, in user space and in the C
  * preprocessor alone.
@@ -38,6 +42,9 @@
 /* ARIADNE: the longest fault history of a VA block, and so the highest
  * sharing degree */
 #define ARIADNE_HISTORY_MAX	32
+
+/* The sysfs mode of every parameter of these lists. */
+#define EMBER_POLICY_PARAM_PERM	0444
 
 #define EMBER_UVM_PARAMS(X)						\
 	X(uvm_perf_prefetch_enable, 1, 0, 1,				\

@@ -16,8 +16,8 @@
  *   EMBER_DRIVER_PARAMS  ember_main.c's: fault batches, timeouts, retries
  *   EMBER_LIMIT_PARAMS   ember_limits.c's: what one opener may take
  *
- * EMBER_ULONG_PARAMS: X(name, var, default, description), a ulong taking
- * any value (ember_policy.c).
+ * EMBER_ULONG_PARAMS: X(name, var, default, perm, description), a ulong
+ * taking any value (ember_policy.c).
  *
  * Macros only, no includes: the file compiles in the kernel, in user space
  * and in the C preprocessor alone.
@@ -65,7 +65,7 @@
 	  "reset and fails with ETIME")
 
 #define EMBER_ULONG_PARAMS(X)						\
-	X(ember_ns_per_ms, ember_ns_per_ms, 0,				\
+	X(ember_ns_per_ms, ember_ns_per_ms, 0, 0444,			\
 	  "Device ns per ms of the Ember periods (default 0: 1000000 x VRAM / "	\
 	  "the full card's VRAM, the scaling rule)")
 

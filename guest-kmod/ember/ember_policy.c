@@ -60,7 +60,8 @@ EXPORT_SYMBOL_GPL(ember_prefetch_tbn);
 
 /* Names, defaults, ranges and descriptions: policy/ember_policy_params.h. */
 #define EMBER_UVM_PARAM(name, def, min, max, desc)			\
-	EMBER_RANGE_PARAM(name, ember_uvm_params.name, min, max, 0444,	\
+	EMBER_RANGE_PARAM(name, ember_uvm_params.name, min, max,	\
+			  EMBER_POLICY_PARAM_PERM,			\
 			  EMBER_PARAM_DESC(name, def, min, max, desc));
 EMBER_UVM_PARAMS(EMBER_UVM_PARAM)
 #undef EMBER_UVM_PARAM
@@ -84,9 +85,9 @@ EMBER_ADAPTIVE_PARAMS(EMBER_AP_PARAM)
  * (ember_adaptive_scale()); a profile with the rule off reports the two
  * sizes equal. A value fixes the unit (1000000: device ms).
  */
-#define EMBER_ULONG_PARAM(name, var, def, desc)			\
+#define EMBER_ULONG_PARAM(name, var, def, perm, desc)			\
 	static unsigned long var = def;					\
-	module_param_named(name, var, ulong, 0444);			\
+	module_param_named(name, var, ulong, perm);			\
 	MODULE_PARM_DESC(name, desc);
 EMBER_ULONG_PARAMS(EMBER_ULONG_PARAM)
 #undef EMBER_ULONG_PARAM

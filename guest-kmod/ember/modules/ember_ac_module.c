@@ -11,7 +11,8 @@
 
 /* Names, defaults, ranges and descriptions: policy/ember_policy_params.h. */
 #define EMBER_AC_PARAM(name, def, min, max, desc)			\
-	module_param_named(name, ember_ac_params.name, uint, 0444);	\
+	module_param_named(name, ember_ac_params.name, uint,		\
+			   EMBER_POLICY_PARAM_PERM);			\
 	MODULE_PARM_DESC(name, EMBER_PARAM_DESC(name, def, min, max, desc));
 EMBER_AC_PARAMS(EMBER_AC_PARAM)
 #undef EMBER_AC_PARAM

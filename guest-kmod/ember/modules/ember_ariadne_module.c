@@ -12,7 +12,8 @@
 
 /* Names, defaults, ranges and descriptions: policy/ember_policy_params.h. */
 #define ARIADNE_PARAM(name, def, min, max, desc)			\
-	module_param_named(name, ariadne_params.name, uint, 0444);	\
+	module_param_named(name, ariadne_params.name, uint,		\
+			   EMBER_POLICY_PARAM_PERM);			\
 	MODULE_PARM_DESC(name, EMBER_PARAM_DESC(name, def, min, max, desc));
 ARIADNE_PARAMS(ARIADNE_PARAM)
 #undef ARIADNE_PARAM
