@@ -8,14 +8,15 @@
 
 #include <jansson.h>
 
+#include "app_list.h"
 #include "gpumodel/profile.h"
 
 void card_set_app_order(struct card_set *s)
 {
-	/* the paper's apps in its order, then gemv and colscan */
-	static const char *const app_order[] = {
-		"pathfinder", "kmeans", "conv", "bitonic", "radix", "bfs", "gemv", "colscan",
-	};
+	/* the card's apps in workloads/app_list.h's order (the paper's, then gemv, colscan) */
+#define CARD_APP(name, kernel, paper, inputs, card)	EM_APP_IF_CARD(card, #name,)
+	static const char *const app_order[] = { EM_APPS(CARD_APP) };
+#undef CARD_APP
 	size_t a;
 
 	for (a = 0; a < sizeof(app_order) / sizeof(app_order[0]); a++)

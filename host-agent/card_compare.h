@@ -36,7 +36,7 @@ struct card_testbed {
 	struct card_run m[CARD_MAX_APPS][CARD_MAX_FOOTS][CARD_NVARIANTS];
 };
 
-/* The card's rows in the paper's order, then gemv and colscan (before loading s). */
+/* The card's rows in workloads/app_list.h's order (before loading s). */
 void card_set_app_order(struct card_set *s);
 
 /*

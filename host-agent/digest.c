@@ -82,7 +82,7 @@ int em_run_digest(const char *profile, const char *run_args, char *buf, size_t l
 		else if (opt == 'p')
 			passes = v;
 	}
-	ref = em_app_ref_find(app);
+	ref = em_app_ref_find(em_app_of(app));	/* an alias: its application's */
 	if (!ref || !ref->expect)
 		goto out;
 	/* as apps.c sizes the run: the footprint from the VRAM the driver reports */

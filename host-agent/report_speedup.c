@@ -17,46 +17,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_inputs.h"
 #include "variants.h"
 
-/*
- * The paper's query runtimes the column scan stands for: the SSB queries
- * of Tables 7-8 measured on all three PCIe GPUs, summed (one colscan run
- * is one sequence of queries; see rep_paper_value()).
- */
-#define SSB_QUERIES "q1.3+q2.1+q2.2+q2.3+q3.1+q3.2+q3.3+q3.4"
-
-/* Our names -> the paper's (rows of experiments/paper/table*.csv). */
-static const struct {
-	const char *ours, *paper;
-} app_names[] = {
-	{ "pathfinder", "pathfinder" }, { "kmeans", "kmeans" },
-	{ "conv", "cnn" }, { "bitonic", "bitonic_sort" },
-	{ "radix", "radix_sort" }, { "bfs", "bfs" },
-	{ "gemv", "llm" }, { "llm", "llm" },
-	{ "colscan", SSB_QUERIES }, { "ssb", SSB_QUERIES },
-	{ "movinghot", "movinghot" },
-}, variant_names[] = {
-#define VARIANT_PAPER(name, program, policy, paper, what)	{ #name, paper },
-	EM_VARIANTS(VARIANT_PAPER)
-#undef VARIANT_PAPER
-};
-
-static const char *map_name(const char *ours, int apps)
+/* A matrix variant's name in the paper's CSVs (userspace/variants.h); NULL: none. */
+static const char *variant_paper(const char *ours)
 {
-	size_t i, n = apps ? sizeof(app_names) / sizeof(app_names[0]) :
-		      sizeof(variant_names) / sizeof(variant_names[0]);
+#define VARIANT_PAPER(name, program, policy, paper, what)	{ #name, paper },
+	static const struct {
+		const char *ours, *paper;
+	} names[] = { EM_VARIANTS(VARIANT_PAPER) };
+#undef VARIANT_PAPER
+	size_t i;
 
-	/* one SSB query per run (ember-run -k ssb-q1.3): the paper's row q1.3 */
-	if (apps && !strncmp(ours, "ssb-q", 5))
-		return ours + 4;
-
-	for (i = 0; i < n; i++) {
-		const char *o = apps ? app_names[i].ours : variant_names[i].ours;
-
-		if (!strcmp(o, ours))
-			return apps ? app_names[i].paper : variant_names[i].paper;
-	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i].ours, ours))
+			return names[i].paper;
 	return NULL;
 }
 
@@ -132,7 +108,8 @@ static double paper_row(const char *csv, const char *gpu, const char *size,
 double rep_paper_value(const char *csv, const char *gpu, const char *size,
 		       const char *app, const char *variant, int *capped)
 {
-	const char *papp = map_name(app, 1), *pvar = map_name(variant, 0);
+	/* the app's rows: workloads/app_list.h's paper column */
+	const char *papp = em_app_paper(app), *pvar = variant_paper(variant);
 	char one[32];
 	double sum = 0, v;
 	int c;

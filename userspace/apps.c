@@ -79,7 +79,7 @@ static int app_launch(struct app_run *a, const uint64_t *args, int nargs)
 /* ---- launch sequences (buffers and sizes: workloads/<app>.c) ---- */
 
 /* pathfinder: row r goes to half (r + 1) % 2 of b1, reading row 0 from the wall */
-static int pf_launch(struct app_run *a)
+static int pathfinder_launch(struct app_run *a)
 {
 	uint64_t r, rows = a->d.n[0], cols = a->d.n[1];
 
@@ -95,7 +95,7 @@ static int pf_launch(struct app_run *a)
 }
 
 /* kmeans: assign (mode 0) then update (mode 1) per iteration */
-static int km_launch(struct app_run *a)
+static int kmeans_launch(struct app_run *a)
 {
 	uint64_t it, mode;
 
@@ -110,7 +110,7 @@ static int km_launch(struct app_run *a)
 	return 0;
 }
 
-static int cv_launch(struct app_run *a)
+static int conv_launch(struct app_run *a)
 {
 	uint64_t args[6] = { va(a, 0), a->d.n[0], a->d.n[1], EM_CV_CH, va(a, 2),
 			     va(a, 1) };
@@ -119,7 +119,7 @@ static int cv_launch(struct app_run *a)
 }
 
 /* bitonic: the sequence of em_app_bitonic_launch() */
-static int bt_launch(struct app_run *a)
+static int bitonic_launch(struct app_run *a)
 {
 	uint64_t bytes = a->d.n[0] * a->d.n[1] * 128, i, k, j;
 
@@ -133,7 +133,7 @@ static int bt_launch(struct app_run *a)
 }
 
 /* radix: count, scan, scatter per 4-bit pass, swapping b0 and b1 */
-static int rx_launch(struct app_run *a)
+static int radix_launch(struct app_run *a)
 {
 	uint64_t p, mode;
 
@@ -167,7 +167,7 @@ static int bfs_launch(struct app_run *a)
 }
 
 /* gemv: one launch per token, y fed back as the next x */
-static int gv_launch(struct app_run *a)
+static int gemv_launch(struct app_run *a)
 {
 	uint64_t t, n = a->d.n[0];
 
@@ -182,7 +182,7 @@ static int gv_launch(struct app_run *a)
 }
 
 /* colscan: one launch per query */
-static int cs_launch(struct app_run *a)
+static int colscan_launch(struct app_run *a)
 {
 	uint64_t q, n = a->d.n[0];
 
@@ -207,7 +207,7 @@ static int ssb_launch(struct app_run *a)
 }
 
 /* gemvrow: y = A x, 32 rows per warp (Polybench's thread per row), per iteration */
-static int gr_launch(struct app_run *a)
+static int gemvrow_launch(struct app_run *a)
 {
 	uint64_t it;
 
@@ -222,7 +222,7 @@ static int gr_launch(struct app_run *a)
 }
 
 /* atax: tmp = A x (thread per row), then y = A^T tmp (thread per column) */
-static int ax_launch(struct app_run *a)
+static int atax_launch(struct app_run *a)
 {
 	uint64_t it;
 
@@ -240,7 +240,7 @@ static int ax_launch(struct app_run *a)
 }
 
 /* gemm: one launch per tile of k, each adding into C */
-static int gm_launch(struct app_run *a)
+static int gemm_launch(struct app_run *a)
 {
 	uint64_t p0;
 
@@ -269,7 +269,7 @@ static int nw_launch(struct app_run *a)
 }
 
 /* decode: per token, per layer: h = W x, then s = KV h; h feeds the next layer */
-static int dc_launch(struct app_run *a)
+static int decode_launch(struct app_run *a)
 {
 	uint64_t d = a->d.n[0], t, l, x = va(a, 3), woff, kvoff, bytes;
 	int wpool, kvpool;
@@ -417,71 +417,47 @@ static const struct em_run_steps app_steps = {
 	.verify = app_verify,
 };
 
-/* ---- the table ---- */
+/* ---- the table (app_list.h) ---- */
 
-static const struct em_app apps[] = {
-	/*
-	 * The microbenchmarks (workload.h): a buffer streamed -p times, lines
-	 * gathered at random, a hot set read with reuse, a hot window moving
-	 * across the footprint.
-	 */
-	{ .name = "stream", .kernel = EMBER_KERNEL_STREAM, .steps = &em_wl_stream_steps },
-	{ .name = "gather", .kernel = EMBER_KERNEL_GATHER, .steps = &em_wl_gather_steps },
-	{ .name = "hotset", .kernel = EMBER_KERNEL_HOTSET, .steps = &em_wl_hotset_steps },
-	{ .name = "movinghot", .kernel = EMBER_KERNEL_HOTSET, .steps = &em_wl_movinghot_steps },
-	/* the paper's applications (apps.h), with what no launch writes: */
-#define APP(name, kernel, ref, launch, inputs) \
-	{ name, kernel, &app_steps, ref, launch, inputs }
-	/* the wall */
-	APP("pathfinder", EMBER_KERNEL_PATHFINDER, &em_app_pathfinder, pf_launch, 1u << 0),
-	/* the points */
-	APP("kmeans", EMBER_KERNEL_KMEANS, &em_app_kmeans, km_launch, 1u << 0),
-	/* the image and the filter */
-	APP("cnn", EMBER_KERNEL_CONV, &em_app_conv, cv_launch, 1u << 0 | 1u << 2),
-	APP("conv", EMBER_KERNEL_CONV, &em_app_conv, cv_launch, 1u << 0 | 1u << 2),
-	/* sorted in place, ping-ponged: checked by their verify_failed */
-	APP("bitonic", EMBER_KERNEL_BITONIC, &em_app_bitonic, bt_launch, 0),
-	APP("bitonic_sort", EMBER_KERNEL_BITONIC, &em_app_bitonic, bt_launch, 0),
-	APP("radix", EMBER_KERNEL_RADIX, &em_app_radix, rx_launch, 0),
-	APP("radix_sort", EMBER_KERNEL_RADIX, &em_app_radix, rx_launch, 0),
-	/* the graph's offsets and edges */
-	APP("bfs", EMBER_KERNEL_BFS, &em_app_bfs, bfs_launch, 1u << 0 | 1u << 1),
-	/* the weights */
-	APP("gemv", EMBER_KERNEL_GEMV, &em_app_gemv, gv_launch, 1u << 0),
-	APP("llm", EMBER_KERNEL_GEMV, &em_app_gemv, gv_launch, 1u << 0),
-	/* the table */
-	APP("colscan", EMBER_KERNEL_COLSCAN, &em_app_colscan, cs_launch, 1u << 0),
-	APP("ssb", EMBER_KERNEL_COLSCAN, &em_app_colscan, cs_launch, 1u << 0),
-#define SSB(q) APP("ssb-" q, EMBER_KERNEL_COLSCAN, &em_app_ssb, ssb_launch, 1u << 0)
-	SSB("q1.1"), SSB("q1.2"), SSB("q1.3"), SSB("q2.1"), SSB("q2.2"), SSB("q2.3"),
-	SSB("q3.1"), SSB("q3.2"), SSB("q3.3"), SSB("q3.4"), SSB("q4.1"), SSB("q4.2"),
-	SSB("q4.3"),
-#undef SSB
-	/* A and x; atax's and gemm's A and B */
-	APP("gemvrow", EMBER_KERNEL_GEMV, &em_app_gemvrow, gr_launch, 1u << 0 | 1u << 1),
-	APP("atax", EMBER_KERNEL_GEMV, &em_app_atax, ax_launch, 1u << 0 | 1u << 1),
-	APP("gemm", EMBER_KERNEL_GEMM, &em_app_gemm, gm_launch, 1u << 0 | 1u << 1),
-	/* the reference scores */
-	APP("nw", EMBER_KERNEL_NW, &em_app_nw, nw_launch, 1u << 1),
-	/* the weight pools (the activations are written) */
-	APP("decode", EMBER_KERNEL_GEMV, &em_app_decode, dc_launch, 1u << 0 | 1u << 1 | 1u << 2),
-#undef APP
-};
-
-static const struct em_app *app_find(const char *name)
+const struct em_app *em_app_find(const char *name)
 {
+#define MICROBENCHMARK(mb, k, paper) \
+	{ .name = #mb, .kernel = EMBER_KERNEL_##k, .steps = &em_wl_##mb##_steps },
+#define APP(app, k, paper, in, card) \
+	{ .name = #app, .kernel = EMBER_KERNEL_##k, .steps = &app_steps, \
+	  .ref = &em_app_##app, .launch = app##_launch, .inputs = in },
+	static const struct em_app apps[] = { EM_MICROBENCHMARKS(MICROBENCHMARK) EM_APPS(APP) };
+#undef MICROBENCHMARK
+#undef APP
+	const char *app = em_app_of(name);
 	size_t i;
 
+	if (app)
+		name = app;
 	for (i = 0; name && i < sizeof(apps) / sizeof(apps[0]); i++)
 		if (!strcmp(apps[i].name, name))
 			return &apps[i];
 	return NULL;
 }
 
-const char *em_app_names(void)
+void em_app_names(FILE *f)
 {
-	return "pathfinder|kmeans|cnn|bitonic|radix|bfs|gemv|colscan|ssb-q1.1..ssb-q4.3|"
-	       "gemvrow|atax|gemm|nw|decode";
+#define NAME(name, ...)		#name,
+#define QUERY(query)		query,
+	static const char *const names[] = { EM_MICROBENCHMARKS(NAME) EM_APPS(NAME) };
+	static const char *const aliases[] = { EM_APP_ALIASES(NAME) };
+	static const char *const queries[] = { EM_SSB_QUERY_NAMES(QUERY) };
+#undef NAME
+#undef QUERY
+	size_t i, nq = sizeof(queries) / sizeof(queries[0]);
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i], em_app_ssb.name))	/* it runs one query a run */
+			fprintf(f, "%sssb-%s..ssb-%s", i ? "|" : "", queries[0], queries[nq - 1]);
+		else
+			fprintf(f, "%s%s", i ? "|" : "", names[i]);
+	for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		fprintf(f, "|%s", aliases[i]);
 }
 
 /* ---- the runner ---- */
@@ -530,13 +506,13 @@ static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 	r->result_ok = -1;
 	a.cfg = cfg;
 	a.r = r;
-	a.app = app_find(cfg->kernel);
+	a.app = em_app_find(cfg->kernel);
 	if (!a.app)
 		return app_fail(&a, "kernel", -EINVAL);
 	steps = a.app->steps;
 	a.d.seed = cfg->seed;
 	a.d.passes = cfg->passes;
-	a.d.query = em_app_ssb_query(a.app->name);
+	a.d.query = em_app_ssb_query(cfg->kernel);
 	if (a.app->ref) {
 		a.have_digest = cfg->verify_digest &&
 				!em_app_digest_parse(cfg->verify_digest, &a.digest);
@@ -582,7 +558,7 @@ static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 			goto out;
 	r->setup_ns = ptimer() - t0;
 	if (au_mode != AU_NONE) {
-		ret = em_autouvm_begin(&au, a.app->name, au_mode == AU_RECORD,
+		ret = em_autouvm_begin(&au, cfg->kernel, au_mode == AU_RECORD,
 				       cfg->autouvm_profile, a.d.p, a.d.bytes,
 				       EM_APP_BUFS);
 		if (ret) {
@@ -617,7 +593,7 @@ static int app_run_once(const struct em_wl_config *cfg, struct em_wl_result *r,
 	/* guest wall time of each step, for whoever tunes the applications' sizes */
 	if (a.app->ref)
 		fprintf(stderr, "ember-run: %s setup %.0f fill %.0f prefetch %.0f "
-			"launches %.0f verify %.0f ms (%s)\n", a.app->name, tm[1] - tm[0],
+			"launches %.0f verify %.0f ms (%s)\n", cfg->kernel, tm[1] - tm[0],
 			tm[2] - tm[1], tm[3] - tm[2], tm[4] - tm[3], tm[5] - tm[4],
 			a.d.verified_by_digest ? "host digest" : "reference");
 out:
@@ -635,7 +611,7 @@ out:
 
 int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *r)
 {
-	const struct em_app *app = app_find(cfg->kernel);
+	const struct em_app *app = em_app_find(cfg->kernel);
 	struct em_wl_config c = *cfg;
 	FILE *f;
 	int profiled = 0;
@@ -664,14 +640,14 @@ int em_wl_run(const struct em_wl_config *cfg, struct em_wl_result *r)
 void em_app_json(FILE *f, const struct em_wl_config *cfg,
 		 const struct em_wl_result *r)
 {
-	const struct em_app *app = app_find(cfg->kernel);
+	const struct em_app *app = em_app_find(cfg->kernel);
 	uint32_t passes;
 
 	if (!app || !app->ref)
 		return;
 	passes = cfg->passes ? cfg->passes : app->ref->def_passes;
 	fprintf(f, ",\"app\":\"%s\",\"passes\":%u,\"launches\":%llu,\"verified_by\":\"%s\"",
-		app->name, passes, (unsigned long long)r->stats.launches,
+		cfg->kernel, passes, (unsigned long long)r->stats.launches,
 		r->verified_by_digest ? "digest" : "reference");
 	if (!strcmp(cfg->variant, "autouvm"))
 		fprintf(f, ",\"autouvm_profiled\":%d,\"autouvm_profile_error\":\"%s\","

@@ -6,7 +6,7 @@
  * usage: ember-run [-k stream|gather|hotset|movinghot|APP] [-x FACTOR] [-v uvm|prefetch|
  *                  mapped|static] [-s SEED] [-p PASSES] [-w WARPS] [-P POLICY]
  *                  [-d DRIFT] [-r RANDOM -u REUSE -m pass|passes]
- * APP is one of the paper's applications (apps.h); -p is its size or phase
+ * APP is one of the applications (workloads/app_list.h); -p is its size or phase
  * count there (rows, iterations, tokens, ...). -v autouvm (applications
  * only) runs AutoUVM's executor with the profile -A (default
  * /tmp/ember-autouvm.profile), recorded by a profiling run first when the
@@ -45,11 +45,12 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ember-run [-k stream|gather|hotset|movinghot|%s|trace:FILE] "
-		"[-T TIMING-TRACE] [-x FACTOR] "
-		"[-v uvm|prefetch|mapped|static|autouvm] [-s SEED] [-p PASSES] "
-		"[-w WARPS] [-P POLICY] [-A AUTOUVM-PROFILE] [-d DRIFT] "
-		"[-r RANDOM%% -u REUSE -m pass|passes] [-V DIGEST]\n", em_app_names());
+	fputs("usage: ember-run [-k ", f);
+	em_app_names(f);
+	fputs("|trace:FILE] [-T TIMING-TRACE] [-x FACTOR] "
+	      "[-v uvm|prefetch|mapped|static|autouvm] [-s SEED] [-p PASSES] "
+	      "[-w WARPS] [-P POLICY] [-A AUTOUVM-PROFILE] [-d DRIFT] "
+	      "[-r RANDOM% -u REUSE -m pass|passes] [-V DIGEST]\n", f);
 }
 
 /* A whole decimal number in [min, max], or -1 after saying why. */

@@ -67,7 +67,8 @@ struct em_run_steps {
 };
 
 /*
- * An entry of the runner's table. Only the paper's applications have a
+ * An entry of the runner's table (one per line of app_list.h's
+ * EM_MICROBENCHMARKS and EM_APPS; aliases share their application's). Only the paper's applications have a
  * ref (a CPU side in workloads/): they alone take variant autouvm and a
  * host digest (-V), print their steps' guest wall time, and add their
  * fields to the JSON (em_app_json).
@@ -83,6 +84,13 @@ struct em_app {
 	/* bit i: no launch writes buffer i (checked word by word after an error) */
 	unsigned int inputs;
 };
+
+/*
+ * The entry ember-run -k name runs (apps.c's table, generated from
+ * workloads/app_list.h; an alias or an SSB query finds its
+ * application's), or NULL.
+ */
+const struct em_app *em_app_find(const char *name);
 
 /* The microbenchmarks' steps (workload.c). */
 extern const struct em_run_steps em_wl_stream_steps, em_wl_gather_steps,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The applications' table (each app's em_app_ref is in its own file,
- * named like its kernel in models/src/kernels/), sizing, and verification
- * by digest (app_inputs.h).
+ * The applications' table and names (generated from app_list.h; each
+ * app's em_app_ref is in its own file, named like its kernel in
+ * models/src/kernels/), sizing, and verification by digest (app_inputs.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,20 +18,60 @@ void em_app_size(const struct em_app_ref *ref, struct em_app_data *a)
 	ref->size(a);
 }
 
-/* ---- the table ---- */
+/* ---- the names (app_list.h) ---- */
 
 const struct em_app_ref *em_app_ref_find(const char *name)
 {
-	static const struct em_app_ref *const refs[] = {
-		&em_app_pathfinder, &em_app_kmeans, &em_app_conv, &em_app_bitonic,
-		&em_app_radix, &em_app_bfs, &em_app_gemv, &em_app_colscan, &em_app_ssb,
-		&em_app_gemvrow, &em_app_atax, &em_app_gemm, &em_app_nw, &em_app_decode,
-	};
+#define APP_REF(name, kernel, paper, inputs, card)	&em_app_##name,
+	static const struct em_app_ref *const refs[] = { EM_APPS(APP_REF) };
+#undef APP_REF
 	size_t i;
 
 	for (i = 0; name && i < sizeof(refs) / sizeof(refs[0]); i++)
 		if (!strcmp(refs[i]->name, name))
 			return refs[i];
+	return NULL;
+}
+
+const char *em_app_of(const char *name)
+{
+#define APP_ALIAS(alias, app)	{ #alias, #app },
+	static const struct {
+		const char *alias, *app;
+	} aliases[] = { EM_APP_ALIASES(APP_ALIAS) };
+#undef APP_ALIAS
+	const struct em_app_ref *ref;
+	size_t i;
+
+	/* first: "ssb" is colscan's alias, the name of no run of em_app_ssb */
+	for (i = 0; name && i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(aliases[i].alias, name))
+			return aliases[i].app;
+	if (em_app_ssb_query(name) >= 0)
+		return em_app_ssb.name;
+	ref = em_app_ref_find(name);
+	return ref ? ref->name : NULL;
+}
+
+const char *em_app_paper(const char *name)
+{
+#define APP_PAPER(name, kernel, paper, inputs, card)	{ #name, paper },
+#define MICROBENCHMARK_PAPER(name, kernel, paper)	{ #name, paper },
+	static const struct {
+		const char *name, *paper;
+	} papers[] = { EM_APPS(APP_PAPER) EM_MICROBENCHMARKS(MICROBENCHMARK_PAPER) };
+#undef APP_PAPER
+#undef MICROBENCHMARK_PAPER
+	const char *app = em_app_of(name);
+	size_t i;
+
+	if (em_app_ssb_query(name) >= 0)
+		return name + strlen("ssb-");
+	if (!app)
+		app = name;
+	for (i = 0; app && i < sizeof(papers) / sizeof(papers[0]); i++)
+		if (!strcmp(papers[i].name, app))
+			return papers[i].paper;
 	return NULL;
 }
 

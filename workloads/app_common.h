@@ -5,7 +5,7 @@
  * generator, the digest's fold, the word checks, the check after a failed
  * launch, and the helpers two apps share (colscan's table, which ssb.c
  * scans too; ARIADNE's int8 matrices, ariadne.c). The public interface is
- * app_inputs.h; the table of apps is app_common.c.
+ * app_inputs.h; the list of apps is app_list.h.
  *
  * The small helpers are static inline: fill() calls gen() once a word,
  * in the guest under TCG, where a call per word would cost.

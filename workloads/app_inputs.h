@@ -2,7 +2,7 @@
 /*
  * The applications' sizes, input generators and CPU references, in one
  * place (workloads/: a file per app, named like its kernel in
- * models/src/kernels/; app_common.c the table) for both sides: libember's
+ * models/src/kernels/; app_list.h the list of them) for both sides: libember's
  * apps (apps.c, in the guest) and the CUDA programs of cuda/apps/ on a
  * real card. Both size their buffers from the same footprint, fill them
  * with the same words and check every output word against the same
@@ -20,6 +20,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "app_list.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -119,12 +121,11 @@ struct em_app_ref {
 	void (*digest)(const struct em_app_data *d, struct em_app_fold *f);
 };
 
-extern const struct em_app_ref em_app_pathfinder, em_app_kmeans, em_app_conv,
-	em_app_bitonic, em_app_radix, em_app_bfs, em_app_gemv, em_app_colscan,
-	em_app_ssb;
-/* ARIADNE's workloads (app_common.h and each file say which sharing degree each has) */
-extern const struct em_app_ref em_app_gemvrow, em_app_atax, em_app_gemm,
-	em_app_nw, em_app_decode;
+/* em_app_NAME of every application of app_list.h, in workloads/NAME.c */
+#define EM_APP_REF_DECLARE(name, kernel, paper, inputs, card)	\
+	extern const struct em_app_ref em_app_##name;
+EM_APPS(EM_APP_REF_DECLARE)
+#undef EM_APP_REF_DECLARE
 
 /* gemvrow and atax: int8 columns of A, so 32 rows fill a 2 MiB VA block */
 #define EM_AR_COLS		(64 * 1024)
@@ -152,8 +153,19 @@ int em_app_bitonic_launch(const struct em_app_data *d, uint64_t i, uint64_t *k,
 /* Sets the default passes where none is given, then the sizes. */
 void em_app_size(const struct em_app_ref *ref, struct em_app_data *d);
 
-/* The reference of that name (an app's own, not apps.c's aliases), or NULL. */
+/* The reference of that name (an application's own, not an alias), or NULL. */
 const struct em_app_ref *em_app_ref_find(const char *name);
+/*
+ * The application ember-run -k name runs: an alias's application, ssb for
+ * an SSB query ("ssb-q1.3"), an application's own name; NULL for anything
+ * else (the microbenchmarks among them).
+ */
+const char *em_app_of(const char *name);
+/*
+ * The paper's row for -k name (app_list.h's paper, or an SSB query's own:
+ * "q1.3"), "+" between rows to be summed; NULL where the paper has none.
+ */
+const char *em_app_paper(const char *name);
 /*
  * On the host, natively, d sized (em_app_size) and its buffers allocated:
  * fills them, writes the reference's outputs with expect() and digests

@@ -44,10 +44,10 @@ _Static_assert(LO_COLS == EM_SSB_COLS, "lineorder's columns");
 #define SSB_PART	200000u
 #define SSB_YEAR(y)	(365u * ((y) - 1992))
 
-static const char *const ssb_names[EM_SSB_QUERIES] = {
-	"q1.1", "q1.2", "q1.3", "q2.1", "q2.2", "q2.3", "q3.1",
-	"q3.2", "q3.3", "q3.4", "q4.1", "q4.2", "q4.3",
-};
+#define SSB_NAME(query)	query,
+static const char *const ssb_names[] = { EM_SSB_QUERY_NAMES(SSB_NAME) };
+#undef SSB_NAME
+_Static_assert(sizeof(ssb_names) / sizeof(ssb_names[0]) == EM_SSB_QUERIES, "SSB queries");
 
 /* f1 lo hi, f2 lo hi, f3 lo hi, a, b; the SSB predicate beside each */
 static const uint32_t ssb_q[EM_SSB_QUERIES][11] = {

@@ -9,7 +9,8 @@
  * is the barrier).
  *
  * usage: ember-apps APP VARIANT FOOTPRINT_BYTES [SEED]
- *   APP      pathfinder kmeans conv bitonic radix bfs gemv colscan
+ *        ember-apps --list   (the APPs, one a line)
+ *   APP      an application of workloads/app_list.h with card 1
  *   VARIANT  uvm (plain managed memory), prefetch (each buffer prefetched
  *            whole after the fill), mapped (preferred location host +
  *            accessed-by the GPU before the fill). Ember-static is "uvm"
@@ -89,7 +90,9 @@ __global__ void pf_row(const uint32_t *wall, uint64_t cols, uint64_t row,
 	}
 }
 
-static int pf_launch(struct run *r)
+static const int pathfinder_rev = 1;
+
+static int pathfinder_launch(struct run *r)
 {
 	uint64_t rows = r->d.n[0], cols = r->d.n[1];
 	const uint32_t *wall = (const uint32_t *)buf(r, 0);
@@ -183,7 +186,9 @@ __global__ void km_update(uint32_t *cent, unsigned long long *accum)
 		accum[k] = 0;
 }
 
-static int km_launch(struct run *r)
+static const int kmeans_rev = 2;
+
+static int kmeans_launch(struct run *r)
 {
 	uint32_t *cent = (uint32_t *)buf(r, 2);
 	unsigned long long *accum = (unsigned long long *)(buf(r, 2) + 128);
@@ -229,7 +234,9 @@ __global__ void cv_layer(const uint32_t *in, uint64_t h, uint64_t w,
 	}
 }
 
-static int cv_launch(struct run *r)
+static const int conv_rev = 1;
+
+static int conv_launch(struct run *r)
 {
 	uint64_t h = r->d.n[0], w = r->d.n[1];
 
@@ -301,7 +308,9 @@ __global__ void bt_in_line(uint32_t *keys, uint64_t lines, struct bt_segs gs,
 	}
 }
 
-static int bt_launch(struct run *r)
+static const int bitonic_rev = 2;
+
+static int bitonic_launch(struct run *r)
 {
 	uint64_t s = r->d.n[0], lines = r->d.n[0] * r->d.n[1];
 	struct bt_segs gs = { r->d.n[1], 64 };
@@ -430,7 +439,9 @@ __global__ void rx_scatter(const uint32_t *src, uint64_t n, uint32_t *dst,
 	}
 }
 
-static int rx_launch(struct run *r)
+static const int radix_rev = 1;
+
+static int radix_launch(struct run *r)
 {
 	uint64_t n = r->d.n[0], chunks = r->d.n[2];
 	uint32_t *hist = (uint32_t *)buf(r, 2);
@@ -474,6 +485,8 @@ __global__ void bfs_level(const uint64_t *rp, uint64_t nv, const uint64_t *col,
 		}
 	}
 }
+
+static const int bfs_rev = 1;
 
 static int bfs_launch(struct run *r)
 {
@@ -524,7 +537,9 @@ __global__ void gv_token(const int8_t *w, uint64_t n, const int8_t *x, int8_t *y
 	}
 }
 
-static int gv_launch(struct run *r)
+static const int gemv_rev = 1;
+
+static int gemv_launch(struct run *r)
 {
 	uint64_t n = r->d.n[0];
 	int8_t *v = (int8_t *)buf(r, 1);
@@ -570,7 +585,9 @@ __global__ void cs_scan(const uint32_t *t, uint64_t n, struct cs_query q,
 	}
 }
 
-static int cs_launch(struct run *r)
+static const int colscan_rev = 1;
+
+static int colscan_launch(struct run *r)
 {
 	uint64_t n = r->d.n[0], args[4];
 	struct cs_query q;
@@ -596,9 +613,11 @@ static int cs_launch(struct run *r)
 /* ---- the run ---- */
 
 /*
- * rev: the kernels' revision, in the output line; a change to how an app's
- * kernels run on the card (not what they compute) takes the next one, and
- * make compare-card compares each app's latest revision only.
+ * The applications of workloads/app_list.h with card 1. rev: the revision
+ * of NAME's kernels (NAME_rev, beside NAME_launch), in the output line; a
+ * change to how an app's kernels run on the card (not what they compute)
+ * takes the next one, and make compare-card compares each app's latest
+ * revision only.
  */
 struct app {
 	const char *name;
@@ -607,16 +626,10 @@ struct app {
 	int rev;
 };
 
-static const struct app apps[] = {
-	{ "pathfinder", &em_app_pathfinder, pf_launch, 1 },
-	{ "kmeans", &em_app_kmeans, km_launch, 2 },
-	{ "conv", &em_app_conv, cv_launch, 1 },
-	{ "bitonic", &em_app_bitonic, bt_launch, 2 },
-	{ "radix", &em_app_radix, rx_launch, 1 },
-	{ "bfs", &em_app_bfs, bfs_launch, 1 },
-	{ "gemv", &em_app_gemv, gv_launch, 1 },
-	{ "colscan", &em_app_colscan, cs_launch, 1 },
-};
+#define CARD_APP(name, kernel, paper, inputs, card)			\
+	EM_APP_IF_CARD(card, { #name, &em_app_##name, name##_launch, name##_rev },)
+static const struct app apps[] = { EM_APPS(CARD_APP) };
+#undef CARD_APP
 
 static double now_ms(void)
 {
@@ -674,8 +687,14 @@ int main(int argc, char **argv)
 	int dev, lock_fd = -1, gate_fd = -1;
 	cudaDeviceProp prop;
 
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		for (size_t i = 0; i < sizeof(apps) / sizeof(apps[0]); i++)
+			printf("%s\n", apps[i].name);
+		return 0;
+	}
 	if (argc < 4) {
-		fprintf(stderr, "usage: ember-apps APP uvm|prefetch|mapped FOOTPRINT_BYTES [SEED]\n");
+		fprintf(stderr, "usage: ember-apps APP uvm|prefetch|mapped FOOTPRINT_BYTES [SEED]\n"
+			"       ember-apps --list\n");
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof(apps) / sizeof(apps[0]); i++)

@@ -9,8 +9,8 @@
 # free device memory or 4 GiB. A 64 MiB run of every cell goes first; the
 # full run only follows when all of them verify.
 #
-# VARIANTS (default "uvm prefetch mapped static") and APP_NAMES (default all
-# eight) narrow the matrix, for repeats of some cells (the card's run-to-run
+# VARIANTS (default "uvm prefetch mapped static") and APP_NAMES (default
+# every app of ember-apps --list) narrow the matrix, for repeats of some cells (the card's run-to-run
 # spread) or an app whose kernels changed.
 #
 # usage: tests/hw/apps.sh OUTDIR [FOOTPRINT_BYTES...]   (default 1, 2, 4 GiB)
@@ -65,7 +65,7 @@ export build out cells
 export EMBER_APPS_LOCK=$build/card.lock
 
 variants=${VARIANTS:-uvm prefetch mapped static}
-app_names=${APP_NAMES:-pathfinder kmeans conv bitonic radix bfs gemv colscan}
+app_names=${APP_NAMES:-$("$build/ember-apps" --list)}
 ncells=$(($(echo $variants | wc -w) * $(echo $app_names | wc -w)))
 
 # a small run first: the full one only when every cell verifies

@@ -7,7 +7,7 @@
 # to (tests/hw/kernels_csv.py keeps those columns). Clocks are left alone (--clock-control none). Also the kernels' SASS
 # (cuobjdump) and ptxas' register and spill report.
 #
-# APP_NAMES (default all eight) narrows the apps.
+# APP_NAMES (default every app of ember-apps --list) narrows the apps.
 #
 # usage: tests/hw/kernels.sh OUTDIR [FOOTPRINT_BYTES]   (default 1 GiB)
 set -euo pipefail
@@ -27,7 +27,7 @@ metrics=$metrics,smsp__cycles_active.avg,dram__bytes_read.sum,dram__bytes_write.
 metrics=$metrics,sm__warps_active.avg.pct_of_peak_sustained_active
 metrics=$metrics,sm__cycles_elapsed.avg.per_second,launch__grid_size,launch__block_size
 : >"$out/kernels.csv"
-for app in ${APP_NAMES:-pathfinder kmeans conv bitonic radix bfs gemv colscan}; do
+for app in ${APP_NAMES:-$("$build/ember-apps" --list)}; do
 	timeout 300 ncu --clock-control none --csv --page raw --metrics "$metrics" \
 		--log-file "$build/ncu-$app.csv" \
 		"$build/ember-apps" "$app" prefetch "$foot" >"$build/ncu-$app.json" ||

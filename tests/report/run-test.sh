@@ -8,7 +8,7 @@
 set -eu
 agent=$1 work=$2 ember_run=${3:-}
 rm -rf "$work"
-mkdir -p "$work/t4" "$work/t6" "$work/t78" "$work/t78q" "$work/t10"
+mkdir -p "$work/t4" "$work/t6" "$work/t78" "$work/t78q" "$work/t10" "$work/cc"
 fails=0
 
 # line APP VARIANT PROFILE FACTOR SIM_NS SETUP_NS [RUN_ARGS]
@@ -636,6 +636,31 @@ apps = a b c d e f g h i j k l m n o p q|apps: more than 16 words
 seeds = 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17|seeds: more than 16 words
 injects = ce-error-with-a-name-longer-than-32|injects: 'ce-error-with-a-name-longer-than-32' is longer than 31 characters
 EOF2
+
+# compare-card's rows: the card's apps in workloads/app_list.h's order
+# (the paper's, then gemv and colscan) whatever order the runs come in,
+# an app it does not know after them.
+compare_card=$(dirname "$agent")/compare-card
+mkdir -p "$work/cc/model"
+: >"$work/cc/card.jsonl"
+: >"$work/cc/model/results.jsonl"
+for a in zeta colscan gemv bfs radix bitonic conv kmeans pathfinder; do
+	for v in uvm prefetch mapped static; do
+		printf '{"app":"%s","rev":1,"variant":"%s","footprint":1073741824,"ms":10,"verified":1}\n' \
+			"$a" "$v" >>"$work/cc/card.jsonl"
+		printf '{"app":"%s","variant":"%s","profile":"h200-512m","factor":0.5,"status":"ok","run":{"vram":2147483648,"launches":0,"sim_ns":12000000,"setup_ns":0,"ret":0,"mismatches":0}}\n' \
+			"$a" "$v" >>"$work/cc/model/results.jsonl"
+	done
+done
+"$compare_card" "$work/cc/model" 1 "$work/cc/card.jsonl" >"$work/cc/out"
+order=$(awk '$2 == "1" && $3 == "uvm" { printf "%s%s", sep, $1; sep = " " }' "$work/cc/out")
+if [ "$order" = "pathfinder kmeans conv bitonic radix bfs gemv colscan zeta" ]; then
+	echo "ok: compare-card rows: $order"
+else
+	echo "FAIL: compare-card rows: $order"
+	cat "$work/cc/out"
+	fails=$((fails + 1))
+fi
 
 # ember-run's grid options: out-of-range values refused before any device
 # call (exit 2, a message naming the option), so this runs on the host.

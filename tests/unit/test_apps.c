@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1125,6 +1126,87 @@ static void test_app_digest(void)
 	CU_ASSERT_EQUAL(em_app_digest_parse("12:3:4:1,", &dg), -EINVAL);
 }
 
+/*
+ * workloads/app_list.h against the CPU sides and the names the runner and
+ * the report ask for: every application's reference is its own and found
+ * by its name, every alias and SSB query names its application, and the
+ * paper's rows are exactly those the report has always read.
+ */
+static void test_app_list(void)
+{
+	static const struct {
+		const char *name, *app, *paper;
+	} names[] = {
+		{ "pathfinder", "pathfinder", "pathfinder" },
+		{ "kmeans", "kmeans", "kmeans" },
+		{ "conv", "conv", "cnn" },
+		{ "cnn", "conv", "cnn" },
+		{ "bitonic", "bitonic", "bitonic_sort" },
+		{ "bitonic_sort", "bitonic", "bitonic_sort" },
+		{ "radix", "radix", "radix_sort" },
+		{ "radix_sort", "radix", "radix_sort" },
+		{ "bfs", "bfs", "bfs" },
+		{ "gemv", "gemv", "llm" },
+		{ "llm", "gemv", "llm" },
+		{ "colscan", "colscan", "q1.3+q2.1+q2.2+q2.3+q3.1+q3.2+q3.3+q3.4" },
+		{ "ssb", "colscan", "q1.3+q2.1+q2.2+q2.3+q3.1+q3.2+q3.3+q3.4" },
+		{ "ssb-q1.1", "ssb", "q1.1" },
+		{ "ssb-q3.4", "ssb", "q3.4" },
+		{ "ssb-q4.3", "ssb", "q4.3" },
+		{ "gemvrow", "gemvrow", NULL },
+		{ "atax", "atax", NULL },
+		{ "gemm", "gemm", NULL },
+		{ "nw", "nw", NULL },
+		{ "decode", "decode", NULL },
+		/* the microbenchmarks: no application, one paper row */
+		{ "stream", NULL, NULL },
+		{ "hotset", NULL, NULL },
+		{ "movinghot", NULL, "movinghot" },
+		/* no such run */
+		{ "ssb-q4.4", NULL, NULL },
+		{ "ssb-", NULL, NULL },
+		{ "trace:nw-accesses.trace", NULL, NULL },
+		{ "Conv", NULL, NULL },
+	};
+#define APP_CHECK(app, kernel, paper, inputs, card)			\
+	CU_ASSERT_PTR_EQUAL(em_app_ref_find(#app), &em_app_##app);	\
+	CU_ASSERT_STRING_EQUAL(em_app_##app.name, #app);		\
+	napps++;
+#define ALIAS_CHECK(alias, app)						\
+	CU_ASSERT_PTR_NOT_NULL(em_app_ref_find(#app));			\
+	CU_ASSERT_STRING_EQUAL(em_app_of(#alias), #app);		\
+	naliases++;
+#define QUERY_CHECK(query)						\
+	snprintf(run, sizeof(run), "ssb-%s", query);			\
+	CU_ASSERT_EQUAL(em_app_ssb_query(run), nqueries);		\
+	CU_ASSERT_STRING_EQUAL(em_app_paper(run), query);		\
+	nqueries++;
+	unsigned int napps = 0, naliases = 0, i;
+	int nqueries = 0;
+	char run[16];
+
+	EM_APPS(APP_CHECK)
+	EM_APP_ALIASES(ALIAS_CHECK)
+	EM_SSB_QUERY_NAMES(QUERY_CHECK)
+#undef APP_CHECK
+#undef ALIAS_CHECK
+#undef QUERY_CHECK
+	CU_ASSERT_EQUAL(napps, 14);
+	CU_ASSERT_EQUAL(naliases, 5);
+	CU_ASSERT_EQUAL(nqueries, EM_SSB_QUERIES);
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *app = em_app_of(names[i].name), *paper = em_app_paper(names[i].name);
+
+		CU_ASSERT_STRING_EQUAL(app ? app : "(none)",
+				       names[i].app ? names[i].app : "(none)");
+		CU_ASSERT_STRING_EQUAL(paper ? paper : "(none)",
+				       names[i].paper ? names[i].paper : "(none)");
+	}
+	CU_ASSERT_PTR_NULL(em_app_of(NULL));
+	CU_ASSERT_PTR_NULL(em_app_paper(NULL));
+}
+
 void add_apps_suite(void)
 {
 	CU_pSuite s = CU_add_suite("apps", NULL, NULL);
@@ -1149,4 +1231,5 @@ void add_apps_suite(void)
 	CU_add_test(s, "malformed app arguments fail the launch", test_app_bad_args);
 	CU_add_test(s, "host digest: expect() passes verify(), a changed word falls back",
 		    test_app_digest);
+	CU_add_test(s, "app list: references, aliases, SSB queries, paper rows", test_app_list);
 }

@@ -20,6 +20,7 @@
 #include "em_backend.h"
 #include "em_uvm_abi.h"
 #include "libember.h"
+#include "libember_tests.h"
 #include "uapi/emgpu_rm.h"
 
 #define UVM_FD	7
@@ -821,6 +822,7 @@ int main(void)
 	s = CU_add_suite("libember", NULL, NULL);
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 		CU_add_test(s, tests[i].name, tests[i].fn);
+	add_runner_suite();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
