@@ -384,7 +384,7 @@ run_figure() {
 		 bash -c "${F[$f report]}") >"$new/report.txt" ||
 			{ echo "figures: $f: its report failed; result set unchanged" >&2; return 1; }
 	else
-		grep -v -e '^results: ' -e '^plot: ' "$work.out" >"$new/report.txt" || :
+		grep -v -E -e '^(results|plot): ' -e '^make(\[[0-9]+\])?: (Entering|Leaving) directory' "$work.out" >"$new/report.txt" || :
 	fi
 	if [ -n "${F[$f keep]+x}" ]; then
 		keep=${F[$f keep]}
