@@ -57,7 +57,8 @@ struct gm_tlb_entry {
 	uint64_t tag;		/* (page number (va >> shift) + 1) | generation; 0 = empty */
 	uint64_t pa;		/* physical base of the 4K (or 2M) page */
 	uint32_t flags;
-	uint32_t shift;		/* page size of the mapping: 12, 16 or 21 */
+	uint32_t shift;		/* span: the mapping's page size (12, 16 or 21); 21 for
+				 * a page-walk cache entry (its 2 MiB region) */
 };
 
 struct gm_utlb {

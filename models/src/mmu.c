@@ -245,9 +245,15 @@ int gm_mmu_walk(struct gm_gpu *g, uint64_t va, struct gm_tlb_entry *out)
 		}
 		pde = e;
 	}
-	/* the PD1 entry: cached for the next walk in its 2 MiB region */
+	/*
+	 * The PD1 entry: cached for the next walk in its 2 MiB region. It
+	 * spans the region, so a range invalidate touching any byte of it
+	 * drops it (inv_entry() reads the span from shift).
+	 */
 	pc->tag = (hpn + 1) | g->tlb_gen;
 	pc->pa = pde;
+	pc->flags = 0;
+	pc->shift = EMGPU_HUGE_PAGE_SHIFT;
 	return walk_pt(g, va, pde, out);
 }
 

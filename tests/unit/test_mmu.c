@@ -127,6 +127,37 @@ static void test_pde_cache_stale_until_invalidated(void)
 	th_free(t);
 }
 
+/*
+ * A range inside a 2 MiB region, not touching its first page, drops the
+ * region's page-walk cache entry too: it covers the whole region.
+ */
+static void test_pde_cache_interior_range(void)
+{
+	struct th *t = th_new("h200-256m", 1, 0);
+	uint64_t va = VA_BASE + (6ull << 20), pa;
+	unsigned int ap;
+
+	th_map(t, va, EMGPU_APERTURE_VIDMEM, 0x10000, 12, 0);
+	th_map(t, va + 0x5000, EMGPU_APERTURE_VIDMEM, 0x30000, 12, 0);
+	CU_ASSERT_EQUAL(gm_translate(t->g, 0, va, EMGPU_ACCESS_READ, &ap, &pa), 0);
+	th_set_raw(t, va, 21, 0);	/* the PD1 entry goes */
+	/* the range holds va + 0x5000 alone, never cached in a TLB */
+	gm_tlb_invalidate(t->g, EMGPU_TLB_INV_RANGE, va + 0x5000, 4096);
+	CU_ASSERT_EQUAL(gm_translate(t->g, 1, va + 0x5000, EMGPU_ACCESS_READ, &ap, &pa),
+			EMGPU_FAULT_PDE);
+	/* the same through the end of the region */
+	th_free(t);
+	t = th_new("h200-256m", 1, 0);
+	th_map(t, va, EMGPU_APERTURE_VIDMEM, 0x10000, 12, 0);
+	th_map(t, va + 0x1ff000, EMGPU_APERTURE_VIDMEM, 0x30000, 12, 0);
+	CU_ASSERT_EQUAL(gm_translate(t->g, 0, va, EMGPU_ACCESS_READ, &ap, &pa), 0);
+	th_set_raw(t, va, 21, 0);
+	gm_tlb_invalidate(t->g, EMGPU_TLB_INV_RANGE, va + 0x1ff000, 4096);
+	CU_ASSERT_EQUAL(gm_translate(t->g, 1, va + 0x1ff000, EMGPU_ACCESS_READ, &ap, &pa),
+			EMGPU_FAULT_PDE);
+	th_free(t);
+}
+
 /* A 2 MiB entry is dropped by a range that touches any byte of it. */
 static void test_tlb_range_2m(void)
 {
@@ -183,5 +214,7 @@ void add_mmu_suite(void)
 	CU_add_test(s, "range invalidate drops a 2M entry", test_tlb_range_2m);
 	CU_add_test(s, "stale page-walk cache until invalidated",
 		    test_pde_cache_stale_until_invalidated);
+	CU_add_test(s, "range inside a 2M region drops its page-walk cache entry",
+		    test_pde_cache_interior_range);
 	CU_add_test(s, "malformed PTEs", test_walk_bad_pte);
 }
