@@ -127,6 +127,30 @@ static int key_words(const char *file, unsigned int ln, const char *key, char *v
 	return 0;
 }
 
+/*
+ * A word that becomes a path component (name; an app, in every run's id
+ * and folder) or part of an option value (profile, in -device emgpu,...):
+ * letters, digits, '.', '_', '-', a letter or digit first, so that it can
+ * neither leave its folder ("..", "/") nor add properties or words (",",
+ * "=", spaces, quotes).
+ */
+#define EM_SAFE_WORD_RULE "(letters, digits, '.', '_', '-'; a letter or digit first)"
+
+static bool ascii_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+static bool safe_word(const char *w)
+{
+	if (!ascii_alnum(*w))
+		return false;
+	for (; *w; w++)
+		if (!ascii_alnum(*w) && !strchr("._-", *w))
+			return false;
+	return true;
+}
+
 static int parse_uint(const char *v, unsigned int *out, unsigned int min,
 		      unsigned int max)
 {
@@ -183,13 +207,27 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 	if (!strcmp(key, "name") || !strcmp(key, "profile")) {
 		char *dst = key[0] == 'n' ? m->name : m->settings.profile;
 
-		if (!*val || strlen(val) >= sizeof(m->name) || strpbrk(val, " /\t"))
-			return cfg_error(file, ln, "bad %s (one word, no '/')", key);
+		if (!safe_word(val)) {
+			fprintf(stderr, "%s:%u: bad %s '%s' " EM_SAFE_WORD_RULE "\n", file, ln,
+				key, val);
+			return -1;
+		}
+		if (strlen(val) >= sizeof(m->name))
+			return cfg_error(file, ln, "bad %s (at most 63 characters)", key);
 		strcpy(dst, val);
 	} else if (!strcmp(key, "apps")) {
 		if (key_words(file, ln, key, val, &m->apps[0][0], sizeof(m->apps[0]), EM_MAX_LIST,
 			      &m->napps))
 			return -1;
+		for (i = 0; i < m->napps; i++) {
+			const char *app = m->apps[i];
+			bool trace = !strncmp(app, "trace:", 6);
+
+			if (!safe_word(trace ? app + 6 : app))
+				return cfg_error(file, ln, trace ? "bad app '%s' (trace:FILE, FILE "
+						 EM_SAFE_WORD_RULE ")" : "bad app '%s' "
+						 EM_SAFE_WORD_RULE, app);
+		}
 	} else if (!strcmp(key, "variants")) {
 		if (key_words(file, ln, key, val, &m->variants[0][0], sizeof(m->variants[0]),
 			      EM_MAX_LIST, &m->nvariants))

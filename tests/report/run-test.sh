@@ -292,6 +292,38 @@ for bad in 'driver = cuda' 'driver = ember ember' 'driver =' $'driver = nvidia-u
 		echo "ok: refused: $(head -n1 "$work/bad.err" | sed 's/.*bad.conf://')"
 	fi
 done
+# Words that become a results path (name, an app in each run's id) or the
+# emgpu's -device option (profile): refused as the config is read unless
+# made of letters, digits, '.', '_', '-' with a letter or digit first, so a
+# matrix can neither write outside its folder nor add device properties.
+word_refused() {	# LINE MESSAGE
+	printf 'apps = hotset\nvariants = static\nfactors = 1\n%s\n' "$1" >"$work/bad.conf"
+	if "$agent" run "$work/bad.conf" --list >/dev/null 2>"$work/bad.err" ||
+	   ! grep -qxF "$work/bad.conf:4: $2" "$work/bad.err"; then
+		echo "FAIL: matrix line '$1' not refused with '$2': $(cat "$work/bad.err")"
+		fails=$((fails + 1))
+	else
+		echo "ok: refused: $1"
+	fi
+}
+safe="(letters, digits, '.', '_', '-'; a letter or digit first)"
+word_refused 'apps = hotset ../../etc' "bad app '../../etc' $safe"
+word_refused 'apps = .hidden' "bad app '.hidden' $safe"
+word_refused 'apps = trace:../x.trace' "bad app 'trace:../x.trace' (trace:FILE, FILE $safe)"
+word_refused 'profile = h200-256m,vram_cap=1' "bad profile 'h200-256m,vram_cap=1' $safe"
+word_refused 'profile = h200=x' "bad profile 'h200=x' $safe"
+word_refused 'name = ..' "bad name '..' $safe"
+word_refused 'name = a/b' "bad name 'a/b' $safe"
+word_refused 'name = -x' "bad name '-x' $safe"
+printf 'name = ok_1.b-c\nprofile = h200x16-4512m-norule\napps = ssb-q1.3 trace:cupy-accesses.trace\nvariants = uvm\nfactors = 1\n' \
+	>"$work/safe.conf"
+if "$agent" run "$work/safe.conf" --list >"$work/safe.out" 2>"$work/safe.err" &&
+   [ "$(wc -l <"$work/safe.out")" -eq 2 ]; then
+	echo "ok: safe matrix words taken"
+else
+	echo "FAIL: safe matrix words refused: $(cat "$work/safe.err")"
+	fails=$((fails + 1))
+fi
 # modparams (the guest's insmod of ember.ko) against ember.ko's parameter
 # lists (host-agent/modparams.c): refused as the config is read, each
 # problem naming the parameter and its range, or the relation ember.ko's
