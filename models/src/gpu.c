@@ -259,6 +259,7 @@ void gm_reset(struct gm_gpu *g)
 	g->sync_status = 0;
 	g->hung = 0;
 	g->scratch = 0;
+	memset(&g->reg_hi, 0, sizeof(g->reg_hi));
 	g->hash = FNV_OFFSET;
 	g->rng = g->seed;
 	memset(&g->st, 0, sizeof(g->st));

@@ -148,12 +148,9 @@ struct gm_gpu {
 	gm_time_t drv_busy[EMGPU_DRV_THREADS];
 	uint32_t drv_thread;
 	gm_time_t timer_period, timer_next;
-	uint32_t timer_hi;	/* _LO-latched _HI of PTIMER and the other clocks */
-	uint32_t period_hi;	/* TIMER_PERIOD_HI, staged */
 
 	/* MMU */
 	uint64_t pdb;
-	uint32_t pdb_hi;
 	struct gm_utlb *utlb;
 	uint32_t nutlb;
 	int utlb_stalls;	/* some uTLB may be stalled (0: none is) */
@@ -164,7 +161,6 @@ struct gm_gpu {
 	struct gm_tlb_entry pde_cache[GM_PDE_CACHE];
 	uint64_t tlb_gen;	/* generation << GM_TLB_GEN_SHIFT */
 	uint64_t inv_va, inv_size;
-	uint32_t inv_va_hi, inv_size_hi;
 	uint32_t inv_status;
 
 	/* fault buffer */
@@ -187,7 +183,6 @@ struct gm_gpu {
 	/* copy engine */
 	struct gm_ring ce;
 	uint64_t ce_sem;
-	uint32_t ce_sem_hi;
 	uint32_t ce_status;
 	gm_time_t ce_done;
 	gm_time_t ce_issue;	/* the doorbell's descriptors are issued then */
@@ -195,12 +190,10 @@ struct gm_gpu {
 
 	/* launch and warps */
 	uint64_t launch_desc;
-	uint32_t launch_desc_hi;
 	uint32_t launch_status;
 	uint32_t launch_seq;
 	gm_time_t launch_start, launch_time;
 	uint64_t launch_result;
-	uint32_t result_hi;
 	struct gm_launch launch;
 	const struct gm_kernel *kernel;
 	struct gm_warp *warps;
@@ -246,7 +239,19 @@ struct gm_gpu {
 	uint32_t sync_status;
 	int hung;
 	uint32_t scratch;
-	uint32_t hash_hi;
+
+	/*
+	 * The _HI halves of emgpu_hw.h's 64-bit registers (regs.c), staged
+	 * by a _HI write until the _LO write commits both, or latched by a
+	 * _LO read. In one struct so that gm_reset() clears every one; the
+	 * rings' halves are their gm_ring's base_hi, cleared with the ring.
+	 */
+	struct {
+		uint32_t pdb, tlb_inv_va, tlb_inv_size, ce_sem, launch_desc;
+		uint32_t timer_period;
+		uint32_t clock;		/* PTIMER, CE_DONE_TIME, LAUNCH_TIME */
+		uint32_t launch_result, trace_hash;
+	} reg_hi;
 
 	/* determinism */
 	uint64_t hash;

@@ -139,8 +139,8 @@ uint32_t gm_reg_read(struct gm_gpu *g, uint32_t off)
 	case EMGPU_REG_PROFILE: return p->id;
 	case EMGPU_REG_VRAM_SIZE_LO: return (uint32_t)p->vram_bytes;
 	case EMGPU_REG_VRAM_SIZE_HI: return (uint32_t)(p->vram_bytes >> 32);
-	case EMGPU_REG_PTIMER_LO: return lo_latch(gm_clock(g) / GM_PS_PER_NS, &g->timer_hi);
-	case EMGPU_REG_PTIMER_HI: return g->timer_hi;
+	case EMGPU_REG_PTIMER_LO: return lo_latch(gm_clock(g) / GM_PS_PER_NS, &g->reg_hi.clock);
+	case EMGPU_REG_PTIMER_HI: return g->reg_hi.clock;
 	case EMGPU_REG_NUM_SMS: return p->num_sms;
 	case EMGPU_REG_WARPS_PER_SM: return p->warps_per_sm;
 	case EMGPU_REG_NUM_GPCS: return p->num_gpcs;
@@ -149,8 +149,8 @@ uint32_t gm_reg_read(struct gm_gpu *g, uint32_t off)
 	case EMGPU_REG_NUM_COPY_ENGINES: return p->num_copy_engines;
 	case EMGPU_REG_PAGE_SIZES:
 		return EMGPU_PAGE_SIZE_4K | EMGPU_PAGE_SIZE_64K | EMGPU_PAGE_SIZE_2M;
-	case EMGPU_REG_TRACE_HASH_LO: return lo_latch(g->hash, &g->hash_hi);
-	case EMGPU_REG_TRACE_HASH_HI: return g->hash_hi;
+	case EMGPU_REG_TRACE_HASH_LO: return lo_latch(g->hash, &g->reg_hi.trace_hash);
+	case EMGPU_REG_TRACE_HASH_HI: return g->reg_hi.trace_hash;
 	case EMGPU_REG_SCRATCH: return g->scratch;
 	case EMGPU_REG_FULL_VRAM_SIZE_LO: return (uint32_t)gm_profile_full_vram(p);
 	case EMGPU_REG_FULL_VRAM_SIZE_HI: return (uint32_t)(gm_profile_full_vram(p) >> 32);
@@ -197,18 +197,18 @@ uint32_t gm_reg_read(struct gm_gpu *g, uint32_t off)
 	case EMGPU_REG_CE_SEM_HI: return (uint32_t)(g->ce_sem >> 32);
 	case EMGPU_REG_CE_STATUS: return g->ce_status;
 	case EMGPU_REG_CE_DONE_TIME_LO:
-		return lo_latch(g->ce_done / GM_PS_PER_NS, &g->timer_hi);
-	case EMGPU_REG_CE_DONE_TIME_HI: return g->timer_hi;
+		return lo_latch(g->ce_done / GM_PS_PER_NS, &g->reg_hi.clock);
+	case EMGPU_REG_CE_DONE_TIME_HI: return g->reg_hi.clock;
 
 	case EMGPU_REG_LAUNCH_DESC_LO: return (uint32_t)g->launch_desc;
 	case EMGPU_REG_LAUNCH_DESC_HI: return (uint32_t)(g->launch_desc >> 32);
 	case EMGPU_REG_LAUNCH_STATUS: return g->launch_status;
 	case EMGPU_REG_LAUNCH_SEQ: return g->launch_seq;
 	case EMGPU_REG_LAUNCH_TIME_LO:
-		return lo_latch(g->launch_time / GM_PS_PER_NS, &g->timer_hi);
-	case EMGPU_REG_LAUNCH_TIME_HI: return g->timer_hi;
-	case EMGPU_REG_LAUNCH_RESULT_LO: return lo_latch(g->launch_result, &g->result_hi);
-	case EMGPU_REG_LAUNCH_RESULT_HI: return g->result_hi;
+		return lo_latch(g->launch_time / GM_PS_PER_NS, &g->reg_hi.clock);
+	case EMGPU_REG_LAUNCH_TIME_HI: return g->reg_hi.clock;
+	case EMGPU_REG_LAUNCH_RESULT_LO: return lo_latch(g->launch_result, &g->reg_hi.launch_result);
+	case EMGPU_REG_LAUNCH_RESULT_HI: return g->reg_hi.launch_result;
 
 	case EMGPU_REG_TIMER_PERIOD_LO: return (uint32_t)(g->timer_period / GM_PS_PER_NS);
 	case EMGPU_REG_TIMER_PERIOD_HI: return (uint32_t)(g->timer_period / GM_PS_PER_NS >> 32);
@@ -256,12 +256,12 @@ void gm_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 		return;
 	}
 
-	case EMGPU_REG_PDB_HI: g->pdb_hi = v; return;
-	case EMGPU_REG_PDB_LO: gm_set_pdb(g, commit64(g->pdb_hi, v)); return;
-	case EMGPU_REG_TLB_INV_VA_HI: g->inv_va_hi = v; return;
-	case EMGPU_REG_TLB_INV_VA_LO: g->inv_va = commit64(g->inv_va_hi, v); return;
-	case EMGPU_REG_TLB_INV_SIZE_HI: g->inv_size_hi = v; return;
-	case EMGPU_REG_TLB_INV_SIZE_LO: g->inv_size = commit64(g->inv_size_hi, v); return;
+	case EMGPU_REG_PDB_HI: g->reg_hi.pdb = v; return;
+	case EMGPU_REG_PDB_LO: gm_set_pdb(g, commit64(g->reg_hi.pdb, v)); return;
+	case EMGPU_REG_TLB_INV_VA_HI: g->reg_hi.tlb_inv_va = v; return;
+	case EMGPU_REG_TLB_INV_VA_LO: g->inv_va = commit64(g->reg_hi.tlb_inv_va, v); return;
+	case EMGPU_REG_TLB_INV_SIZE_HI: g->reg_hi.tlb_inv_size = v; return;
+	case EMGPU_REG_TLB_INV_SIZE_LO: g->inv_size = commit64(g->reg_hi.tlb_inv_size, v); return;
 	case EMGPU_REG_TLB_INV: gm_tlb_invalidate(g, v, g->inv_va, g->inv_size); return;
 
 	case EMGPU_REG_FAULT_BUF_HI: g->fb.base_hi = v; return;
@@ -299,17 +299,17 @@ void gm_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 		return;
 	case EMGPU_REG_CE_RING_PUT: ring_write_index(g, &g->ce, &g->ce.put, v, off); return;
 	case EMGPU_REG_CE_DOORBELL: gm_ce_doorbell(g); return;
-	case EMGPU_REG_CE_SEM_HI: g->ce_sem_hi = v; return;
+	case EMGPU_REG_CE_SEM_HI: g->reg_hi.ce_sem = v; return;
 	case EMGPU_REG_CE_SEM_LO:
 		if (v & 3)
 			gm_error(g, EMGPU_ERR_BAD_VALUE, off);
 		else
-			g->ce_sem = commit64(g->ce_sem_hi, v);
+			g->ce_sem = commit64(g->reg_hi.ce_sem, v);
 		return;
 	case EMGPU_REG_CE_STATUS: g->ce_status &= ~(v & EMGPU_CE_STATUS_ERROR); return;
 
-	case EMGPU_REG_LAUNCH_DESC_HI: g->launch_desc_hi = v; return;
-	case EMGPU_REG_LAUNCH_DESC_LO: g->launch_desc = commit64(g->launch_desc_hi, v); return;
+	case EMGPU_REG_LAUNCH_DESC_HI: g->reg_hi.launch_desc = v; return;
+	case EMGPU_REG_LAUNCH_DESC_LO: g->launch_desc = commit64(g->reg_hi.launch_desc, v); return;
 	case EMGPU_REG_LAUNCH_DOORBELL: {
 		struct emgpu_launch_desc d;
 
@@ -321,9 +321,9 @@ void gm_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 		return;
 	}
 
-	case EMGPU_REG_TIMER_PERIOD_HI: g->period_hi = v; return;
+	case EMGPU_REG_TIMER_PERIOD_HI: g->reg_hi.timer_period = v; return;
 	case EMGPU_REG_TIMER_PERIOD_LO:
-		g->timer_period = GM_NS(commit64(g->period_hi, v));
+		g->timer_period = GM_NS(commit64(g->reg_hi.timer_period, v));
 		g->timer_next = g->timer_period ? gm_clock(g) + g->timer_period : 0;
 		return;
 	case EMGPU_REG_SYNC: gm_sync(g); return;
