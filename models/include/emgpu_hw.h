@@ -162,7 +162,11 @@ enum emgpu_error {
 	EMGPU_ERR_POISON = 9,		/* read of a poisoned VRAM chunk */
 	EMGPU_ERR_HANG = 10,		/* injected device hang */
 	EMGPU_ERR_CE = 11,		/* injected copy-engine error (GA10x: the channel's RC) */
+	/* GA10x: a running launch's channel was disabled or got another page
+	 * directory; the launch ended (ERROR_INFO: the register written) */
+	EMGPU_ERR_CHANNEL = 12,
 };
+#define EMGPU_ERR_LAST			EMGPU_ERR_CHANNEL
 
 /* ---------------------------------------------------------------------------
  * Interrupts: one MSI-X vector per cause (vector number == bit number).

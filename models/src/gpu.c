@@ -131,6 +131,7 @@ const char *gm_error_name(unsigned int code)
 		[EMGPU_ERR_POISON] = "poison",
 		[EMGPU_ERR_HANG] = "hang",
 		[EMGPU_ERR_CE] = "ce",
+		[EMGPU_ERR_CHANNEL] = "channel",
 	};
 
 	return code < sizeof(names) / sizeof(names[0]) && names[code] ?

@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(mem + (arg * 4) % SYSMEM_SIZE, &val, 4);
 			break;
 		}
-		if ((unsigned int)gm_error_status(gpu) > EMGPU_ERR_CE)
+		if ((unsigned int)gm_error_status(gpu) > EMGPU_ERR_LAST)
 			abort();
 	}
 	gm_destroy(gpu);

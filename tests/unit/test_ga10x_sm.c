@@ -31,6 +31,10 @@
 #define SX_CHAN		3u
 #define SX_VA		0x2000200000ull	/* PD3 0, PD2 128, PD1 1, PD0 1 */
 #define SX_PAGES	16u		/* 64 KiB buffer */
+/* another user's context on the same slot: its tables, buffer, instance */
+#define SX_TABLES_B	0x200000u
+#define SX_SYSDATA_B	0x600000u
+#define SX_INST_B	0x00abd000ull
 #define SX_BYTES	(SX_PAGES * 4096u)
 
 struct sx {
@@ -95,10 +99,10 @@ static uint32_t sys32(struct sx *t, uint64_t addr)
 	return v;
 }
 
-/* PD3 -> PD2 -> PD1 -> PD0 -> 4 KiB table for SX_VA's 2 MiB region. */
-static void sx_tables(struct sx *t)
+/* PD3 -> PD2 -> PD1 -> PD0 -> 4 KiB table for SX_VA's 2 MiB region at base. */
+static void sx_tables_at(struct sx *t, uint64_t base)
 {
-	const uint64_t pd3 = SX_TABLES, pd2 = pd3 + 0x1000, pd1 = pd2 + 0x1000;
+	const uint64_t pd3 = base, pd2 = pd3 + 0x1000, pd1 = pd2 + 0x1000;
 	const uint64_t pd0 = pd1 + 0x1000, pt = pd0 + 0x1000;
 	const unsigned int sys = GA10X_PDE_APERTURE_SYS_COH;
 
@@ -110,9 +114,44 @@ static void sx_tables(struct sx *t)
 	      ga10x_dual_pde_small(sys, pt));
 }
 
+static void sx_tables(struct sx *t)
+{
+	sx_tables_at(t, SX_TABLES);
+}
+
 static uint64_t pte_at(uint64_t va)
 {
 	return SX_TABLES + 0x4000 + ((va >> 12) & 511) * 8;
+}
+
+/*
+ * Another user's directory at SX_TABLES_B: SX_VA's pages on its own
+ * sysmem buffer, word k = ~k.
+ */
+static void sx_context_b(struct sx *t)
+{
+	uint32_t k, v;
+	unsigned int i;
+
+	sx_tables_at(t, SX_TABLES_B);
+	for (i = 0; i < SX_PAGES; i++)
+		put64(t, SX_TABLES_B + 0x4000 + (((SX_VA >> 12) + i) & 511) * 8,
+		      ga10x_pte(GA10X_PTE_APERTURE_SYS_COH, SX_SYSDATA_B + 4096ull * i,
+				GA10X_PTE_VOL, GA10X_PTE_KIND_GENERIC_MEMORY, 0));
+	for (k = 0; k < SX_BYTES / 4; k++) {
+		v = ~k;
+		memcpy(t->sys + SX_SYSDATA_B + 4ull * k, &v, 4);
+	}
+}
+
+/* How many of the other user's words are no longer ~k + plus. */
+static uint32_t sx_b_changed(struct sx *t, uint32_t plus)
+{
+	uint32_t k, bad = 0;
+
+	for (k = 0; k < SX_BYTES / 4; k++)
+		bad += sys32(t, SX_SYSDATA_B + 4ull * k) != ~k + plus;
+	return bad;
 }
 
 /* Maps buffer page i (4 KiB) to VRAM or sysmem, as nvidia-uvm's PTEs. */
@@ -818,6 +857,113 @@ static void test_launch_channel_checks(void)
 	sx_free(t);
 }
 
+/*
+ * One warp stalled on page 5's fault; lockstep waits for the replay. The
+ * entry is user A's (SX_INST).
+ */
+static struct sx *sx_stalled(void)
+{
+	struct sx *t = sx_new(1);
+	unsigned int i;
+
+	for (i = 0; i < SX_PAGES; i++)
+		if (i != 5)
+			sx_map(t, i, 1);
+	sx_fill(t->g, NULL, SX_VRAMDATA);
+	sx_context_b(t);
+	CU_ASSERT_EQUAL(sx_launch(t, 1, 1), EMGPU_LAUNCH_RUNNING);
+	CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_FAULT);
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_FAULT_BUF_PUT), 1);
+	return t;
+}
+
+/* nvidia-uvm's answer to the batch: GET past it, then a replay. */
+static void sx_service(struct sx *t)
+{
+	unsigned int i;
+
+	wr(t, GA10X_REG_INTR_LEAF, GA10X_INTR_REPLAYABLE_FAULT);
+	wr(t, GA10X_REG_FAULT_BUF_GET, rd(t, GA10X_REG_FAULT_BUF_PUT));
+	sx_map(t, 5, 1);
+	sx_replay(t, C56F_MEM_OP_C_REPLAY_START_ACK_ALL, 0, 0, 0);
+	for (i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(gm_run(t->g, 0), GM_STOP_IDLE);
+}
+
+/*
+ * The driver disables the channel of a stalled launch, frees it, and the
+ * slot goes to another user (its instance block, its directory, enabled):
+ * the launch ended at the disable with EMGPU_ERR_CHANNEL, the replay of
+ * its fault runs nothing, no fault carries the new instance, and the new
+ * owner's buffer keeps every word; its own launch then runs in its context.
+ */
+static void test_channel_freed_under_launch(void)
+{
+	struct sx *t = sx_stalled();
+	unsigned int errs = t->errors;
+
+	wr(t, GA10X_REG_CHAN(SX_CHAN, GA10X_REG_CHAN_CTRL), 0);
+	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_LAUNCH_STATUS), EMGPU_LAUNCH_ERROR);
+	CU_ASSERT_EQUAL(t->errors, errs + 1);
+	CU_ASSERT_EQUAL(t->last_error, EMGPU_ERR_CHANNEL);
+	CU_ASSERT_EQUAL(t->last_error_info, GA10X_REG_CHAN(SX_CHAN, GA10X_REG_CHAN_CTRL));
+	CU_ASSERT_EQUAL(t->launch_irqs, 1);
+
+	/* the slot, the other user's now */
+	wr(t, GA10X_REG_CHAN(SX_CHAN, GA10X_REG_CHAN_INST_LO),
+	   (uint32_t)SX_INST_B | GA10X_BASE_APERTURE_VIDMEM);
+	wr(t, GA10X_REG_CHAN(SX_CHAN, GA10X_REG_CHAN_PDB_LO),
+	   SX_TABLES_B | GA10X_BASE_APERTURE_SYSMEM);
+	wr(t, GA10X_REG_CHAN(SX_CHAN, GA10X_REG_CHAN_CTRL), GA10X_CHAN_CTRL_ENABLE);
+	sx_service(t);
+	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_LAUNCH_STATUS), EMGPU_LAUNCH_ERROR);
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_FAULT_BUF_PUT), 1);
+	CU_ASSERT_EQUAL(sx_b_changed(t, 0), 0);
+	CU_ASSERT_EQUAL(t->errors, errs + 1);
+
+	CU_ASSERT_EQUAL(sx_launch(t, 4, 1), EMGPU_LAUNCH_RUNNING);
+	CU_ASSERT_EQUAL(sx_run_free(t), GM_STOP_LAUNCH_DONE);
+	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_LAUNCH_STATUS), EMGPU_LAUNCH_DONE);
+	CU_ASSERT_EQUAL(sx_b_changed(t, 1), 0);
+	sx_free(t);
+}
+
+/*
+ * A live channel's page directory rewritten with the same value changes
+ * nothing; another directory ends the launch running in it
+ * (EMGPU_ERR_CHANNEL, PDB_LO), whose replay then touches nothing of it.
+ */
+static void test_channel_pdb_changed_under_launch(void)
+{
+	struct sx *t = sx_stalled();
+	unsigned int errs = t->errors;
+
+	wr(t, GA10X_REG_CHAN(SX_CHAN, GA10X_REG_CHAN_PDB_HI), 0);
+	wr(t, GA10X_REG_CHAN(SX_CHAN, GA10X_REG_CHAN_PDB_LO),
+	   SX_TABLES | GA10X_BASE_APERTURE_SYSMEM);
+	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_LAUNCH_STATUS), EMGPU_LAUNCH_RUNNING);
+	CU_ASSERT_EQUAL(t->errors, errs);
+
+	wr(t, GA10X_REG_CHAN(SX_CHAN, GA10X_REG_CHAN_PDB_LO),
+	   SX_TABLES_B | GA10X_BASE_APERTURE_SYSMEM);
+	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_LAUNCH_STATUS), EMGPU_LAUNCH_ERROR);
+	CU_ASSERT_EQUAL(t->errors, errs + 1);
+	CU_ASSERT_EQUAL(t->last_error, EMGPU_ERR_CHANNEL);
+	CU_ASSERT_EQUAL(t->last_error_info, GA10X_REG_CHAN(SX_CHAN, GA10X_REG_CHAN_PDB_LO));
+	sx_service(t);
+	CU_ASSERT_EQUAL(rd(t, GA10X_REG_FAULT_BUF_PUT), 1);
+	CU_ASSERT_EQUAL(sx_b_changed(t, 0), 0);
+	/* a channel not running the launch: rewriting it ends nothing */
+	CU_ASSERT_EQUAL(sx_launch(t, 4, 1), EMGPU_LAUNCH_RUNNING);
+	wr(t, GA10X_REG_CHAN(9, GA10X_REG_CHAN_CTRL), 0);
+	wr(t, GA10X_REG_CHAN(9, GA10X_REG_CHAN_PDB_LO), SX_TABLES | GA10X_BASE_APERTURE_SYSMEM);
+	CU_ASSERT_EQUAL(sx_run_free(t), GM_STOP_LAUNCH_DONE);
+	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_LAUNCH_STATUS), EMGPU_LAUNCH_DONE);
+	CU_ASSERT_EQUAL(sx_b_changed(t, 1), 0);
+	CU_ASSERT_EQUAL(t->errors, errs + 1);
+	sx_free(t);
+}
+
 /* A sparse page reads 0 and drops writes; no fault. */
 static void test_sparse(void)
 {
@@ -861,5 +1007,9 @@ void add_ga10x_sm_suite(void)
 	CU_add_test(s, "same trace hash twice", test_determinism);
 	CU_add_test(s, "no lockstep: no wait", test_no_lockstep);
 	CU_add_test(s, "launch channel checks", test_launch_channel_checks);
+	CU_add_test(s, "a stalled launch's channel disabled, freed, reused: the launch ended, the new owner's words kept",
+		    test_channel_freed_under_launch);
+	CU_add_test(s, "a running launch's channel given another page directory: the launch ends",
+		    test_channel_pdb_changed_under_launch);
 	CU_add_test(s, "sparse page: zeros, writes dropped", test_sparse);
 }

@@ -567,6 +567,8 @@ static void chan_ctrl(struct gm_gpu *g, struct ga10x_chan *c, uint32_t off,
 		chan_enable(c, ctrl);
 	else
 		c->ctrl = ctrl;
+	if (!(ctrl & GA10X_CHAN_CTRL_ENABLE))
+		ga10x_sm_chan_changed(g, c, off);	/* a launch on it ends */
 	if ((v & GA10X_CHAN_CTRL_CLEAR_RC) && (c->status & GA10X_CHAN_STATUS_RC)) {
 		/* resume after the entry that failed: drop the rest of it */
 		c->status = 0;
@@ -598,7 +600,9 @@ int ga10x_fifo_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 	 * rewrites a running channel's instance block when nvidia-uvm sets
 	 * the page directory of an address space whose channels already ran:
 	 * PDB_LO commits both halves at once, so no walk sees half of one,
-	 * and the old directory's translations are dropped.
+	 * and the old directory's translations are dropped. A launch running
+	 * in the channel ends (sm.c): its warps never translate through
+	 * another directory than the one they started in.
 	 */
 	if (reg == GA10X_REG_CHAN_PDB_HI) {
 		c->pdb_hi = v;
@@ -608,8 +612,10 @@ int ga10x_fifo_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 		uint64_t old = c->pdb;
 
 		c->pdb = (uint64_t)c->pdb_hi << 32 | v;
-		if ((c->ctrl & GA10X_CHAN_CTRL_ENABLE) && old != c->pdb)
+		if ((c->ctrl & GA10X_CHAN_CTRL_ENABLE) && old != c->pdb) {
 			ga10x_tlb_invalidate(g, 0, old, 0, ~0ull);
+			ga10x_sm_chan_changed(g, c, off);
+		}
 		return 0;
 	}
 	if (c->ctrl & GA10X_CHAN_CTRL_ENABLE) {

@@ -187,6 +187,9 @@ int ga10x_ac_counting(const struct gm_gpu *g);
 void ga10x_sm_replay(struct gm_gpu *g, uint32_t entries);
 void ga10x_sm_cancel(struct gm_gpu *g, const struct ga10x_replay *r);
 int ga10x_launch_bind(struct gm_gpu *g, uint32_t *info);
+/* fifo.c: channel c was disabled or its PDB changed by the write at off */
+void ga10x_sm_chan_changed(struct gm_gpu *g, const struct ga10x_chan *c,
+			   uint32_t off);
 int ga10x_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		    void *buf, uint32_t len, unsigned int access);
 int ga10x_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,

@@ -31,6 +31,24 @@ int ga10x_launch_bind(struct gm_gpu *g, uint32_t *info)
 	return 0;
 }
 
+/*
+ * The running launch's channel was disabled or given another page
+ * directory (@off: the register written): the launch ends there, with
+ * EMGPU_ERR_CHANNEL latched. Its warps must not go on in a context that
+ * is no longer theirs: the driver may free the channel and hand its slot,
+ * instance block or directory to another user, whose tables a replay
+ * would then translate through and whose instance its faults would carry.
+ */
+void ga10x_sm_chan_changed(struct gm_gpu *g, const struct ga10x_chan *c,
+			   uint32_t off)
+{
+	if (g->launch_status != EMGPU_LAUNCH_RUNNING ||
+	    ga10x_state(g)->sm.chan != c)
+		return;
+	gm_error(g, EMGPU_ERR_CHANNEL, off);
+	gm_launch_finish(g, EMGPU_LAUNCH_ERROR);
+}
+
 /* ---- faults (faults.c owns the buffer) ---- */
 
 /* The C369 CLIENT of model uTLB `client` of a GPC (see ga10x_warp_fault()). */
