@@ -170,7 +170,8 @@ loaded-test: all
 		$(BUILD)/loaded-test
 
 # ember-agent report beside the paper's CSVs, on results made from the
-# paper's own numbers (no VM): exact order counts and geometric means.
+# paper's own numbers (no VM): exact order counts and geometric means; and
+# ember-agent against a hostile guest (tests/agent: fake-qemu in QEMU's place).
 report-test: host results-format-doc-check experiments-doc-check inject-doc-check \
 		modparams-doc-check docs-numbers-check
 	$(MAKE) -C userspace $(BUILD)/guest/ember-run
@@ -182,6 +183,8 @@ report-test: host results-format-doc-check experiments-doc-check inject-doc-chec
 		tests/report/test_calibrate.c $(BUILD)/host-agent/libemberagent.a -ljansson -lvirt -lvirt-qemu -lm
 	$(BUILD)/report-test/test-calibrate $(BUILD)/report-test/calibrate
 	bash tests/report/test-docs-numbers.sh $(BUILD)/report-test/docs-numbers
+	$(CC) -std=gnu11 -Wall -Wextra -O2 -o $(BUILD)/report-test/fake-qemu tests/agent/fake-qemu.c
+	bash tests/agent/run-test.sh $(AGENT) $(BUILD)/report-test/fake-qemu $(BUILD)/report-test/agent
 
 # The figures (experiments/figures.conf): the list parses and names only
 # commands and matrices that exist, every figure block of the pages is its

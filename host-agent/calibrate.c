@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "calibrate.h"
+#include "term.h"
 
 #define FLOOR		0.25	/* docs/architecture.md, "Requirements" */
 #define MAX_VALS	64
@@ -367,6 +368,7 @@ int em_calibrate_print(const char *card_paths, const char *model_path,
 	json_t *card = load_card(card_paths), *all, *model, *o;
 	struct tally fitted = { 0 }, held = { 0 };
 	unsigned int bad;
+	char call[128];
 	size_t i;
 
 	all = em_results_load(model_path, &bad);
@@ -383,7 +385,8 @@ int em_calibrate_print(const char *card_paths, const char *model_path,
 			json_array_append(model, o);
 			if (!strcmp(str(o, "bench"), "error"))
 				fprintf(out, "ember-ubench failed: %s (%d)\n",
-					str(o, "call"), (int)num(o, "ret"));
+					em_term_safe(str(o, "call"), call, sizeof(call)),
+					(int)num(o, "ret"));
 		}
 
 	fprintf(out, "Calibration: the H200 (%zu sessions: %s) beside the testbed (profile %s)\n",

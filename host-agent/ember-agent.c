@@ -28,6 +28,7 @@
 #include "qmp.h"
 #include "report.h"
 #include "result_record.h"
+#include "term.h"
 #include "variant_table.h"
 #include "vm.h"
 
@@ -313,18 +314,22 @@ static int cmd_qmp(int argc, char **argv)
 static void print_result(json_t *obj)
 {
 	const char *scenario = json_string_value(json_object_get(obj, "scenario"));
+	char safe_scenario[128], safe_key[256], safe_val[1024];
 	const char *key;
 	json_t *val;
 	char *text;
 
 	if (json_object_get(obj, "done"))
 		return;
+	/* the guest's words: escaped for the terminal (term.h) */
+	em_term_safe(scenario ? scenario : "?", safe_scenario, sizeof(safe_scenario));
 	json_object_foreach(obj, key, val) {
 		if (!strcmp(key, "scenario"))
 			continue;
 		text = json_dumps(val, JSON_ENCODE_ANY);
-		printf("  %-10s %-22s %s\n", scenario ? scenario : "?", key,
-		       text ? text : "?");
+		printf("  %-10s %-22s %s\n", safe_scenario,
+		       em_term_safe(key, safe_key, sizeof(safe_key)),
+		       em_term_safe(text ? text : "?", safe_val, sizeof(safe_val)));
 		free(text);
 	}
 }
@@ -469,7 +474,8 @@ static int cmd_vm(int argc, char **argv)
 		       out.timed_out ? " (timed out)" : "");
 	json_array_foreach(results, i, obj) {
 		if (raw) {
-			char *line = json_dumps(obj, JSON_COMPACT);
+			/* ASCII: no control character reaches the terminal raw */
+			char *line = json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII);
 
 			puts(line);
 			free(line);
