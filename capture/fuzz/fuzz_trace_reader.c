@@ -62,6 +62,8 @@ static void read_everything(const uint8_t *data, size_t size)
 {
 	/* Small limits: a hostile size is refused, not allocated. */
 	struct trace_reader_limits limits = { .max_section_raw_bytes = 1 << 20,
+					      .max_total_raw_bytes = 1 << 22,
+					      .max_compression_ratio = 1024,
 					      .max_file_bytes = 1 << 20 };
 	struct trace_reader *reader;
 	struct trace_error error;

@@ -122,9 +122,16 @@ struct trace_launch {
 #define TRACE_ACCESS_FLAG_MASK 0x7full
 #define trace_access_line(record) ((uint64_t)((record) & ~TRACE_ACCESS_FLAG_MASK))
 
-/* A refusal: what is wrong, in which file, at which byte. */
+/*
+ * A refusal: what is wrong, in which file, at which byte, and its errno
+ * value (also left in errno when a reader call returns -1): EBADMSG a
+ * malformed trace, EFBIG a trace past a trace_reader_limits limit,
+ * ENOMEM out of memory, EINVAL a bad argument (a launch the trace does not
+ * have), or the system's errno for a file that cannot be opened or read.
+ */
 struct trace_error {
 	uint64_t offset;	/* byte offset in the file */
+	int errnum;		/* errno value, as above */
 	char message[320];	/* "FILE: offset N: what" */
 };
 
@@ -139,9 +146,17 @@ struct trace_info {
 	uint64_t file_size;
 };
 
-/* Reader limits; trace_reader_default_limits() fills the defaults. */
+/*
+ * Reader limits; trace_reader_default_limits() fills the defaults. Each is
+ * checked against the section table before anything is decompressed, so a
+ * hostile file costs at most its own size in memory and the limits' worth
+ * of decompression; a trace past one is refused with EFBIG.
+ */
 struct trace_reader_limits {
 	uint64_t max_section_raw_bytes;	/* a section's decompressed size */
+	uint64_t max_total_raw_bytes;	/* all sections' decompressed sizes */
+	/* all sections' decompressed sizes over the file's size */
+	uint64_t max_compression_ratio;
 	uint64_t max_file_bytes;
 };
 
@@ -150,8 +165,9 @@ struct trace_warps;
 
 void trace_reader_default_limits(struct trace_reader_limits *limits);
 
-/* Open and validate a trace from a file, or from memory (copied; `name`
- * is used in messages). Return 0, or -1 with *error filled. */
+/* Open and validate a trace from a file (read once into memory), or from
+ * memory (copied; `name` is used in messages). Return 0, or -1 with *error
+ * filled and errno set to error->errnum. */
 int trace_open(const char *path, const struct trace_reader_limits *limits,
 	       struct trace_reader **reader, struct trace_error *error);
 int trace_open_memory(const void *data, size_t size, const char *name,

@@ -69,26 +69,56 @@ struct trace_warps {
 	uint64_t *record_storage;
 };
 
-static int refuse(struct trace_error *error, const char *name,
-		  uint64_t offset, const char *format, ...)
+static int vrefuse(struct trace_error *error, int errnum, const char *name,
+		   uint64_t offset, const char *format, va_list args)
 {
-	va_list args;
 	int n = snprintf(error->message, sizeof(error->message),
 			 "%s: offset %llu: ", name, (unsigned long long)offset);
 
 	if (n < 0 || (size_t)n >= sizeof(error->message))
 		n = 0;
-	va_start(args, format);
 	vsnprintf(error->message + n, sizeof(error->message) - (size_t)n,
 		  format, args);
-	va_end(args);
 	error->offset = offset;
+	error->errnum = errnum;
+	errno = errnum;
 	return -1;
 }
 
+/* A malformed trace: EBADMSG. */
+static int refuse(struct trace_error *error, const char *name,
+		  uint64_t offset, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	vrefuse(error, EBADMSG, name, offset, format, args);
+	va_end(args);
+	return -1;
+}
+
+/* Any other refusal, with its errno value. */
+static int refuse_errno(struct trace_error *error, int errnum,
+			const char *name, uint64_t offset,
+			const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	vrefuse(error, errnum, name, offset, format, args);
+	va_end(args);
+	return -1;
+}
+
+/*
+ * The defaults: far above any capture (whose sections compress tens of
+ * times at most), far below what would exhaust a host.
+ */
 void trace_reader_default_limits(struct trace_reader_limits *limits)
 {
 	limits->max_section_raw_bytes = 1ull << 30;
+	limits->max_total_raw_bytes = 1ull << 34;
+	limits->max_compression_ratio = 1024;
 	limits->max_file_bytes = 1ull << 34;
 }
 
@@ -178,13 +208,23 @@ static int check_header(struct trace_reader *r, struct trace_error *error)
 	return 0;
 }
 
+/* ratio * file_size, saturated: the most a file may decompress to */
+static uint64_t ratio_limit(uint64_t file_size, uint64_t ratio)
+{
+	if (ratio && file_size > UINT64_MAX / ratio)
+		return UINT64_MAX;
+	return file_size * ratio;
+}
+
 static int check_table(struct trace_reader *r, struct trace_error *error)
 {
 	uint64_t table_offset = get_le64(r->file + HDR_TABLE_OFFSET);
 	const uint8_t *table = r->file + table_offset;
 	size_t count = r->info.section_count;
 	size_t table_size = count * TRACE_SECTION_ENTRY_SIZE;
-	uint64_t previous_end = TRACE_HEADER_SIZE;
+	uint64_t previous_end = TRACE_HEADER_SIZE, total_raw = 0;
+	uint64_t ratio_raw = ratio_limit(r->file_size,
+					 r->limits.max_compression_ratio);
 	uint32_t stored_crc = get_le32(table + table_size);
 
 	if (stored_crc != trace_crc32(0, table, table_size))
@@ -193,7 +233,7 @@ static int check_table(struct trace_reader *r, struct trace_error *error)
 			      stored_crc, trace_crc32(0, table, table_size));
 	r->sections = calloc(count ? count : 1, sizeof(*r->sections));
 	if (!r->sections)
-		return refuse(error, r->name, table_offset, "out of memory");
+		return refuse_errno(error, ENOMEM, r->name, table_offset, "out of memory");
 	for (size_t i = 0; i < count; i++) {
 		const uint8_t *e = table + i * TRACE_SECTION_ENTRY_SIZE;
 		uint64_t at = table_offset + i * TRACE_SECTION_ENTRY_SIZE;
@@ -233,11 +273,25 @@ static int check_table(struct trace_reader *r, struct trace_error *error)
 				      (unsigned long long)table_offset);
 		previous_end = s->offset + s->stored_size;
 		if (s->raw_size > r->limits.max_section_raw_bytes)
-			return refuse(error, r->name, at + SEC_RAW_SIZE,
+			return refuse_errno(error, EFBIG, r->name, at + SEC_RAW_SIZE,
 				      "section %zu (%s): absurd decompressed size %llu (limit %llu)",
 				      i, section_type_name(s->type),
 				      (unsigned long long)s->raw_size,
 				      (unsigned long long)r->limits.max_section_raw_bytes);
+		/* the sum of every decompressed size, overflow-safe */
+		if (s->raw_size > r->limits.max_total_raw_bytes - total_raw)
+			return refuse_errno(error, EFBIG, r->name, at + SEC_RAW_SIZE,
+				      "section %zu (%s): decompressed sizes add up past the limit of %llu bytes",
+				      i, section_type_name(s->type),
+				      (unsigned long long)r->limits.max_total_raw_bytes);
+		total_raw += s->raw_size;
+		if (total_raw > ratio_raw)
+			return refuse_errno(error, EFBIG, r->name, at + SEC_RAW_SIZE,
+				      "section %zu (%s): decompressed sizes add up to %llu bytes, more than %llu times the file's %zu",
+				      i, section_type_name(s->type),
+				      (unsigned long long)total_raw,
+				      (unsigned long long)r->limits.max_compression_ratio,
+				      r->file_size);
 		if (s->compression == TRACE_COMPRESSION_NONE &&
 		    s->raw_size != s->stored_size)
 			return refuse(error, r->name, at + SEC_RAW_SIZE,
@@ -269,7 +323,7 @@ static int load_section(const struct trace_reader *r, size_t index,
 
 	*payload = NULL;
 	if (!raw)
-		return refuse(error, r->name, s->offset,
+		return refuse_errno(error, ENOMEM, r->name, s->offset,
 			      "section %zu: out of memory for %llu bytes", index,
 			      (unsigned long long)s->raw_size);
 	if (s->compression == TRACE_COMPRESSION_NONE) {
@@ -376,7 +430,7 @@ static int check_launches(struct trace_reader *r, size_t i, const uint8_t *raw,
 	r->launch_events = calloc(r->launch_count + 1, sizeof(size_t));
 	r->access_sections = malloc((r->launch_count + 1) * sizeof(size_t));
 	if (!r->launches || !r->launch_events || !r->access_sections)
-		return refuse(error, r->name, r->sections[i].offset, "out of memory");
+		return refuse_errno(error, ENOMEM, r->name, r->sections[i].offset, "out of memory");
 	for (size_t n = 0; n < r->launch_count; n++) {
 		struct trace_launch *l = &r->launches[n];
 		size_t at = 8 + n * TRACE_LAUNCH_SIZE;
@@ -477,7 +531,7 @@ static int check_events(struct trace_reader *r, size_t i, const uint8_t *raw,
 	live.indices = malloc((r->event_count + 1) * sizeof(size_t));
 	if (!r->events || !live.indices) {
 		free(live.indices);
-		return refuse(error, r->name, r->sections[i].offset, "out of memory");
+		return refuse_errno(error, ENOMEM, r->name, r->sections[i].offset, "out of memory");
 	}
 	for (size_t n = 0; n < r->event_count && !rc; n++) {
 		struct trace_event *e = &r->events[n];
@@ -696,20 +750,21 @@ static int check_contents(struct trace_reader *r, struct trace_error *error)
 	return check_access_sections(r, error);
 }
 
-int trace_open_memory(const void *data, size_t size, const char *name,
+/* Opens the file's bytes in `file` (malloc'd), which the reader takes
+ * over: freed with it, or here on a refusal. */
+static int open_owned(uint8_t *file, size_t size, const char *name,
 		      const struct trace_reader_limits *limits,
 		      struct trace_reader **out, struct trace_error *error)
 {
 	struct trace_reader *r = calloc(1, sizeof(*r));
 
 	*out = NULL;
-	if (!r || !(r->name = strdup(name)) || !(r->file = malloc(size ? size : 1))) {
-		if (r)
-			free(r->name);
+	if (!r || !(r->name = strdup(name))) {
 		free(r);
-		return refuse(error, name, 0, "out of memory");
+		free(file);
+		return refuse_errno(error, ENOMEM, name, 0, "out of memory");
 	}
-	memcpy(r->file, data, size);
+	r->file = file;
 	r->file_size = size;
 	if (limits)
 		r->limits = *limits;
@@ -718,10 +773,34 @@ int trace_open_memory(const void *data, size_t size, const char *name,
 	if (check_header(r, error) || check_table(r, error) ||
 	    check_contents(r, error)) {
 		trace_close(r);
+		errno = error->errnum;	/* as refused, whatever the frees did */
 		return -1;
 	}
 	*out = r;
 	return 0;
+}
+
+int trace_open_memory(const void *data, size_t size, const char *name,
+		      const struct trace_reader_limits *limits,
+		      struct trace_reader **out, struct trace_error *error)
+{
+	struct trace_reader_limits defaults;
+	uint8_t *file;
+
+	*out = NULL;
+	if (!limits) {
+		trace_reader_default_limits(&defaults);
+		limits = &defaults;
+	}
+	if (size > limits->max_file_bytes)
+		return refuse_errno(error, EFBIG, name, 0,
+				    "%zu bytes, above the limit of %llu", size,
+				    (unsigned long long)limits->max_file_bytes);
+	file = malloc(size ? size : 1);
+	if (!file)
+		return refuse_errno(error, ENOMEM, name, 0, "out of memory");
+	memcpy(file, data, size);
+	return open_owned(file, size, name, limits, out, error);
 }
 
 int trace_open(const char *path, const struct trace_reader_limits *limits,
@@ -731,7 +810,7 @@ int trace_open(const char *path, const struct trace_reader_limits *limits,
 	FILE *file = fopen(path, "rb");
 	uint8_t *data;
 	long size;
-	int rc;
+	int saved;
 
 	*out = NULL;
 	if (!limits) {
@@ -739,28 +818,35 @@ int trace_open(const char *path, const struct trace_reader_limits *limits,
 		limits = &defaults;
 	}
 	if (!file)
-		return refuse(error, path, 0, "%s", strerror(errno));
+		return refuse_errno(error, errno, path, 0, "%s", strerror(errno));
 	if (fseek(file, 0, SEEK_END) || (size = ftell(file)) < 0 ||
 	    fseek(file, 0, SEEK_SET)) {
+		saved = errno;
 		fclose(file);
-		return refuse(error, path, 0, "cannot size the file: %s",
-			      strerror(errno));
+		return refuse_errno(error, saved, path, 0,
+				    "cannot size the file: %s", strerror(saved));
 	}
 	if ((uint64_t)size > limits->max_file_bytes) {
 		fclose(file);
-		return refuse(error, path, 0, "%ld bytes, above the limit of %llu",
-			      size, (unsigned long long)limits->max_file_bytes);
+		return refuse_errno(error, EFBIG, path, 0,
+				    "%ld bytes, above the limit of %llu", size,
+				    (unsigned long long)limits->max_file_bytes);
 	}
 	data = malloc(size ? (size_t)size : 1);
-	if (!data || fread(data, 1, (size_t)size, file) != (size_t)size) {
+	if (!data) {
+		fclose(file);
+		return refuse_errno(error, ENOMEM, path, 0, "out of memory");
+	}
+	if (fread(data, 1, (size_t)size, file) != (size_t)size) {
+		saved = ferror(file) ? errno : EIO;
 		free(data);
 		fclose(file);
-		return refuse(error, path, 0, "read failed");
+		return refuse_errno(error, saved, path, 0, "read failed: %s",
+				    strerror(saved));
 	}
 	fclose(file);
-	rc = trace_open_memory(data, (size_t)size, path, limits, out, error);
-	free(data);
-	return rc;
+	/* the one copy: the reader keeps the buffer it was read into */
+	return open_owned(data, (size_t)size, path, limits, out, error);
 }
 
 void trace_close(struct trace_reader *r)
@@ -911,7 +997,7 @@ static int check_warps(struct trace_reader *r, size_t launch_index, size_t si,
 	w->record_counts = calloc(w->count + 1, sizeof(uint32_t));
 	w->records = calloc(w->count + 1, sizeof(uint64_t *));
 	if (!w->warp_ids || !w->record_counts || !w->records)
-		return refuse(error, r->name, r->sections[si].offset, "out of memory");
+		return refuse_errno(error, ENOMEM, r->name, r->sections[si].offset, "out of memory");
 	for (size_t n = 0; n < w->count; n++) {
 		const uint8_t *e = w->payload + 8 + n * TRACE_WARP_ENTRY_SIZE;
 
@@ -938,7 +1024,7 @@ static int check_warps(struct trace_reader *r, size_t launch_index, size_t si,
 	live = malloc((r->allocation_count + 1) * sizeof(*live));
 	if (!w->record_storage || !live) {
 		free(live);
-		return refuse(error, r->name, r->sections[si].offset, "out of memory");
+		return refuse_errno(error, ENOMEM, r->name, r->sections[si].offset, "out of memory");
 	}
 	/* The allocations live at this launch: made before its LAUNCH
 	 * event and not yet freed. */
@@ -983,16 +1069,18 @@ int trace_warps_open(struct trace_reader *r, size_t launch_index,
 
 	*out = NULL;
 	if (launch_index >= r->launch_count)
-		return refuse(error, r->name, 0, "no launch %zu (the trace has %zu)",
+		return refuse_errno(error, EINVAL, r->name, 0,
+				    "no launch %zu (the trace has %zu)",
 			      launch_index, r->launch_count);
 	w = calloc(1, sizeof(*w));
 	if (!w)
-		return refuse(error, r->name, 0, "out of memory");
+		return refuse_errno(error, ENOMEM, r->name, 0, "out of memory");
 	si = r->access_sections[launch_index];
 	if (si != SIZE_MAX &&
 	    (load_section(r, si, &w->payload, error) ||
 	     check_warps(r, launch_index, si, w, error))) {
 		trace_warps_close(w);
+		errno = error->errnum;
 		return -1;
 	}
 	free(w->payload);

@@ -10,6 +10,7 @@
  * Leaves good.trace in the working directory: the fuzzer's seed.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,16 +174,21 @@ static void fix_checksums(uint8_t *data, size_t size)
 	set_le32(data + 60, trace_crc32(0, data, 60));
 }
 
-/* Opens the bytes and expects a refusal at `offset` that says `words`. */
-static void expect_refusal(const uint8_t *data, size_t size, uint64_t offset,
-			   const char *words)
+/* Opens the bytes under `limits` (NULL: the defaults) and expects a
+ * refusal at `offset` that says `words`, with errno `errnum`. */
+static void expect_refusal_limits(const uint8_t *data, size_t size,
+				  const struct trace_reader_limits *limits,
+				  uint64_t offset, int errnum, const char *words)
 {
 	struct trace_reader *r = (struct trace_reader *)1;
 	struct trace_error error = { 0 };
 	char prefix[64];
 
-	CU_ASSERT_EQUAL(trace_open_memory(data, size, "bad.trace", NULL, &r,
+	errno = 0;
+	CU_ASSERT_EQUAL(trace_open_memory(data, size, "bad.trace", limits, &r,
 					  &error), -1);
+	CU_ASSERT_EQUAL(errno, errnum);
+	CU_ASSERT_EQUAL(error.errnum, errnum);
 	CU_ASSERT_PTR_NULL(r);
 	CU_ASSERT_EQUAL(error.offset, offset);
 	snprintf(prefix, sizeof(prefix), "bad.trace: offset %llu: ",
@@ -192,6 +198,13 @@ static void expect_refusal(const uint8_t *data, size_t size, uint64_t offset,
 	if (error.offset != offset || !strstr(error.message, words))
 		fprintf(stderr, "\n  got: %s (offset %llu)\n", error.message,
 			(unsigned long long)error.offset);
+}
+
+/* A malformed trace: EBADMSG. */
+static void expect_refusal(const uint8_t *data, size_t size, uint64_t offset,
+			   const char *words)
+{
+	expect_refusal_limits(data, size, NULL, offset, EBADMSG, words);
 }
 
 static void test_crc32_check_value(void)
@@ -389,8 +402,134 @@ static void test_counts_beyond_file(void)
 	data = read_whole(GOOD, &size);
 	set_le64(data + table + 24, (1ull << 30) + 1);
 	fix_checksums(data, size);
-	expect_refusal(data, size, table + 24, "absurd decompressed size 1073741825");
+	expect_refusal_limits(data, size, NULL, table + 24, EFBIG,
+			      "absurd decompressed size 1073741825");
 	free(data);
+}
+
+/*
+ * A table that promises more decompressed bytes than the file can hold at
+ * the ratio limit (1024 by default): section 0 (launch 0's accesses, read
+ * only when opened) says 1 GiB, the section limit, in a file of a few
+ * hundred bytes. Refused when the trace is opened, before any decompression.
+ */
+static void test_ratio_limit(void)
+{
+	size_t size;
+	uint8_t *data = read_whole(GOOD, &size);
+	uint64_t table = le64(data + 32);
+	struct trace_reader_limits limits;
+	char words[128];
+
+	set_le64(data + table + 24, 1ull << 30);
+	fix_checksums(data, size);
+	snprintf(words, sizeof(words),
+		 "section 0 (ACCESSES): decompressed sizes add up to 1073741824 bytes, more than 1024 times the file's %zu",
+		 size);
+	expect_refusal_limits(data, size, NULL, table + 24, EFBIG, words);
+	/* the limit is the caller's */
+	trace_reader_default_limits(&limits);
+	limits.max_compression_ratio = (1ull << 30) / size + 1;
+	snprintf(words, sizeof(words), "more than %llu times",
+		 (unsigned long long)limits.max_compression_ratio - 1);
+	limits.max_compression_ratio--;
+	expect_refusal_limits(data, size, &limits, table + 24, EFBIG, words);
+	free(data);
+}
+
+/* The sections' decompressed sizes together, each under its own limit. */
+static void test_total_limit(void)
+{
+	size_t size;
+	uint8_t *data = read_whole(GOOD, &size);
+	uint64_t table = le64(data + 32), total = 0;
+	uint32_t count = data[28];
+	struct trace_reader_limits limits;
+	struct trace_reader *r;
+	struct trace_error error;
+
+	for (uint32_t i = 0; i < count; i++)
+		total += le64(data + table + i * TRACE_SECTION_ENTRY_SIZE + 24);
+	trace_reader_default_limits(&limits);
+	limits.max_total_raw_bytes = total;
+	CU_ASSERT_EQUAL(trace_open_memory(data, size, "good.trace", &limits, &r,
+					  &error), 0);
+	trace_close(r);
+	limits.max_total_raw_bytes = total - 1;
+	expect_refusal_limits(data, size, &limits,
+			      table + (count - 1) * TRACE_SECTION_ENTRY_SIZE + 24,
+			      EFBIG, "decompressed sizes add up past the limit of");
+	/* a file above max_file_bytes, from memory as from a path */
+	limits = (struct trace_reader_limits){ 0 };
+	trace_reader_default_limits(&limits);
+	limits.max_file_bytes = size - 1;
+	expect_refusal_limits(data, size, &limits, 0, EFBIG,
+			      "bytes, above the limit of");
+	errno = 0;
+	CU_ASSERT_EQUAL(trace_open(GOOD, &limits, &r, &error), -1);
+	CU_ASSERT_EQUAL(errno, EFBIG);
+	CU_ASSERT_EQUAL(error.errnum, EFBIG);
+	free(data);
+}
+
+/*
+ * A real decompression bomb: one warp of 8 Mi identical records (64 MiB)
+ * that zstd packs into a few KiB. The table is honest, the frame is
+ * sound: the ratio alone refuses it, at open, before the 64 MiB exist.
+ */
+static void test_decompression_bomb(void)
+{
+	enum { RECORDS = 8u << 20 };
+	uint64_t *records = malloc(RECORDS * sizeof(*records));
+	struct trace_warp_records warp = { 0, RECORDS, records };
+	struct trace_writer *w;
+	struct trace_reader *r = (struct trace_reader *)1;
+	struct trace_error error;
+	uint32_t launch;
+	size_t size;
+	uint8_t *data;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(records);
+	for (size_t i = 0; i < RECORDS; i++)
+		records[i] = MANAGED_BASE | TRACE_ACCESS_READ;
+	CU_ASSERT_EQUAL_FATAL(trace_writer_open("bomb.trace", &w, &error), 0);
+	add_event(w, TRACE_EVENT_ALLOC, TRACE_MEMORY_MANAGED, MANAGED_BASE,
+		  MANAGED_SIZE, 0, 1);
+	launch = add_launch(w, "bomb", 1, 32, 2);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_add_accesses(w, launch, &warp, 1), 0);
+	finish_launch(w, launch, 1, 32, RECORDS, 3);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_close(w, &error), 0);
+	free(records);
+	data = read_whole("bomb.trace", &size);
+	CU_ASSERT(size < (RECORDS * sizeof(*records)) / 1024);
+	errno = 0;
+	CU_ASSERT_EQUAL(trace_open("bomb.trace", NULL, &r, &error), -1);
+	CU_ASSERT_PTR_NULL(r);
+	CU_ASSERT_EQUAL(errno, EFBIG);
+	CU_ASSERT_EQUAL(error.errnum, EFBIG);
+	CU_ASSERT_EQUAL(error.offset, le64(data + 32) + 24);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message,
+		"section 0 (ACCESSES): decompressed sizes add up to"));
+	free(data);
+}
+
+/* errno for what is not a malformed trace */
+static void test_errno(void)
+{
+	struct trace_reader *r;
+	struct trace_warps *w;
+	struct trace_error error;
+
+	errno = 0;
+	CU_ASSERT_EQUAL(trace_open("no-such.trace", NULL, &r, &error), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	CU_ASSERT_EQUAL(error.errnum, ENOENT);
+	CU_ASSERT_EQUAL_FATAL(trace_open(GOOD, NULL, &r, &error), 0);
+	errno = 0;
+	CU_ASSERT_EQUAL(trace_warps_open(r, 2, &w, &error), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(error.errnum, EINVAL);
+	trace_close(r);
 }
 
 static void test_frame_size_disagrees(void)
@@ -513,6 +652,10 @@ int main(void)
 	CU_add_test(suite, "section checksum", test_section_checksum);
 	CU_add_test(suite, "table checksum", test_table_checksum);
 	CU_add_test(suite, "counts beyond the file", test_counts_beyond_file);
+	CU_add_test(suite, "ratio limit", test_ratio_limit);
+	CU_add_test(suite, "total decompressed limit", test_total_limit);
+	CU_add_test(suite, "decompression bomb", test_decompression_bomb);
+	CU_add_test(suite, "errno of other refusals", test_errno);
 	CU_add_test(suite, "frame size disagrees", test_frame_size_disagrees);
 	CU_add_test(suite, "address outside allocations",
 		    test_address_outside_allocations);
