@@ -56,6 +56,7 @@
 #include "migration/vmstate.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
+#include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
@@ -73,6 +74,14 @@ OBJECT_DECLARE_SIMPLE_TYPE(EmgpuState, EMGPU)
 
 /* Modelled accesses one bottom-half run may execute before yielding. */
 #define EMGPU_RUN_BUDGET_DEFAULT (1u << 20)
+
+/*
+ * Host memory VRAM's lazy backing may take (property vram-backing-max):
+ * above every scaled profile the experiments use, far below the full
+ * profiles' VRAM (h200: 141 GiB), so a guest that writes all of VRAM gets
+ * EMGPU_ERR_VRAM_BACKING instead of the host's memory.
+ */
+#define EMGPU_VRAM_BACKING_MAX_DEFAULT (8 * GiB)
 
 /*
  * GA10x: QEMU_CLOCK_VIRTUAL ns between two polls of the channels blocked on
@@ -105,6 +114,7 @@ struct EmgpuState {
     uint64_t seed;
     bool lockstep;
     uint32_t run_budget;
+    uint64_t vram_backing_max;  /* 0: no cap */
 
     struct gm_profile profile;
     GPtrArray *inject_specs;    /* armed specs, index == model slot */
@@ -204,9 +214,18 @@ static int emgpu_dma_write(void *opaque, uint64_t addr, const void *buf,
  */
 static void emgpu_error(void *opaque, enum emgpu_error code, uint32_t info)
 {
+    EmgpuState *s = opaque;
+
     if (code == EMGPU_ERR_POISON || code == EMGPU_ERR_HANG || code == EMGPU_ERR_CE) {
         trace_emgpu_err_injected(gm_error_name(code), info);
         return;
+    }
+    if (code == EMGPU_ERR_VRAM_BACKING) {
+        /* the host's limit, not only the guest's mistake: say which knob */
+        warn_report_once("emgpu: VRAM backing refused past vram-backing-max="
+                         "%" PRIu64 " MiB (or the host had no memory); "
+                         "writes to untouched VRAM fail with "
+                         "EMGPU_ERR_VRAM_BACKING", s->vram_backing_max / MiB);
     }
     EMGPU_GUEST_ERR(emgpu_err_guest, "%s, ERROR_INFO 0x%" PRIx32,
                     gm_error_name(code), info);
@@ -660,6 +679,13 @@ static bool emgpu_check_params(EmgpuState *s, Error **errp)
         error_setg(errp, "emgpu: run-budget must be at least 1");
         return false;
     }
+    if (s->vram_backing_max % (2 * MiB)) {
+        error_setg(errp, "emgpu: vram-backing-max %" PRIu64 " is not a "
+                   "multiple of 2 MiB", s->vram_backing_max);
+        error_append_hint(errp, "VRAM is backed in 2 MiB chunks; 0 means "
+                          "no cap.\n");
+        return false;
+    }
     return true;
 }
 
@@ -697,6 +723,7 @@ static void emgpu_realize(PCIDevice *pdev, Error **errp)
         .personality = s->personality,
         .seed = s->seed,
         .lockstep = s->lockstep,
+        .vram_backing_max = s->vram_backing_max,
     };
     s->model = gm_create(&cfg, &cb);
     if (!s->model) {
@@ -778,6 +805,8 @@ static Property emgpu_properties[] = {
     DEFINE_PROP_BOOL("lockstep", EmgpuState, lockstep, true),
     DEFINE_PROP_UINT32("run-budget", EmgpuState, run_budget,
                        EMGPU_RUN_BUDGET_DEFAULT),
+    DEFINE_PROP_SIZE("vram-backing-max", EmgpuState, vram_backing_max,
+                     EMGPU_VRAM_BACKING_MAX_DEFAULT),
     DEFINE_PROP_END_OF_LIST(),
 };
 

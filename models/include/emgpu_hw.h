@@ -165,8 +165,12 @@ enum emgpu_error {
 	/* GA10x: a running launch's channel was disabled or got another page
 	 * directory; the launch ended (ERROR_INFO: the register written) */
 	EMGPU_ERR_CHANNEL = 12,
+	/* a write to VRAM not yet backed by host memory would take the
+	 * backing past the embedder's cap (or the host had none to give);
+	 * nothing of the write happened (ERROR_INFO: address bits) */
+	EMGPU_ERR_VRAM_BACKING = 13,
 };
-#define EMGPU_ERR_LAST			EMGPU_ERR_CHANNEL
+#define EMGPU_ERR_LAST			EMGPU_ERR_VRAM_BACKING
 
 /* ---------------------------------------------------------------------------
  * Interrupts: one MSI-X vector per cause (vector number == bit number).

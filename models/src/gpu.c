@@ -132,6 +132,7 @@ const char *gm_error_name(unsigned int code)
 		[EMGPU_ERR_HANG] = "hang",
 		[EMGPU_ERR_CE] = "ce",
 		[EMGPU_ERR_CHANNEL] = "channel",
+		[EMGPU_ERR_VRAM_BACKING] = "vram-backing",
 	};
 
 	return code < sizeof(names) / sizeof(names[0]) && names[code] ?
@@ -180,6 +181,7 @@ struct gm_gpu *gm_create(const struct gm_config *cfg,
 		g->cb = *cb;
 	g->seed = cfg->seed;
 	g->lockstep = cfg->lockstep;
+	g->vram_chunks_max = cfg->vram_backing_max >> GM_CHUNK_SHIFT;
 	g->vram_128_ps = gm_xfer_ps(128, g->prof.vram_bw_mbps);
 	g->h2d_128_ps = gm_xfer_ps(128, g->prof.link_h2d_mbps);
 	g->d2h_128_ps = gm_xfer_ps(128, g->prof.link_d2h_mbps);

@@ -122,6 +122,8 @@ struct gm_gpu {
 
 	/* memory */
 	uint8_t **vram;		/* lazily allocated 2 MiB chunks */
+	uint64_t vram_chunks;	/* of them allocated */
+	uint64_t vram_chunks_max;	/* gm_config's vram_backing_max; 0: none */
 	uint8_t *chunk_poison;	/* one byte per chunk */
 	/* when the last copy engine write into each chunk completes: a warp
 	 * reading or writing the chunk earlier waits for it (the bytes are not

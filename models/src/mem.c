@@ -4,7 +4,9 @@
  *
  * VRAM is host memory allocated lazily, one 2 MiB chunk on its first
  * write (reads of an untouched chunk return zeros without allocating), so
- * a full-size h200 profile (141 GiB) costs only what is touched. A chunk
+ * a full-size h200 profile (141 GiB) costs only what is touched, up to the
+ * embedder's cap (gm_config's vram_backing_max): a write that would pass
+ * it is refused whole, before any byte moves. A chunk
  * may be poisoned by fault injection: reads of it fail with
  * EMGPU_ERR_POISON, writes succeed.
  *
@@ -55,6 +57,7 @@ void gm_mem_fini(struct gm_gpu *g)
 		for (i = 0; i < g->nchunks; i++)
 			if (g->vram[i])
 				munmap(g->vram[i], GM_CHUNK_SIZE);
+	g->vram_chunks = 0;
 	free(g->vram);
 	free(g->chunk_poison);
 	free(g->chunk_ready);
@@ -95,6 +98,19 @@ int gm_vram_read(struct gm_gpu *g, uint64_t pa, void *buf, uint64_t len)
 	return 0;
 }
 
+/* Whether the chunks [pa, pa + len) lacks fit under the cap. */
+static int backing_ok(const struct gm_gpu *g, uint64_t pa, uint64_t len)
+{
+	uint64_t c, last, missing = 0;
+
+	if (!g->vram_chunks_max || !len)
+		return 1;
+	last = (pa + len - 1) >> GM_CHUNK_SHIFT;
+	for (c = pa >> GM_CHUNK_SHIFT; c <= last; c++)
+		missing += !g->vram[c];
+	return missing <= g->vram_chunks_max - g->vram_chunks;
+}
+
 int gm_vram_write(struct gm_gpu *g, uint64_t pa, const void *buf,
 		  uint64_t len)
 {
@@ -102,6 +118,8 @@ int gm_vram_write(struct gm_gpu *g, uint64_t pa, const void *buf,
 
 	if (!vram_range_ok(g, pa, len))
 		return -EMGPU_ERR_VRAM_RANGE;
+	if (!backing_ok(g, pa, len))
+		return -EMGPU_ERR_VRAM_BACKING;
 	while (len) {
 		uint64_t c = pa >> GM_CHUNK_SHIFT, off = pa & (GM_CHUNK_SIZE - 1);
 		uint64_t n = GM_CHUNK_SIZE - off;
@@ -111,7 +129,8 @@ int gm_vram_write(struct gm_gpu *g, uint64_t pa, const void *buf,
 		if (!g->vram[c]) {
 			g->vram[c] = chunk_alloc();
 			if (!g->vram[c])
-				return -EMGPU_ERR_VRAM_RANGE;
+				return -EMGPU_ERR_VRAM_BACKING;
+			g->vram_chunks++;
 		}
 		memcpy(g->vram[c] + off, in, n);
 		in += n;

@@ -1067,6 +1067,75 @@ static void test_ga10x_bar2_past_vram(void)
 }
 
 /*
+ * VRAM's lazy backing is capped (vram-backing-max, 8 GiB by default): with
+ * 4 MiB, two chunks take writes, a third untouched one is refused with
+ * VRAM_BACKING (the BAR offset in ERROR_INFO, logged once as a guest
+ * error), reads 0, and the backed chunks keep working.
+ */
+static void test_ga10x_vram_backing_max(void)
+{
+    g_autofree char *log = NULL, *text = NULL;
+    g_autofree char *args = NULL;
+    int fd = g_file_open_tmp("emgpu-log-XXXXXX", &log, NULL);
+    QDict *resp;
+    Gpu *g;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    /* the default */
+    g = ga10x_start();
+    resp = qtest_qmp(g->qts, "{'execute': 'qom-get', 'arguments': "
+                     "{'path': '/machine/peripheral/gpu0', "
+                     "'property': 'vram-backing-max'}}");
+    g_assert(qdict_haskey(resp, "return"));
+    g_assert_cmpuint(qdict_get_int(resp, "return"), ==, 8ull << 30);
+    qobject_unref(resp);
+    gpu_stop(g);
+
+    args = g_strdup_printf("-d guest_errors -D %s", log);
+    g = ga10x_start_args("64m,vram-backing-max=4M", args);
+    bar2_wr32(g, 0, 0x11111111);
+    bar2_wr32(g, 40ull << 20, 0x22222222);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    bar2_wr32(g, 20ull << 20, 0x33333333);
+    expect_error_info(g, EMGPU_ERR_VRAM_BACKING, 20ull << 20,
+                      "write past the backing cap");
+    g_assert_cmphex(bar2_rd32(g, 20ull << 20), ==, 0);
+    bar2_wr32(g, 4, 0x44444444);
+    g_assert_cmphex(bar2_rd32(g, 0), ==, 0x11111111);
+    g_assert_cmphex(bar2_rd32(g, 4), ==, 0x44444444);
+    g_assert_cmphex(bar2_rd32(g, 40ull << 20), ==, 0x22222222);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+
+    g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
+    unlink(log);
+    g_assert_cmpuint(count_lines_with(text, "emgpu_err_guest: vram-backing, "),
+                     ==, 1);
+}
+
+/* A cap that is not a whole number of 2 MiB chunks is refused at start-up. */
+static void test_vram_backing_max_refused(void)
+{
+    const char *qemu = g_getenv("QTEST_QEMU_BINARY");
+    g_autofree char *out = NULL, *err = NULL;
+    g_autoptr(GError) gerr = NULL;
+    int status;
+    const char *argv[] = {
+        qemu, "-M", "q35", "-nodefaults", "-display", "none",
+        "-L", "/usr/share/qemu", "-L", "/usr/share/seabios",
+        "-device", "emgpu,vram-backing-max=3M", NULL,
+    };
+
+    g_assert_nonnull(qemu);
+    g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, 0, NULL, NULL,
+                               &out, &err, &status, &gerr));
+    g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+    g_assert_nonnull(strstr(err, "emgpu: vram-backing-max 3145728 is not a "
+                                 "multiple of 2 MiB"));
+}
+
+/*
  * BAR2 is one of the device's own regions: a copy whose sysmem source or
  * destination is BAR2's bus address is refused before a byte moves
  * (EMGPU_ERR_DMA, logged as reaching emgpu-vram), and VRAM is unchanged.
@@ -1465,6 +1534,10 @@ int main(int argc, char **argv)
     qtest_add_func("/emgpu/ga10x/bar2", test_ga10x_bar2);
     qtest_add_func("/emgpu/ga10x/bar2-past-vram", test_ga10x_bar2_past_vram);
     qtest_add_func("/emgpu/ga10x/dma-to-bar2", test_ga10x_dma_to_bar2);
+    qtest_add_func("/emgpu/ga10x/vram-backing-max",
+                   test_ga10x_vram_backing_max);
+    qtest_add_func("/emgpu/vram-backing-max-refused",
+                   test_vram_backing_max_refused);
     qtest_add_func("/emgpu/ga10x/channel-release",
                    test_ga10x_channel_release);
     qtest_add_func("/emgpu/ga10x/channel-acquire-poll",

@@ -69,13 +69,13 @@ static void sys_write(void *opaque, uint64_t addr, const void *buf,
 	memcpy(t->sys + addr, buf, len);
 }
 
-struct th *th_new_profile(const struct gm_profile *p, uint64_t seed,
-			  int tables_in_vram)
+struct th *th_new_config(const struct gm_config *config, int tables_in_vram)
 {
 	struct th *t = calloc(1, sizeof(*t));
 	struct gm_callbacks cb = { .dma_read = dma_read, .dma_write = dma_write,
 				   .irq = irq, .error = error_cb };
-	struct gm_config cfg = { .profile = *p, .seed = seed, .lockstep = 1 };
+	struct gm_config cfg = *config;
+	const struct gm_profile *p = &config->profile;
 
 	t->sys = calloc(1, TH_SYS_SIZE);
 	t->flat = (struct gmt_flat){ .mem = t->sys, .size = TH_SYS_SIZE };
@@ -96,6 +96,14 @@ struct th *th_new_profile(const struct gm_profile *p, uint64_t seed,
 	gm_set_pdb(t->g, gmt_pt_pdb(&t->pt));
 	gm_reg_write(t->g, EMGPU_REG_INTR_ENABLE, EMGPU_INTR_ALL);
 	return t;
+}
+
+struct th *th_new_profile(const struct gm_profile *p, uint64_t seed,
+			  int tables_in_vram)
+{
+	struct gm_config cfg = { .profile = *p, .seed = seed, .lockstep = 1 };
+
+	return th_new_config(&cfg, tables_in_vram);
 }
 
 struct th *th_new(const char *profile, uint64_t seed, int tables_in_vram)

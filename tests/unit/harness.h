@@ -36,6 +36,8 @@ struct th {
 struct th *th_new(const char *profile, uint64_t seed, int tables_in_vram);
 struct th *th_new_profile(const struct gm_profile *p, uint64_t seed,
 			  int tables_in_vram);
+/* any configuration (lockstep and the rest as given) */
+struct th *th_new_config(const struct gm_config *cfg, int tables_in_vram);
 void th_free(struct th *t);
 
 /* maps va -> (ap, pa) with a page of 1 << shift (12, 16 or 21) */

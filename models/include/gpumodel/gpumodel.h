@@ -97,6 +97,13 @@ struct gm_config {
 	enum gm_personality personality;
 	uint64_t seed;			/* PRNG seed; same seed + inputs -> same hash */
 	int lockstep;			/* 1: stop and wait for SYNC at driver events */
+	/*
+	 * Host bytes VRAM's lazy backing may take (a multiple of 2 MiB; 0: no
+	 * cap): a write that needs a chunk past it is refused whole with
+	 * EMGPU_ERR_VRAM_BACKING, so a guest that touches all of a large
+	 * profile's VRAM cannot make the embedder allocate all of it.
+	 */
+	uint64_t vram_backing_max;
 };
 
 /* Creates a model; NULL on allocation failure or an invalid profile. */
