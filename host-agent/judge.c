@@ -476,6 +476,9 @@ const char *em_run_record(const struct em_run *r, const char *commit,
 		json_object_set(obj, "run", run);
 	if (r->device)
 		json_object_set(obj, "device", r->device);
+	if (o->guest_errors)
+		json_object_set_new(obj, "guest", json_pack("{s:I}", "errors",
+							     (json_int_t)o->guest_errors));
 	/* result.json appears atomically: its presence marks the run done */
 	snprintf(path, sizeof(path), "%s/result.json", r->dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);

@@ -113,6 +113,8 @@ struct lv_job {
 	size_t line_len;
 	double started;
 	bool timed_out;
+	bool held;		/* the guest's one hold was answered */
+	unsigned int guest_errors;	/* holds after the first, ignored */
 };
 
 static double now_s(void)
@@ -366,14 +368,20 @@ static void read_device_stats(struct lv_job *j)
 			j->run->id, lv_error());
 }
 
-/* A complete line from the results port: the hold line is answered. */
+/* A complete line from the results port: the first hold line is answered. */
 static void results_line(struct lv_job *j)
 {
 	json_t *obj = json_loads(j->line, 0, NULL);
 	const char *scenario = json_string_value(json_object_get(obj, "scenario"));
 
-	if (scenario && !strcmp(scenario, "hold") && json_object_get(obj, "waiting"))
-		read_device_stats(j);
+	if (scenario && !strcmp(scenario, "hold") && json_object_get(obj, "waiting")) {
+		if (j->held) {
+			j->guest_errors++;
+		} else {
+			j->held = true;
+			read_device_stats(j);
+		}
+	}
 	json_decref(obj);
 }
 
@@ -516,6 +524,7 @@ static struct em_run *lv_wait(struct em_backend *be, volatile sig_atomic_t *inte
 				.timed_out = j->timed_out, .exit_status = 0,
 				.wall_s = now_s() - j->started, .host = j->c->uri,
 				.host_lost = verdict == JOB_HOST_LOST,
+				.guest_errors = j->guest_errors,
 			};
 			job_close(j);
 			j->c->running--;

@@ -115,5 +115,7 @@ void em_result_fields_markdown(FILE *out)
 	fprintf(out, "| `run` | result.json | object | the guest's result line whole "
 		"(every field the workload reports), where it sent one |\n"
 		"| `device` | result.json | object | emgpu's stats at the guest's end "
-		"(QEMU started directly) |\n");
+		"(QEMU started directly) |\n"
+		"| `guest` | result.json | object | where the guest broke the host's protocol: "
+		"`errors`, the lines it ignored (a hold after the first); absent when none |\n");
 }

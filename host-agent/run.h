@@ -75,6 +75,8 @@ struct em_run_outcome {
 	const char *host;	/* "local" or the libvirt URI */
 	/* the host went away before the run ended: not a result, rerun it */
 	bool host_lost;
+	/* lines from the guest that broke the host's protocol, ignored (vm.h) */
+	unsigned int guest_errors;
 };
 
 #endif /* EMBER_AGENT_RUN_H */

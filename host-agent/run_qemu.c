@@ -62,50 +62,50 @@ static void arm_injection(struct em_vm *vm, struct em_run *r)
 
 /*
  * At the guest's final hold: the device's stats (kept in result.json) and,
- * for an injected run, how often the injection fired.
+ * for an injected run, how often the injection fired. Asked and answered
+ * inside the VMs' wait loop (vm.h's em_vm_hold_ops).
  */
-static void read_device_stats(struct em_vm *vm, json_t *obj, void *arg)
+static void ask_device_stats(struct em_vm *vm, struct em_qmp *q, void *arg)
 {
 	struct em_run *r = arg;
-	const char *scenario = json_string_value(json_object_get(obj, "scenario"));
-	char err[256];
-	struct em_qmp q;
-	json_t *stats;
 
-	if (!scenario || strcmp(scenario, "hold") || !json_object_get(obj, "waiting"))
-		return;
-	if (!em_qmp_connect(&q, vm->qmp_path, 5000, err, sizeof(err))) {
-		stats = em_qmp_execute(&q, "qom-get", json_pack("{s:s,s:s}", "path",
-				       EM_VM_GPU_QOM_PATH, "property", "stats"),
-				       err, sizeof(err));
-		if (json_is_integer(json_object_get(stats, "injections_fired")))
-			r->injections_fired = json_integer_value(
-				json_object_get(stats, "injections_fired"));
-		json_decref(r->device);
-		r->device = json_is_object(stats) ? json_incref(stats) : NULL;
-		json_decref(stats);
-		if (!r->inject_kind)
-			goto out;
-		/* a device reset clears the stats, not the armed injection's count */
-		stats = em_qmp_execute(&q, "qom-get", json_pack("{s:s,s:s}", "path",
-				       EM_VM_GPU_QOM_PATH, "property", "inject"),
-				       err, sizeof(err));
-		if (json_is_string(stats)) {
-			const char *f = strstr(json_string_value(stats), " fired=");
-			const char *l = strstr(json_string_value(stats), " in_launch=");
-			json_int_t n = f ? strtoll(f + 7, NULL, 10) : 0;
-
-			if (n > r->injections_fired)
-				r->injections_fired = n;
-			/* the device's own count of firings that hit a launch */
-			r->injections_in_launch = l ? strtoll(l + 11, NULL, 10) : -1;
-		}
-		json_decref(stats);
-out:
-		em_qmp_close(&q);
-	}
-	em_vm_send(vm, "go\n");
+	(void)vm;
+	em_qmp_queue(q, "qom-get", json_pack("{s:s,s:s}", "path", EM_VM_GPU_QOM_PATH,
+					     "property", "stats"));
+	/* a device reset clears the stats, not the armed injection's count */
+	if (r->inject_kind)
+		em_qmp_queue(q, "qom-get", json_pack("{s:s,s:s}", "path", EM_VM_GPU_QOM_PATH,
+						     "property", "inject"));
 }
+
+static void take_device_stats(struct em_vm *vm, struct em_qmp *q, void *arg)
+{
+	struct em_run *r = arg;
+	json_t *stats = em_qmp_reply(q, 0, NULL, 0), *inject;
+
+	(void)vm;
+	if (json_is_integer(json_object_get(stats, "injections_fired")))
+		r->injections_fired = json_integer_value(json_object_get(stats,
+								       "injections_fired"));
+	json_decref(r->device);
+	r->device = json_is_object(stats) ? json_incref(stats) : NULL;
+	inject = r->inject_kind ? em_qmp_reply(q, 1, NULL, 0) : NULL;
+	if (json_is_string(inject)) {
+		const char *f = strstr(json_string_value(inject), " fired=");
+		const char *l = strstr(json_string_value(inject), " in_launch=");
+		json_int_t n = f ? strtoll(f + 7, NULL, 10) : 0;
+
+		if (n > r->injections_fired)
+			r->injections_fired = n;
+		/* the device's own count of firings that hit a launch */
+		r->injections_in_launch = l ? strtoll(l + 11, NULL, 10) : -1;
+	}
+}
+
+static const struct em_vm_hold_ops device_stats_at_hold = {
+	.ask = ask_device_stats,
+	.answered = take_device_stats,
+};
 
 static bool qemu_has_room(const struct em_backend *be)
 {
@@ -128,7 +128,7 @@ static int qemu_start(struct em_backend *be, struct em_run *r, const char **host
 		.modparams = set->modparams[0] ? set->modparams : NULL,
 		.paused = r->inject_kind != NULL,
 		.hold_at_end = true,
-		.on_line = read_device_stats, .on_line_arg = r,
+		.hold = &device_stats_at_hold, .hold_arg = r,
 	};
 	char append[512], digest[96];
 
@@ -179,6 +179,7 @@ static struct em_run *qemu_wait(struct em_backend *be, volatile sig_atomic_t *in
 		.timed_out = q->outs[k].timed_out,
 		.exit_status = q->outs[k].exit_status,
 		.wall_s = q->outs[k].wall_s, .host = "local",
+		.guest_errors = q->outs[k].guest_errors,
 	};
 	*results_path = q->vms[k].results_path;
 	return q->run_of[k];

@@ -202,6 +202,43 @@ int em_vm_send(struct em_vm *vm, const char *text)
 	return write(vm->in_fd, text, len) == (ssize_t)len ? 0 : -EIO;
 }
 
+/* The guest's hold answered (or its exchange failed): the guest goes on. */
+static void hold_end(struct em_vm *vm)
+{
+	vm->cfg.hold->answered(vm, &vm->hold_qmp, vm->cfg.hold_arg);
+	em_qmp_close(&vm->hold_qmp);
+	vm->hold = EM_VM_HOLD_DONE;
+	em_vm_send(vm, "go\n");
+}
+
+/*
+ * The guest holds: the QMP exchange starts, to be driven by the wait loop
+ * (em_vm_wait_any) and to end by its deadline or the VM's timeout. Once
+ * per boot; a hold after the first is a guest error.
+ */
+static void hold_start(struct em_vm *vm)
+{
+	double now = now_s(), timeout = vm->started + vm->cfg.timeout_s;
+
+	if (vm->hold != EM_VM_HOLD_NONE) {
+		vm->guest_errors++;
+		return;
+	}
+	vm->hold = EM_VM_HOLD_ASKING;
+	em_qmp_open(&vm->hold_qmp, vm->qmp_path, now + EM_VM_HOLD_QMP_S < timeout ?
+		    now + EM_VM_HOLD_QMP_S : timeout);
+	vm->cfg.hold->ask(vm, &vm->hold_qmp, vm->cfg.hold_arg);
+	if (em_qmp_step(&vm->hold_qmp, now))
+		hold_end(vm);
+}
+
+static bool is_hold(json_t *obj)
+{
+	const char *scenario = json_string_value(json_object_get(obj, "scenario"));
+
+	return scenario && !strcmp(scenario, "hold") && json_object_get(obj, "waiting");
+}
+
 /* Keeps complete lines from the guest and hands each to on_line. */
 static void take_line(struct em_vm *vm, const char *line)
 {
@@ -209,11 +246,13 @@ static void take_line(struct em_vm *vm, const char *line)
 
 	fprintf(vm->results, "%s\n", line);
 	fflush(vm->results);
-	if (!vm->cfg.on_line)
+	if (!vm->cfg.on_line && !vm->cfg.hold)
 		return;
 	obj = json_loads(line, 0, NULL);
-	if (json_is_object(obj))
+	if (json_is_object(obj) && vm->cfg.on_line)
 		vm->cfg.on_line(vm, obj, vm->cfg.on_line_arg);
+	if (json_is_object(obj) && vm->cfg.hold && is_hold(obj))
+		hold_start(vm);
 	json_decref(obj);
 }
 
@@ -386,6 +425,13 @@ static void reap(struct em_vm *vm, struct em_vm_outcome *out, int status)
 		take_line(vm, vm->line);
 		vm->line_len = 0;
 	}
+	out->guest_errors = vm->guest_errors;
+	if (vm->hold == EM_VM_HOLD_ASKING) {	/* QEMU went away mid-exchange */
+		em_qmp_step(&vm->hold_qmp, now_s());
+		vm->cfg.hold->answered(vm, &vm->hold_qmp, vm->cfg.hold_arg);
+		em_qmp_close(&vm->hold_qmp);
+		vm->hold = EM_VM_HOLD_DONE;
+	}
 	fclose(vm->results);
 	vm->results = NULL;
 	close_fifos(vm);
@@ -396,18 +442,30 @@ static void reap(struct em_vm *vm, struct em_vm_outcome *out, int status)
 	}
 }
 
+/*
+ * Nothing here blocks: every VM's output is drained, its hold exchange
+ * advanced and its watchdog checked on every pass (20 ms at most apart).
+ */
 long em_vm_wait_any(struct em_vm **vms, struct em_vm_outcome *outs, size_t n)
 {
-	struct pollfd pfd[64];
-	size_t i, np;
+	struct pollfd pfd[128];
+	size_t i, np, running;
 	int status;
 	pid_t r;
 
 	for (;;) {
-		for (i = np = 0; i < n && np < 64; i++)
-			if (!vms[i]->exited && vms[i]->pid > 0)
-				pfd[np++] = (struct pollfd){ .fd = vms[i]->out_fd, .events = POLLIN };
-		if (!np)
+		for (i = np = running = 0; i < n && np + 2 <= 128; i++) {
+			struct em_vm *vm = vms[i];
+
+			if (vm->exited || vm->pid <= 0)
+				continue;
+			running++;
+			pfd[np++] = (struct pollfd){ .fd = vm->out_fd, .events = POLLIN };
+			if (vm->hold == EM_VM_HOLD_ASKING && em_qmp_events(&vm->hold_qmp))
+				pfd[np++] = (struct pollfd){ .fd = vm->hold_qmp.fd,
+							     .events = em_qmp_events(&vm->hold_qmp) };
+		}
+		if (!running)
 			return -1;
 		poll(pfd, np, 20);
 		for (i = 0; i < n; i++) {
@@ -416,6 +474,8 @@ long em_vm_wait_any(struct em_vm **vms, struct em_vm_outcome *outs, size_t n)
 			if (vm->exited || vm->pid <= 0)
 				continue;
 			drain(vm);
+			if (vm->hold == EM_VM_HOLD_ASKING && em_qmp_step(&vm->hold_qmp, now_s()))
+				hold_end(vm);
 			r = waitpid(vm->pid, &status, WNOHANG);
 			if (r == vm->pid) {
 				reap(vm, &outs[i], status);

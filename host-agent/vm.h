@@ -17,6 +17,8 @@
 
 #include <jansson.h>
 
+#include "qmp.h"
+
 /* The emgpu's QOM id: QMP reaches it at /machine/peripheral/<id>. */
 #define EM_VM_GPU_ID		"gpu0"
 #define EM_VM_GPU_QOM_PATH	"/machine/peripheral/" EM_VM_GPU_ID
@@ -25,6 +27,22 @@ struct em_vm;
 
 /* Called for each JSON line from the guest while the VM runs. */
 typedef void (*em_vm_line_fn)(struct em_vm *vm, json_t *obj, void *arg);
+
+/*
+ * What the host does while the guest holds at its end (ember_hold=1: the
+ * guest sends {"scenario":"hold","waiting":true} and waits for "go"): ask
+ * queues QMP commands on the exchange (em_qmp_queue), answered reads
+ * their replies (em_qmp_reply; a failed exchange says why in q->err),
+ * then the guest is released. The exchange runs inside the VMs' wait
+ * loop without blocking it, and ends by EM_VM_HOLD_QMP_S or the VM's
+ * timeout, whichever comes first. One hold per boot: a hold line after
+ * the first is a guest error, ignored.
+ */
+struct em_vm_hold_ops {
+	void (*ask)(struct em_vm *vm, struct em_qmp *q, void *arg);
+	void (*answered)(struct em_vm *vm, struct em_qmp *q, void *arg);
+};
+#define EM_VM_HOLD_QMP_S	EM_QMP_REPLY_TIMEOUT_S
 
 struct em_vm_config {
 	const char *qemu;		/* qemu-system-x86_64 with emgpu */
@@ -53,6 +71,15 @@ struct em_vm_config {
 	const char *verify_digest;
 	em_vm_line_fn on_line;		/* may be NULL */
 	void *on_line_arg;
+	const struct em_vm_hold_ops *hold;	/* with hold_at_end; may be NULL */
+	void *hold_arg;
+};
+
+/* Where the guest's one hold is (em_vm_hold_ops). */
+enum em_vm_hold_state {
+	EM_VM_HOLD_NONE,	/* not held yet */
+	EM_VM_HOLD_ASKING,	/* the QMP exchange runs */
+	EM_VM_HOLD_DONE,	/* answered, the guest released */
 };
 
 struct em_vm {
@@ -72,12 +99,17 @@ struct em_vm {
 	char line[8192];		/* partial line from the guest */
 	size_t line_len;
 	bool exited;
+	enum em_vm_hold_state hold;
+	struct em_qmp hold_qmp;		/* while EM_VM_HOLD_ASKING */
+	/* lines from the guest that broke the protocol (a second hold), ignored */
+	unsigned int guest_errors;
 };
 
 struct em_vm_outcome {
 	bool timed_out;
 	int exit_status;		/* QEMU's, or -signal */
 	double wall_s;
+	unsigned int guest_errors;	/* em_vm's */
 };
 
 /* Firmware directories QEMU needs (-L), from Debian's packages. */

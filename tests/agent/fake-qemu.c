@@ -11,8 +11,9 @@
  *                  that is not JSON with raw escape bytes
  *   holds N        N hold lines at once, then the guest waits for "go";
  *                  QMP answers; the guest reports how many "go" lines
- *                  came ({"scenario":"fake","go":N}) and the QMP side how
- *                  many commands (<workdir>/fake-qmp.count)
+ *                  came ({"scenario":"fake","go":N}), then a run that
+ *                  verified; the QMP side counts the commands it answered
+ *                  (<workdir>/fake-qmp.count)
  *   stall N        N hold lines, one a second; QMP accepts and never says
  *                  a word; the guest never ends
  *   flood-results  valid JSON lines, endlessly
@@ -228,6 +229,8 @@ int main(int argc, char **argv)
 		snprintf(line, sizeof(line), "{\"scenario\":\"fake\",\"go\":%u}\n",
 			 count_go(&f, 2000));
 		put(f.out, line);
+		put(f.out, "{\"scenario\":\"run\",\"kernel\":\"hotset\",\"ret\":0,"
+			   "\"mismatches\":0,\"result_ok\":1,\"lost_pages\":0}\n");
 		end_boot(&f);
 	}
 	if (!strcmp(mode, "stall")) {

@@ -53,5 +53,56 @@ expect_line "$work/esc.out" '  \x1B[2Jwiped csi                    "\u{009B}31mr
 expect_line "$work/esc.out" '  unparsed   line                   "\u001B[31mnot json\u001B[0m"'
 expect_line "$work/esc.json" '{"scenario":"\u001B[2Jwiped","\u001B]0;owned\u0007key":1,"csi":"\u009B31mred","bell":"\u0007"}'
 
+# run MODE NAME [KEY=VALUE...]: a one-run matrix NAME on fake-qemu in
+# MODE (timeout 3 s unless given); its result.json is $work/res/NAME/run.json
+run() {
+	local mode=$1 name=$2 conf=$work/$2.conf
+	shift 2
+	printf 'name = %s\napps = hotset\nvariants = uvm\nfactors = 1\njobs = 1\n' "$name" >"$conf"
+	printf '%s\n' "${@:-timeout = 3}" >>"$conf"
+	EMBER_FAKE_GUEST=$mode "$agent" run "$conf" --qemu "$fake" --kernel /dev/null \
+		--initrd /dev/null --results "$work/res" >"$work/$name.out" 2>&1 || true
+	cp "$work/res/$name/runs/hotset-uvm-x1-s1/result.json" "$work/res/$name/run.json" 2>/dev/null ||
+		echo '{}' >"$work/res/$name/run.json"
+}
+expect_json() {	# FILE JQ-FILTER EXPECTED
+	local got
+	got=$(jq -c "$2" "$1")
+	if [ "$got" = "$3" ]; then
+		ok "$(basename "$(dirname "$1")"): $2 = $3"
+	else
+		fail "$1: $2 is $got, expected $3"
+	fi
+}
+
+# 50 hold lines at once: the host acts on the first alone (one QMP
+# command, one "go"); the other 49 are guest errors, the run is ok.
+EMBER_FAKE_N=50 run holds holds
+expect_json "$work/res/holds/run.json" '[.status, .guest.errors, .device.sim_ns]' '["ok",49,1]'
+if [ "$(cat "$work/res/holds/runs/hotset-uvm-x1-s1/fake-qmp.count" 2>/dev/null)" = 1 ]; then
+	ok "holds: one QMP command for 50 hold lines"
+else
+	fail "holds: $(cat "$work/res/holds/runs/hotset-uvm-x1-s1/fake-qmp.count" 2>/dev/null) QMP commands for 50 hold lines"
+fi
+if grep -qx '{"scenario":"fake","go":1}' "$work/res/holds/runs/hotset-uvm-x1-s1/results.jsonl"; then
+	ok "holds: the guest was released once"
+else
+	fail "holds: $(grep '"fake"' "$work/res/holds/runs/hotset-uvm-x1-s1/results.jsonl")"
+fi
+
+# A QMP socket that takes the connection and never answers, and 3 hold
+# lines a second apart: the watchdog still ends the run at its 3 s timeout
+# (the host would wait 30 s for each answer).
+EMBER_FAKE_N=3 run stall stall
+expect_json "$work/res/stall/run.json" '[.status, .why, .guest.errors]' \
+	'["timeout","watchdog: still running at the timeout",2]'
+# the VM's wall time as the agent measured it, from its start to its reaping
+took=$(jq .wall_s "$work/res/stall/run.json")
+if awk -v t="$took" 'BEGIN { exit !(t >= 3 && t < 4) }'; then
+	ok "stall: the VM was stopped after $took s (timeout 3 s)"
+else
+	fail "stall: the VM was stopped after $took s with a timeout of 3 s"
+fi
+
 echo "agent-test: $fails failed"
 [ "$fails" -eq 0 ]
