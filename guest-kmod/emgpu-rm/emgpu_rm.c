@@ -500,6 +500,7 @@ static int emgpu_rm_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	kref_init(&gpu->kref);
 	idr_init(&gpu->handles);
 	INIT_LIST_HEAD(&gpu->clients);
+	INIT_LIST_HEAD(&gpu->accounts);
 	mutex_init(&gpu->launch_lock);
 	init_waitqueue_head(&gpu->launch_wq);
 	gpu->launch_irq = -1;

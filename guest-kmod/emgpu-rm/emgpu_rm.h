@@ -30,6 +30,7 @@
 #include <linux/pci.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 
 #include "nv_uvm_interface.h"
@@ -156,18 +157,38 @@ struct uvmGpuTsg_tag {
 	unsigned int channels;
 };
 
+/*
+ * The channels charged to one user (the opener's effective uid) of
+ * /dev/emgpu-rm, for max_channels_per_user: each compute channel until
+ * its hardware channel is free again (emgpu_rm_user.c).
+ */
+struct emgpu_rm_account {
+	struct list_head node;		/* in gpu->accounts */
+	kuid_t uid;
+	unsigned int refs;		/* its open files and channels */
+	unsigned int channels;
+};
+
 struct uvmGpuChannel_tag {
 	struct list_head node;		/* in gpu->channels */
 	struct uvmGpuTsg_tag *tsg;
 	unsigned int id;		/* hwChannelId, register block */
 	struct emgpu_rm_alloc *inst, *gpfifo, *userd, *notifier;
 	u32 token;
-	unsigned int retained;		/* RetainChannel references */
-	/* a compute channel (EMGPU_RM_CHANNEL_CREATE): its handle; its TSG is
-	 * its own, on no list */
+	/*
+	 * A compute channel (EMGPU_RM_CHANNEL_CREATE): its handle (its TSG is
+	 * its own, on no list), the user it is charged to, and its references
+	 * (gpu->lock): the handle's, one per RetainChannel, one while a
+	 * launch may still run in it (gpu->launch_channel), one a launch
+	 * ioctl holds across its wait. Its hardware channel and instance
+	 * block are freed with the last (emgpu_rm_fifo.c).
+	 */
 	struct emgpu_rm_object user;
+	struct emgpu_rm_account *account;
+	struct kref ref;
 };
 
+/* One RetainChannel: holds a reference on the channel until released. */
 struct emgpu_rm_retained {
 	struct list_head node;		/* in gpu->retained */
 	struct uvmGpuChannel_tag *channel;
@@ -222,6 +243,9 @@ struct emgpu_rm_gpu {
 	bool misc_registered;
 	struct idr handles;		/* handle - EMGPU_RM_HANDLE_BASE -> object */
 	struct list_head clients;
+	struct list_head accounts;	/* struct emgpu_rm_account */
+	/* compute channels whose hardware channel is not free yet */
+	unsigned int user_channels;
 	/* the device user VA spaces hang off (not in devices: nvidia-uvm's) */
 	struct uvmGpuDevice_tag user_device;
 	struct mutex launch_lock;	/* see the top of this file */
@@ -229,8 +253,9 @@ struct emgpu_rm_gpu {
 	int launch_irq;
 	void *launch_desc;		/* struct emgpu_launch_desc, DMA-coherent */
 	dma_addr_t launch_desc_dma;
-	/* the channel of a launch that timed out or was interrupted and may
-	 * still run (gpu->lock) */
+	/* the channel of the latest launch while it may still run, with a
+	 * reference (gpu->lock): one that timed out or was interrupted keeps
+	 * its channel's hardware channel until the device says it ended */
 	struct uvmGpuChannel_tag *launch_channel;
 };
 
@@ -298,12 +323,16 @@ u64 emgpu_rm_vas_pdb(const struct uvmGpuAddressSpace_tag *vas);
 NV_STATUS emgpu_rm_vas_create(struct uvmGpuDevice_tag *d, u64 va_base, u64 va_size,
 			      struct uvmGpuAddressSpace_tag **out, UvmGpuAddressSpaceInfo *info);
 void emgpu_rm_vas_free_locked(struct uvmGpuAddressSpace_tag *vas);
+void emgpu_rm_user_vas_free_if_unused(struct uvmGpuAddressSpace_tag *vas);
 
 /* emgpu_rm_fifo.c: TSGs, channels, fault and access-counter buffers */
 void emgpu_rm_channel_program_pdb(struct uvmGpuChannel_tag *ch);
 int emgpu_rm_compute_channel_create(struct uvmGpuAddressSpace_tag *vas,
+				    struct emgpu_rm_account *account,
 				    struct uvmGpuChannel_tag **out);
-void emgpu_rm_compute_channel_free(struct uvmGpuChannel_tag *ch);
+void emgpu_rm_compute_channel_stop(struct uvmGpuChannel_tag *ch);
+void emgpu_rm_channel_get(struct uvmGpuChannel_tag *ch);
+void emgpu_rm_channel_put(struct uvmGpuChannel_tag *ch);
 
 /* emgpu_rm_user.c: /dev/emgpu-rm */
 int emgpu_rm_user_probe(struct emgpu_rm_gpu *gpu);
@@ -311,5 +340,6 @@ void emgpu_rm_user_remove(struct emgpu_rm_gpu *gpu);
 struct emgpu_rm_object *emgpu_rm_object_find(struct emgpu_rm_gpu *gpu, u32 handle,
 					     enum emgpu_rm_object_type type);
 bool emgpu_rm_client_is_callers(const struct emgpu_rm_client *client);
+void emgpu_rm_account_uncharge(struct emgpu_rm_gpu *gpu, struct emgpu_rm_account *account);
 
 #endif /* EMGPU_RM_H */

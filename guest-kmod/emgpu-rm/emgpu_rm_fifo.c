@@ -147,9 +147,10 @@ static void channel_free_locked(struct emgpu_rm_gpu *gpu, struct uvmGpuChannel_t
 	emgpu_rm_wr64(gpu, GA10X_REG_CHAN(ch->id, GA10X_REG_CHAN_NOTIFIER_LO), 0);
 	emgpu_rm_wr64(gpu, GA10X_REG_CHAN(ch->id, GA10X_REG_CHAN_INST_LO), 0);
 	emgpu_rm_wr64(gpu, GA10X_REG_CHAN(ch->id, GA10X_REG_CHAN_PDB_LO), 0);
+	/* a retain holds a reference: nvidia-uvm routes faults by INST */
 	list_for_each_entry(r, &gpu->retained, node)
-		if (r->channel == ch)
-			r->channel = NULL;
+		WARN_ON(r->channel == ch);
+	WARN_ON(gpu->launch_channel == ch);
 	emgpu_rm_free_mem(vas, ch->notifier);
 	emgpu_rm_free_mem(vas, ch->userd);
 	emgpu_rm_free_mem(vas, ch->gpfifo);
@@ -275,6 +276,11 @@ void nvUvmInterfaceChannelDestroy(uvmGpuChannelHandle channel)
 		return;
 	mutex_lock(&gpu->lock);
 	ch = channel_find_locked(gpu, channel);
+	if (ch && ch->account) {
+		/* a compute channel: its references free it, never nvidia-uvm */
+		pr_err("emgpu-rm: ChannelDestroy of compute channel %u\n", ch->id);
+		ch = NULL;
+	}
 	if (ch)
 		channel_free_locked(gpu, ch);
 	mutex_unlock(&gpu->lock);
@@ -572,14 +578,16 @@ EXPORT_SYMBOL(nvUvmInterfaceDisableAccessCntr);
 /* ---- compute channels (EMGPU_RM_CHANNEL_CREATE) ---- */
 
 /*
- * A compute channel in the user VA space @vas: a free hardware channel, a
- * TSG of its own (on no list: nvidia-uvm never sees it), a 4K sysmem
- * instance block (the INST its faults carry) and the VA space's page
- * directory, on GA10X_ENGINE_GRAPHICS: no GPFIFO, USERD or notifier, work
- * comes by GA10X_REG_LAUNCH_CHANNEL. 0, -ENOSPC with every hardware
- * channel taken, -ENOMEM.
+ * A compute channel in the user VA space @vas, charged to @account: a free
+ * hardware channel, a TSG of its own (on no list: nvidia-uvm never sees
+ * it), a 4K sysmem instance block (the INST its faults carry) and the VA
+ * space's page directory, on GA10X_ENGINE_GRAPHICS: no GPFIFO, USERD or
+ * notifier, work comes by GA10X_REG_LAUNCH_CHANNEL. One reference, the
+ * caller's (the user's handle). 0, -ENOSPC with every hardware channel
+ * taken, -ENOMEM.
  */
 int emgpu_rm_compute_channel_create(struct uvmGpuAddressSpace_tag *vas,
+				    struct emgpu_rm_account *account,
 				    struct uvmGpuChannel_tag **out)
 {
 	struct emgpu_rm_gpu *gpu = vas->device->gpu;
@@ -619,21 +627,60 @@ int emgpu_rm_compute_channel_create(struct uvmGpuAddressSpace_tag *vas,
 	chan_wr(gpu, ch->id, GA10X_REG_CHAN_ENGINE, GA10X_ENGINE_GRAPHICS);
 	chan_wr(gpu, ch->id, GA10X_REG_CHAN_CTRL, GA10X_CHAN_CTRL_ENABLE);
 	list_add_tail(&ch->node, &gpu->channels);
+	kref_init(&ch->ref);
+	ch->account = account;
+	account->refs++;
+	account->channels++;
+	gpu->user_channels++;
 	vas->user_channels++;
 	*out = ch;
 	return 0;
 }
 
-/* Stops and frees a compute channel; nvidia-uvm's retains of it detach. */
-void emgpu_rm_compute_channel_free(struct uvmGpuChannel_tag *ch)
+/*
+ * The user freed the channel (its handle is gone): the device fetches
+ * nothing more from it and ends a launch running in it. What nvidia-uvm
+ * retained stays valid (disabled) until it releases it.
+ */
+void emgpu_rm_compute_channel_stop(struct uvmGpuChannel_tag *ch)
 {
+	lockdep_assert_held(&ch->tsg->vas->device->gpu->lock);
+	chan_wr(ch->tsg->vas->device->gpu, ch->id, GA10X_REG_CHAN_CTRL, 0);
+}
+
+void emgpu_rm_channel_get(struct uvmGpuChannel_tag *ch)
+{
+	lockdep_assert_held(&ch->tsg->vas->device->gpu->lock);
+	kref_get(&ch->ref);
+}
+
+/*
+ * The last reference: no launch may run in the channel and nvidia-uvm no
+ * longer routes faults by its instance block, so the hardware channel,
+ * the instance block and the user's charge go; so does its VA space if
+ * the user freed it and nvidia-uvm destroyed every dup of it.
+ */
+static void compute_channel_release(struct kref *ref)
+{
+	struct uvmGpuChannel_tag *ch = container_of(ref, struct uvmGpuChannel_tag, ref);
 	struct uvmGpuTsg_tag *t = ch->tsg;
-	struct emgpu_rm_gpu *gpu = t->vas->device->gpu;
+	struct uvmGpuAddressSpace_tag *vas = t->vas;
+	struct emgpu_rm_gpu *gpu = vas->device->gpu;
+	struct emgpu_rm_account *account = ch->account;
 
 	lockdep_assert_held(&gpu->lock);
-	t->vas->user_channels--;
 	channel_free_locked(gpu, ch);
 	kfree(t);
+	gpu->user_channels--;
+	emgpu_rm_account_uncharge(gpu, account);
+	vas->user_channels--;
+	emgpu_rm_user_vas_free_if_unused(vas);
+}
+
+void emgpu_rm_channel_put(struct uvmGpuChannel_tag *ch)
+{
+	lockdep_assert_held(&ch->tsg->vas->device->gpu->lock);
+	kref_put(&ch->ref, compute_channel_release);
 }
 
 /* ---- user channels (UVM_REGISTER_CHANNEL) ---- */
@@ -676,7 +723,7 @@ NV_STATUS nvUvmInterfaceRetainChannel(uvmGpuAddressSpaceHandle vaSpace, NvHandle
 		return NV_ERR_NO_MEMORY;
 	}
 	r->channel = ch;
-	ch->retained++;
+	emgpu_rm_channel_get(ch);
 	list_add_tail(&r->node, &gpu->retained);
 
 	memset(info, 0, sizeof(*info));
@@ -711,7 +758,7 @@ NV_STATUS nvUvmInterfaceBindChannelResources(void *retainedChannel,
 	r = retained_find_locked(gpu, retainedChannel);
 	mutex_unlock(&gpu->lock);
 	/* resourceCount is 0: nothing to bind */
-	return r && r->channel ? NV_OK : NV_ERR_INVALID_OBJECT_HANDLE;
+	return r ? NV_OK : NV_ERR_INVALID_OBJECT_HANDLE;
 }
 EXPORT_SYMBOL(nvUvmInterfaceBindChannelResources);
 
@@ -725,9 +772,9 @@ void nvUvmInterfaceReleaseChannel(void *retainedChannel)
 	mutex_lock(&gpu->lock);
 	r = retained_find_locked(gpu, retainedChannel);
 	if (r) {
-		if (r->channel)
-			r->channel->retained--;
 		list_del(&r->node);
+		/* the user may have freed it: then its hardware channel goes */
+		emgpu_rm_channel_put(r->channel);
 	}
 	mutex_unlock(&gpu->lock);
 	kfree(r);
@@ -743,9 +790,10 @@ void nvUvmInterfaceStopChannel(void *retainedChannel, NvBool bImmediate)
 		return;
 	mutex_lock(&gpu->lock);
 	r = retained_find_locked(gpu, retainedChannel);
-	/* disabled: the device fetches nothing more from it */
-	if (r && r->channel)
-		chan_wr(gpu, r->channel->id, GA10X_REG_CHAN_CTRL, 0);
+	/* disabled: the device fetches nothing more from it, and ends a
+	 * launch running in it */
+	if (r)
+		emgpu_rm_compute_channel_stop(r->channel);
 	mutex_unlock(&gpu->lock);
 }
 EXPORT_SYMBOL(nvUvmInterfaceStopChannel);

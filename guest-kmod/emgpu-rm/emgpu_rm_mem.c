@@ -481,6 +481,18 @@ void emgpu_rm_vas_free_locked(struct uvmGpuAddressSpace_tag *vas)
 	kfree(vas);
 }
 
+/*
+ * A user VA space lives while the user's handle, a dup of nvidia-uvm's or
+ * a compute channel in it (its instance block is the VA space's
+ * allocation) does; the last of them frees it. LOCKING: gpu->lock.
+ */
+void emgpu_rm_user_vas_free_if_unused(struct uvmGpuAddressSpace_tag *vas)
+{
+	lockdep_assert_held(&vas->device->gpu->lock);
+	if (!vas->user.client && !vas->dups && !vas->user_channels)
+		emgpu_rm_vas_free_locked(vas);
+}
+
 #if EMGPU_RM_BRANCH >= 550
 NV_STATUS nvUvmInterfaceAddressSpaceCreate(uvmGpuDeviceHandle device,
 					   unsigned long long vaBase,
@@ -574,8 +586,8 @@ void nvUvmInterfaceAddressSpaceDestroy(uvmGpuAddressSpaceHandle vaSpace)
 		if (!vas->dups)
 			pr_err("emgpu-rm: AddressSpaceDestroy of user VA space 0x%x never duped\n",
 			       vas->user.handle);
-		else if (!--vas->dups && !vas->user.client)
-			emgpu_rm_vas_free_locked(vas);
+		else if (!--vas->dups)
+			emgpu_rm_user_vas_free_if_unused(vas);
 		mutex_unlock(&gpu->lock);
 		return;
 	}

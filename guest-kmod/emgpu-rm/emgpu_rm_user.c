@@ -9,11 +9,12 @@
  * launches the model's kernels on a channel, waiting for each.
  *
  * Every handle is the open file's: another file's, a freed one or one of
- * the wrong type is ENOENT. What one open may make is bounded by module
- * parameters (max_va_spaces_per_open, max_channels_per_open: EDQUOT past
- * them); the device's hardware channels, shared with nvidia-uvm's, are
- * the global bound (ENOSPC). docs/rm-standin.md lists every errno.
- * Locking: emgpu_rm.h.
+ * the wrong type is ENOENT. What one open and one user may make is bounded
+ * by module parameters (max_va_spaces_per_open, max_channels_per_open,
+ * max_channels_per_user: EDQUOT past them), and so are the compute
+ * channels of all users together (max_user_channels) and the device's
+ * hardware channels, shared with nvidia-uvm's (ENOSPC past either).
+ * docs/rm-standin.md lists every errno. Locking: emgpu_rm.h.
  */
 #include <linux/dma-mapping.h>
 #include <linux/fs.h>
@@ -25,12 +26,13 @@
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/cred.h>
 #include <linux/uaccess.h>
 
 #include "emgpu_rm.h"
 #include "uapi/emgpu_rm.h"
 
-/* ---- limits of one open file ---- */
+/* ---- limits of one open file, one user and all users ---- */
 
 static int param_set_range(const char *val, const struct kernel_param *kp,
 			   unsigned int min, unsigned int max)
@@ -66,6 +68,19 @@ static unsigned int max_channels_per_open = 8;
 EMGPU_RM_RANGE_PARAM(max_channels_per_open, 1, GA10X_CHANNELS,
 		     "Compute channels one open of /dev/emgpu-rm may hold; past it EMGPU_RM_CHANNEL_CREATE fails with EDQUOT (1..64, default 8)");
 
+/*
+ * A channel counts against its user and the total from its creation until
+ * its hardware channel is free again: after the user freed it, while a
+ * launch may still run in it or nvidia-uvm still retains it.
+ */
+static unsigned int max_channels_per_user = 16;
+EMGPU_RM_RANGE_PARAM(max_channels_per_user, 1, GA10X_CHANNELS,
+		     "Compute channels one user (effective uid of the opener) of /dev/emgpu-rm may hold over all its opens; past it EMGPU_RM_CHANNEL_CREATE fails with EDQUOT (1..64, default 16)");
+
+static unsigned int max_user_channels = 32;
+EMGPU_RM_RANGE_PARAM(max_user_channels, 1, GA10X_CHANNELS,
+		     "Compute channels all users of /dev/emgpu-rm may hold together, the rest of the 64 hardware channels left to nvidia-uvm; past it EMGPU_RM_CHANNEL_CREATE fails with ENOSPC (1..64, default 32)");
+
 #define EMGPU_RM_LAUNCH_TIMEOUT_MS	60000	/* timeout_ms 0 */
 #define EMGPU_RM_LAUNCH_POLL_MS		10	/* a lost interrupt, the launch's or nvidia-uvm's, costs this */
 
@@ -74,6 +89,7 @@ struct emgpu_rm_client {
 	struct emgpu_rm_object obj;	/* EMGPU_RM_OBJ_CLIENT, client = itself */
 	struct emgpu_rm_gpu *gpu;	/* holds a reference */
 	struct pid *owner;		/* the opener's thread group */
+	struct emgpu_rm_account *account;	/* the opener's effective uid's */
 	struct list_head node;		/* in gpu->clients */
 	unsigned int va_spaces, channels;
 };
@@ -154,34 +170,88 @@ static struct uvmGpuChannel_tag *user_channel(struct emgpu_rm_client *client, u3
 	return obj ? container_of(obj, struct uvmGpuChannel_tag, user) : NULL;
 }
 
-/* ---- objects ---- */
+/* ---- users ---- */
 
-/* Whether a launch on @ch may still be running. LOCKING: gpu->lock. */
-static bool channel_launch_running(struct emgpu_rm_gpu *gpu, struct uvmGpuChannel_tag *ch)
+/*
+ * @uid's account, made of *@spare (then NULL) if it has none yet, with a
+ * reference. LOCKING: gpu->lock.
+ */
+static struct emgpu_rm_account *account_get(struct emgpu_rm_gpu *gpu, kuid_t uid,
+					    struct emgpu_rm_account **spare)
+{
+	struct emgpu_rm_account *a;
+
+	lockdep_assert_held(&gpu->lock);
+	list_for_each_entry(a, &gpu->accounts, node)
+		if (uid_eq(a->uid, uid))
+			goto found;
+	a = *spare;
+	*spare = NULL;
+	a->uid = uid;
+	list_add_tail(&a->node, &gpu->accounts);
+found:
+	a->refs++;
+	return a;
+}
+
+static void account_put(struct emgpu_rm_gpu *gpu, struct emgpu_rm_account *a)
 {
 	lockdep_assert_held(&gpu->lock);
-	if (gpu->launch_channel != ch)
-		return false;
-	if (emgpu_rm_rd(gpu, EMGPU_REG_LAUNCH_STATUS) == EMGPU_LAUNCH_RUNNING)
+	if (--a->refs)
+		return;
+	WARN_ON(a->channels);
+	list_del(&a->node);
+	kfree(a);
+}
+
+/* A compute channel's hardware channel is free: its user's charge goes. */
+void emgpu_rm_account_uncharge(struct emgpu_rm_gpu *gpu, struct emgpu_rm_account *account)
+{
+	lockdep_assert_held(&gpu->lock);
+	account->channels--;
+	account_put(gpu, account);
+}
+
+/* ---- objects ---- */
+
+/*
+ * Whether a launch may still run: the device's LAUNCH_STATUS, nothing
+ * once the device is gone. A launch that ended gives its channel's
+ * reference back (the channel is freed there if nothing else holds it).
+ * LOCKING: gpu->lock.
+ */
+static bool launch_running(struct emgpu_rm_gpu *gpu)
+{
+	lockdep_assert_held(&gpu->lock);
+	if (!gpu->removed && emgpu_rm_rd(gpu, EMGPU_REG_LAUNCH_STATUS) == EMGPU_LAUNCH_RUNNING)
 		return true;
-	gpu->launch_channel = NULL;
+	if (gpu->launch_channel) {
+		emgpu_rm_channel_put(gpu->launch_channel);
+		gpu->launch_channel = NULL;
+	}
 	return false;
 }
 
+/*
+ * The user's handle of @ch goes (FREE, release, remove): the channel is
+ * stopped, which ends a launch running in it, and lives on only while
+ * that launch (on a device that still reports it running) or nvidia-uvm's
+ * retains hold it; until then its hardware channel is not handed out
+ * again.
+ */
 static void channel_free(struct emgpu_rm_client *client, struct uvmGpuChannel_tag *ch)
 {
 	struct emgpu_rm_gpu *gpu = client->gpu;
 
 	lockdep_assert_held(&gpu->lock);
-	if (gpu->launch_channel == ch) {
-		/* only from release and remove: FREE refuses */
-		dev_warn(&gpu->pdev->dev, "channel %u freed while its launch may still run\n",
-			 ch->id);
-		gpu->launch_channel = NULL;
-	}
 	handle_free(gpu, &ch->user);
-	emgpu_rm_compute_channel_free(ch);
 	client->channels--;
+	emgpu_rm_compute_channel_stop(ch);
+	if (launch_running(gpu) && gpu->launch_channel == ch)
+		dev_warn(&gpu->pdev->dev,
+			 "channel %u freed while its launch still runs: held until it ends\n",
+			 ch->id);
+	emgpu_rm_channel_put(ch);
 }
 
 /* The user's reference; nvidia-uvm's dups keep it until their destroy. */
@@ -190,8 +260,21 @@ static void va_space_free(struct emgpu_rm_client *client, struct uvmGpuAddressSp
 	lockdep_assert_held(&client->gpu->lock);
 	handle_free(client->gpu, &vas->user);
 	client->va_spaces--;
-	if (!vas->dups)
-		emgpu_rm_vas_free_locked(vas);
+	emgpu_rm_user_vas_free_if_unused(vas);
+}
+
+/* Whether @client still has a channel handle in @vas. */
+static bool vas_has_channels(struct emgpu_rm_client *client, struct uvmGpuAddressSpace_tag *vas)
+{
+	struct emgpu_rm_object *obj;
+	int id;
+
+	lockdep_assert_held(&client->gpu->lock);
+	idr_for_each_entry(&client->gpu->handles, obj, id)
+		if (obj->client == client && obj->type == EMGPU_RM_OBJ_CHANNEL &&
+		    container_of(obj, struct uvmGpuChannel_tag, user)->tsg->vas == vas)
+			return true;
+	return false;
 }
 
 /* Every object of @client, channels first. LOCKING: gpu->lock. */
@@ -291,14 +374,18 @@ static long ioctl_channel_create(struct emgpu_rm_client *client, void __user *ar
 	vas = user_vas(client, c.h_client, c.h_va_space);
 	if (!vas)
 		return -ENOENT;
-	if (client->channels >= READ_ONCE(max_channels_per_open))
+	if (client->channels >= READ_ONCE(max_channels_per_open) ||
+	    client->account->channels >= READ_ONCE(max_channels_per_user))
 		return -EDQUOT;
-	ret = emgpu_rm_compute_channel_create(vas, &ch);
+	launch_running(gpu);	/* a launch that ended gives its channel back */
+	if (gpu->user_channels >= READ_ONCE(max_user_channels))
+		return -ENOSPC;
+	ret = emgpu_rm_compute_channel_create(vas, client->account, &ch);
 	if (ret)
 		return ret;
 	ret = handle_alloc(gpu, &ch->user, EMGPU_RM_OBJ_CHANNEL, client);
 	if (ret) {
-		emgpu_rm_compute_channel_free(ch);
+		emgpu_rm_channel_put(ch);
 		return ret;
 	}
 	client->channels++;
@@ -323,14 +410,14 @@ static long ioctl_free(struct emgpu_rm_client *client, void __user *arg)
 		return -EFAULT;
 	ch = user_channel(client, f.h_client, f.handle);
 	if (ch) {
-		if (channel_launch_running(gpu, ch))
+		if (launch_running(gpu) && gpu->launch_channel == ch)
 			return -EBUSY;
 		channel_free(client, ch);
 		return 0;
 	}
 	vas = user_vas(client, f.h_client, f.handle);
 	if (vas) {
-		if (vas->user_channels)
+		if (vas_has_channels(client, vas))
 			return -EBUSY;
 		va_space_free(client, vas);
 		return 0;
@@ -365,6 +452,9 @@ static int launch_errno(struct emgpu_rm_gpu *gpu, u32 status, u32 seq, u32 error
 		return 0;
 	if (ran && status == EMGPU_LAUNCH_CANCELLED)
 		return -EFAULT;	/* nvidia-uvm cancelled a fault it could not service */
+	/* its channel was stopped or given another directory under it */
+	if (ran && status == EMGPU_LAUNCH_ERROR && new_error && error == EMGPU_ERR_CHANNEL)
+		return -ECANCELED;
 	/* a descriptor the device refused: the caller's kernel or arguments */
 	if (status == EMGPU_LAUNCH_ERROR && new_error && error == EMGPU_ERR_BAD_DESCRIPTOR)
 		return -EINVAL;
@@ -395,9 +485,11 @@ static bool notifications_serviced(struct emgpu_rm_gpu *gpu)
  * Runs a kernel on a compute channel and waits for it. The device has one
  * launch engine: launch_lock is held across the launch and its wait,
  * gpu->lock only to set it up and to read its outcome, so that nvidia-uvm
- * services the launch's faults meanwhile. A launch that times out or is
- * interrupted may still run: its channel is gpu->launch_channel until
- * the device says otherwise, and further launches get EBUSY till then.
+ * services the launch's faults meanwhile. The launch holds a reference on
+ * its channel while it may run (gpu->launch_channel), the ioctl one of its
+ * own across the wait. A launch that times out or is interrupted may
+ * still run: it keeps its channel's hardware channel until the device
+ * says it ended, and further launches get EBUSY till then.
  */
 static long ioctl_launch(struct emgpu_rm_client *client, void __user *arg)
 {
@@ -431,11 +523,10 @@ static long ioctl_launch(struct emgpu_rm_client *client, void __user *arg)
 		ret = -EINVAL;
 		goto unlock;
 	}
-	if (emgpu_rm_rd(gpu, EMGPU_REG_LAUNCH_STATUS) == EMGPU_LAUNCH_RUNNING) {
+	if (launch_running(gpu)) {
 		ret = -EBUSY;	/* an earlier launch that timed out still runs */
 		goto unlock;
 	}
-	gpu->launch_channel = NULL;
 
 	memset(desc, 0, sizeof(*desc));
 	desc->kernel = emgpu_cpu_to_le32(l.kernel);
@@ -458,7 +549,9 @@ static long ioctl_launch(struct emgpu_rm_client *client, void __user *arg)
 	wmb();	/* the descriptor before the doorbell */
 	emgpu_rm_wr64(gpu, EMGPU_REG_LAUNCH_DESC_LO, gpu->launch_desc_dma);
 	emgpu_rm_wr(gpu, EMGPU_REG_LAUNCH_DOORBELL, 1);
+	emgpu_rm_channel_get(ch);	/* the launch's */
 	gpu->launch_channel = ch;
+	emgpu_rm_channel_get(ch);	/* ours: ch stays valid across the wait */
 	mutex_unlock(&gpu->lock);
 
 	deadline = jiffies + msecs_to_jiffies(l.timeout_ms ?: EMGPU_RM_LAUNCH_TIMEOUT_MS);
@@ -498,20 +591,21 @@ static long ioctl_launch(struct emgpu_rm_client *client, void __user *arg)
 	mutex_lock(&gpu->lock);
 	if (gpu->removed) {
 		ret = -ENODEV;
-		goto unlock;
+		goto put;
 	}
 	if (ret) {
 		dev_warn_ratelimited(&gpu->pdev->dev, "launch on channel %u %s; it may still run\n",
 				     ch->id, ret == -ETIMEDOUT ? "timed out" : "interrupted");
-		goto unlock;
+		goto put;
 	}
-	gpu->launch_channel = NULL;
+	launch_running(gpu);	/* over: gives the launch's reference back */
 	ret = launch_errno(gpu, status, seq, errors);
 	l.status = status;
 	l.sim_ns = emgpu_rm_rd(gpu, EMGPU_REG_LAUNCH_TIME_LO);	/* LO latches HI */
 	l.sim_ns |= (u64)emgpu_rm_rd(gpu, EMGPU_REG_LAUNCH_TIME_HI) << 32;
 	l.result = emgpu_rm_rd(gpu, EMGPU_REG_LAUNCH_RESULT_LO);
 	l.result |= (u64)emgpu_rm_rd(gpu, EMGPU_REG_LAUNCH_RESULT_HI) << 32;
+	emgpu_rm_channel_put(ch);
 	mutex_unlock(&gpu->lock);
 	mutex_unlock(&gpu->launch_lock);
 	/* the outcome also when the launch failed: status says how */
@@ -519,6 +613,8 @@ static long ioctl_launch(struct emgpu_rm_client *client, void __user *arg)
 		return -EFAULT;
 	return ret;
 
+put:
+	emgpu_rm_channel_put(ch);
 unlock:
 	mutex_unlock(&gpu->lock);
 	mutex_unlock(&gpu->launch_lock);
@@ -570,22 +666,29 @@ static long emgpu_rm_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 static int emgpu_rm_open(struct inode *inode, struct file *file)
 {
 	struct emgpu_rm_gpu *gpu = container_of(file->private_data, struct emgpu_rm_gpu, misc);
+	struct emgpu_rm_account *spare;
 	struct emgpu_rm_client *client;
 	int ret;
 
 	client = kzalloc(sizeof(*client), GFP_KERNEL);
-	if (!client)
+	spare = kzalloc(sizeof(*spare), GFP_KERNEL);	/* if the user has none yet */
+	if (!client || !spare) {
+		kfree(client);
+		kfree(spare);
 		return -ENOMEM;
+	}
 	INIT_LIST_HEAD(&client->node);
 	client->gpu = gpu;
 	mutex_lock(&gpu->lock);
 	ret = gpu->removed ? -ENODEV :
 	      handle_alloc(gpu, &client->obj, EMGPU_RM_OBJ_CLIENT, client);
 	if (!ret) {
+		client->account = account_get(gpu, file->f_cred->euid, &spare);
 		list_add_tail(&client->node, &gpu->clients);
 		kref_get(&gpu->kref);
 	}
 	mutex_unlock(&gpu->lock);
+	kfree(spare);
 	if (ret) {
 		kfree(client);
 		return ret;
@@ -603,6 +706,7 @@ static int emgpu_rm_release(struct inode *inode, struct file *file)
 	mutex_lock(&gpu->lock);
 	if (!gpu->removed)
 		client_free_objects(client);
+	account_put(gpu, client->account);
 	mutex_unlock(&gpu->lock);
 	put_pid(client->owner);
 	kfree(client);
@@ -699,6 +803,7 @@ void emgpu_rm_user_remove(struct emgpu_rm_gpu *gpu)
 	mutex_lock(&gpu->lock);
 	list_for_each_entry_safe(client, next, &gpu->clients, node)
 		client_free_objects(client);
+	launch_running(gpu);	/* removed: no launch runs any more */
 	mutex_unlock(&gpu->lock);
 	mutex_unlock(&gpu->launch_lock);
 

@@ -13,7 +13,12 @@
  *   result the sum of the words it read; UVM_TEST_VA_RESIDENCY_INFO; the
  *   CPU reads back every word + passes; a launch outside any range is
  *   cancelled (EFAULT); another open file's handles are ENOENT; the
- *   per-open limits are EDQUOT; everything unregistered and freed.
+ *   per-open limits are EDQUOT; two unprivileged users, one after the
+ *   other (reuse_after_timeout()): the first one's launch times out and it
+ *   closes its files, the second one's channel gets the same hardware
+ *   channel and its range at the same VA is never touched; the per-user
+ *   limit EDQUOT and the total ENOSPC (user_limits()); everything
+ *   unregistered and freed.
  * With --ember (nvidia-uvm under Ember-adaptive: managed ranges mapped by
  * default), the launch takes no replayable fault: the GPU reads the host
  * pages remotely and the core promotes them on the access counters'
@@ -37,8 +42,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,7 +54,7 @@
 #include "uvm_test_ioctl.h"
 #include "uvm-user.h"
 
-#define PLANNED_BASE	35	/* every setting; the oversubscribed range's and ember_stats' below */
+#define PLANNED_BASE	41	/* every setting; the oversubscribed range's and ember_stats' below */
 #define PLANNED_OVERSUB	5	/* its data and free-VRAM checks; under Ember 3 counter checks more */
 #define VA_BLOCK_BYTES	UVM_VA_BLOCK_BYTES
 #define STREAM_BYTES	(512ull << 10)	/* 128 pages of 4K */
@@ -58,6 +66,13 @@
 #define EAGER_WAIT_MS	20000		/* bound on waiting for the eager worker */
 #define STATS_FILE	"/sys/module/nvidia_uvm/parameters/ember_stats"
 #define MAX_STATS	64
+/* unprivileged users of the group 99-emgpu-rm.rules names (emgpu-rm) */
+#define RM_GROUP	990
+#define USER_A		1001
+#define USER_B		1002
+/* user A's launch: long enough to still run when its 1 ms timeout is up */
+#define REUSE_PASSES	1024
+#define RM_PARAMS	"/sys/module/emgpu_rm/parameters/"
 
 static unsigned int n, failed, skipped;
 /* set when the device refuses launches on channels: what needs one skips */
@@ -417,6 +432,369 @@ static void oversubscribe(int ufd, int rfd, const uint8_t *gpu_uuid, uint64_t vr
 		"Ember counters: each block arrived on the GPU once and left it once (on_arrive, on_evict), none returned",
 		"on_arrive %llu, on_evict %llu, on_return %llu, %llu blocks", arrive, evict, ret,
 		(unsigned long long)blocks);
+}
+
+/* ---- unprivileged users, each in a process of its own ---- */
+
+/*
+ * The device nodes as a system leaves them: /dev/emgpu-rm for the group
+ * emgpu-rm (99-emgpu-rm.rules), /dev/nvidia-uvm for everyone
+ * (nvidia-modprobe's 0666).
+ */
+static bool nodes_for_users(const char *uvm_dev, char *why, size_t len)
+{
+	if (chown(EMGPU_RM_DEVICE, 0, RM_GROUP) || chmod(EMGPU_RM_DEVICE, 0660) ||
+	    chmod(uvm_dev, 0666)) {
+		snprintf(why, len, "chown/chmod: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* In a forked child: becomes @uid, in the emgpu-rm group only. */
+static int become(uid_t uid)
+{
+	gid_t g = RM_GROUP;
+
+	return setgroups(1, &g) || setgid(RM_GROUP) || setuid(uid) ? errno : 0;
+}
+
+/* What a user's process reports to the test's. */
+struct user_report {
+	int err;		/* the step's errno, 0 */
+	char why[120];		/* the first step that failed, "" */
+	uint32_t hw_channel;
+	int launch_err;
+	uint32_t status;
+	uint64_t result, expect;
+	uint64_t touched;	/* words not as the user left them, before its launch */
+	uint64_t bad;		/* words not as its launch left them */
+	int creates[5];		/* user_limits(): each CHANNEL_CREATE's errno */
+};
+
+/* Runs @fn as @uid in a child; its report in @r (why says if it died). */
+static void as_user(uid_t uid, void (*fn)(struct user_report *, void *), void *arg,
+		    struct user_report *r)
+{
+	int p[2], status = 0;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	if (pipe(p)) {
+		snprintf(r->why, sizeof(r->why), "pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		close(p[0]);
+		r->err = become(uid);
+		if (r->err)
+			snprintf(r->why, sizeof(r->why), "setuid %u: %s", (unsigned int)uid,
+				 strerror(r->err));
+		else
+			fn(r, arg);
+		if (write(p[1], r, sizeof(*r)) != sizeof(*r))
+			_exit(2);
+		close(p[1]);
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], r, sizeof(*r)) != sizeof(*r))
+		snprintf(r->why, sizeof(r->why), "user %u's process gave no report (fork %d)",
+			 (unsigned int)uid, (int)pid);
+	close(p[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+}
+
+/* A user's process as libcuda sets it up: the UVM files, its RM client. */
+struct user_ctx {
+	const uint8_t *gpu_uuid;
+	void *at;		/* its managed range's VA, the same for every user */
+	uint64_t bytes;
+	int ufd, mmfd, rfd;
+	struct emgpu_rm_va_space vs;
+	struct emgpu_rm_channel ch;
+	uint32_t *buf;
+};
+
+/* Whether every step passed; otherwise why (and err) name the first that failed. */
+static bool user_setup(struct user_ctx *u, struct user_report *r)
+{
+	UVM_INITIALIZE_PARAMS init = { 0 };
+	UVM_MM_INITIALIZE_PARAMS mm_init = { 0 };
+	UVM_REGISTER_GPU_PARAMS reg = { 0 };
+	UVM_REGISTER_GPU_VASPACE_PARAMS reg_vs = { 0 };
+	UVM_REGISTER_CHANNEL_PARAMS reg_ch = { 0 };
+	char why[80];
+
+	u->ufd = open("/dev/nvidia-uvm", O_RDWR | O_CLOEXEC);
+	u->mmfd = open("/dev/nvidia-uvm", O_RDWR | O_CLOEXEC);
+	u->rfd = open(EMGPU_RM_DEVICE, O_RDWR | O_CLOEXEC);
+	mm_init.uvmFd = u->ufd;
+	if (u->ufd < 0 || u->mmfd < 0 || u->rfd < 0) {
+		r->err = errno;
+		snprintf(r->why, sizeof(r->why), "open: %s", strerror(errno));
+		return false;
+	}
+	if (ioctl(u->ufd, UVM_INITIALIZE, &init) || init.rmStatus != NV_OK ||
+	    ioctl(u->mmfd, UVM_MM_INITIALIZE, &mm_init) ||
+	    (mm_init.rmStatus != NV_OK && mm_init.rmStatus != NV_WARN_NOTHING_TO_DO)) {
+		snprintf(r->why, sizeof(r->why), "UVM_INITIALIZE: rmStatus 0x%x 0x%x", init.rmStatus,
+			 mm_init.rmStatus);
+		return false;
+	}
+	memcpy(reg.gpu_uuid.uuid, u->gpu_uuid, 16);
+	reg.rmCtrlFd = -1;
+	if (!uvm(u->ufd, UVM_REGISTER_GPU, &reg, &reg.rmStatus, why, sizeof(why))) {
+		snprintf(r->why, sizeof(r->why), "UVM_REGISTER_GPU: %s", why);
+		return false;
+	}
+	r->err = rm(u->rfd, EMGPU_RM_VA_SPACE_CREATE, &u->vs);
+	if (!r->err) {
+		u->ch.h_client = u->vs.h_client;
+		u->ch.h_va_space = u->vs.h_va_space;
+		r->err = rm(u->rfd, EMGPU_RM_CHANNEL_CREATE, &u->ch);
+	}
+	if (r->err) {
+		snprintf(r->why, sizeof(r->why), "VA_SPACE/CHANNEL_CREATE: %s", strerror(r->err));
+		return false;
+	}
+	r->hw_channel = u->ch.hw_channel;
+	reg_vs.gpuUuid = reg.gpu_uuid;
+	reg_vs.rmCtrlFd = u->rfd;
+	reg_vs.hClient = u->vs.h_client;
+	reg_vs.hVaSpace = u->vs.h_va_space;
+	reg_ch.gpuUuid = reg.gpu_uuid;
+	reg_ch.rmCtrlFd = u->rfd;
+	reg_ch.hClient = u->vs.h_client;
+	reg_ch.hChannel = u->ch.h_channel;
+	if (!uvm(u->ufd, UVM_REGISTER_GPU_VASPACE, &reg_vs, &reg_vs.rmStatus, why, sizeof(why)) ||
+	    !uvm(u->ufd, UVM_REGISTER_CHANNEL, &reg_ch, &reg_ch.rmStatus, why, sizeof(why))) {
+		snprintf(r->why, sizeof(r->why), "UVM_REGISTER_GPU_VASPACE/CHANNEL: %s", why);
+		return false;
+	}
+	u->buf = mmap(u->at, u->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, u->ufd,
+		      (off_t)(uintptr_t)u->at);
+	if (u->buf == MAP_FAILED) {
+		r->err = errno;
+		snprintf(r->why, sizeof(r->why), "managed range at %p: %s", u->at, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * User A: its range on the GPU (no fault to wait for), a long STREAM
+ * launch that times out after 1 ms, then it closes /dev/emgpu-rm (its
+ * channel goes while nvidia-uvm still retains it) and exits (nvidia-uvm
+ * releases it).
+ */
+static void user_a(struct user_report *r, void *arg)
+{
+	struct user_ctx *u = arg;
+	struct emgpu_rm_launch l;
+	char why[80];
+
+	if (!user_setup(u, r))
+		return;
+	for (uint64_t i = 0; i < u->bytes / 4; i++)
+		u->buf[i] = (uint32_t)(i * 3);
+	if (!migrate(u->ufd, u->buf, u->bytes, u->gpu_uuid, why, sizeof(why))) {
+		snprintf(r->why, sizeof(r->why), "UVM_MIGRATE to the GPU: %s", why);
+		return;
+	}
+	r->launch_err = emgpu_rm_stream(u->rfd, u->vs.h_client, u->ch.h_channel, (uintptr_t)u->buf,
+					u->bytes, REUSE_PASSES, 1, &l);
+	r->status = l.status;
+	close(u->rfd);
+}
+
+/* STREAM's words of user B: distinct from A's, each word its index's. */
+static uint32_t b_word(uint64_t i)
+{
+	return (uint32_t)(i * 0x9e3779b1u) ^ 0xb0b0b0b0u;
+}
+
+/*
+ * User B, after A: the same range VA, its words written by the CPU, left
+ * alone a while (what a launch of A's still running would write there),
+ * read back; then its own STREAM launch, one pass, and every word + 1.
+ */
+static void user_b(struct user_report *r, void *arg)
+{
+	struct user_ctx *u = arg;
+	struct emgpu_rm_launch l;
+	uint64_t words = u->bytes / 4;
+
+	if (!user_setup(u, r))
+		return;
+	for (uint64_t i = 0; i < words; i++) {
+		u->buf[i] = b_word(i);
+		r->expect += b_word(i);
+	}
+	usleep(200 * 1000);
+	for (uint64_t i = 0; i < words; i++)
+		r->touched += u->buf[i] != b_word(i);
+	r->launch_err = emgpu_rm_stream(u->rfd, u->vs.h_client, u->ch.h_channel, (uintptr_t)u->buf,
+					u->bytes, 1, LAUNCH_TIMEOUT_MS, &l);
+	r->status = l.status;
+	r->result = l.result;
+	for (uint64_t i = 0; i < words; i++)
+		r->bad += u->buf[i] != b_word(i) + 1;
+}
+
+/*
+ * One unprivileged user's launch times out and the user goes; a second
+ * one's channel, made after, is on the very hardware channel the first
+ * one's was (freed once its launch was stopped and nvidia-uvm released
+ * it), and its range, at the same VA, is never touched: every word as it
+ * wrote it, then as its own launch leaves it.
+ */
+static void reuse_after_timeout(const uint8_t *gpu_uuid, const char *uvm_dev)
+{
+	uint64_t bytes = STREAM_BYTES;
+	struct user_report a, b;
+	struct user_ctx ua = { .gpu_uuid = gpu_uuid, .bytes = bytes };
+	struct user_ctx ub;
+	uint8_t *hole;
+	char why[120] = "";
+
+	hole = mmap(NULL, bytes + VA_BLOCK_BYTES, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (hole == MAP_FAILED || !nodes_for_users(uvm_dev, why, sizeof(why))) {
+		verdict(false, "user A (unprivileged): its launch times out (ETIMEDOUT)", "%s", why);
+		verdict(false, "user B: its channel is on user A's hardware channel, freed after A's close", "-");
+		launch_verdict(false, "user B: its launch there runs, result exact", "-");
+		launch_verdict(false, "user B: every word of its range untouched, then + 1 by its launch", "-");
+		return;
+	}
+	ua.at = (void *)(((uintptr_t)hole + VA_BLOCK_BYTES - 1) & ~(uintptr_t)(VA_BLOCK_BYTES - 1));
+	ub = ua;
+	as_user(USER_A, user_a, &ua, &a);
+	as_user(USER_B, user_b, &ub, &b);
+	munmap(hole, bytes + VA_BLOCK_BYTES);
+	printf("# user A: hw channel %u, launch errno %d status %u%s%s; user B: hw channel %u%s%s\n",
+	       a.hw_channel, a.launch_err, a.status, a.why[0] ? ", " : "", a.why, b.hw_channel,
+	       b.why[0] ? ", " : "", b.why);
+	launch_verdict(!a.why[0] && a.launch_err == ETIMEDOUT,
+		       "user A (unprivileged): its launch times out (ETIMEDOUT)",
+		       "%s; errno %d, status %u", a.why, a.launch_err, a.status);
+	verdict(!a.why[0] && !b.why[0] && b.hw_channel == a.hw_channel,
+		"user B: its channel is on user A's hardware channel, freed after A's close",
+		"%s%s; A's %u, B's %u", a.why, b.why, a.hw_channel, b.hw_channel);
+	launch_verdict(!b.why[0] && !b.launch_err && b.status == EMGPU_LAUNCH_DONE &&
+		       b.result == b.expect,
+		       "user B: its launch there runs, result exact",
+		       "%s; errno %d, status %u, result %llu, expected %llu", b.why, b.launch_err,
+		       b.status, (unsigned long long)b.result, (unsigned long long)b.expect);
+	launch_verdict(!b.why[0] && !b.touched && !b.bad,
+		       "user B: every word of its range untouched, then + 1 by its launch",
+		       "%s; %llu words touched before its launch, %llu not + 1 after, of %llu", b.why,
+		       (unsigned long long)b.touched, (unsigned long long)b.bad,
+		       (unsigned long long)(bytes / 4));
+}
+
+/* A module parameter of emgpu-rm: its value, or 0; set to v if v. */
+static unsigned int rm_param(const char *name, unsigned int v)
+{
+	char path[128];
+	unsigned int old = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), RM_PARAMS "%s", name);
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%u", &old) != 1)
+		old = 0;
+	if (f)
+		fclose(f);
+	if (v && old) {
+		f = fopen(path, "w");
+		if (!f || fprintf(f, "%u\n", v) < 0 || fclose(f))
+			old = 0;
+	}
+	return old;
+}
+
+/* CHANNEL_CREATE's errno in @fd's new VA space @vs (made if !h_client). */
+static int create_channel(int fd, struct emgpu_rm_va_space *vs)
+{
+	struct emgpu_rm_channel ch = { 0 };
+	int err = vs->h_client ? 0 : rm(fd, EMGPU_RM_VA_SPACE_CREATE, vs);
+
+	if (err)
+		return -err;	/* not CHANNEL_CREATE's: told apart */
+	ch.h_client = vs->h_client;
+	ch.h_va_space = vs->h_va_space;
+	return rm(fd, EMGPU_RM_CHANNEL_CREATE, &ch);
+}
+
+/* With 2 channels an open, 3 a user: 2 on one open, 1 on another, then EDQUOT. */
+static void per_user(struct user_report *r, void *arg)
+{
+	struct emgpu_rm_va_space v1 = { 0 }, v2 = { 0 };
+	int fd1 = open(EMGPU_RM_DEVICE, O_RDWR | O_CLOEXEC);
+	int fd2 = open(EMGPU_RM_DEVICE, O_RDWR | O_CLOEXEC);
+
+	(void)arg;
+	if (fd1 < 0 || fd2 < 0) {
+		snprintf(r->why, sizeof(r->why), "open: %s", strerror(errno));
+		return;
+	}
+	r->creates[0] = create_channel(fd1, &v1);
+	r->creates[1] = create_channel(fd1, &v1);
+	r->creates[2] = create_channel(fd1, &v1);	/* the open's limit */
+	r->creates[3] = create_channel(fd2, &v2);
+	r->creates[4] = create_channel(fd2, &v2);	/* the user's */
+}
+
+/* With the total at the channels there are + 1: 1, then ENOSPC. */
+static void total(struct user_report *r, void *arg)
+{
+	struct emgpu_rm_va_space v = { 0 };
+	int fd = open(EMGPU_RM_DEVICE, O_RDWR | O_CLOEXEC);
+
+	(void)arg;
+	if (fd < 0) {
+		snprintf(r->why, sizeof(r->why), "open: %s", strerror(errno));
+		return;
+	}
+	r->creates[0] = create_channel(fd, &v);
+	r->creates[1] = create_channel(fd, &v);
+}
+
+/*
+ * The limits across opens and users, from unprivileged users (the test's
+ * own channel is the only other one): max_channels_per_user (EDQUOT on a
+ * user's second open) and max_user_channels (ENOSPC for another user);
+ * each user's channels go with its files, the parameters are restored.
+ */
+static void user_limits(void)
+{
+	unsigned int per_open, per_user_old, total_old;
+	struct user_report r;
+	int *c = r.creates;
+
+	per_open = rm_param("max_channels_per_open", 2);
+	per_user_old = rm_param("max_channels_per_user", 3);
+	as_user(USER_A, per_user, NULL, &r);
+	verdict(per_open && per_user_old && !r.why[0] && !c[0] && !c[1] && c[2] == EDQUOT && !c[3] &&
+		c[4] == EDQUOT,
+		"max_channels_per_user 3 (2 an open): EDQUOT on the user's second open past it",
+		"parameters %u %u; %s; errnos %d %d %d, %d %d", per_open, per_user_old, r.why, c[0],
+		c[1], c[2], c[3], c[4]);
+	/* the test's own channel and one more */
+	total_old = rm_param("max_user_channels", 2);
+	as_user(USER_B, total, NULL, &r);
+	verdict(total_old && !r.why[0] && !c[0] && c[1] == ENOSPC,
+		"max_user_channels at the channels there are + 1: another user gets 1, then ENOSPC",
+		"parameter %u; %s; errnos %d %d", total_old, r.why, c[0], c[1]);
+	if (per_open)
+		rm_param("max_channels_per_open", per_open);
+	if (per_user_old)
+		rm_param("max_channels_per_user", per_user_old);
+	if (total_old)
+		rm_param("max_user_channels", total_old);
 }
 
 /* The per-open limits, from another open file: EDQUOT past each. */
@@ -789,6 +1167,8 @@ int main(int argc, char **argv)
 		close(rfd2);
 
 	limits(rm_dev);
+	reuse_after_timeout(info.uuid, uvm_dev);
+	user_limits();
 
 	/* unregister and free, as a CUDA context's teardown */
 	unreg_ch.gpuUuid = reg.gpu_uuid;
