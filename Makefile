@@ -173,7 +173,7 @@ loaded-test: all
 # paper's own numbers (no VM): exact order counts and geometric means; and
 # ember-agent against a hostile guest (tests/agent: fake-qemu in QEMU's place).
 report-test: host results-format-doc-check experiments-doc-check inject-doc-check \
-		modparams-doc-check docs-numbers-check
+		modparams-doc-check guest-caps-doc-check docs-numbers-check
 	$(MAKE) -C userspace $(BUILD)/guest/ember-run
 	bash tests/report/run-test.sh $(AGENT) $(BUILD)/report-test $(BUILD)/guest/ember-run
 	$(CC) -std=gnu11 -Wall -Wextra -O2 -Ihost-agent -o $(BUILD)/report-test/test-judge \
@@ -254,6 +254,14 @@ results-format-doc: host
 
 results-format-doc-check: host
 	@bash scripts/doc-block.sh check docs/results-format.md $(AGENT) result-fields
+
+# docs/testing.md's caps on what a guest may make the host write are
+# ember-agent's own listing (host-agent/vm.h); the check is part of report-test.
+guest-caps-doc: host
+	bash scripts/doc-block.sh write docs/testing.md $(AGENT) guest-caps
+
+guest-caps-doc-check: host
+	@bash scripts/doc-block.sh check docs/testing.md $(AGENT) guest-caps
 
 # Docs are reference: no page under docs/ and no line of README.md types a
 # measured number (a time, a percentage, a speedup, CPU seconds) outside a
@@ -534,4 +542,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean
+.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean

@@ -71,6 +71,7 @@ static void usage(FILE *f)
 		"                   [--card JSONL... --card-testbed DIR --card-scale SCALE]\n"
 		"                   [--causes MD] [--plot-href HREF] [--no-plot]\n"
 		"       ember-agent result-fields\n"
+		"       ember-agent guest-caps\n"
 		"       ember-agent variants\n"
 		"       ember-agent inject-expect\n"
 		"       ember-agent modparams\n"
@@ -99,7 +100,9 @@ static void usage(FILE *f)
 		"prints the counts.\n"
 		"`result-fields` prints every field of result.json and column of results.csv\n"
 		"(host-agent/result_fields.h, the one list both are written from) as a\n"
-		"Markdown table; `variants` the matrix variants (userspace/variants.h)\n"
+		"Markdown table; `guest-caps` the caps on what a guest may write on the\n"
+		"host (host-agent/vm.h) likewise; `variants` the matrix variants\n"
+		"(userspace/variants.h)\n"
 		"likewise, `inject-expect` what each injection kind must lead to under\n"
 		"each driver (host-agent/judge.c's tables), `modparams` the module\n"
 		"parameters of ember.ko (Table 1's aside: docs/table1.md), ember_ac.ko\n"
@@ -488,7 +491,14 @@ static int cmd_vm(int argc, char **argv)
 	problem = em_vm_console_problem(vm.console_path);
 	if (problem)
 		fprintf(stderr, "ember-agent: console: %s\n", problem);
-	c = !results || out.timed_out || out.exit_status || problem ||
+	if (out.cap_hit >= 0)
+		fprintf(stderr, "ember-agent: the guest wrote past %s's cap of %" PRIu64
+			" bytes: the VM was stopped\n", em_vm_cap_file(out.cap_hit),
+			em_vm_cap_bytes(out.cap_hit));
+	if (out.guest_errors)
+		fprintf(stderr, "ember-agent: %u lines from the guest ignored (longer than "
+			"%u bytes)\n", out.guest_errors, EM_VM_LINE_MAX);
+	c = !results || out.timed_out || out.exit_status || problem || out.cap_hit >= 0 ||
 	    !em_results_find(results, "boot", "end");
 	if (c)
 		fprintf(stderr, "ember-agent: the VM did not finish cleanly; see %s and %s\n",
@@ -597,6 +607,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "result-fields") && argc == 2) {
 		em_result_fields_markdown(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "guest-caps") && argc == 2) {
+		em_vm_caps_markdown(stdout);
 		return 0;
 	}
 	fprintf(stderr, "ember-agent: unknown command '%s'\n", argv[1]);

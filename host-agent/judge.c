@@ -3,6 +3,7 @@
 #include "judge.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,7 +269,8 @@ bool em_status_acceptable(const char *status)
 }
 
 /*
- * What every run is checked for first, injected or not: the watchdog, the
+ * What every run is checked for first, injected or not: a cap on what the
+ * guest writes on the host (vm.h's EM_VM_CAPS), the watchdog, the
  * console (oops, BUG, WARNING, panic: with panic=-1 -no-reboot a panic
  * still exits QEMU with 0) and QEMU's exit status. Returns the status, or
  * NULL when none of them tripped; why says what was seen.
@@ -279,6 +281,11 @@ static const char *judge_vm(const struct em_run *r, const struct em_run_outcome 
 	char path[4200];
 	const char *problem;
 
+	if (o->cap_file) {
+		snprintf(why, len, "the guest wrote past %s's cap of %" PRIu64 " bytes: the VM "
+			 "was stopped", o->cap_file, o->cap_bytes);
+		return "output-limit";
+	}
 	if (o->timed_out) {
 		snprintf(why, len, "watchdog: still running at the timeout");
 		return hang;

@@ -42,8 +42,8 @@ void em_inject_expect_markdown(const char *driver, FILE *out);
 /*
  * Records a finished run: judges the guest's results file and writes
  * <dir>/result.json. Returns the status ("ok", "failed", "error",
- * "timeout"; an injected run's "recovered", "clean-error", ...), a static
- * string.
+ * "timeout"; an injected run's "recovered", "clean-error", ...; either's
+ * "output-limit"), a static string.
  */
 const char *em_run_record(const struct em_run *r, const char *commit,
 			  const char *results_path, const struct em_run_outcome *o);

@@ -115,6 +115,8 @@ struct lv_job {
 	bool timed_out;
 	bool held;		/* the guest's one hold was answered */
 	unsigned int guest_errors;	/* holds after the first, ignored */
+	uint64_t bytes[NPORTS];	/* kept of each port, against its cap (vm.h) */
+	int cap_hit;		/* enum em_vm_cap, or -1 */
 };
 
 static double now_s(void)
@@ -385,11 +387,24 @@ static void results_line(struct lv_job *j)
 	json_decref(obj);
 }
 
-/* Keeps what port i sent; the results port's lines are also parsed. */
+/*
+ * Keeps what port i sent, up to its cap (vm.h's EM_VM_CAPS: past it the
+ * domain is stopped); the results port's lines are also parsed.
+ */
 static void job_take(struct lv_job *j, int i, const char *buf, int n)
 {
+	static const enum em_vm_cap port_cap[NPORTS] = { EM_VM_CAP_CONSOLE, EM_VM_CAP_RESULTS };
+	uint64_t cap = em_vm_cap_bytes(port_cap[i]);
 	int k;
 
+	if (j->cap_hit >= 0)
+		return;
+	if (j->bytes[i] + (uint64_t)n > cap) {
+		n = (int)(cap - j->bytes[i]);
+		j->cap_hit = (int)port_cap[i];
+		virDomainDestroy(j->dom);
+	}
+	j->bytes[i] += (uint64_t)n;
 	for (k = 0; k < n; k++) {
 		if (buf[k] == '\r')
 			continue;
@@ -486,6 +501,7 @@ static int lv_start(struct em_backend *be, struct em_run *r, const char **host)
 	int err;
 
 	memset(j, 0, sizeof(*j));
+	j->cap_hit = -1;
 	j->run = r;
 	j->c = least_loaded(b->conns, b->nc, b->per_host);
 	*host = j->c->uri;
@@ -525,6 +541,8 @@ static struct em_run *lv_wait(struct em_backend *be, volatile sig_atomic_t *inte
 				.wall_s = now_s() - j->started, .host = j->c->uri,
 				.host_lost = verdict == JOB_HOST_LOST,
 				.guest_errors = j->guest_errors,
+				.cap_file = j->cap_hit >= 0 ? em_vm_cap_file(j->cap_hit) : NULL,
+				.cap_bytes = j->cap_hit >= 0 ? em_vm_cap_bytes(j->cap_hit) : 0,
 			};
 			job_close(j);
 			j->c->running--;

@@ -49,7 +49,8 @@
 	  "ember-run -s and emgpu's seed")				\
 	X(status, TOP, STRING, "", s->status, true,			\
 	  "ok, failed, error, timeout; a campaign's: recovered, clean-error, " \
-	  "not-fired, corrupted, oops, hang, unexpected")		\
+	  "not-fired, corrupted, oops, hang, unexpected; either's: output-limit " \
+	  "(the guest wrote past a cap, docs/testing.md)")		\
 	X(wall_s, TOP, REAL, "%.2f", s->o->wall_s, true,		\
 	  "the VM's wall-clock seconds on this host")			\
 	X(sim_ns, RUN, INT, "", 0, false,				\

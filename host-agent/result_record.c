@@ -117,5 +117,6 @@ void em_result_fields_markdown(FILE *out)
 		"| `device` | result.json | object | emgpu's stats at the guest's end "
 		"(QEMU started directly) |\n"
 		"| `guest` | result.json | object | where the guest broke the host's protocol: "
-		"`errors`, the lines it ignored (a hold after the first); absent when none |\n");
+		"`errors`, the lines it ignored (a hold after the first, a result line over "
+		"the longest, docs/testing.md); absent when none |\n");
 }

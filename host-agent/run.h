@@ -77,6 +77,10 @@ struct em_run_outcome {
 	bool host_lost;
 	/* lines from the guest that broke the host's protocol, ignored (vm.h) */
 	unsigned int guest_errors;
+	/* the file whose cap the guest passed (vm.h's EM_VM_CAPS), the VM
+	 * stopped there; NULL: none */
+	const char *cap_file;
+	uint64_t cap_bytes;
 };
 
 #endif /* EMBER_AGENT_RUN_H */

@@ -180,6 +180,8 @@ static struct em_run *qemu_wait(struct em_backend *be, volatile sig_atomic_t *in
 		.exit_status = q->outs[k].exit_status,
 		.wall_s = q->outs[k].wall_s, .host = "local",
 		.guest_errors = q->outs[k].guest_errors,
+		.cap_file = q->outs[k].cap_hit >= 0 ? em_vm_cap_file(q->outs[k].cap_hit) : NULL,
+		.cap_bytes = q->outs[k].cap_hit >= 0 ? em_vm_cap_bytes(q->outs[k].cap_hit) : 0,
 	};
 	*results_path = q->vms[k].results_path;
 	return q->run_of[k];

@@ -46,6 +46,38 @@ const char *const em_vm_firmware_dirs[EM_VM_FIRMWARE_DIRS] = {
 #define GUEST_APPEND "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 norandmaps " \
 		     "no_timer_check nosoftlockup mitigations=off cryptomgr.notests"
 
+static const struct {
+	const char *file;
+	uint64_t bytes;
+	const char *what;
+} caps[EM_VM_NCAPS] = {
+#define EM_VM_CAP_ROW(id, f, b, w) [EM_VM_CAP_##id] = { f, b, w },
+	EM_VM_CAPS(EM_VM_CAP_ROW)
+#undef EM_VM_CAP_ROW
+};
+
+const char *em_vm_cap_file(enum em_vm_cap cap)
+{
+	return caps[cap].file;
+}
+
+uint64_t em_vm_cap_bytes(enum em_vm_cap cap)
+{
+	return caps[cap].bytes;
+}
+
+void em_vm_caps_markdown(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "| file | at most | what counts |\n|---|---|---|\n");
+	for (i = 0; i < EM_VM_NCAPS; i++)
+		fprintf(out, "| `%s` | %" PRIu64 " MiB | %s |\n", caps[i].file,
+			caps[i].bytes >> 20, caps[i].what);
+	fprintf(out, "| a result line | %u bytes | a longer line is dropped whole and "
+		"counted in `guest.errors` |\n", EM_VM_LINE_MAX);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -256,24 +288,74 @@ static void take_line(struct em_vm *vm, const char *line)
 	json_decref(obj);
 }
 
+/* A cap is passed: the VM stops now (the first cap hit is the one kept). */
+static void cap_hit(struct em_vm *vm, enum em_vm_cap cap)
+{
+	if (vm->cap_hit >= 0)
+		return;
+	vm->cap_hit = (int)cap;
+	if (!vm->exited)
+		kill(vm->pid, SIGKILL);
+}
+
+/*
+ * The files QEMU writes (the console, its own output) against their caps;
+ * once QEMU is gone, one past its cap is cut there.
+ */
+static void check_file_caps(struct em_vm *vm)
+{
+	static const enum em_vm_cap files[] = { EM_VM_CAP_CONSOLE, EM_VM_CAP_QEMU_LOG };
+	const char *paths[] = { vm->console_path, vm->qemu_log_path };
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (stat(paths[i], &st) || (uint64_t)st.st_size <= caps[files[i]].bytes)
+			continue;
+		cap_hit(vm, files[i]);
+		if (vm->exited && truncate(paths[i], (off_t)caps[files[i]].bytes))
+			fprintf(stderr, "ember-agent: cannot cut %s: %s\n", paths[i],
+				strerror(errno));
+	}
+}
+
+/*
+ * The guest's bytes on the results port, up to the cap on them, into
+ * lines; a line longer than EM_VM_LINE_MAX is dropped to its end.
+ */
 static void drain(struct em_vm *vm)
 {
+	const uint64_t cap = caps[EM_VM_CAP_RESULTS].bytes;
 	char buf[4096];
 	ssize_t n, i;
 
 	while ((n = read(vm->out_fd, buf, sizeof(buf))) > 0) {
+		if (vm->cap_hit >= 0)
+			continue;	/* stopped: what is left is not kept */
+		if (vm->results_bytes + (uint64_t)n > cap) {
+			n = (ssize_t)(cap - vm->results_bytes);
+			cap_hit(vm, EM_VM_CAP_RESULTS);
+		}
+		vm->results_bytes += (uint64_t)n;
 		for (i = 0; i < n; i++) {
 			char c = buf[i];
 
 			if (c == '\r')
 				continue;
-			if (c == '\n' || vm->line_len == sizeof(vm->line) - 1) {
+			if (c == '\n') {
 				vm->line[vm->line_len] = '\0';
-				if (vm->line_len)
+				if (vm->line_len && !vm->line_too_long)
 					take_line(vm, vm->line);
 				vm->line_len = 0;
-				if (c == '\n')
-					continue;
+				vm->line_too_long = false;
+				continue;
+			}
+			if (vm->line_too_long)
+				continue;
+			if (vm->line_len == EM_VM_LINE_MAX) {
+				vm->line_too_long = true;
+				vm->guest_errors++;
+				continue;
 			}
 			vm->line[vm->line_len++] = c;
 		}
@@ -371,6 +453,7 @@ int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
 		snprintf(vm->qmp_path, sizeof(vm->qmp_path), "%s/qmp.sock", vm->qmp_dir);
 	}
 	vm->out_fd = vm->in_fd = -1;
+	vm->cap_hit = -1;
 	if (open_fifos(vm, fifo))
 		return -EIO;
 	vm->results = fopen(vm->results_path, "we");
@@ -420,12 +503,15 @@ static void reap(struct em_vm *vm, struct em_vm_outcome *out, int status)
 	else
 		out->exit_status = -WTERMSIG(status);
 	drain(vm);
-	if (vm->line_len) {	/* a last line without newline */
+	/* a last line without newline, unless the guest was stopped mid-flood */
+	if (vm->line_len && !vm->line_too_long && vm->cap_hit < 0) {
 		vm->line[vm->line_len] = '\0';
 		take_line(vm, vm->line);
-		vm->line_len = 0;
 	}
+	vm->line_len = 0;
+	check_file_caps(vm);
 	out->guest_errors = vm->guest_errors;
+	out->cap_hit = vm->cap_hit;
 	if (vm->hold == EM_VM_HOLD_ASKING) {	/* QEMU went away mid-exchange */
 		em_qmp_step(&vm->hold_qmp, now_s());
 		vm->cfg.hold->answered(vm, &vm->hold_qmp, vm->cfg.hold_arg);
@@ -474,6 +560,7 @@ long em_vm_wait_any(struct em_vm **vms, struct em_vm_outcome *outs, size_t n)
 			if (vm->exited || vm->pid <= 0)
 				continue;
 			drain(vm);
+			check_file_caps(vm);
 			if (vm->hold == EM_VM_HOLD_ASKING && em_qmp_step(&vm->hold_qmp, now_s()))
 				hold_end(vm);
 			r = waitpid(vm->pid, &status, WNOHANG);

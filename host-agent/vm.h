@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -22,6 +23,39 @@
 /* The emgpu's QOM id: QMP reaches it at /machine/peripheral/<id>. */
 #define EM_VM_GPU_ID		"gpu0"
 #define EM_VM_GPU_QOM_PATH	"/machine/peripheral/" EM_VM_GPU_ID
+
+/*
+ * What a guest may make the host write, at most, per boot: past a cap
+ * the VM is stopped at once, the file is cut at its cap and the run ends
+ * with status output-limit (judge.c). X(id, file, bytes, what counts)
+ */
+#define EM_VM_CAPS(X)							\
+	X(RESULTS, "results.jsonl", 16ull << 20,			\
+	  "every byte the guest sends on the results port (ttyS1); "	\
+	  "only whole lines are kept")					\
+	X(CONSOLE, "console.log", 64ull << 20,				\
+	  "the guest's console (ttyS0)")				\
+	X(QEMU_LOG, "qemu.log", 16ull << 20,				\
+	  "QEMU's own output (the device's warnings among it)")
+
+enum em_vm_cap {
+#define EM_VM_CAP_ID(id, file, bytes, what) EM_VM_CAP_##id,
+	EM_VM_CAPS(EM_VM_CAP_ID)
+#undef EM_VM_CAP_ID
+	EM_VM_NCAPS
+};
+
+/* A cap's file and bytes (EM_VM_CAPS). */
+const char *em_vm_cap_file(enum em_vm_cap cap);
+uint64_t em_vm_cap_bytes(enum em_vm_cap cap);
+/* The caps, and the longest result line, as a Markdown table (the docs). */
+void em_vm_caps_markdown(FILE *out);
+
+/*
+ * The longest line the guest may send on the results port: a longer one
+ * is dropped whole, a guest error (a JSON result line is a few kilobytes).
+ */
+#define EM_VM_LINE_MAX	8191
 
 struct em_vm;
 
@@ -96,12 +130,16 @@ struct em_vm {
 	int out_fd;			/* results.out, read side */
 	int in_fd;			/* results.in, our write side */
 	FILE *results;			/* results.jsonl */
-	char line[8192];		/* partial line from the guest */
+	char line[EM_VM_LINE_MAX + 1];	/* partial line from the guest */
 	size_t line_len;
+	bool line_too_long;		/* dropping a line up to its end */
+	uint64_t results_bytes;		/* sent on the results port so far */
+	int cap_hit;			/* enum em_vm_cap, or -1 */
 	bool exited;
 	enum em_vm_hold_state hold;
 	struct em_qmp hold_qmp;		/* while EM_VM_HOLD_ASKING */
-	/* lines from the guest that broke the protocol (a second hold), ignored */
+	/* lines from the guest that broke the protocol (a second hold, a line
+	 * longer than EM_VM_LINE_MAX), ignored */
 	unsigned int guest_errors;
 };
 
@@ -110,6 +148,7 @@ struct em_vm_outcome {
 	int exit_status;		/* QEMU's, or -signal */
 	double wall_s;
 	unsigned int guest_errors;	/* em_vm's */
+	int cap_hit;			/* the cap that stopped it (enum em_vm_cap), or -1 */
 };
 
 /* Firmware directories QEMU needs (-L), from Debian's packages. */

@@ -104,5 +104,42 @@ else
 	fail "stall: the VM was stopped after $took s with a timeout of 3 s"
 fi
 
+# Floods past each cap (ember-agent guest-caps, host-agent/vm.h): the VM
+# is stopped at once, the run's status is output-limit naming the file,
+# and the file holds exactly what the cap allows.
+cap() {	# FILE: its cap in bytes
+	"$agent" guest-caps | awk -F' [|] ' -v f="\`$1\`" '$1 == "| " f { print $2 * 1048576 }'
+}
+size() { stat -c %s "$1"; }
+flooded() {	# MODE FILE EXPECTED-SIZE [GUEST-ERRORS]
+	local dir=$work/res/$1/runs/hotset-uvm-x1-s1
+	run "$1" "$1" 'timeout = 120'
+	expect_json "$work/res/$1/run.json" '[.status, .why, .guest.errors]' \
+		"[\"output-limit\",\"the guest wrote past $2's cap of $(cap "$2") bytes: the VM was stopped\",${4:-null}]"
+	if [ "$(size "$dir/$2")" = "$3" ]; then
+		ok "$1: $2 holds $3 bytes"
+	else
+		fail "$1: $2 holds $(size "$dir/$2") bytes, expected $3"
+	fi
+}
+# results: whole lines only, as many as fit in the cap
+line='{"scenario":"flood","text":"0123456789abcdef0123456789"}'
+flooded flood-results results.jsonl $(($(cap results.jsonl) / (${#line} + 1) * (${#line} + 1)))
+# one line without end: dropped once past the longest line, then the cap
+flooded endless-line results.jsonl 0 1
+# QEMU's files: cut at their caps
+flooded flood-console console.log "$(cap console.log)"
+flooded flood-log qemu.log "$(cap qemu.log)"
+# ember-agent vm says so and fails
+set +e
+vm flood-console vmflood --timeout 120 >"$work/vmflood.out" 2>&1
+rc=$?
+set -e
+if [ $rc = 1 ] && grep -qxF "ember-agent: the guest wrote past console.log's cap of $(cap console.log) bytes: the VM was stopped" "$work/vmflood.out"; then
+	ok "vm: a flood stops the VM with exit status 1 and says which cap"
+else
+	fail "vm: exit $rc: $(cat "$work/vmflood.out")"
+fi
+
 echo "agent-test: $fails failed"
 [ "$fails" -eq 0 ]
