@@ -118,6 +118,7 @@ flooded() {	# MODE FILE EXPECTED-SIZE [GUEST-ERRORS]
 		"[\"output-limit\",\"the guest wrote past $2's cap of $(cap "$2") bytes: the VM was stopped\",${4:-null}]"
 	if [ "$(size "$dir/$2")" = "$3" ]; then
 		ok "$1: $2 holds $3 bytes"
+		rm -f "$dir/$2"	# tens of MiB, checked
 	else
 		fail "$1: $2 holds $(size "$dir/$2") bytes, expected $3"
 	fi
@@ -137,6 +138,7 @@ rc=$?
 set -e
 if [ $rc = 1 ] && grep -qxF "ember-agent: the guest wrote past console.log's cap of $(cap console.log) bytes: the VM was stopped" "$work/vmflood.out"; then
 	ok "vm: a flood stops the VM with exit status 1 and says which cap"
+	rm -f "$work/vmflood/console.log"
 else
 	fail "vm: exit $rc: $(cat "$work/vmflood.out")"
 fi
