@@ -21,6 +21,7 @@
 
 #include "emgpu_hw.h"
 #include "ga10x/access_counter_c365.h"
+#include "ga10x/ce_c7b5.h"
 #include "ga10x/fault_c369.h"
 #include "ga10x/gpfifo.h"
 #include "ga10x/host_c56f.h"
@@ -1251,6 +1252,76 @@ static void chan_submit(Gpu *g, uint32_t put, const uint32_t *w,
     wr(g, GA10X_REG_DOORBELL, chan_rd(g, GA10X_REG_CHAN_TOKEN));
 }
 
+/* One incrementing method header and its data words at w. */
+static unsigned push_words(uint32_t *w, uint32_t subch, uint32_t method,
+                           unsigned n, const uint32_t *data)
+{
+    unsigned i;
+
+    w[0] = cpu_to_le32(ga10x_pb_inc(subch, method, n));
+    for (i = 0; i < n; i++) {
+        w[1 + i] = cpu_to_le32(data[i]);
+    }
+    return n + 1;
+}
+
+/*
+ * A LAUNCH_DMA of 2^32 - 1 one-byte lines at pitch 0 (a copy engine
+ * channel, physical ends): one doorbell used to run all 4 G lines inside
+ * the MMIO write, freezing the vCPU, the monitor and QMP for minutes.
+ * The write returns after a bounded slice, the device answers at once,
+ * the channel stays busy at its LAUNCH_DMA with the semaphore not yet
+ * released, a poll does one more slice, and disabling the channel ends it.
+ */
+static void test_ga10x_ce_transfer_bounded(void)
+{
+    const uint32_t obj = AMPERE_DMA_COPY_B_CLASS;
+    const uint32_t modes[2] = { C7B5_PHYS_MODE_TARGET_COHERENT_SYSMEM,
+                                C7B5_PHYS_MODE_TARGET_LOCAL_FB };
+    const uint32_t offsets[4] = { 0, (uint32_t)DATA, 0, 0x100000 };
+    const uint32_t pitches[2] = { 0, 0 };
+    const uint32_t sem[3] = { 0, (uint32_t)SEMAPHORE, 0x77 };
+    const uint32_t one = 1, lines = 0xffffffffu;
+    const uint32_t launch = C7B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT_PITCH |
+        C7B5_LAUNCH_DMA_DST_MEMORY_LAYOUT_PITCH |
+        C7B5_LAUNCH_DMA_MULTI_LINE_ENABLE |
+        C7B5_LAUNCH_DMA_SRC_TYPE_PHYSICAL | C7B5_LAUNCH_DMA_DST_TYPE_PHYSICAL |
+        C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_NON_PIPELINED |
+        C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_ONE_WORD <<
+        C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT | C7B5_LAUNCH_DMA_DISABLE_PLC;
+    Gpu *g = ga10x_start();
+    uint32_t w[40];
+    unsigned n = 0;
+
+    qtest_writel(g->qts, SEMAPHORE, 0);
+    chan_setup(g);
+    chan_wr(g, GA10X_REG_CHAN_CTRL, 0);
+    chan_wr(g, GA10X_REG_CHAN_ENGINE, 0);       /* copy engine 0 */
+    chan_wr(g, GA10X_REG_CHAN_CTRL,
+            GA10X_CHAN_CTRL_ENABLE | GA10X_CHAN_CTRL_NO_MMU);
+    n += push_words(w + n, 0, C56F_SET_OBJECT, 1, &obj);
+    n += push_words(w + n, C56F_CE_SUBCH, C7B5_SET_SRC_PHYS_MODE, 2, modes);
+    n += push_words(w + n, C56F_CE_SUBCH, C7B5_OFFSET_IN_UPPER, 4, offsets);
+    n += push_words(w + n, C56F_CE_SUBCH, C7B5_PITCH_IN, 2, pitches);
+    n += push_words(w + n, C56F_CE_SUBCH, C7B5_LINE_LENGTH_IN, 1, &one);
+    n += push_words(w + n, C56F_CE_SUBCH, C7B5_LINE_COUNT, 1, &lines);
+    n += push_words(w + n, C56F_CE_SUBCH, C7B5_SET_SEMAPHORE_A, 3, sem);
+    n += push_words(w + n, C56F_CE_SUBCH, C7B5_LAUNCH_DMA, 1, &launch);
+    chan_submit(g, 0, w, n);
+    g_assert_cmphex(rd(g, EMGPU_REG_ID), ==, EMGPU_ID_MAGIC);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    g_assert_cmpuint(chan_rd(g, GA10X_REG_CHAN_STATUS), !=,
+                     GA10X_CHAN_STATUS_IDLE);
+    g_assert_cmphex(qtest_readl(g->qts, SEMAPHORE), ==, 0);
+    qtest_clock_step(g->qts, 100 * 1000);    /* a poll: one more slice */
+    g_assert_cmphex(qtest_readl(g->qts, SEMAPHORE), ==, 0);
+    chan_wr(g, GA10X_REG_CHAN_CTRL, 0);
+    qtest_clock_step(g->qts, 1000 * 1000);
+    g_assert_cmphex(qtest_readl(g->qts, SEMAPHORE), ==, 0);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+}
+
 /*
  * A channel's semaphore release through a GPFIFO in guest RAM: the
  * doorbell runs it there and then (GP_GET written back, payload in guest
@@ -1538,6 +1609,8 @@ int main(int argc, char **argv)
                    test_ga10x_vram_backing_max);
     qtest_add_func("/emgpu/vram-backing-max-refused",
                    test_vram_backing_max_refused);
+    qtest_add_func("/emgpu/ga10x/ce-transfer-bounded",
+                   test_ga10x_ce_transfer_bounded);
     qtest_add_func("/emgpu/ga10x/channel-release",
                    test_ga10x_channel_release);
     qtest_add_func("/emgpu/ga10x/channel-acquire-poll",

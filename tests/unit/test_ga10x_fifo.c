@@ -1179,11 +1179,132 @@ static void test_nonstall_interrupt(void)
 	fx_free(f);
 }
 
+/*
+ * A multi-line LAUNCH_DMA, physical ends: LINE_COUNT lines of len elements
+ * (16-byte constant elements with remap, else bytes from src), pitches as
+ * given, then a one-word semaphore release of payload at FX_SEM.
+ */
+static void ce_lines(struct push *p, uint64_t src, uint64_t dst, uint32_t len,
+		     uint32_t lines, uint32_t pitch_in, uint32_t pitch_out,
+		     int remap, uint32_t payload)
+{
+	const uint32_t sixteen = C7B5_REMAP_CONST_A << C7B5_REMAP_DST_X_SHIFT |
+		C7B5_REMAP_CONST_B << C7B5_REMAP_DST_Y_SHIFT |
+		C7B5_REMAP_CONST_A << C7B5_REMAP_DST_Z_SHIFT |
+		C7B5_REMAP_CONST_B << C7B5_REMAP_DST_W_SHIFT |
+		C7B5_REMAP_COMPONENT_SIZE_FOUR << C7B5_REMAP_COMPONENT_SIZE_SHIFT |
+		3u << C7B5_REMAP_NUM_DST_COMPONENTS_SHIFT;	/* four */
+	uint32_t d[3] = { 0x11111111, 0x22222222, sixteen };
+	uint32_t modes[2] = { C7B5_PHYS_MODE_TARGET_COHERENT_SYSMEM,
+			      C7B5_PHYS_MODE_TARGET_LOCAL_FB };
+	uint32_t sem[3] = { (uint32_t)(FX_SEM >> 32), (uint32_t)FX_SEM, payload };
+
+	push_inc(p, C56F_CE_SUBCH, C7B5_SET_REMAP_CONST_A, 3, d);
+	push_inc(p, C56F_CE_SUBCH, C7B5_SET_SRC_PHYS_MODE, 2, modes);
+	ce_offsets(p, src, dst);
+	d[0] = pitch_in;
+	d[1] = pitch_out;
+	push_inc(p, C56F_CE_SUBCH, C7B5_PITCH_IN, 2, d);
+	push1(p, C56F_CE_SUBCH, C7B5_LINE_LENGTH_IN, len);
+	push1(p, C56F_CE_SUBCH, C7B5_LINE_COUNT, lines);
+	push_inc(p, C56F_CE_SUBCH, C7B5_SET_SEMAPHORE_A, 3, sem);
+	push1(p, C56F_CE_SUBCH, C7B5_LAUNCH_DMA, C7B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT_PITCH |
+	      C7B5_LAUNCH_DMA_DST_MEMORY_LAYOUT_PITCH | C7B5_LAUNCH_DMA_MULTI_LINE_ENABLE |
+	      (remap ? C7B5_LAUNCH_DMA_REMAP_ENABLE : 0) |
+	      C7B5_LAUNCH_DMA_SRC_TYPE_PHYSICAL | C7B5_LAUNCH_DMA_DST_TYPE_PHYSICAL |
+	      C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_NON_PIPELINED |
+	      C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_ONE_WORD <<
+	      C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT | C7B5_LAUNCH_DMA_DISABLE_PLC);
+}
+
+/*
+ * LINE_COUNT x LINE_LENGTH_IN x 16 past what 64 bits hold (or past
+ * GA10X_CE_TRANSFER_MAX): refused before a byte moves, the channel in RC
+ * with BAD_DESCRIPTOR. Before, the total wrapped and the doorbell looped
+ * over 2^64 lines' worth of pitch-0 writes.
+ */
+static void test_ce_transfer_too_large(void)
+{
+	struct fx *f = fx_new();
+	struct push p = { .n = 0 };
+
+	chan_setup(f, 4, 1);
+	ce_init(&p);
+	ce_lines(&p, 0, 0x300000, 0xffffffffu, 0xffffffffu, 0, 0, 1, 0x77);
+	submit(f, 4, &p);
+	CU_ASSERT_EQUAL(status(f, 4) & GA10X_CHAN_STATUS_RC, GA10X_CHAN_STATUS_RC);
+	CU_ASSERT_EQUAL(f->last_error, EMGPU_ERR_BAD_DESCRIPTOR);
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM), 0u);
+	CU_ASSERT_EQUAL(gm_poll(f->g), 0u);
+	fx_free(f);
+}
+
+/*
+ * A transfer larger than one scheduler call's work (GA10X_FIFO_WORK): the
+ * doorbell moves part of it and returns, the channel held at its
+ * LAUNCH_DMA; polls move the rest, then the semaphore is released.
+ * 1024 lines of 8192 16-byte elements, all onto the same 128 KiB (pitch
+ * 0): 128 MiB of work.
+ */
+static void test_ce_transfer_continues(void)
+{
+	struct fx *f = fx_new();
+	struct push p = { .n = 0 };
+	unsigned int polls = 0;
+	uint32_t v;
+
+	chan_setup(f, 4, 1);
+	ce_init(&p);
+	ce_lines(&p, 0, 0x300000, 8192, 1024, 0, 0, 1, 0x77);
+	submit(f, 4, &p);
+	CU_ASSERT_EQUAL(f->errors, 0u);
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM), 0u);	/* not done yet */
+	CU_ASSERT_EQUAL(status(f, 4) & GA10X_CHAN_STATUS_RC, 0u);
+	CU_ASSERT_EQUAL(gm_vram_read(f->g, 0x300000 + 131068, &v, 4), 0);
+	CU_ASSERT_EQUAL(v, 0x22222222u);	/* the first lines are there */
+	while (gm_poll(f->g) && polls < 16)
+		polls++;
+	CU_ASSERT_EQUAL(polls, 1u);	/* the second 64 MiB, then nothing */
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM), 0x77u);
+	CU_ASSERT_EQUAL(status(f, 4), GA10X_CHAN_STATUS_IDLE);
+	CU_ASSERT_EQUAL(f->errors, 0u);
+	fx_free(f);
+}
+
+/*
+ * 2^32 - 1 lines of one byte, pitch 0: 4 GiB of copies of one byte, each
+ * line also costing its translations. One doorbell does a bounded part
+ * (before, all 4 G lines in the register write) and so does each poll.
+ */
+static void test_ce_pitch0_lines_bounded(void)
+{
+	struct fx *f = fx_new();
+	struct push p = { .n = 0 };
+
+	chan_setup(f, 4, 1);
+	ce_init(&p);
+	ce_lines(&p, FX_DATA, 0x300000, 1, 0xffffffffu, 0, 0, 0, 0x77);
+	submit(f, 4, &p);
+	CU_ASSERT_EQUAL(f->errors, 0u);
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM), 0u);
+	CU_ASSERT_NOT_EQUAL(gm_poll(f->g), 0u);	/* one more bounded slice */
+	CU_ASSERT_EQUAL(rd32(f, FX_SEM), 0u);
+	/* the driver gives up: disabling the channel drops the transfer */
+	chan_reg_write(f, 4, GA10X_REG_CHAN_CTRL, 0);
+	CU_ASSERT_EQUAL(gm_poll(f->g), 0u);
+	fx_free(f);
+}
+
 void add_ga10x_fifo_suite(void)
 {
 	CU_pSuite s = CU_add_suite("ga10x_fifo", NULL, NULL);
 
 	CU_add_test(s, "GPFIFO entry words", test_gpfifo_words);
+	CU_add_test(s, "LAUNCH_DMA past 64 bits: RC", test_ce_transfer_too_large);
+	CU_add_test(s, "LAUNCH_DMA past a call's work goes on at the poll",
+		    test_ce_transfer_continues);
+	CU_add_test(s, "4 G pitch-0 lines: bounded per call",
+		    test_ce_pitch0_lines_bounded);
 	CU_add_test(s, "method header words", test_method_headers);
 	CU_add_test(s, "c56f and c7b5 field values", test_method_values);
 	CU_add_test(s, "host release 32/64-bit, GP_GET", test_release_32_64);

@@ -11,7 +11,13 @@
  * through the channel's page directory (SRC/DST_TYPE VIRTUAL) or a
  * physical address in the aperture SET_SRC/DST_PHYS_MODE names.
  *
- * The bytes move at once; the modelled time is the emgpu copy engine's
+ * The bytes move at once, up to the scheduler call's work budget
+ * (fifo.h's GA10X_FIFO_WORK): a transfer past it stops between two
+ * pieces and goes on at the next call (c->xfer), the channel held at its
+ * LAUNCH_DMA, so one register write moves a bounded number of bytes
+ * however large LINE_COUNT x LINE_LENGTH_IN is or whatever the pitches;
+ * a transfer above GA10X_CE_TRANSFER_MAX bytes is refused (RC). The
+ * modelled time is the emgpu copy engine's
  * (../ce.c, gm_ce_charge(): the least busy engine and the link direction
  * or VRAM as queues), issued when the channel's previous work is done (a
  * PIPELINED launch: while its previous transfer still runs), so a later
@@ -31,6 +37,11 @@
 #define CE_BOUNCE	(32u * 1024)	/* two of them on the stack */
 #define CE_CHARGE_MAX	0x80000000u	/* bytes per gm_ce_charge() */
 #define REMAP_MAX_ELEM	16		/* 4 components of 4 bytes */
+/* destination bytes one LAUNCH_DMA may move: beyond any memory the device
+ * reaches, and its time charged in at most 512 gm_ce_charge() calls */
+#define GA10X_CE_TRANSFER_MAX	(1ull << 40)
+/* elements moved between two looks at the work budget */
+#define CE_PIECE	(1u << 20)
 
 /* One end of a transfer. */
 struct ce_end {
@@ -222,6 +233,46 @@ static int line_move(struct gm_gpu *g, const struct ga10x_chan *c,
 	return 0;
 }
 
+/*
+ * Moves the transfer's lines from c->xfer's cursor on, piece by piece,
+ * while the scheduler call has work left; GA10X_MTHD_YIELD when it ran
+ * out first, 0 when the transfer is complete, or a negative error.
+ */
+static int ce_move(struct gm_gpu *g, struct ga10x_chan *c,
+		   const struct ce_end *src, const struct ce_end *dst,
+		   const struct remap *mp, uint32_t lines)
+{
+	const struct ga10x_ce_state *s = &c->ce;
+	struct ga10x_fifo *f = &ga10x_state(g)->fifo;
+	struct ga10x_ce_xfer *x = &c->xfer;
+	uint64_t len = s->line_length_in;
+	unsigned int de = mp ? mp->comp * mp->ndst : 1, se = mp ? mp->comp * mp->nsrc : 1;
+	int r;
+
+	while (x->line < lines) {
+		uint64_t n = len - x->elem;
+
+		if (!f->work_left)
+			return GA10X_MTHD_YIELD;
+		if (n > CE_PIECE)
+			n = CE_PIECE;
+		if (n > f->work_left / de)
+			n = f->work_left / de ? f->work_left / de : 1;
+		r = line_move(g, c, src, (uint64_t)x->line * s->pitch_in + x->elem * se,
+			      dst, (uint64_t)x->line * s->pitch_out + x->elem * de,
+			      n, mp, x->done);
+		if (r)
+			return r;
+		ga10x_fifo_work(f, n * de + (x->elem ? 0 : GA10X_WORK_DWORD));
+		x->elem += n;
+		if (x->elem == len) {
+			x->line++;
+			x->elem = 0;
+		}
+	}
+	return 0;
+}
+
 static int ce_transfer(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 {
 	const struct ga10x_ce_state *s = &c->ce;
@@ -229,7 +280,7 @@ static int ce_transfer(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 	struct remap m;
 	const struct remap *mp = NULL;
 	uint32_t lines = d & C7B5_LAUNCH_DMA_MULTI_LINE_ENABLE ? s->line_count : 1;
-	uint64_t dst_line, total, left, i;
+	uint64_t dst_line, total, left;
 	unsigned int sa = EMGPU_APERTURE_VIDMEM, da;
 	uint64_t pa, contig;
 	uint32_t op, factor;
@@ -250,11 +301,19 @@ static int ce_transfer(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 	}
 	if (r)
 		return r;
+	if (c->xfer.active) {	/* under way: on from its cursor */
+		r = ce_move(g, c, &src, &dst, mp, lines);
+		if (r != GA10X_MTHD_YIELD)
+			c->xfer.active = 0;
+		return r;
+	}
 	dst_line = mp ? (uint64_t)s->line_length_in * m.comp * m.ndst :
 			s->line_length_in;
-	total = dst_line * lines;
-	if (!total)
+	if (!dst_line || !lines)
 		return 0;
+	if (lines > GA10X_CE_TRANSFER_MAX / dst_line)
+		return -EMGPU_ERR_BAD_DESCRIPTOR;	/* and no wrap */
+	total = dst_line * lines;
 	/* where the first bytes are: the queues the copy takes */
 	r = end_where(g, c, &dst, 0, 1, &da, &pa, &contig);
 	if (!r && need_src)
@@ -301,13 +360,11 @@ static int ce_transfer(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 	gm_event(g, GM_EV_COPY, op | (uint64_t)sa << 8 | (uint64_t)da << 10 |
 		 1ull << 12, (da == EMGPU_APERTURE_SYSMEM ? 0 : dst.addr) ^ total,
 		 done / GM_PS_PER_NS);
-	for (i = 0; i < lines; i++) {
-		r = line_move(g, c, &src, i * s->pitch_in, &dst, i * s->pitch_out,
-			      s->line_length_in, mp, done);
-		if (r)
-			return r;
-	}
-	return 0;
+	c->xfer = (struct ga10x_ce_xfer){ .active = 1, .done = done };
+	r = ce_move(g, c, &src, &dst, mp, lines);
+	if (r != GA10X_MTHD_YIELD)
+		c->xfer.active = 0;
+	return r;
 }
 
 static int ce_semaphore(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d,
@@ -360,7 +417,7 @@ static int ce_launch(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 	if (xfer != C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_NONE) {
 		r = ce_transfer(g, c, d);
 		if (r)
-			return r;
+			return r;	/* an error, or GA10X_MTHD_YIELD */
 	}
 	if (sem != C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_NONE) {
 		r = ce_semaphore(g, c, d, sem);

@@ -20,8 +20,10 @@
  * method (STATUS BLOCKED); the scheduler passes over the channels until a
  * pass makes no progress, so an acquire released by another channel's
  * work (in either order) is retried without recursion, and one released
- * by a CPU store is retried by ga10x_fifo_poll(). A pass is bounded by
- * GA10X_FIFO_BUDGET dwords; the rest runs at the next poll. Any error
+ * by a CPU store is retried by ga10x_fifo_poll(). A scheduler call is
+ * bounded by GA10X_FIFO_WORK bytes of work (fifo.h: dwords and the bytes
+ * transfers move; a transfer may stop midway); the rest runs at the next
+ * poll. Any error
  * puts the channel in RC: it stops, its error notifier gets NVIDIA's
  * NvNotification with status 0xffff (what uvm_channel_get_status()
  * tests), the device error is latched, and GA10X_INTR_CHANNEL_RC rises.
@@ -31,8 +33,6 @@
 #include "ga10x/ce_c7b5.h"
 #include "ga10x/host_c56f.h"
 
-/* dwords (entries and method words) one scheduler call executes at most */
-#define GA10X_FIFO_BUDGET	(1u << 20)
 #define GA10X_FIFO_BLOCK	64	/* pushbuffer dwords read at once */
 #define GA10X_ENTRIES_MAX	(1u << 20)
 #define PB_END_SEGMENT		2	/* pb_dword(): END_PB_SEGMENT seen */
@@ -180,6 +180,7 @@ static void chan_rc(struct gm_gpu *g, struct ga10x_chan *c, int err)
 	int r;
 
 	c->status = (c->status & ~GA10X_CHAN_STATUS_BLOCKED) | GA10X_CHAN_STATUS_RC;
+	c->xfer.active = 0;	/* a transfer under way ends here */
 	if (err <= -GA10X_ERR_LATCHED)
 		err += GA10X_ERR_LATCHED;	/* the MMU latched the error */
 	else
@@ -319,12 +320,13 @@ static int chan_fetch(struct gm_gpu *g, struct ga10x_chan *c)
 
 /* Runs the channel until it is idle, blocked, in RC or out of budget;
  * returns whether it consumed anything. */
-static int chan_run(struct gm_gpu *g, struct ga10x_chan *c, uint32_t *budget)
+static int chan_run(struct gm_gpu *g, struct ga10x_chan *c)
 {
+	struct ga10x_fifo *f = &ga10x_state(g)->fifo;
 	uint8_t buf[GA10X_FIFO_BLOCK * 4];
 	int progressed = 0, r;
 
-	while (*budget) {
+	while (f->work_left) {
 		uint32_t i, n;
 
 		if (!c->seg_left) {
@@ -335,7 +337,7 @@ static int chan_run(struct gm_gpu *g, struct ga10x_chan *c, uint32_t *budget)
 				chan_rc(g, c, r);
 				return 1;
 			}
-			(*budget)--;
+			ga10x_fifo_work(f, GA10X_WORK_DWORD);
 			progressed = 1;
 			continue;
 		}
@@ -345,12 +347,14 @@ static int chan_run(struct gm_gpu *g, struct ga10x_chan *c, uint32_t *budget)
 			chan_rc(g, c, r);
 			return 1;
 		}
-		for (i = 0; i < n && *budget; i++) {
+		for (i = 0; i < n && f->work_left; i++) {
 			r = pb_dword(g, c, (uint32_t)ga10x_get_le(buf + 4 * i, 4));
 			if (r == GA10X_MTHD_BLOCKED) {
 				c->status |= GA10X_CHAN_STATUS_BLOCKED;
 				return progressed;
 			}
+			if (r == GA10X_MTHD_YIELD)
+				return 1;	/* out of work, in a transfer */
 			if (r < 0) {
 				chan_rc(g, c, r);
 				return 1;
@@ -358,7 +362,7 @@ static int chan_run(struct gm_gpu *g, struct ga10x_chan *c, uint32_t *budget)
 			c->status &= ~GA10X_CHAN_STATUS_BLOCKED;
 			c->seg_va += 4;
 			c->seg_left--;
-			(*budget)--;
+			ga10x_fifo_work(f, GA10X_WORK_DWORD);
 			progressed = 1;
 			if (r == PB_END_SEGMENT) {
 				c->seg_left = 0;
@@ -375,21 +379,21 @@ static int chan_run(struct gm_gpu *g, struct ga10x_chan *c, uint32_t *budget)
 static void fifo_schedule(struct gm_gpu *g)
 {
 	struct ga10x_fifo *f = &ga10x_state(g)->fifo;
-	uint32_t budget = GA10X_FIFO_BUDGET;
 	int progress;
 
 	if (f->running || g->hung)
 		return;
 	f->running = 1;
+	f->work_left = GA10X_FIFO_WORK;
 	do {
 		unsigned int i;
 
 		progress = 0;
-		for (i = 0; i < GA10X_CHANNELS && budget; i++)
+		for (i = 0; i < GA10X_CHANNELS && f->work_left; i++)
 			if (chan_runnable(&f->chan[i]) &&
-			    chan_run(g, &f->chan[i], &budget))
+			    chan_run(g, &f->chan[i]))
 				progress = 1;
-	} while (progress && budget);
+	} while (progress && f->work_left);
 	f->running = 0;
 }
 
@@ -615,6 +619,12 @@ int ga10x_fifo_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 		if ((c->ctrl & GA10X_CHAN_CTRL_ENABLE) && old != c->pdb) {
 			ga10x_tlb_invalidate(g, 0, old, 0, ~0ull);
 			ga10x_sm_chan_changed(g, c, off);
+			/* a transfer under way moved through the old
+			 * directory: it ends, as a launch does */
+			if (c->xfer.active) {
+				gm_error(g, EMGPU_ERR_CHANNEL, off);
+				chan_rc(g, c, -(EMGPU_ERR_CHANNEL + GA10X_ERR_LATCHED));
+			}
 		}
 		return 0;
 	}

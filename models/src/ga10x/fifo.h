@@ -32,6 +32,19 @@ struct ga10x_host_state {
 	uint32_t clear_faulted_a;	/* c076 CLEAR_FAULTED_A */
 };
 
+/*
+ * A LAUNCH_DMA transfer under way (ce.c): the scheduler's work budget ran
+ * out inside it, so the channel stays at that method and the transfer
+ * goes on from (line, elem) at the next scheduler call. Its time was
+ * charged, and its injections checked, when it started.
+ */
+struct ga10x_ce_xfer {
+	int active;
+	uint32_t line;		/* the line being moved */
+	uint64_t elem;		/* its elements (bytes without remap) moved */
+	uint64_t done;		/* the transfer's completion (ps) */
+};
+
 struct ga10x_chan {
 	/* registers (GA10X_REG_CHAN_*): address | aperture for the bases */
 	uint64_t inst, pdb, gpfifo, userd, notifier;
@@ -49,6 +62,7 @@ struct ga10x_chan {
 	uint32_t subch_class[GA10X_SUBCHANNELS];	/* SET_OBJECT, 0: none */
 	struct ga10x_host_state host;
 	struct ga10x_ce_state ce;
+	struct ga10x_ce_xfer xfer;
 	/* when the channel's latest work completes (ps): its engine runs the
 	 * channel's work in order, so a semaphore release after a copy gets
 	 * the copy's completion as its timestamp */
@@ -58,10 +72,27 @@ struct ga10x_chan {
 	uint64_t ce_issue;
 };
 
+/*
+ * The work one scheduler call (a doorbell, a poll) does at most, in bytes
+ * moved: a GPFIFO entry or a pushbuffer dword counts GA10X_WORK_DWORD, a
+ * copy-engine transfer its destination bytes plus GA10X_WORK_DWORD per line
+ * (a line of nothing still costs its translations). What is left runs at
+ * the next poll, so no register write does more than this.
+ */
+#define GA10X_FIFO_WORK		(64ull << 20)
+#define GA10X_WORK_DWORD	64u
+
 struct ga10x_fifo {
 	struct ga10x_chan chan[GA10X_CHANNELS];
 	int running;	/* inside the scheduler: a doorbell only marks work */
+	uint64_t work_left;	/* of this scheduler call's GA10X_FIFO_WORK */
 };
+
+/* Takes n from the scheduler call's work budget (to 0 at most). */
+static inline void ga10x_fifo_work(struct ga10x_fifo *f, uint64_t n)
+{
+	f->work_left -= n < f->work_left ? n : f->work_left;
+}
 
 /*
  * Methods dispatched by fifo.c. Each returns GA10X_MTHD_DONE, or
@@ -71,6 +102,9 @@ struct ga10x_fifo {
  */
 #define GA10X_MTHD_DONE		0
 #define GA10X_MTHD_BLOCKED	1
+/* the work budget ran out inside the method (a LAUNCH_DMA transfer): the
+ * same method runs on at the next scheduler call */
+#define GA10X_MTHD_YIELD	3
 /* any host method (offset < C56F_HOST_METHODS_END) */
 int ga10x_host_method(struct gm_gpu *g, struct ga10x_chan *c, uint32_t subch,
 		      uint32_t method, uint32_t data);
