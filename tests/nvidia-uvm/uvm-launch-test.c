@@ -13,12 +13,13 @@
  *   result the sum of the words it read; UVM_TEST_VA_RESIDENCY_INFO; the
  *   CPU reads back every word + passes; a launch outside any range is
  *   cancelled (EFAULT); another open file's handles are ENOENT; the
- *   per-open limits are EDQUOT; two unprivileged users, one after the
- *   other (reuse_after_timeout()): the first one's launch times out and it
- *   closes its files, the second one's channel gets the same hardware
- *   channel and its range at the same VA is never touched; the per-user
- *   limit EDQUOT and the total ENOSPC (user_limits()); everything
- *   unregistered and freed.
+ *   per-open limits are EDQUOT; two unprivileged users (reuse_after_timeout()):
+ *   the first one's launch times out and it closes its /dev/emgpu-rm
+ *   file, the second one's channel is not on the first one's hardware
+ *   channel while nvidia-uvm still retains that, is on it once the first
+ *   user exited, and its range at the same VA is never touched either
+ *   time; the per-user limit EDQUOT and the total ENOSPC (user_limits());
+ *   everything unregistered and freed.
  * With --ember (nvidia-uvm under Ember-adaptive: managed ranges mapped by
  * default), the launch takes no replayable fault: the GPU reads the host
  * pages remotely and the core promotes them on the access counters'
@@ -54,7 +55,7 @@
 #include "uvm_test_ioctl.h"
 #include "uvm-user.h"
 
-#define PLANNED_BASE	41	/* every setting; the oversubscribed range's and ember_stats' below */
+#define PLANNED_BASE	42	/* every setting; the oversubscribed range's and ember_stats' below */
 #define PLANNED_OVERSUB	5	/* its data and free-VRAM checks; under Ember 3 counter checks more */
 #define VA_BLOCK_BYTES	UVM_VA_BLOCK_BYTES
 #define STREAM_BYTES	(512ull << 10)	/* 128 pages of 4K */
@@ -70,8 +71,9 @@
 #define RM_GROUP	990
 #define USER_A		1001
 #define USER_B		1002
-/* user A's launch: long enough to still run when its 1 ms timeout is up */
+/* user A's launch: its faults alone outlast its 1 ms timeout; then long */
 #define REUSE_PASSES	1024
+#define REUSE_A_BYTES	UVM_VA_BLOCK_BYTES
 #define RM_PARAMS	"/sys/module/emgpu_rm/parameters/"
 
 static unsigned int n, failed, skipped;
@@ -472,15 +474,20 @@ struct user_report {
 	int creates[5];		/* user_limits(): each CHANNEL_CREATE's errno */
 };
 
-/* Runs @fn as @uid in a child; its report in @r (why says if it died). */
+/*
+ * Runs @fn as @uid in a child; its report in @r (why says if it died).
+ * With @hold the child stays, its files open, until user_release(); its
+ * pid and the pipe that releases it in hold[0], hold[1].
+ */
 static void as_user(uid_t uid, void (*fn)(struct user_report *, void *), void *arg,
-		    struct user_report *r)
+		    struct user_report *r, int *hold)
 {
-	int p[2], status = 0;
+	int p[2], go[2] = { -1, -1 }, status = 0;
 	pid_t pid;
+	char c;
 
 	memset(r, 0, sizeof(*r));
-	if (pipe(p)) {
+	if (pipe(p) || (hold && pipe(go))) {
 		snprintf(r->why, sizeof(r->why), "pipe: %s", strerror(errno));
 		return;
 	}
@@ -488,6 +495,7 @@ static void as_user(uid_t uid, void (*fn)(struct user_report *, void *), void *a
 	pid = fork();
 	if (!pid) {
 		close(p[0]);
+		close(go[1]);
 		r->err = become(uid);
 		if (r->err)
 			snprintf(r->why, sizeof(r->why), "setuid %u: %s", (unsigned int)uid,
@@ -497,15 +505,32 @@ static void as_user(uid_t uid, void (*fn)(struct user_report *, void *), void *a
 		if (write(p[1], r, sizeof(*r)) != sizeof(*r))
 			_exit(2);
 		close(p[1]);
+		if (hold && read(go[0], &c, 1) < 0)
+			_exit(2);
 		_exit(0);
 	}
 	close(p[1]);
+	close(go[0]);
 	if (pid < 0 || read(p[0], r, sizeof(*r)) != sizeof(*r))
 		snprintf(r->why, sizeof(r->why), "user %u's process gave no report (fork %d)",
 			 (unsigned int)uid, (int)pid);
 	close(p[0]);
-	if (pid > 0)
+	if (hold) {
+		hold[0] = pid;
+		hold[1] = go[1];
+	} else if (pid > 0) {
 		waitpid(pid, &status, 0);
+	}
+}
+
+/* A held user's process exits, its files closed, and is waited for. */
+static void user_release(const int *hold)
+{
+	int status;
+
+	close(hold[1]);
+	if (hold[0] > 0)
+		waitpid(hold[0], &status, 0);
 }
 
 /* A user's process as libcuda sets it up: the UVM files, its RM client. */
@@ -586,25 +611,20 @@ static bool user_setup(struct user_ctx *u, struct user_report *r)
 }
 
 /*
- * User A: its range on the GPU (no fault to wait for), a long STREAM
- * launch that times out after 1 ms, then it closes /dev/emgpu-rm (its
- * channel goes while nvidia-uvm still retains it) and exits (nvidia-uvm
- * releases it).
+ * User A: a long STREAM launch over its range, which nothing populated:
+ * every page's first access faults in every setting (no CPU page to map
+ * by default), so the launch cannot end before nvidia-uvm, in the guest,
+ * serviced them, long after its 1 ms timeout. Then A closes
+ * /dev/emgpu-rm: its channel's handle goes while nvidia-uvm still
+ * retains the channel (until A's process exits).
  */
 static void user_a(struct user_report *r, void *arg)
 {
 	struct user_ctx *u = arg;
 	struct emgpu_rm_launch l;
-	char why[80];
 
 	if (!user_setup(u, r))
 		return;
-	for (uint64_t i = 0; i < u->bytes / 4; i++)
-		u->buf[i] = (uint32_t)(i * 3);
-	if (!migrate(u->ufd, u->buf, u->bytes, u->gpu_uuid, why, sizeof(why))) {
-		snprintf(r->why, sizeof(r->why), "UVM_MIGRATE to the GPU: %s", why);
-		return;
-	}
 	r->launch_err = emgpu_rm_stream(u->rfd, u->vs.h_client, u->ch.h_channel, (uintptr_t)u->buf,
 					u->bytes, REUSE_PASSES, 1, &l);
 	r->status = l.status;
@@ -645,54 +665,73 @@ static void user_b(struct user_report *r, void *arg)
 		r->bad += u->buf[i] != b_word(i) + 1;
 }
 
+/* User B's verdicts: its channel's place, its data, its launch. */
+static void b_verdicts(const char *when, const struct user_report *a, const struct user_report *b,
+		       bool same_channel, uint64_t bytes)
+{
+	char name[200];
+
+	snprintf(name, sizeof(name), "user B %s: its channel %s user A's hardware channel", when,
+		 same_channel ? "is on" : "is not on");
+	verdict(!a->why[0] && !b->why[0] && (b->hw_channel == a->hw_channel) == same_channel, name,
+		"%s%s; A's %u, B's %u", a->why, b->why, a->hw_channel, b->hw_channel);
+	snprintf(name, sizeof(name),
+		 "user B %s: every word of its range untouched, then + 1 by its launch there, result exact",
+		 when);
+	launch_verdict(!b->why[0] && !b->launch_err && b->status == EMGPU_LAUNCH_DONE &&
+		       b->result == b->expect && !b->touched && !b->bad, name,
+		       "%s; errno %d, status %u, result %llu (expected %llu); %llu words touched before its launch, %llu not + 1 after, of %llu",
+		       b->why, b->launch_err, b->status, (unsigned long long)b->result,
+		       (unsigned long long)b->expect, (unsigned long long)b->touched,
+		       (unsigned long long)b->bad, (unsigned long long)(bytes / 4));
+}
+
 /*
- * One unprivileged user's launch times out and the user goes; a second
- * one's channel, made after, is on the very hardware channel the first
- * one's was (freed once its launch was stopped and nvidia-uvm released
- * it), and its range, at the same VA, is never touched: every word as it
- * wrote it, then as its own launch leaves it.
+ * One unprivileged user's launch times out and the user closes its
+ * /dev/emgpu-rm file; a second user's range lies at the very VA of the
+ * first one's. While the first user's process lives (nvidia-uvm retains
+ * its channel, and routes faults by its instance block), the second
+ * one's channel is on another hardware channel; once it exited, on that
+ * very one. Both times the second user's words are never touched: each
+ * as it wrote it, then as its own launch leaves it.
  */
 static void reuse_after_timeout(const uint8_t *gpu_uuid, const char *uvm_dev)
 {
 	uint64_t bytes = STREAM_BYTES;
 	struct user_report a, b;
-	struct user_ctx ua = { .gpu_uuid = gpu_uuid, .bytes = bytes };
-	struct user_ctx ub;
+	struct user_ctx ua = { .gpu_uuid = gpu_uuid, .bytes = REUSE_A_BYTES };
+	struct user_ctx ub = { .gpu_uuid = gpu_uuid, .bytes = bytes };
+	int hold[2] = { -1, -1 };
 	uint8_t *hole;
 	char why[120] = "";
 
-	hole = mmap(NULL, bytes + VA_BLOCK_BYTES, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	hole = mmap(NULL, REUSE_A_BYTES + VA_BLOCK_BYTES, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
 	if (hole == MAP_FAILED || !nodes_for_users(uvm_dev, why, sizeof(why))) {
-		verdict(false, "user A (unprivileged): its launch times out (ETIMEDOUT)", "%s", why);
-		verdict(false, "user B: its channel is on user A's hardware channel, freed after A's close", "-");
-		launch_verdict(false, "user B: its launch there runs, result exact", "-");
-		launch_verdict(false, "user B: every word of its range untouched, then + 1 by its launch", "-");
+		launch_verdict(false, "user A (unprivileged): its launch times out (ETIMEDOUT)", "%s",
+			       why);
+		for (int i = 0; i < 2; i++) {
+			verdict(false, "user B: its channel's hardware channel", "-");
+			launch_verdict(false, "user B: its range untouched, its launch", "-");
+		}
 		return;
 	}
 	ua.at = (void *)(((uintptr_t)hole + VA_BLOCK_BYTES - 1) & ~(uintptr_t)(VA_BLOCK_BYTES - 1));
-	ub = ua;
-	as_user(USER_A, user_a, &ua, &a);
-	as_user(USER_B, user_b, &ub, &b);
-	munmap(hole, bytes + VA_BLOCK_BYTES);
-	printf("# user A: hw channel %u, launch errno %d status %u%s%s; user B: hw channel %u%s%s\n",
-	       a.hw_channel, a.launch_err, a.status, a.why[0] ? ", " : "", a.why, b.hw_channel,
-	       b.why[0] ? ", " : "", b.why);
+	ub.at = ua.at;
+	as_user(USER_A, user_a, &ua, &a, hold);
 	launch_verdict(!a.why[0] && a.launch_err == ETIMEDOUT,
 		       "user A (unprivileged): its launch times out (ETIMEDOUT)",
 		       "%s; errno %d, status %u", a.why, a.launch_err, a.status);
-	verdict(!a.why[0] && !b.why[0] && b.hw_channel == a.hw_channel,
-		"user B: its channel is on user A's hardware channel, freed after A's close",
-		"%s%s; A's %u, B's %u", a.why, b.why, a.hw_channel, b.hw_channel);
-	launch_verdict(!b.why[0] && !b.launch_err && b.status == EMGPU_LAUNCH_DONE &&
-		       b.result == b.expect,
-		       "user B: its launch there runs, result exact",
-		       "%s; errno %d, status %u, result %llu, expected %llu", b.why, b.launch_err,
-		       b.status, (unsigned long long)b.result, (unsigned long long)b.expect);
-	launch_verdict(!b.why[0] && !b.touched && !b.bad,
-		       "user B: every word of its range untouched, then + 1 by its launch",
-		       "%s; %llu words touched before its launch, %llu not + 1 after, of %llu", b.why,
-		       (unsigned long long)b.touched, (unsigned long long)b.bad,
-		       (unsigned long long)(bytes / 4));
+	as_user(USER_B, user_b, &ub, &b, NULL);
+	printf("# user A: hw channel %u, launch errno %d; user B while A lives: hw channel %u%s%s\n",
+	       a.hw_channel, a.launch_err, b.hw_channel, b.why[0] ? ", " : "", b.why);
+	b_verdicts("while A's process lives", &a, &b, false, bytes);
+	user_release(hold);
+	as_user(USER_B, user_b, &ub, &b, NULL);
+	printf("# user B after A exited: hw channel %u%s%s\n", b.hw_channel, b.why[0] ? ", " : "",
+	       b.why);
+	b_verdicts("after A exited", &a, &b, true, bytes);
+	munmap(hole, REUSE_A_BYTES + VA_BLOCK_BYTES);
 }
 
 /* A module parameter of emgpu-rm: its value, or 0; set to v if v. */
@@ -777,7 +816,7 @@ static void user_limits(void)
 
 	per_open = rm_param("max_channels_per_open", 2);
 	per_user_old = rm_param("max_channels_per_user", 3);
-	as_user(USER_A, per_user, NULL, &r);
+	as_user(USER_A, per_user, NULL, &r, NULL);
 	verdict(per_open && per_user_old && !r.why[0] && !c[0] && !c[1] && c[2] == EDQUOT && !c[3] &&
 		c[4] == EDQUOT,
 		"max_channels_per_user 3 (2 an open): EDQUOT on the user's second open past it",
@@ -785,7 +824,7 @@ static void user_limits(void)
 		c[1], c[2], c[3], c[4]);
 	/* the test's own channel and one more */
 	total_old = rm_param("max_user_channels", 2);
-	as_user(USER_B, total, NULL, &r);
+	as_user(USER_B, total, NULL, &r, NULL);
 	verdict(total_old && !r.why[0] && !c[0] && c[1] == ENOSPC,
 		"max_user_channels at the channels there are + 1: another user gets 1, then ENOSPC",
 		"parameter %u; %s; errnos %d %d", total_old, r.why, c[0], c[1]);
