@@ -21,8 +21,12 @@
 # then a program doing what libcuda does (uvm-launch-test: an RM VA space
 # and compute channel through /dev/emgpu-rm registered with nvidia-uvm, the
 # STREAM kernel on a managed range, its faults serviced by nvidia-uvm, a
-# cancelled launch, another file's handles refused, the per-open limits)
-# passes, and both modules unload; the
+# cancelled launch, another file's handles refused, the per-open limits,
+# a launch whose channel nvidia-uvm stops under it, two unprivileged
+# users, one's launch timed out, whose channels never share a hardware
+# channel while the first one's is retained and whose data the other's
+# launch never touches, the per-user and total limits) passes, and both
+# modules unload; the
 # console must show no oops, BUG or warning (ember-agent vm's judgement);
 # then per branch stream on a 64 MiB card under Debian's module must
 # verify, and a matrix run of stream under Debian's module and one of

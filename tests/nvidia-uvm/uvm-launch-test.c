@@ -18,8 +18,10 @@
  *   file, the second one's channel is not on the first one's hardware
  *   channel while nvidia-uvm still retains that, is on it once the first
  *   user exited, and its range at the same VA is never touched either
- *   time; the per-user limit EDQUOT and the total ENOSPC (user_limits());
- *   everything unregistered and freed.
+ *   time; a launch whose channel nvidia-uvm stops under it
+ *   (UVM_UNREGISTER_CHANNEL from another thread) is ECANCELED
+ *   (stopped_under_launch()); the per-user limit EDQUOT and the total ENOSPC
+ *   (user_limits()); everything unregistered and freed.
  * With --ember (nvidia-uvm under Ember-adaptive: managed ranges mapped by
  * default), the launch takes no replayable fault: the GPU reads the host
  * pages remotely and the core promotes them on the access counters'
@@ -44,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -55,7 +58,7 @@
 #include "uvm_test_ioctl.h"
 #include "uvm-user.h"
 
-#define PLANNED_BASE	42	/* every setting; the oversubscribed range's and ember_stats' below */
+#define PLANNED_BASE	43	/* every setting; the oversubscribed range's and ember_stats' below */
 #define PLANNED_OVERSUB	5	/* its data and free-VRAM checks; under Ember 3 counter checks more */
 #define VA_BLOCK_BYTES	UVM_VA_BLOCK_BYTES
 #define STREAM_BYTES	(512ull << 10)	/* 128 pages of 4K */
@@ -734,6 +737,85 @@ static void reuse_after_timeout(const uint8_t *gpu_uuid, const char *uvm_dev)
 	munmap(hole, REUSE_A_BYTES + VA_BLOCK_BYTES);
 }
 
+/* What the thread that unregisters a channel under a launch does. */
+struct stopper {
+	int ufd;
+	UVM_UNREGISTER_CHANNEL_PARAMS p;
+	long long faults0;	/* replayable faults before the launch */
+	bool ok;
+	char why[80];
+};
+
+static void *stop_channel(void *arg)
+{
+	struct stopper *st = arg;
+	uint64_t t0 = now_ms();
+
+	/* once the launch faulted, it waits for nvidia-uvm, and runs on */
+	while (uvm_fault_stat("replayable_faults") <= st->faults0) {
+		if (now_ms() - t0 > LAUNCH_TIMEOUT_MS) {
+			snprintf(st->why, sizeof(st->why), "no fault within %u ms", LAUNCH_TIMEOUT_MS);
+			return NULL;
+		}
+		usleep(1000);
+	}
+	st->ok = uvm(st->ufd, UVM_UNREGISTER_CHANNEL, &st->p, &st->p.rmStatus, st->why,
+		     sizeof(st->why));
+	return NULL;
+}
+
+/*
+ * A second channel of the VA space, registered with nvidia-uvm; a long
+ * launch in it over a range nothing populated (it faults at once, then
+ * runs on); another thread unregisters the channel once the first fault
+ * is counted: nvidia-uvm stops it, the device ends the launch
+ * (EMGPU_ERR_CHANNEL), the launch is ECANCELED with status ERROR.
+ */
+static void stopped_under_launch(int ufd, int rfd, const struct emgpu_rm_va_space *vs,
+				 const uint8_t *gpu_uuid)
+{
+	const char *name = "EMGPU_RM_LAUNCH whose channel nvidia-uvm stops under it (UVM_UNREGISTER_CHANNEL): ECANCELED";
+	UVM_REGISTER_CHANNEL_PARAMS reg = { 0 };
+	struct emgpu_rm_channel ch = { .h_client = vs->h_client, .h_va_space = vs->h_va_space };
+	struct emgpu_rm_free fr = { .h_client = vs->h_client };
+	struct stopper st = { .ufd = ufd };
+	struct emgpu_rm_launch l = { 0 };
+	pthread_t thread;
+	void *buf;
+	int err;
+
+	err = rm(rfd, EMGPU_RM_CHANNEL_CREATE, &ch);
+	memcpy(reg.gpuUuid.uuid, gpu_uuid, 16);
+	reg.rmCtrlFd = rfd;
+	reg.hClient = vs->h_client;
+	reg.hChannel = ch.h_channel;
+	if (err || !uvm(ufd, UVM_REGISTER_CHANNEL, &reg, &reg.rmStatus, st.why, sizeof(st.why))) {
+		launch_verdict(false, name, "CHANNEL_CREATE errno %d; %s", err, st.why);
+		return;
+	}
+	buf = uvm_managed_map(ufd, REUSE_A_BYTES);
+	st.p.gpuUuid = reg.gpuUuid;
+	st.p.hClient = vs->h_client;
+	st.p.hChannel = ch.h_channel;
+	st.faults0 = uvm_fault_stat("replayable_faults");
+	if (buf == MAP_FAILED || st.faults0 < 0 || pthread_create(&thread, NULL, stop_channel, &st)) {
+		launch_verdict(false, name, "mmap %s, fault_stats %lld, or no thread",
+			       buf == MAP_FAILED ? strerror(errno) : "ok", st.faults0);
+	} else {
+		err = emgpu_rm_stream(rfd, vs->h_client, ch.h_channel, (uintptr_t)buf, REUSE_A_BYTES,
+				      REUSE_PASSES, LAUNCH_TIMEOUT_MS, &l);
+		pthread_join(thread, NULL);
+		launch_verdict(st.ok && err == ECANCELED && l.status == EMGPU_LAUNCH_ERROR, name,
+			       "unregister: %s; errno %d, status %u", st.why, err, l.status);
+	}
+	if (!st.ok)
+		uvm(ufd, UVM_UNREGISTER_CHANNEL, &st.p, &st.p.rmStatus, st.why, sizeof(st.why));
+	fr.handle = ch.h_channel;
+	rm(rfd, EMGPU_RM_FREE, &fr);
+	if (buf != MAP_FAILED)
+		munmap(buf, REUSE_A_BYTES);
+}
+
 /* A module parameter of emgpu-rm: its value, or 0; set to v if v. */
 static unsigned int rm_param(const char *name, unsigned int v)
 {
@@ -1206,6 +1288,7 @@ int main(int argc, char **argv)
 		close(rfd2);
 
 	limits(rm_dev);
+	stopped_under_launch(ufd, rfd, &vs, info.uuid);
 	reuse_after_timeout(info.uuid, uvm_dev);
 	user_limits();
 
