@@ -9,7 +9,8 @@
  *    probed GPU pointer.
  *  - gpu->lock (mutex): every object of that GPU (devices, address spaces
  *    and their allocations and page tables, TSGs, channels, retained
- *    channels, fault and access-counter buffers) and the channel registers.
+ *    channels, fault and access-counter buffers), the compute channels'
+ *    references and the users' accounts, and the channel registers.
  *    Taken after emgpu_rm.lock, never before.
  *  - gpu->launch_lock (mutex, emgpu_rm_user.c): the device's one launch
  *    engine, held across a user launch and its wait. Taken before
