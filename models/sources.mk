@@ -8,6 +8,7 @@ src/ce.c
 src/sm.c
 src/regs.c
 src/inject.c
+src/guest_cost.c
 src/emgpu.c
 src/kernels/table.c
 src/kernels/stream.c

@@ -208,6 +208,7 @@ static int desc_exec(struct gm_gpu *g, const struct ce_op *d,
 			gm_error(g, -r, g->ce.get);
 			err = 1;
 		}
+		gm_cpu_copy(g, d->op, sa, da);
 		g->ce_done = desc_time(g, d, sa, da, factor);
 		if (da == EMGPU_APERTURE_VIDMEM)
 			mark_ready(g, d->dst, d->length, g->ce_done);

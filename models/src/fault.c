@@ -124,6 +124,8 @@ void gm_fault_replay(struct gm_gpu *g, uint32_t mode)
 	gm_time_t when;
 	uint32_t n;
 
+	if (mode == EMGPU_REPLAY_CANCEL || mode == EMGPU_REPLAY_START)
+		gm_cpu_fault_done(g);
 	if (mode == EMGPU_REPLAY_CANCEL) {
 		g->st.cancels++;
 		gm_event(g, GM_EV_CANCEL, 0, 0, 0);

@@ -170,7 +170,9 @@ struct gm_gpu *gm_create(const struct gm_config *cfg,
 	struct gm_gpu *g;
 
 	if (!profile_ok(&cfg->profile) ||
-	    !gm_personality_name(cfg->personality))
+	    gm_profile_check(&cfg->profile, NULL, 0) ||
+	    !gm_personality_name(cfg->personality) ||
+	    !gm_driver_cost_name(cfg->driver_cost))
 		return NULL;
 	g = calloc(1, sizeof(*g));
 	if (!g)
@@ -182,6 +184,8 @@ struct gm_gpu *gm_create(const struct gm_config *cfg,
 	g->seed = cfg->seed;
 	g->lockstep = cfg->lockstep;
 	g->vram_chunks_max = cfg->vram_backing_max >> GM_CHUNK_SHIFT;
+	g->cpu.mode = cfg->driver_cost;
+	g->cpu.copy = GM_CPU_NONE;
 	g->vram_128_ps = gm_xfer_ps(128, g->prof.vram_bw_mbps);
 	g->h2d_128_ps = gm_xfer_ps(128, g->prof.link_h2d_mbps);
 	g->d2h_128_ps = gm_xfer_ps(128, g->prof.link_d2h_mbps);
@@ -266,6 +270,10 @@ void gm_reset(struct gm_gpu *g)
 	g->hash = FNV_OFFSET;
 	g->rng = g->seed;
 	memset(&g->st, 0, sizeof(g->st));
+	/* the instruction mark stays: the guest's count goes on over a reset */
+	memset(g->cpu.ps, 0, sizeof(g->cpu.ps));
+	g->cpu.fault_open = g->cpu.notify_open = 0;
+	g->cpu.copy = GM_CPU_NONE;
 	g->pers.ops->reset(g);
 	/*
 	 * Injections are the experiment's, not device state: they keep what

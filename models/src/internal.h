@@ -264,6 +264,18 @@ struct gm_gpu {
 	int ninj;
 
 	struct gm_stats st;
+
+	/* the driver's CPU cost (guest_cost.c) */
+	struct {
+		enum gm_driver_cost mode;
+		int counting;		/* gm_guest_insns() called once */
+		uint64_t mark;		/* the retired count at the last call */
+		int fault_open;		/* a fault batch handed off, not replayed */
+		int notify_open;	/* notifications handed off, not back */
+		enum gm_cpu_activity copy; /* what the last copy started makes
+					    * the instructions that follow */
+		gm_time_t ps[GM_CPU_ACTIVITIES_COUNT];
+	} cpu;
 };
 
 /* gpu.c */
@@ -405,6 +417,24 @@ static inline gm_time_t gm_max(gm_time_t a, gm_time_t b)
 {
 	return a > b ? a : b;
 }
+
+/* ---- the driver's CPU cost (guest_cost.c) ---- */
+/* Whether the profile's assumed constants are charged (else only counted). */
+static inline int gm_cost_assumed(const struct gm_gpu *g)
+{
+	return g->cpu.mode == GM_DRIVER_COST_ASSUMED;
+}
+/* An assumed charge of ns on `thread`: charged, or only counted. */
+void gm_assumed_charge(struct gm_gpu *g, unsigned int thread, uint64_t ns);
+/* A fault batch (GM_STOP_FAULT) or notifications (GM_STOP_NOTIFY) handed off. */
+void gm_cpu_handoff(struct gm_gpu *g, enum gm_stop why);
+/* REPLAY or CANCEL: the fault batch is answered. */
+void gm_cpu_fault_done(struct gm_gpu *g);
+/* The lockstep hand-back (SYNC): the notifications are answered. */
+void gm_cpu_notify_done(struct gm_gpu *g);
+/* A copy the driver started, by its apertures (enum emgpu_aperture). */
+void gm_cpu_copy(struct gm_gpu *g, uint32_t op, unsigned int src_aperture,
+		 unsigned int dst_aperture);
 
 /* The device clock: now, or while no launch runs, the end of idle work. */
 static inline gm_time_t gm_clock(const struct gm_gpu *g)

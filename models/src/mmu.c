@@ -76,7 +76,7 @@ void gm_mmu_invalidate(struct gm_gpu *g, uint32_t mode, uint64_t va,
 	uint32_t i;
 
 	g->st.tlb_invalidates++;
-	gm_driver_charge(g, g->drv_thread, g->prof.tlb_invalidate_ns);
+	gm_assumed_charge(g, g->drv_thread, g->prof.tlb_invalidate_ns);
 	if (gm_inject_check(g, GM_INJ_TLB_TIMEOUT, va, size)) {
 		g->inv_status = EMGPU_TLB_INV_PENDING;
 		gm_event(g, GM_EV_TLB_INV, mode, va, ~0ull);

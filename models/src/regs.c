@@ -106,7 +106,7 @@ void gm_driver_action(struct gm_gpu *g, uint32_t v)
 		gm_error(g, EMGPU_ERR_BAD_VALUE, EMGPU_REG_DRIVER_ACTION);
 		return;
 	}
-	gm_driver_charge(g, g->drv_thread, unit * count);
+	gm_assumed_charge(g, g->drv_thread, unit * count);
 }
 
 static uint32_t lo_latch(uint64_t v, uint32_t *hi)
@@ -327,7 +327,7 @@ void gm_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 		g->timer_next = g->timer_period ? gm_clock(g) + g->timer_period : 0;
 		return;
 	case EMGPU_REG_SYNC: gm_sync(g); return;
-	case EMGPU_REG_DRIVER_TIME: gm_driver_charge(g, g->drv_thread, v); return;
+	case EMGPU_REG_DRIVER_TIME: gm_assumed_charge(g, g->drv_thread, v); return;
 	case EMGPU_REG_DRIVER_THREAD:
 		if (v >= EMGPU_DRV_THREADS)
 			gm_error(g, EMGPU_ERR_BAD_VALUE, off);

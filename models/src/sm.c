@@ -332,12 +332,18 @@ static enum gm_stop handoff(struct gm_gpu *g, enum gm_stop why)
 {
 	if (why == GM_STOP_FAULT) {
 		g->fault_pending = 0;
-		g->drv_busy[EMGPU_DRV_THREAD_FAULT] =
-			gm_max(g->drv_busy[EMGPU_DRV_THREAD_FAULT], g->now) +
-			GM_NS(g->prof.fault_service_ns);
+		g->st.cpu_assumed_ns += g->prof.fault_service_ns;
+		if (gm_cost_assumed(g))
+			g->drv_busy[EMGPU_DRV_THREAD_FAULT] =
+				gm_max(g->drv_busy[EMGPU_DRV_THREAD_FAULT], g->now) +
+				GM_NS(g->prof.fault_service_ns);
+		gm_cpu_handoff(g, why);
 	}
-	if (g->lockstep && g->pers.ops->stop_waits(g, why))
+	if (g->lockstep && g->pers.ops->stop_waits(g, why)) {
 		g->sync_status |= EMGPU_SYNC_WAITING;
+		if (why == GM_STOP_NOTIFY)	/* answered by the hand-back */
+			gm_cpu_handoff(g, why);
+	}
 	return why;
 }
 
@@ -622,6 +628,7 @@ unsigned int gm_poll(struct gm_gpu *g)
 
 void gm_sync(struct gm_gpu *g)
 {
+	gm_cpu_notify_done(g);
 	g->sync_status &= ~EMGPU_SYNC_WAITING;
 	g->pers.ops->sync(g);
 }

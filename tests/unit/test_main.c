@@ -11,6 +11,7 @@ int main(void)
 		return 2;
 	add_mmu_suite();
 	add_fault_suite();
+	add_cpu_cost_suite();
 	add_counter_suite();
 	add_ce_suite();
 	add_timing_suite();

@@ -8,6 +8,7 @@
 
 void add_mmu_suite(void);
 void add_fault_suite(void);
+void add_cpu_cost_suite(void);
 void add_counter_suite(void);
 void add_ce_suite(void);
 void add_timing_suite(void);

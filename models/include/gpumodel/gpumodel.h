@@ -92,6 +92,31 @@ const char *gm_personality_name(enum gm_personality p);
 /* 0 and *out set, or -1 for an unknown name. */
 int gm_personality_lookup(const char *name, enum gm_personality *out);
 
+/*
+ * How the driver's CPU work is charged to its threads (guest_cost.c,
+ * docs/model.md "Driver CPU time"):
+ *  ASSUMED   the profile's per-event constants (fault_service_ns, the
+ *            DRIVER_ACTION units, DRIVER_TIME, tlb_invalidate_ns, and
+ *            under GA10x drv_fault_page_ns per fault entry): the fallback
+ *  MEASURED  the guest's instructions retired in each activity's interval
+ *            (gm_guest_insns()) times the profile's cpu_insn_ps, the same
+ *            rule for every driver and personality; the constants above
+ *            are then only counted (cpu_assumed_ns), not charged
+ */
+#define GM_DRIVER_COSTS(X) \
+	X(ASSUMED, assumed) \
+	X(MEASURED, measured)
+
+enum gm_driver_cost {
+#define GM_DRIVER_COST_ENUM(id, name) GM_DRIVER_COST_##id,
+	GM_DRIVER_COSTS(GM_DRIVER_COST_ENUM)
+#undef GM_DRIVER_COST_ENUM
+};
+/* "assumed", "measured"; NULL for an unknown value. */
+const char *gm_driver_cost_name(enum gm_driver_cost c);
+/* 0 and *out set, or -1 for an unknown name. */
+int gm_driver_cost_lookup(const char *name, enum gm_driver_cost *out);
+
 struct gm_config {
 	struct gm_profile profile;	/* copied */
 	enum gm_personality personality;
@@ -104,6 +129,7 @@ struct gm_config {
 	 * profile's VRAM cannot make the embedder allocate all of it.
 	 */
 	uint64_t vram_backing_max;
+	enum gm_driver_cost driver_cost;
 };
 
 /* Creates a model; NULL on allocation failure or an invalid profile. */
@@ -180,7 +206,55 @@ int gm_vram_read(struct gm_gpu *gpu, uint64_t pa, void *buf, uint64_t len);
 int gm_vram_write(struct gm_gpu *gpu, uint64_t pa, const void *buf,
 		  uint64_t len);
 
+/*
+ * The guest's CPU has retired `retired` instructions in all (a count that
+ * only grows, e.g. QEMU's icount_get_raw()). The embedder calls it at
+ * every guest access to the device and before every gm_run(), gm_poll():
+ * the instructions since the previous call are the guest's work in the
+ * activity open then (enum gm_cpu_activity: a fault batch handed off and
+ * not yet replayed or cancelled; a notification batch not yet handed back;
+ * else the driver's own copy from the register write that started it to
+ * the guest's next access), or nobody's. Counted always; charged to the
+ * activity's driver thread at cpu_insn_ps each under GM_DRIVER_COST_MEASURED.
+ * Never called: nothing is counted (an embedder without instruction counts).
+ */
+void gm_guest_insns(struct gm_gpu *gpu, uint64_t retired);
+
 /* ---- observation ---- */
+
+/*
+ * The driver's activities whose guest instructions are counted (and, under
+ * GM_DRIVER_COST_MEASURED, charged); Y(X, id, name, what). The thread
+ * charged is the batch's (FAULT, NOTIFY), else WORKER. Inside a
+ * fault or notification batch an eviction copy (device to host) makes the
+ * instructions up to the next copy the batch's eviction work; outside a
+ * batch a copy started by a register write makes the instructions up to the
+ * guest's next access to the device its prefetch (host to device), eviction
+ * or worker (anything else) work.
+ */
+#define GM_CPU_ACTIVITIES(Y, X)						\
+	Y(X, FAULT, fault,					\
+	  "a fault batch, from its hand-off to REPLAY or CANCEL")		\
+	Y(X, NOTIFY, notify,					\
+	  "a notification batch, from its hand-off to its hand-back")	\
+	Y(X, EVICT, evict,					\
+	  "an eviction: device-to-host copies and what leads to the next copy") \
+	Y(X, PREFETCH, prefetch,					\
+	  "host-to-device copies the driver starts outside a batch")	\
+	Y(X, WORKER, worker,					\
+	  "other copies (memsets, PTE writes, device-to-device) outside a batch")
+
+enum gm_cpu_activity {
+#define GM_CPU_ACTIVITY_ENUM_(X, id, name, what) GM_CPU_##id,
+	GM_CPU_ACTIVITIES(GM_CPU_ACTIVITY_ENUM_, )
+#undef GM_CPU_ACTIVITY_ENUM_
+	GM_CPU_ACTIVITIES_COUNT,
+	GM_CPU_NONE = GM_CPU_ACTIVITIES_COUNT,
+};
+
+/* Each activity's two counters: instructions and modelled ns. */
+#define GM_CPU_ACTIVITY_STATS_(X, id, name, what) \
+	X(cpu_insns_##name) X(cpu_ns_##name)
 
 /*
  * The device's counters, each a uint64_t: the one list that struct
@@ -212,7 +286,11 @@ int gm_vram_write(struct gm_gpu *gpu, uint64_t pa, const void *buf,
 	X(errors)							\
 	X(injections_fired)						\
 	X(events)		/* events folded into the trace hash */	\
-	X(sim_ns)		/* virtual clock */
+	X(sim_ns)		/* virtual clock */				\
+	GM_CPU_ACTIVITIES(GM_CPU_ACTIVITY_STATS_, X)			\
+	X(cpu_insns_other)	/* guest instructions in no activity */	\
+	X(cpu_measured_ns)	/* the activities' ns, summed */	\
+	X(cpu_assumed_ns)	/* what the assumed constants charge */
 
 struct gm_stats {
 #define GM_STAT_FIELD(name) uint64_t name;

@@ -65,7 +65,20 @@ struct gm_profile {
 					 * any other) */
 	uint32_t warp_issue_ps;		/* one warp instruction of a kernel's ALU
 					 * work (gm_warp_compute); 0: free */
+	uint32_t cpu_insn_ps;		/* one guest instruction of the driver,
+					 * on the card's host CPU (charged under
+					 * GM_DRIVER_COST_MEASURED) */
 };
+
+/* The range a profile's cpu_insn_ps must lie in (ps, inclusive). */
+#define GM_CPU_INSN_PS_MIN	10u
+#define GM_CPU_INSN_PS_MAX	100000u
+
+/*
+ * Checks the constants a user may set (today cpu_insn_ps): returns 0, or
+ * -ERANGE with "NAME VALUE out of range [MIN, MAX] UNIT" in err.
+ */
+int gm_profile_check(const struct gm_profile *p, char *err, size_t errlen);
 
 /* The base profiles, in a fixed order; NULL past the end. */
 const struct gm_profile *gm_profile_at(size_t index);

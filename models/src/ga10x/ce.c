@@ -347,6 +347,7 @@ static int ce_transfer(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 	    C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_PIPELINED)
 		issue = gm_max(c->ce_issue, done > setup ? done - setup : 0);
 	c->ce_issue = issue;
+	gm_cpu_copy(g, op, sa, da);
 	for (left = total; left; ) {
 		uint32_t n = left > CE_CHARGE_MAX ? CE_CHARGE_MAX : (uint32_t)left;
 

@@ -125,12 +125,13 @@ void ga10x_sm_replay(struct gm_gpu *g, uint32_t entries)
 	gm_time_t when, ce = 0;
 	uint32_t i, n;
 
+	gm_cpu_fault_done(g);
 	batch_back(g);
 	if (g->launch_status != EMGPU_LAUNCH_RUNNING)
 		return;
 	if (entries)
-		gm_driver_charge(g, EMGPU_DRV_THREAD_FAULT,
-				 (uint64_t)entries * g->prof.drv_fault_page_ns);
+		gm_assumed_charge(g, EMGPU_DRV_THREAD_FAULT,
+				  (uint64_t)entries * g->prof.drv_fault_page_ns);
 	for (i = 0; i < g->prof.num_copy_engines; i++)
 		ce = gm_max(ce, g->ce_q[i].busy);
 	when = gm_max(gm_max(g->now, gm_fault_path_busy(g)), ce) +
@@ -159,6 +160,7 @@ void ga10x_sm_cancel(struct gm_gpu *g, const struct ga10x_replay *r)
 	int named = 0;
 	uint32_t i;
 
+	gm_cpu_fault_done(g);
 	batch_back(g);
 	if (g->launch_status != EMGPU_LAUNCH_RUNNING || !c ||
 	    !gm_stalled_warps(g))
