@@ -215,6 +215,11 @@ char *em_libvirt_domain_xml(const struct em_vm_config *cfg, const char *name)
 	}
 	qemu_arg(f, "-device");
 	qemu_arg(f, device);
+	if (em_vm_counts_insns(cfg)) {
+#define EM_VM_XML_ARG_(arg) qemu_arg(f, arg);
+		EM_VM_ICOUNT_ARGS(EM_VM_XML_ARG_)
+#undef EM_VM_XML_ARG_
+	}
 	fputs("  </qemu:commandline>\n</domain>\n", f);
 	fclose(f);
 	return xml;
@@ -227,6 +232,7 @@ static char *domain_xml(const struct em_paths *p, const struct em_run *r)
 		.qemu = p->qemu, .kernel = p->kernel, .initrd = p->initrd,
 		.profile = set->profile, .seed = r->seed, .run_args = r->args,
 		.memory_mib = set->memory_mib, .accel = p->accel,
+		.driver_cost = set->driver_cost,
 		.modparams = set->modparams[0] ? set->modparams : NULL,
 		/* the device's stats are read at the guest's end, as with QEMU */
 		.hold_at_end = true,

@@ -268,6 +268,12 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 				return cfg_error(file, ln, "driver '%s' listed twice",
 						 m->drivers[i]);
 		}
+	} else if (!strcmp(key, "driver_cost")) {
+		/* emgpu's rule for the driver's CPU time (docs/model.md) */
+		if (strcmp(val, "measured") && strcmp(val, "assumed"))
+			return cfg_error(file, ln, "bad driver_cost '%s' (measured or "
+					 "assumed)", val);
+		strcpy(m->settings.driver_cost, val);
 	} else if (!strcmp(key, "nvuvm_branch")) {
 		/* a version, the name of the image's /lib/modules/<branch>/ */
 		if (!*val || strlen(val) >= sizeof(m->settings.nvuvm_branch) ||
@@ -476,6 +482,7 @@ int em_matrix_load(const char *path, struct em_matrix *m)
 	m->nseeds = 1;
 	m->settings.memory_mib = 1024;
 	m->settings.timeout_s = 600;
+	strcpy(m->settings.driver_cost, "measured");
 
 	while (!ret && fgets(line, sizeof(line), f)) {
 		ln++;

@@ -21,6 +21,15 @@
 #ifndef EMBER_AGENT_RESULT_FIELDS_H
 #define EMBER_AGENT_RESULT_FIELDS_H
 
+#include "gpumodel/gpumodel.h"	/* GM_CPU_ACTIVITIES */
+
+/* The driver's CPU work per activity (models/src/guest_cost.c), DEVICE rows. */
+#define EM_RESULT_CPU_ROWS_(X, id, name, what)				\
+	X(cpu_insns_##name, DEVICE, INT, "", 0, false,			\
+	  "guest instructions retired in " what)			\
+	X(cpu_ns_##name, DEVICE, INT, "", 0, false,			\
+	  "those instructions' modelled ns (the profile's cpu_insn_ps each)")
+
 #define EM_RESULT_FIELDS(X)						\
 	X(commit, TOP, STRING, "", s->commit, true,			\
 	  "the testbed's commit that ran it (git rev-parse --short=12)")	\
@@ -95,6 +104,17 @@
 	  s->r->inject_kind != NULL && s->r->inject_error[0] != '\0',	\
 	  "why arming the injection failed")				\
 	X(trace_hash, DEVICE, STRING, "", 0, false,			\
-	  "the device's hash of its event trace: equal runs, equal hashes")
+	  "the device's hash of its event trace: equal runs, equal hashes") \
+	X(driver_cost, TOP, STRING, "", s->r->settings->driver_cost, true, \
+	  "how the driver's CPU time was charged (matrix key driver_cost): " \
+	  "measured (guest instructions) or assumed (the profile's constants)") \
+	GM_CPU_ACTIVITIES(EM_RESULT_CPU_ROWS_, X)			\
+	X(cpu_insns_other, DEVICE, INT, "", 0, false,			\
+	  "guest instructions in no driver activity (the application, the idle kernel)") \
+	X(cpu_measured_ns, DEVICE, INT, "", 0, false,			\
+	  "the activities' modelled ns, summed (charged under driver_cost measured)") \
+	X(cpu_assumed_ns, DEVICE, INT, "", 0, false,			\
+	  "what the profile's assumed constants come to on the same run "	\
+	  "(charged under driver_cost assumed)")
 
 #endif /* EMBER_AGENT_RESULT_FIELDS_H */

@@ -124,6 +124,7 @@ static int qemu_start(struct em_backend *be, struct em_run *r, const char **host
 		.qemu = p->qemu, .kernel = p->kernel, .initrd = p->initrd,
 		.workdir = r->dir, .profile = set->profile, .accel = p->accel,
 		.seed = r->seed, .memory_mib = set->memory_mib,
+		.driver_cost = set->driver_cost,
 		.timeout_s = set->timeout_s, .run_args = r->args,
 		.modparams = set->modparams[0] ? set->modparams : NULL,
 		.paused = r->inject_kind != NULL,

@@ -134,8 +134,10 @@ void em_vm_cmdline(const struct em_vm_config *cfg, char *buf, size_t len)
 
 void em_vm_device(const struct em_vm_config *cfg, char *buf, size_t len)
 {
-	snprintf(buf, len, "emgpu,id=" EM_VM_GPU_ID ",profile=%s,seed=%" PRIu64 "%s",
-		 cfg->profile, cfg->seed, cfg->device_opts ? cfg->device_opts : "");
+	snprintf(buf, len, "emgpu,id=" EM_VM_GPU_ID ",profile=%s,seed=%" PRIu64 "%s%s%s",
+		 cfg->profile, cfg->seed, cfg->device_opts ? cfg->device_opts : "",
+		 cfg->driver_cost ? ",driver-cost=" : "",
+		 cfg->driver_cost ? cfg->driver_cost : "");
 }
 
 static int path_in(char *dst, size_t len, const char *dir, const char *name)
@@ -407,6 +409,11 @@ void em_vm_argv(const struct em_vm_config *cfg, const char *workdir,
 	a->argv[argc++] = a->qmp;
 	a->argv[argc++] = "-device";
 	a->argv[argc++] = a->device;
+	if (em_vm_counts_insns(cfg)) {
+#define EM_VM_ARGV_(arg) a->argv[argc++] = arg;
+		EM_VM_ICOUNT_ARGS(EM_VM_ARGV_)
+#undef EM_VM_ARGV_
+	}
 	if (cfg->vfio) {
 		/* a real card beside the emgpu; needs KVM and an IOMMU */
 		snprintf(a->vfio, sizeof(a->vfio), "vfio-pci,host=%s", cfg->vfio);

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -91,6 +92,12 @@ struct em_vm_config {
 	const char *modparams;		/* ember.ko parameters, comma-separated */
 	const char *fuzz_args;		/* ember-fuzz-ioctl arguments, comma-separated */
 	const char *accel;		/* "tcg" (default) or "kvm" */
+	/*
+	 * emgpu's driver-cost: "measured" adds QEMU's instruction counter
+	 * (EM_VM_ICOUNT_ARGS, TCG only); NULL or "assumed": the profile's
+	 * constants, no counter
+	 */
+	const char *driver_cost;
 	uint64_t seed;
 	unsigned int memory_mib;	/* guest RAM, default 512 */
 	unsigned int timeout_s;		/* wall-clock limit, default 120 */
@@ -160,6 +167,22 @@ void em_vm_cmdline(const struct em_vm_config *cfg, char *buf, size_t len);
 void em_vm_device(const struct em_vm_config *cfg, char *buf, size_t len);
 
 /* QEMU's command line for a VM; fills argv (NULL-terminated) from bufs. */
+/*
+ * QEMU's options for driver-cost=measured: the instruction counter at a
+ * fixed 1 ns per instruction of virtual time, no sleep (an idle guest's
+ * clock jumps to its next timer: nothing waits for the host), and the RTC
+ * on that clock from a fixed date, so nothing the guest reads depends on
+ * the host's time or speed (docs/model.md "Driver CPU time").
+ */
+#define EM_VM_ICOUNT_ARGS(X) \
+	X("-icount") X("shift=0,sleep=off") \
+	X("-rtc") X("base=2026-01-01T00:00:00,clock=vm")
+
+static inline bool em_vm_counts_insns(const struct em_vm_config *cfg)
+{
+	return cfg->driver_cost && !strcmp(cfg->driver_cost, "measured");
+}
+
 struct em_vm_argv {
 	const char *argv[64];
 	char append[1024], device[512], serial0[4200], serial1[4200];

@@ -9,7 +9,8 @@
  * fault injection, and trace events.
  *
  * Execution: warps run only inside gm_run(), called from a bottom half of
- * the main loop, never from a thread of our own. In lockstep mode (the
+ * the main loop, never from a thread of our own; with driver-cost=measured
+ * from a QEMU_CLOCK_VIRTUAL timer instead (see "Instruction counts" below). In lockstep mode (the
  * default) the model stops at every event that needs the driver (fault
  * batch, notification batch, timer tick, launch completion) and waits for
  * the driver's SYNC, so the same guest program and seed give the same trace
@@ -44,6 +45,19 @@
  * semaphore acquire that a CPU releases by a plain store are re-examined
  * by a poll (emgpu_poll_bh()). Both run engaged in the same guard.
  *
+ * Instruction counts (driver-cost=measured, docs/model.md "Driver CPU
+ * time"): the model charges the driver's CPU work as the guest's retired
+ * instructions (icount_get_raw()) between the device's own events, so it
+ * needs -icount with a fixed shift. The device reports the count at every
+ * guest access (an MMIO access ends its translation block under icount, so
+ * the count is exact there) and before every model run. The runs and polls
+ * go on QEMU_CLOCK_VIRTUAL timers due at once: under icount the vCPU stops
+ * at that instruction and runs them (icount_handle_deadline()), so an
+ * interrupt the model raises reaches the guest at the same instruction on
+ * every boot, whatever the host's speed; a bottom half would run whenever
+ * the main loop got to it. They run engaged in the same re-entrancy guard
+ * as the bottom halves.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
@@ -62,6 +76,7 @@
 #include "qemu/module.h"
 #include "qemu/units.h"
 #include "qom/object.h"
+#include "sysemu/cpu-timers.h"
 #include "trace.h"
 
 #include "emgpu_hw.h"
@@ -103,6 +118,8 @@ struct EmgpuState {
     QEMUBH *run_bh;
     QEMUBH *poll_bh;            /* GA10x: polls blocked channels */
     QEMUTimer *poll_timer;      /* GA10x: schedules poll_bh */
+    QEMUTimer *run_timer;       /* driver-cost=measured: runs in place of run_bh */
+    bool counting;              /* driver-cost=measured: report icount */
     struct gm_gpu *model;
     enum gm_personality personality;
     unsigned int msix_vectors;
@@ -115,6 +132,9 @@ struct EmgpuState {
     bool lockstep;
     uint32_t run_budget;
     uint64_t vram_backing_max;  /* 0: no cap */
+    char *driver_cost_name;     /* NULL: "assumed" */
+    uint32_t cpu_insn_ps;       /* 0: the profile's */
+    enum gm_driver_cost driver_cost;
 
     struct gm_profile profile;
     GPtrArray *inject_specs;    /* armed specs, index == model slot */
@@ -252,15 +272,36 @@ static void emgpu_event(void *opaque, unsigned int type, uint64_t a,
 
 /* ---- execution ---- */
 
+/* driver-cost=measured: the guest's instructions up to here, to the model */
+static void emgpu_count_insns(EmgpuState *s)
+{
+    if (s->counting) {
+        gm_guest_insns(s->model, icount_get_raw());
+    }
+}
+
+/* The next model run: a bottom half, or the virtual-clock timer (top). */
+static void emgpu_run_schedule(EmgpuState *s)
+{
+    if (s->counting) {
+        timer_mod(s->run_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    } else {
+        qemu_bh_schedule(s->run_bh);
+    }
+}
+
 static void emgpu_run_bh(void *opaque)
 {
     EmgpuState *s = opaque;
-    enum gm_stop stop = gm_run(s->model, s->run_budget);
+    enum gm_stop stop;
+
+    emgpu_count_insns(s);
+    stop = gm_run(s->model, s->run_budget);
 
     trace_emgpu_run(gm_stop_name(stop), gm_now_ns(s->model));
     switch (stop) {
     case GM_STOP_BUDGET:
-        qemu_bh_schedule(s->run_bh);
+        emgpu_run_schedule(s);
         break;
     case GM_STOP_FAULT:
     case GM_STOP_NOTIFY:
@@ -271,7 +312,7 @@ static void emgpu_run_bh(void *opaque)
         if (!s->lockstep ||
             !(gm_reg_read(s->model, EMGPU_REG_SYNC_STATUS) &
               EMGPU_SYNC_WAITING)) {
-            qemu_bh_schedule(s->run_bh);
+            emgpu_run_schedule(s);
         }
         break;
     default:
@@ -304,24 +345,52 @@ static void emgpu_poll_arm(EmgpuState *s)
     }
 }
 
+/*
+ * A timer callback run as a guarded bottom half is (aio_bh_call()): a DMA
+ * of the model's back into our regions finds the guard engaged and fails.
+ */
+static void emgpu_guarded(EmgpuState *s, void (*fn)(void *opaque))
+{
+    MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
+    bool was = guard->engaged_in_io;
+
+    guard->engaged_in_io = true;
+    fn(s);
+    guard->engaged_in_io = was;
+}
+
+static void emgpu_run_timer(void *opaque)
+{
+    emgpu_guarded(opaque, emgpu_run_bh);
+}
+
+static void emgpu_poll_bh(void *opaque);
+
 static void emgpu_poll_timer(void *opaque)
 {
     EmgpuState *s = opaque;
 
-    qemu_bh_schedule(s->poll_bh);
+    if (s->counting) {
+        emgpu_guarded(s, emgpu_poll_bh);
+    } else {
+        qemu_bh_schedule(s->poll_bh);
+    }
 }
 
 static void emgpu_poll_bh(void *opaque)
 {
     EmgpuState *s = opaque;
-    unsigned int blocked = gm_poll(s->model);
+    unsigned int blocked;
+
+    emgpu_count_insns(s);
+    blocked = gm_poll(s->model);
 
     trace_emgpu_ga10x_poll(blocked, gm_now_ns(s->model));
     if (blocked) {
         emgpu_poll_arm(s);
     }
     /* what a release let the channels do may let the model run on */
-    qemu_bh_schedule(s->run_bh);
+    emgpu_run_schedule(s);
 }
 
 /* ---- BAR0 ---- */
@@ -399,6 +468,7 @@ static uint64_t emgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
         gm_error(s->model, EMGPU_ERR_BAD_REGISTER, addr);
         return 0;
     }
+    emgpu_count_insns(s);
     val = gm_reg_read(s->model, addr);
     if (emgpu_is_ga10x_reg(s, addr)) {
         emgpu_trace_ga10x(false, addr, val);
@@ -418,6 +488,7 @@ static void emgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
         gm_error(s->model, EMGPU_ERR_BAD_REGISTER, addr);
         return;
     }
+    emgpu_count_insns(s);
     if (emgpu_is_ga10x_reg(s, addr)) {
         emgpu_trace_ga10x(true, addr, val);
         /* a doorbell runs its channel here, in gm_reg_write(), as the
@@ -429,7 +500,7 @@ static void emgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
         gm_reg_write(s->model, addr, val);
     }
     /* doorbells, replays and SYNC let the model run on */
-    qemu_bh_schedule(s->run_bh);
+    emgpu_run_schedule(s);
 }
 
 static const MemoryRegionOps emgpu_mmio_ops = {
@@ -472,6 +543,7 @@ static uint64_t emgpu_vram_bar_read(void *opaque, hwaddr addr, unsigned size)
     uint64_t val;
     int err;
 
+    emgpu_count_insns(s);
     err = gm_vram_read(s->model, addr, buf, size);
     if (err) {
         emgpu_vram_bar_error(s, "read", addr, size, err);
@@ -490,6 +562,7 @@ static void emgpu_vram_bar_write(void *opaque, hwaddr addr, uint64_t val,
     int err;
 
     trace_emgpu_vram_bar_write(addr, size, val);
+    emgpu_count_insns(s);
     stn_le_p(buf, size, val);
     err = gm_vram_write(s->model, addr, buf, size);
     if (err) {
@@ -650,6 +723,40 @@ static void emgpu_personality_hint(Error **errp)
     error_append_hint(errp, "Personalities: %s.\n", names->str);
 }
 
+/*
+ * driver-cost: "assumed" (the default) charges the profile's constants;
+ * "measured" the guest's instructions, so it needs QEMU's instruction
+ * counter at a fixed shift (-icount shift=N,sleep=off; "auto" would tie
+ * the virtual clock, and so the interrupts' instants, to the host's
+ * speed). cpu-insn-ps replaces the profile's cost of one instruction.
+ */
+static bool emgpu_check_cost(EmgpuState *s, Error **errp)
+{
+    const char *name = s->driver_cost_name ? s->driver_cost_name : "assumed";
+    char err[128];
+
+    if (gm_driver_cost_lookup(name, &s->driver_cost)) {
+        error_setg(errp, "emgpu: unknown driver-cost '%s'", name);
+        error_append_hint(errp, "Valid values: assumed, measured.\n");
+        return false;
+    }
+    if (s->driver_cost == GM_DRIVER_COST_MEASURED && icount_enabled() != 1) {
+        error_setg(errp, "emgpu: driver-cost=measured needs QEMU's "
+                   "instruction counter at a fixed shift");
+        error_append_hint(errp, "Start QEMU with -icount shift=0,sleep=off "
+                          "(TCG only).\n");
+        return false;
+    }
+    if (s->cpu_insn_ps) {
+        s->profile.cpu_insn_ps = s->cpu_insn_ps;
+    }
+    if (gm_profile_check(&s->profile, err, sizeof(err))) {
+        error_setg(errp, "emgpu: %s (property cpu-insn-ps)", err);
+        return false;
+    }
+    return true;
+}
+
 static bool emgpu_check_params(EmgpuState *s, Error **errp)
 {
     const char *name = s->profile_name ? s->profile_name : "h200";
@@ -686,6 +793,9 @@ static bool emgpu_check_params(EmgpuState *s, Error **errp)
                           "no cap.\n");
         return false;
     }
+    if (!emgpu_check_cost(s, errp)) {
+        return false;
+    }
     return true;
 }
 
@@ -698,6 +808,9 @@ static void emgpu_reset(DeviceState *dev)
     }
     if (s->poll_timer) {
         timer_del(s->poll_timer);
+    }
+    if (s->run_timer) {
+        timer_del(s->run_timer);
     }
 }
 
@@ -724,6 +837,7 @@ static void emgpu_realize(PCIDevice *pdev, Error **errp)
         .seed = s->seed,
         .lockstep = s->lockstep,
         .vram_backing_max = s->vram_backing_max,
+        .driver_cost = s->driver_cost,
     };
     s->model = gm_create(&cfg, &cb);
     if (!s->model) {
@@ -761,6 +875,10 @@ static void emgpu_realize(PCIDevice *pdev, Error **errp)
     /* runs engaged in I/O: DMA back into our regions fails (see the top) */
     s->run_bh = qemu_bh_new_guarded(emgpu_run_bh, s,
                                     &DEVICE(s)->mem_reentrancy_guard);
+    s->counting = s->driver_cost == GM_DRIVER_COST_MEASURED;
+    if (s->counting) {
+        s->run_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, emgpu_run_timer, s);
+    }
     if (s->personality == GM_PERSONALITY_GA10X) {
         s->poll_bh = qemu_bh_new_guarded(emgpu_poll_bh, s,
                                          &DEVICE(s)->mem_reentrancy_guard);
@@ -780,6 +898,10 @@ static void emgpu_exit(PCIDevice *pdev)
     if (s->poll_timer) {
         timer_free(s->poll_timer);
         s->poll_timer = NULL;
+    }
+    if (s->run_timer) {
+        timer_free(s->run_timer);
+        s->run_timer = NULL;
     }
     if (s->poll_bh) {
         qemu_bh_delete(s->poll_bh);
@@ -807,6 +929,8 @@ static Property emgpu_properties[] = {
                        EMGPU_RUN_BUDGET_DEFAULT),
     DEFINE_PROP_SIZE("vram-backing-max", EmgpuState, vram_backing_max,
                      EMGPU_VRAM_BACKING_MAX_DEFAULT),
+    DEFINE_PROP_STRING("driver-cost", EmgpuState, driver_cost_name),
+    DEFINE_PROP_UINT32("cpu-insn-ps", EmgpuState, cpu_insn_ps, 0),
     DEFINE_PROP_END_OF_LIST(),
 };
 
