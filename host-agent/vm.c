@@ -98,9 +98,23 @@ static double now_s(void)
  * use the guest's clock; pathfinder at 1.5x on h200-256m took 6.5 s
  * either way). Under KVM the guest keeps kvm-clock.
  */
+/*
+ * Under the instruction counter (driver-cost=measured) the guest's clocks
+ * all count instructions (1 GHz at shift=0), so nothing needs calibrating
+ * against another and the TSC is the cheapest to read. Calibration loops
+ * are skipped because they spin on the clock: the local APIC timer's
+ * (nolapic_timer: ticks come from the HPET, as they may on one CPU) and
+ * the delay loop's (lpj: the TSC's ticks per jiffy at HZ=250) would cost
+ * hundreds of millions of instructions at boot, each PAUSE of them a trip
+ * out of QEMU's execution loop.
+ */
+#define EM_VM_ICOUNT_APPEND " clocksource=tsc tsc=reliable nolapic_timer lpj=4000000"
+
 static const char *tcg_append(const struct em_vm_config *cfg)
 {
-	return !cfg->accel || !strcmp(cfg->accel, "tcg") ? " clocksource=hpet" : "";
+	if (cfg->accel && strcmp(cfg->accel, "tcg"))
+		return "";
+	return em_vm_counts_insns(cfg) ? EM_VM_ICOUNT_APPEND : " clocksource=hpet";
 }
 
 void em_vm_cmdline(const struct em_vm_config *cfg, char *buf, size_t len)

@@ -50,13 +50,14 @@
  * instructions (icount_get_raw()) between the device's own events, so it
  * needs -icount with a fixed shift. The device reports the count at every
  * guest access (an MMIO access ends its translation block under icount, so
- * the count is exact there) and before every model run. The runs and polls
- * go on QEMU_CLOCK_VIRTUAL timers due at once: under icount the vCPU stops
- * at that instruction and runs them (icount_handle_deadline()), so an
- * interrupt the model raises reaches the guest at the same instruction on
- * every boot, whatever the host's speed; a bottom half would run whenever
- * the main loop got to it. They run engaged in the same re-entrancy guard
- * as the bottom halves.
+ * the count is exact there) and before every model run. The model runs in
+ * the register write that lets it run on, and what its budget cuts short,
+ * and the GA10x polls, go on QEMU_CLOCK_VIRTUAL timers due at once: under
+ * icount the vCPU stops at that instruction and runs them
+ * (icount_handle_deadline()). So an interrupt the model raises reaches the
+ * guest at the same instruction on every boot, whatever the host's speed;
+ * a bottom half would run whenever the main loop got to it. The timers run
+ * engaged in the same re-entrancy guard as the bottom halves.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -280,11 +281,28 @@ static void emgpu_count_insns(EmgpuState *s)
     }
 }
 
-/* The next model run: a bottom half, or the virtual-clock timer (top). */
-static void emgpu_run_schedule(EmgpuState *s)
+/* A run cut short goes on: in a bottom half, or from the virtual-clock timer. */
+static void emgpu_run_again(EmgpuState *s)
 {
     if (s->counting) {
         timer_mod(s->run_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    } else {
+        qemu_bh_schedule(s->run_bh);
+    }
+}
+
+static void emgpu_run_bh(void *opaque);
+
+/*
+ * After a register write or a poll: the model runs on. While counting it
+ * runs here, at this instruction of the guest, already in the re-entrancy
+ * guard (an MMIO handler's or the timer's); a kick of the vCPU and a wake-up
+ * of the main loop for every write would cost more than the run.
+ */
+static void emgpu_run_schedule(EmgpuState *s)
+{
+    if (s->counting) {
+        emgpu_run_bh(s);
     } else {
         qemu_bh_schedule(s->run_bh);
     }
@@ -301,7 +319,7 @@ static void emgpu_run_bh(void *opaque)
     trace_emgpu_run(gm_stop_name(stop), gm_now_ns(s->model));
     switch (stop) {
     case GM_STOP_BUDGET:
-        emgpu_run_schedule(s);
+        emgpu_run_again(s);
         break;
     case GM_STOP_FAULT:
     case GM_STOP_NOTIFY:
@@ -312,7 +330,7 @@ static void emgpu_run_bh(void *opaque)
         if (!s->lockstep ||
             !(gm_reg_read(s->model, EMGPU_REG_SYNC_STATUS) &
               EMGPU_SYNC_WAITING)) {
-            emgpu_run_schedule(s);
+            emgpu_run_again(s);
         }
         break;
     default:
