@@ -110,6 +110,15 @@ OBJECT_DECLARE_SIMPLE_TYPE(EmgpuState, EMGPU)
  * and a paused VM polls nothing.
  */
 #define EMGPU_GA10X_POLL_NS (100 * SCALE_US)
+/*
+ * The same while counting instructions (driver-cost=measured): a CPU that
+ * spins on a semaphore the blocked channel is to release spins until the
+ * poll, and those instructions are charged to the driver; a card sees the
+ * release about a microsecond after the store, so the device looks as
+ * often (1 ns of the virtual clock is one instruction there, so a poll
+ * costs no more than the spin it ends).
+ */
+#define EMGPU_GA10X_POLL_COUNTING_NS (1 * SCALE_US)
 
 struct EmgpuState {
     PCIDevice parent_obj;
@@ -359,7 +368,8 @@ static void emgpu_poll_arm(EmgpuState *s)
 {
     if (!timer_pending(s->poll_timer)) {
         timer_mod(s->poll_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                  EMGPU_GA10X_POLL_NS);
+                  (s->counting ? EMGPU_GA10X_POLL_COUNTING_NS :
+                   EMGPU_GA10X_POLL_NS));
     }
 }
 
