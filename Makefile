@@ -72,7 +72,7 @@ TEST_TIMES := $(BUILD)/test-times
 TIMED := bash scripts/timed.sh $(TEST_TIMES)
 TEST_CHAIN := nvidia-test nvidia-images nvidia-vm-test image-nvidia-test
 TEST_LANE_STEPS := unit qtest image-reproducible libvirt-test multihost-test vfio-dry-run \
-	inject-test loaded-test determinism-test trace-replay-test sizes-test \
+	inject-test loaded-test determinism-test driver-cost-test trace-replay-test sizes-test \
 	report-test figures-test fuzz-ioctl fuzz-smoke vm-test
 # two lanes beside the chain: with one, the lane ends after the chain;
 # with two, the chain and lane 1 end together
@@ -154,6 +154,27 @@ DETERMINISM_PROFILE ?= h200-64m
 determinism-test: all
 	bash tests/determinism/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
 		$(BUILD)/determinism-test $(DETERMINISM_PROFILE)
+
+# The driver's own CPU work in guest instructions (docs/model.md, "Driver
+# CPU time") on fixed workloads, per serviced fault, promoted block and
+# 2 MiB evicted: ember.ko and nvidia-uvm of both branches, NVIDIA's policy
+# and Ember-adaptive, one pool; the table again with
+# scripts/driver-cost.sh table DIR...
+DRIVER_COST_MATRICES ?= experiments/matrices/driver-cost-ember.conf \
+	experiments/matrices/driver-cost-535.conf experiments/matrices/driver-cost-550.conf
+driver-cost: all image-nvidia-uvm
+	$(AGENT) run $(DRIVER_COST_MATRICES) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) \
+		--initrd $(INITRD) --nvidia-uvm-initrd $(NVIDIA_UVM_IMAGE) --results $(RESULTS) \
+		--accel $(ACCEL); \
+	rc=$$?; bash scripts/driver-cost.sh table $(foreach m,$(DRIVER_COST_MATRICES), \
+		$(RESULTS)/$$(sed -n 's/^name *= *//p' $(m))); exit $$rc
+
+# The same check as a regression test of ember.ko: equal on two boots, and a
+# deliberately slower ember.ko (tests/driver-cost/extra-pass.patch) caught.
+DRIVER_COST_PROFILE ?= h200-64m
+driver-cost-test: all
+	bash tests/driver-cost/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
+		$(BUILD)/driver-cost-test $(DRIVER_COST_PROFILE)
 
 # Trace replay (docs/trace-replay.md): the replay's plan and bad traces
 # natively, then the committed PyTorch and pathfinder traces in VMs under
@@ -542,4 +563,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean
+.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test driver-cost-test driver-cost trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean
