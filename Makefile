@@ -429,13 +429,20 @@ vm-test: all
 	$(VMTEST) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) --initrd $(INITRD) \
 		--outdir $(BUILD)/vm-test --accel $(ACCEL)
 
-# The main job: the paper's comparison matrix (experiments/matrices/), then
-# the speedup table beside the paper's Table 4 and the plots. Resumable:
-# rerunning skips finished runs; `make run-clean` starts over. MATRIX may
-# name several matrices: they run as one pool, then each is reported.
-MATRIX ?= experiments/matrices/paper.conf
+# The main job: the paper's comparison matrix (experiments/matrices/) on
+# NVIDIA's nvidia-uvm, the driver the paper measured (uvm: Debian's
+# unpatched module; adaptive: our series), then the speedup table beside
+# the paper's Table 4 and the plots; `make run-ember` the same on ember.ko.
+# Resumable: rerunning skips finished runs; `make run-clean` starts over.
+# MATRIX may name several matrices: they run as one pool, then each is
+# reported.
+MATRIX ?= experiments/matrices/paper-nvuvm.conf
 RESULTS ?= results
-run: all
+run-ember: all
+	$(MAKE) run MATRIX="$(EMBER_MATRIX)"
+EMBER_MATRIX ?= experiments/matrices/paper.conf
+
+run: all image-nvidia-uvm
 	$(AGENT) run $(MATRIX) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) \
 		--initrd $(INITRD) --results $(RESULTS) --accel $(ACCEL) \
 		$(if $(wildcard $(NVIDIA_UVM_IMAGE)),--nvidia-uvm-initrd $(NVIDIA_UVM_IMAGE)); \
