@@ -178,9 +178,15 @@ void em_vm_device(const struct em_vm_config *cfg, char *buf, size_t len);
 	X("-icount") X("shift=0,sleep=off") \
 	X("-rtc") X("base=2026-01-01T00:00:00,clock=vm")
 
+/*
+ * Whether QEMU gets EM_VM_ICOUNT_ARGS: driver-cost=measured under TCG.
+ * Under KVM there is no instruction counter: emgpu then refuses
+ * driver-cost=measured at start-up, saying what it needs.
+ */
 static inline bool em_vm_counts_insns(const struct em_vm_config *cfg)
 {
-	return cfg->driver_cost && !strcmp(cfg->driver_cost, "measured");
+	return cfg->driver_cost && !strcmp(cfg->driver_cost, "measured") &&
+	       (!cfg->accel || !strcmp(cfg->accel, "tcg"));
 }
 
 struct em_vm_argv {
