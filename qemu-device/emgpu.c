@@ -43,7 +43,11 @@
  * Its doorbell runs GPFIFO channels inside gm_reg_write(), in the MMIO
  * handler, as emgpu's copy-engine doorbell does; channels blocked on a
  * semaphore acquire that a CPU releases by a plain store are re-examined
- * by a poll (emgpu_poll_bh()). Both run engaged in the same guard.
+ * by a poll (emgpu_poll_bh()). Both run engaged in the same guard. Either
+ * doorbell does a bounded amount of work in the write: the rest of a
+ * GPFIFO goes on at the polls, the rest of a copy-engine push (GM_CE_WORK)
+ * in the model's runs (gm_run() runs one more slice of it, stopping with
+ * GM_STOP_BUDGET while some is left, so emgpu_run_bh() runs again).
  *
  * Instruction counts (driver-cost=measured, docs/model.md "Driver CPU
  * time"): the model charges the driver's CPU work as the guest's retired
@@ -321,8 +325,13 @@ static void emgpu_run_bh(void *opaque)
 {
     EmgpuState *s = opaque;
     enum gm_stop stop;
+    uint32_t ce_get, ce_put;
+    uint64_t ce_moved;
 
     emgpu_count_insns(s);
+    if (gm_ce_pending(s->model, &ce_get, &ce_put, &ce_moved)) {
+        trace_emgpu_ce_push_continued(ce_get, ce_moved, ce_put);
+    }
     stop = gm_run(s->model, s->run_budget);
 
     trace_emgpu_run(gm_stop_name(stop), gm_now_ns(s->model));

@@ -345,7 +345,7 @@ _Static_assert(sizeof(struct emgpu_notify_entry) == 32, "C365-sized entry");
 #define EMGPU_REG_CE_DONE_TIME_LO	0x0524	/* sim ns the last descriptor completes */
 #define EMGPU_REG_CE_DONE_TIME_HI	0x0528
 
-#define EMGPU_CE_STATUS_BUSY		(1u << 0)
+#define EMGPU_CE_STATUS_BUSY		(1u << 0)	/* a push is under way */
 #define EMGPU_CE_STATUS_ERROR		(1u << 1)	/* last descriptor failed */
 
 enum emgpu_aperture {			/* NVIDIA's VER2 aperture codes */

@@ -4,9 +4,18 @@
  * processed from GET to PUT at the doorbell.
  *
  * Functionally a descriptor completes at the doorbell: its bytes move and
- * its semaphore is written. Its modelled time is: the descriptors of one
- * doorbell (a push) are issued together when the ringing driver thread is
- * done with its preceding work; each then takes the least busy copy
+ * its semaphore is written. A push larger than one slice of work
+ * (GM_CE_WORK) is the exception: the doorbell's write runs its first
+ * slice, the push stays under way at GET (between two pieces of a
+ * descriptor if need be), and each gm_run() runs one more slice before any
+ * warp, with the semaphore address of its doorbell. Its descriptors
+ * complete in order with the same bytes and events, each semaphore and the
+ * push's interrupt when they complete, and (the guest writing nothing in
+ * between) the same modelled times as in one write.
+ *
+ * Modelled time: the descriptors of one doorbell (a push) are issued
+ * together when the ringing driver thread is done with its preceding
+ * work; each then takes the least busy copy
  * engine and the link direction (or VRAM) it needs, as queues. The
  * engine decodes a descriptor (ce_setup_ns) while it still moves the
  * previous one's bytes, as a CE pipelines the methods of a push, so the
@@ -73,11 +82,23 @@ static int desc_check(const struct gm_gpu *g, const struct ce_op *d)
 	return 0;
 }
 
+/* Takes n from a slice's work (to 0 at most). */
+static void work_take(uint64_t *left, uint64_t n)
+{
+	*left -= n < *left ? n : *left;
+}
+
+/*
+ * Moves the descriptor's bytes from `*moved` on, a piece of CE_BOUNCE at a
+ * time, while the slice has work left. Returns 0 (all moved), 1 (out of
+ * work: *moved is where the next slice goes on) or a negative enum
+ * emgpu_error (a piece failed).
+ */
 static int desc_move(struct gm_gpu *g, const struct ce_op *d,
-		     unsigned int sa, unsigned int da)
+		     unsigned int sa, unsigned int da, uint64_t *moved,
+		     uint64_t *left)
 {
 	uint8_t buf[CE_BOUNCE];
-	uint64_t done = 0;
 	uint32_t i;
 	int r;
 
@@ -87,20 +108,23 @@ static int desc_move(struct gm_gpu *g, const struct ce_op *d,
 		for (i = 0; i < CE_BOUNCE; i += 4)
 			memcpy(buf + i, &pattern, 4);
 	}
-	while (done < d->length) {
-		uint64_t n = d->length - done;
+	while (*moved < d->length) {
+		uint64_t n = d->length - *moved;
 
+		if (!*left)
+			return 1;
 		if (n > CE_BOUNCE)
 			n = CE_BOUNCE;
 		if (d->op == EMGPU_CE_OP_COPY) {
-			r = gm_mem_read(g, sa, d->src + done, buf, n);
+			r = gm_mem_read(g, sa, d->src + *moved, buf, n);
 			if (r)
 				return r;
 		}
-		r = gm_mem_write(g, da, d->dst + done, buf, n);
+		r = gm_mem_write(g, da, d->dst + *moved, buf, n);
 		if (r)
 			return r;
-		done += n;
+		*moved += n;
+		work_take(left, n);
 	}
 	return 0;
 }
@@ -188,89 +212,186 @@ int gm_ce_inject(struct gm_gpu *g, uint64_t dst, uint64_t len, uint32_t *factor)
 	return 0;
 }
 
-static int desc_exec(struct gm_gpu *g, const struct ce_op *d,
-		     int *irq)
+static unsigned int desc_src_aperture(const struct ce_op *d)
 {
-	unsigned int sa = (d->flags >> EMGPU_CE_SRC_APERTURE_SHIFT) & EMGPU_CE_APERTURE_MASK;
-	unsigned int da = (d->flags >> EMGPU_CE_DST_APERTURE_SHIFT) & EMGPU_CE_APERTURE_MASK;
-	uint32_t factor = 1;
-	emgpu_le32 sem;
-	int r = desc_check(g, d), err = 0;
+	return (d->flags >> EMGPU_CE_SRC_APERTURE_SHIFT) & EMGPU_CE_APERTURE_MASK;
+}
 
+static unsigned int desc_dst_aperture(const struct ce_op *d)
+{
+	return (d->flags >> EMGPU_CE_DST_APERTURE_SHIFT) & EMGPU_CE_APERTURE_MASK;
+}
+
+/* The descriptor at GET begins: its checks, then its injections. */
+static void desc_start(struct gm_gpu *g, struct gm_ce_push *p,
+		       const struct ce_op *d)
+{
+	int r = desc_check(g, d);
+
+	p->started = 1;
+	p->moving = p->err = 0;
+	p->factor = 1;
+	p->moved = 0;
 	if (r) {
 		gm_error(g, -r, g->ce.get);
-		err = 1;
-	} else if (d->op != EMGPU_CE_OP_NOP && gm_ce_inject(g, d->dst, d->length, &factor)) {
-		err = 1;
+		p->err = 1;
+	} else if (d->op != EMGPU_CE_OP_NOP &&
+		   gm_ce_inject(g, d->dst, d->length, &p->factor)) {
+		p->err = 1;
 	} else if (d->op != EMGPU_CE_OP_NOP) {
-		r = desc_move(g, d, sa, da);
-		if (r) {
-			gm_error(g, -r, g->ce.get);
-			err = 1;
-		}
+		p->moving = 1;
+	}
+}
+
+/* Its bytes are moved (or a piece failed): its time, event, semaphore. */
+static void desc_finish(struct gm_gpu *g, struct gm_ce_push *p,
+			const struct ce_op *d)
+{
+	unsigned int sa = desc_src_aperture(d), da = desc_dst_aperture(d);
+	emgpu_le32 sem;
+	int r;
+
+	if (p->moving) {
 		gm_cpu_copy(g, d->op, sa, da);
-		g->ce_done = desc_time(g, d, sa, da, factor);
+		g->ce_done = desc_time(g, d, sa, da, p->factor);
 		if (da == EMGPU_APERTURE_VIDMEM)
 			mark_ready(g, d->dst, d->length, g->ce_done);
 		g->st.copies++;
 	}
-	if (err)
+	if (p->err)
 		g->ce_status |= EMGPU_CE_STATUS_ERROR;
 	/*
 	 * Sysmem addresses are the guest kernel's page-allocator choices, which
 	 * differ from boot to boot; the trace hash keeps only vidmem ones.
 	 */
-	gm_event(g, GM_EV_COPY, d->op | (uint64_t)d->flags << 8 | (uint64_t)err << 40,
+	gm_event(g, GM_EV_COPY, d->op | (uint64_t)d->flags << 8 | (uint64_t)p->err << 40,
 		 (da == EMGPU_APERTURE_SYSMEM ? 0 : d->dst) ^
 		 ((sa == EMGPU_APERTURE_SYSMEM && d->op == EMGPU_CE_OP_COPY ? 0 : d->src) << 1) ^
 		 d->length, g->ce_done / GM_PS_PER_NS);
 	if (d->flags & EMGPU_CE_SEMAPHORE) {
 		sem = emgpu_cpu_to_le32(d->payload);
-		r = gm_dma_write(g, g->ce_sem, &sem, sizeof(sem));
+		r = gm_dma_write(g, p->sem, &sem, sizeof(sem));
 		if (r) {
 			gm_error(g, -r, EMGPU_REG_CE_SEM_LO);
 			g->ce_status |= EMGPU_CE_STATUS_ERROR;
-			err = 1;
 		}
 	}
 	if (d->flags & EMGPU_CE_INTERRUPT)
-		*irq = 1;
-	return err;
+		p->irq = 1;
+	p->started = 0;
 }
 
+/* The push's last descriptor ran: its thread waits, its interrupt rises. */
+static void push_end(struct gm_gpu *g, struct gm_ce_push *p)
+{
+	p->active = 0;
+	if (gm_drv_thread_critical(p->thread))	/* the push is waited for */
+		g->drv_busy[p->thread] = gm_max(g->drv_busy[p->thread],
+						g->ce_batch_end);
+	if (p->irq)
+		gm_raise(g, EMGPU_INTR_COPY);
+}
+
+/*
+ * One slice: descriptors from GET towards the push's end until GM_CE_WORK
+ * is spent, stopping between two pieces of a descriptor if need be.
+ * Returns whether the push is still under way.
+ */
+static int push_run(struct gm_gpu *g)
+{
+	struct gm_ce_push *p = &g->ce_push;
+	uint64_t left = GM_CE_WORK;
+	struct ce_op d;
+	int r;
+
+	while (g->ce.get != p->end) {
+		if (!left)
+			return 1;
+		if (!p->started) {
+			r = gm_dma_read(g, g->ce.base + sizeof(p->desc) * (uint64_t)g->ce.get,
+					&p->desc, sizeof(p->desc));
+			if (r) {
+				gm_error(g, -r, g->ce.get);
+				g->ce_status |= EMGPU_CE_STATUS_ERROR;
+				break;
+			}
+			desc_decode(&p->desc, &d);
+			desc_start(g, p, &d);
+			work_take(&left, GM_CE_WORK_DESC);
+		} else {
+			desc_decode(&p->desc, &d);
+		}
+		if (p->moving) {
+			r = desc_move(g, &d, desc_src_aperture(&d),
+				      desc_dst_aperture(&d), &p->moved, &left);
+			if (r > 0)
+				return 1;
+			if (r) {
+				gm_error(g, -r, g->ce.get);
+				p->err = 1;
+			}
+		}
+		desc_finish(g, p, &d);
+		g->ce.get = (g->ce.get + 1) & (g->ce.size - 1);
+	}
+	push_end(g, p);
+	return 0;
+}
+
+/*
+ * A doorbell starts a push to the current PUT, issued now (or when the
+ * ringing thread is done with its preceding work). Rung while one is under
+ * way, it moves that push's end to the current PUT: the descriptors it
+ * adds run as part of it (its issue time, thread and semaphore address).
+ */
 void gm_ce_doorbell(struct gm_gpu *g)
 {
-	struct emgpu_ce_desc raw;
-	struct ce_op d;
+	struct gm_ce_push *p = &g->ce_push;
 	uint32_t th;
-	int irq = 0, r;
 
 	if (g->hung)
 		return;
-	if (!gm_ring_valid(&g->ce, sizeof(raw))) {
+	if (!gm_ring_valid(&g->ce, sizeof(p->desc))) {
 		gm_error(g, EMGPU_ERR_BAD_RING, EMGPU_REG_CE_DOORBELL);
+		return;
+	}
+	if (p->active) {
+		p->end = g->ce.put;
 		return;
 	}
 	g->ce_status &= ~EMGPU_CE_STATUS_ERROR;
 	th = gm_drv_thread_ok(g->drv_thread);
 	g->ce_issue = gm_max(g->now, g->drv_busy[th]);
 	g->ce_batch_end = 0;
-	while (g->ce.get != g->ce.put) {
-		r = gm_dma_read(g, g->ce.base + sizeof(raw) * (uint64_t)g->ce.get,
-				&raw, sizeof(raw));
-		if (r) {
-			gm_error(g, -r, g->ce.get);
-			g->ce_status |= EMGPU_CE_STATUS_ERROR;
-			break;
-		}
-		desc_decode(&raw, &d);
-		desc_exec(g, &d, &irq);
-		g->ce.get = (g->ce.get + 1) & (g->ce.size - 1);
-	}
-	if (gm_drv_thread_critical(th))	/* the push is waited for */
-		g->drv_busy[th] = gm_max(g->drv_busy[th], g->ce_batch_end);
-	if (irq)
-		gm_raise(g, EMGPU_INTR_COPY);
+	*p = (struct gm_ce_push){
+		.active = 1, .end = g->ce.put, .sem = g->ce_sem, .thread = th,
+	};
+	push_run(g);
+}
+
+int gm_ce_continue(struct gm_gpu *g)
+{
+	if (!g->ce_push.active || g->hung)
+		return 0;
+	return push_run(g);
+}
+
+void gm_ce_drop(struct gm_gpu *g)
+{
+	g->ce_push.active = 0;
+}
+
+int gm_ce_pending(const struct gm_gpu *g, uint32_t *get, uint32_t *end,
+		  uint64_t *moved)
+{
+	const struct gm_ce_push *p = &g->ce_push;
+
+	if (!p->active)
+		return 0;
+	*get = g->ce.get;
+	*end = p->end;
+	*moved = p->started ? p->moved : 0;
+	return 1;
 }
 
 /*

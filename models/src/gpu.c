@@ -246,6 +246,7 @@ void gm_reset(struct gm_gpu *g)
 	memset(&g->fb, 0, sizeof(g->fb));
 	memset(&g->ac, 0, sizeof(g->ac));
 	memset(&g->ce, 0, sizeof(g->ce));
+	gm_ce_drop(g);
 	g->fault_pending = 0;
 	g->notify_pending = 0;
 	g->ac_config = EMGPU_AC_CONFIG_DEFAULT;

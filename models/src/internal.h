@@ -95,6 +95,27 @@ struct gm_ring {
 	uint32_t base_hi;	/* staged until _LO is written */
 };
 
+/*
+ * A copy-engine push under way (ce.c): a doorbell's descriptors, run from
+ * GET to `end` in slices of at most GM_CE_WORK bytes of work, the first in
+ * the doorbell's write, the rest in gm_run(). The descriptor at GET is
+ * either not yet read (!started) or started: decoded, checked and its
+ * injections drawn, `moved` of its bytes moved.
+ */
+struct gm_ce_push {
+	int active;
+	uint32_t end;		/* CE_RING_PUT at the doorbell */
+	uint64_t sem;		/* CE_SEM at the doorbell */
+	uint32_t thread;	/* the ringing driver thread */
+	int irq;		/* a descriptor asked for the interrupt */
+	int started;
+	struct emgpu_ce_desc desc;	/* as read from the ring */
+	int moving;		/* it passed its checks: bytes to move */
+	int err;		/* it failed: CE_STATUS ERROR */
+	uint32_t factor;	/* an injected stall's time multiplier */
+	uint64_t moved;
+};
+
 struct gm_gpu {
 	struct gm_profile prof;
 	struct gm_callbacks cb;
@@ -189,6 +210,7 @@ struct gm_gpu {
 	gm_time_t ce_done;
 	gm_time_t ce_issue;	/* the doorbell's descriptors are issued then */
 	gm_time_t ce_batch_end;	/* the latest completion among them */
+	struct gm_ce_push ce_push;
 
 	/* launch and warps */
 	uint64_t launch_desc;
@@ -374,6 +396,10 @@ void gm_emgpu_ac_notify(struct gm_gpu *g, int32_t idx);
 
 /* ce.c */
 void gm_ce_doorbell(struct gm_gpu *g);
+/* Runs one more slice of the push under way; returns whether one still is. */
+int gm_ce_continue(struct gm_gpu *g);
+/* Drops the push under way: no more bytes, semaphore or interrupt. */
+void gm_ce_drop(struct gm_gpu *g);
 gm_time_t gm_ce_charge(struct gm_gpu *g, uint32_t op, unsigned int sa,
 		       unsigned int da, uint32_t len, gm_time_t issue,
 		       uint32_t factor);

@@ -195,7 +195,8 @@ uint32_t gm_reg_read(struct gm_gpu *g, uint32_t off)
 	case EMGPU_REG_CE_RING_PUT: return g->ce.put;
 	case EMGPU_REG_CE_SEM_LO: return (uint32_t)g->ce_sem;
 	case EMGPU_REG_CE_SEM_HI: return (uint32_t)(g->ce_sem >> 32);
-	case EMGPU_REG_CE_STATUS: return g->ce_status;
+	case EMGPU_REG_CE_STATUS:
+		return g->ce_status | (g->ce_push.active ? EMGPU_CE_STATUS_BUSY : 0);
 	case EMGPU_REG_CE_DONE_TIME_LO:
 		return lo_latch(g->ce_done / GM_PS_PER_NS, &g->reg_hi.clock);
 	case EMGPU_REG_CE_DONE_TIME_HI: return g->reg_hi.clock;
@@ -284,16 +285,20 @@ void gm_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 
 	case EMGPU_REG_CE_RING_HI: g->ce.base_hi = v; return;
 	case EMGPU_REG_CE_RING_LO:
-		if (v & 0xfff)
+		if (v & 0xfff) {
 			gm_error(g, EMGPU_ERR_BAD_RING, off);
-		else
-			g->ce.base = commit64(g->ce.base_hi, v);
+			return;
+		}
+		/* a push under way ends: its descriptors were in the old ring */
+		gm_ce_drop(g);
+		g->ce.base = commit64(g->ce.base_hi, v);
 		return;
 	case EMGPU_REG_CE_RING_SIZE:
 		if (!v || v > EMGPU_RING_MAX_ENTRIES || (v & (v - 1))) {
 			gm_error(g, EMGPU_ERR_BAD_RING, off);
 			return;
 		}
+		gm_ce_drop(g);
 		g->ce.size = v;
 		g->ce.get = g->ce.put = 0;
 		return;

@@ -608,6 +608,9 @@ enum gm_stop gm_run(struct gm_gpu *g, uint64_t budget)
 	enum gm_stop why;
 	uint32_t held;
 
+	/* the rest of a copy-engine push first, as its doorbell ran it */
+	if (gm_ce_continue(g))
+		return GM_STOP_BUDGET;
 	g->in_run = 1;
 	why = run_warps(g, budget);
 	g->in_run = 0;

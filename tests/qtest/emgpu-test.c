@@ -454,6 +454,78 @@ static void test_copy_engine_round_trip(void)
     gpu_stop(g);
 }
 
+/*
+ * A copy-engine push of 65,535 memsets of 128 MiB (8 TiB of work): its
+ * doorbell used to run all of it inside the MMIO write, freezing the vCPU,
+ * the monitor and QMP for hours. The write returns after one slice
+ * (GM_CE_WORK), the device answers at once, the run path goes on with the
+ * push (GET moves) with the semaphore not yet released, and reprogramming
+ * the ring ends it. A push of a few slices then completes from the run
+ * path alone: its bytes, its semaphore and its interrupt, no error.
+ */
+static void test_copy_engine_push_bounded(void)
+{
+    const uint32_t entries = EMGPU_RING_MAX_ENTRIES;
+    const uint32_t vid = EMGPU_APERTURE_VIDMEM << EMGPU_CE_DST_APERTURE_SHIFT;
+    const uint32_t vid2sys = gmt_ce_flags(EMGPU_APERTURE_VIDMEM,
+                                          EMGPU_APERTURE_SYSMEM);
+    g_autofree struct emgpu_ce_desc *ring =
+        g_new(struct emgpu_ce_desc, entries);
+    Gpu *g = gpu_start(NULL);
+    uint32_t i, get, got[2];
+
+    for (i = 0; i < entries - 1; i++) {
+        ring[i] = gmt_ce_desc(EMGPU_CE_OP_MEMSET, i == entries - 2 ?
+                              vid | EMGPU_CE_SEMAPHORE : vid, 0x5a5a5a5a, 0,
+                              128u << 20, 0x99);
+    }
+    qtest_bufwrite(g->qts, DATA, ring, entries * sizeof(*ring));
+    qtest_writel(g->qts, SEMAPHORE, 0);
+    wr64(g, EMGPU_REG_CE_RING_LO, EMGPU_REG_CE_RING_HI, DATA);
+    wr(g, EMGPU_REG_CE_RING_SIZE, entries);
+    wr64(g, EMGPU_REG_CE_SEM_LO, EMGPU_REG_CE_SEM_HI, SEMAPHORE);
+    wr(g, EMGPU_REG_CE_RING_PUT, entries - 1);
+    wr(g, EMGPU_REG_CE_DOORBELL, 1);
+
+    g_assert_cmphex(rd(g, EMGPU_REG_ID), ==, EMGPU_ID_MAGIC);
+    get = rd(g, EMGPU_REG_CE_RING_GET);
+    g_assert_cmpuint(get, <, entries - 1);
+    for (i = 0; i < POLLS && rd(g, EMGPU_REG_CE_RING_GET) == get; i++) {
+        qtest_clock_step(g->qts, 1000);
+    }
+    g_assert_cmpuint(rd(g, EMGPU_REG_CE_RING_GET), >, get);
+    g_assert_cmphex(qtest_readl(g->qts, SEMAPHORE), ==, 0);
+    wr(g, EMGPU_REG_CE_RING_SIZE, RING_ENTRIES);       /* GET = PUT = 0 */
+    qtest_clock_step(g->qts, 1000 * 1000);
+    g_assert_cmpuint(rd(g, EMGPU_REG_CE_RING_GET), ==, 0);
+    g_assert_cmphex(qtest_readl(g->qts, SEMAPHORE), ==, 0);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+
+    /* 96 MiB of 0x11, 96 MiB of 0x22, their last words read back */
+    wr(g, EMGPU_REG_INTR_STATUS, EMGPU_INTR_ALL);
+    ce_setup(g);
+    ce_push(g, 0, EMGPU_CE_OP_MEMSET, vid, 0x11111111, 0, 96u << 20, 0);
+    ce_push(g, 1, EMGPU_CE_OP_MEMSET, vid, 0x22222222, 96u << 20, 96u << 20,
+            0);
+    ce_push(g, 2, EMGPU_CE_OP_COPY, vid2sys, (96u << 20) - 4, DATA2, 4, 0);
+    ce_push(g, 3, EMGPU_CE_OP_COPY, vid2sys | EMGPU_CE_SEMAPHORE |
+            EMGPU_CE_INTERRUPT, (192u << 20) - 4, DATA2 + 4, 4, 0x77);
+    wr(g, EMGPU_REG_CE_RING_PUT, 4);
+    wr(g, EMGPU_REG_CE_DOORBELL, 1);
+    for (i = 0; i < POLLS && qtest_readl(g->qts, SEMAPHORE) != 0x77; i++) {
+        qtest_clock_step(g->qts, 1000);
+    }
+    g_assert_cmphex(qtest_readl(g->qts, SEMAPHORE), ==, 0x77);
+    g_assert_cmpuint(rd(g, EMGPU_REG_CE_RING_GET), ==, 4);
+    qtest_memread(g->qts, DATA2, got, sizeof(got));
+    g_assert_cmphex(le32_to_cpu(got[0]), ==, 0x11111111);
+    g_assert_cmphex(le32_to_cpu(got[1]), ==, 0x22222222);
+    g_assert_true(rd(g, EMGPU_REG_INTR_STATUS) & EMGPU_INTR_COPY);
+    g_assert_cmpuint(rd(g, EMGPU_REG_CE_STATUS), ==, 0);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+}
+
 /* Each malformed value reaches the error state; QEMU lives on. */
 static void expect_error(Gpu *g, uint32_t err, const char *what)
 {
@@ -1588,6 +1660,8 @@ int main(int argc, char **argv)
     qtest_add_func("/emgpu/fault-cancel", test_fault_cancel);
     qtest_add_func("/emgpu/access-counter", test_access_counter_notification);
     qtest_add_func("/emgpu/copy-engine", test_copy_engine_round_trip);
+    qtest_add_func("/emgpu/copy-engine-push-bounded",
+                   test_copy_engine_push_bounded);
     qtest_add_func("/emgpu/trace-hash-repeats", test_trace_hash_repeats);
     qtest_add_func("/emgpu/malformed", test_malformed);
     qtest_add_func("/emgpu/inject", test_inject_property);

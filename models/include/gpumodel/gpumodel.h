@@ -20,9 +20,10 @@
  *  - Time is a virtual clock in picoseconds (PTIMER shows ns). It advances
  *    only inside gm_run(), by modelled work; see timing.c for the rules.
  *  - Copy-engine descriptors complete functionally at the doorbell (bytes
- *    moved, semaphore written); their modelled completion time occupies the
- *    copy engines and the link, and delays the next replay when the FAULT
- *    driver thread rang the doorbell.
+ *    moved, semaphore written) up to GM_CE_WORK bytes of work; the rest of
+ *    a larger push goes on in gm_run(). Their modelled completion time
+ *    occupies the copy engines and the link, and delays the next replay
+ *    when the FAULT driver thread rang the doorbell.
  *  - In lockstep mode (the default) every stop that needs the driver sets
  *    SYNC_STATUS.WAITING and gm_run() does nothing until SYNC is written.
  */
@@ -165,7 +166,12 @@ enum gm_stop {
 	GM_STOP_WAIT_SYNC,	/* lockstep: waiting for the driver's SYNC */
 	GM_STOP_HANG,		/* injected device hang: nothing runs until reset */
 };
-/* Runs warps for at most `budget` modelled accesses (0 = no limit). */
+/*
+ * Runs warps for at most `budget` modelled accesses (0 = no limit). A
+ * copy-engine push under way (gm_ce_pending()) goes first: gm_run() runs
+ * one more slice of it, and while one is still left returns
+ * GM_STOP_BUDGET with no warp run, in lockstep too.
+ */
 enum gm_stop gm_run(struct gm_gpu *gpu, uint64_t budget);
 const char *gm_stop_name(enum gm_stop stop);
 
@@ -180,6 +186,24 @@ const char *gm_stop_name(enum gm_stop stop);
  * personality.
  */
 unsigned int gm_poll(struct gm_gpu *gpu);
+
+/*
+ * The work one slice of a copy-engine push does at most, in bytes: each
+ * descriptor counts GM_CE_WORK_DESC, a copy or memset its destination
+ * bytes (in pieces of 64 KiB; a piece is not split). The doorbell's write
+ * runs the first slice; what is left, at most EMGPU_RING_MAX_ENTRIES - 1
+ * descriptors of 4 GiB, goes on one slice per gm_run().
+ */
+#define GM_CE_WORK		(64ull << 20)
+#define GM_CE_WORK_DESC		64u
+
+/*
+ * 1 while a push is under way, with the descriptor it is in (*get), the
+ * CE_RING_PUT it runs to (*end) and the bytes of that descriptor already
+ * moved (*moved); 0 otherwise. For the embedder's tracing.
+ */
+int gm_ce_pending(const struct gm_gpu *gpu, uint32_t *get, uint32_t *end,
+		  uint64_t *moved);
 
 /* ---- direct API (tests; each equals a register sequence) ---- */
 int gm_launch(struct gm_gpu *gpu, const struct emgpu_launch_desc *desc);
