@@ -344,7 +344,8 @@ profiles-doc-check: $(BUILD)/profiles-doc
 qtest: qemu
 	QTEST_QEMU_BINARY="$$(cat $(QEMU_PATH))" "$$(dirname "$$(cat $(QEMU_PATH))")/emgpu-test" --tap
 
-# libFuzzer on the model's guest-facing surface (FUZZ_SECONDS, default 300).
+# libFuzzer on the model's guest-facing surface and the replay planner
+# (tests/fuzz: FUZZ_SECONDS each, default 300).
 FUZZ_SECONDS ?= 300
 fuzz: deps
 	$(MAKE) -C tests/fuzz run SECONDS=$(FUZZ_SECONDS)

@@ -9,38 +9,9 @@
 #include <stdlib.h>
 
 #include "trace.h"
-#include "trace_internal.h"
+#include "trace_fix_checksums.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* Recomputes every checksum the input's own table describes, so that
- * mutations reach the checks behind the CRCs (counts, events, accesses)
- * instead of stopping at a mismatch. */
-static void fix_checksums(uint8_t *data, size_t size)
-{
-	uint64_t table, count;
-
-	if (size < TRACE_HEADER_SIZE)
-		return;
-	table = get_le64(data + HDR_TABLE_OFFSET);
-	count = get_le32(data + HDR_SECTION_COUNT);
-	if (table <= size && count <= (size - table) / TRACE_SECTION_ENTRY_SIZE &&
-	    size - table - count * TRACE_SECTION_ENTRY_SIZE >= 4) {
-		for (uint64_t i = 0; i < count; i++) {
-			uint8_t *e = data + table + i * TRACE_SECTION_ENTRY_SIZE;
-			uint64_t offset = get_le64(e + SEC_OFFSET);
-			uint64_t stored = get_le64(e + SEC_STORED_SIZE);
-
-			if (offset <= size && stored <= size - offset)
-				put_le32(e + SEC_CRC,
-					 trace_crc32(0, data + offset, stored));
-		}
-		put_le32(data + table + count * TRACE_SECTION_ENTRY_SIZE,
-			 trace_crc32(0, data + table,
-				     count * TRACE_SECTION_ENTRY_SIZE));
-	}
-	put_le32(data + HDR_CRC, trace_crc32(0, data, HDR_CRC));
-}
 
 static void read_everything(const uint8_t *data, size_t size);
 
@@ -51,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	read_everything(data, size);
 	if (fixed) {
 		memcpy(fixed, data, size);
-		fix_checksums(fixed, size);
+		trace_fix_checksums(fixed, size);
 		read_everything(fixed, size);
 		free(fixed);
 	}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer harness for the trace replay's plan (userspace/replay_plan.c
+ * over capture/libtrace): ember-run -k trace:FILE hands it whatever file it
+ * is given, so any bytes must be either refused with a message or planned
+ * (opened, every launch's streams read, scaled and laid out), never a
+ * crash, a leak, an out-of-bounds access (ASan) or undefined behaviour
+ * (UBSan). A plan that is made must be consistent: every allocation's
+ * replay size whole lines, at least one, and the scaled peak at least
+ * the target's.
+ *
+ * Input: a trace file. It is planned twice, as given and with its
+ * checksums recomputed (capture/fuzz/trace_fix_checksums.h), so that
+ * mutations reach the checks behind the CRCs. The planner opens a path,
+ * so the bytes go to a memory file named by /proc/self/fd.
+ */
+#define _GNU_SOURCE	/* memfd_create */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "replay.h"
+#include "trace_fix_checksums.h"
+
+/* A footprint as ember-run asks for (factor x VRAM), small enough that the
+ * planner's per-line maps stay small. */
+#define TARGET_BYTES	(64ull << 20)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void plan(int fd, const char *path, const uint8_t *data, size_t size)
+{
+	struct em_replay_plan p;
+	char err[320];
+	size_t i;
+
+	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
+		abort();
+	err[0] = 0;
+	if (em_replay_open(&p, path, NULL, err, sizeof(err))) {
+		/* refused with a message, and nothing left open */
+		if (!err[0] || !memchr(err, 0, sizeof(err)))
+			abort();
+		em_replay_close(&p);
+		return;
+	}
+	if (em_replay_layout(&p, TARGET_BYTES, err, sizeof(err))) {
+		if (!err[0])
+			abort();
+	} else {
+		for (i = 0; i < p.nallocs; i++)
+			if (!p.allocs[i].size || p.allocs[i].size % 128 ||
+			    p.allocs[i].lines != p.allocs[i].size / 128)
+				abort();
+		if (p.replay_peak_bytes < TARGET_BYTES / 2)
+			abort();
+	}
+	em_replay_close(&p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+	static char path[64];
+	uint8_t *fixed;
+
+	if (fd < 0) {
+		fd = memfd_create("fuzz-replay-plan", 0);
+		if (fd < 0)
+			abort();
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	plan(fd, path, data, size);
+	fixed = malloc(size ? size : 1);
+	if (!fixed)
+		abort();
+	memcpy(fixed, data, size);
+	trace_fix_checksums(fixed, size);
+	plan(fd, path, fixed, size);
+	free(fixed);
+	return 0;
+}
