@@ -194,7 +194,7 @@ loaded-test: all
 # paper's own numbers (no VM): exact order counts and geometric means; and
 # ember-agent against a hostile guest (tests/agent: fake-qemu in QEMU's place).
 report-test: host results-format-doc-check experiments-doc-check inject-doc-check \
-		modparams-doc-check guest-caps-doc-check docs-numbers-check
+		modparams-doc-check guest-caps-doc-check docs-numbers-check fuzz-doc-check
 	$(MAKE) -C userspace $(BUILD)/guest/ember-run
 	bash tests/report/run-test.sh $(AGENT) $(BUILD)/report-test $(BUILD)/guest/ember-run
 	$(CC) -std=gnu11 -Wall -Wextra -O2 -Ihost-agent -o $(BUILD)/report-test/test-judge \
@@ -361,6 +361,23 @@ fuzz-qemu: deps
 
 fuzz-qemu-report:
 	bash tests/fuzz/qemu/report.sh
+
+# One recorded libFuzzer campaign of a tests/fuzz harness (FUZZ_HARNESS:
+# regs or replay-plan; FUZZ_SECONDS), a line of tests/fuzz/runs.tsv;
+# fuzz-report sums them per harness, fuzz-doc writes the sums into
+# docs/fuzzing.md's generated block (fuzz-doc-check: part of report-test).
+FUZZ_HARNESS ?= regs
+fuzz-campaign: deps
+	bash tests/fuzz/campaign.sh $(FUZZ_HARNESS) $(FUZZ_SECONDS)
+
+fuzz-report:
+	@bash tests/fuzz/report.sh
+
+fuzz-doc:
+	bash scripts/doc-block.sh write docs/fuzzing.md bash tests/fuzz/report.sh
+
+fuzz-doc-check:
+	@bash scripts/doc-block.sh check docs/fuzzing.md bash tests/fuzz/report.sh
 
 # NVIDIA's open kernel modules (nvidia.ko, nvidia-uvm.ko) with the Ember
 # series and the policy core, one build per driver branch, into
@@ -571,4 +588,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test driver-cost-test driver-cost trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean
+.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test driver-cost-test driver-cost trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report fuzz-campaign fuzz-report fuzz-doc fuzz-doc-check bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean
