@@ -10,7 +10,8 @@
  *
  * Execution: warps run only inside gm_run(), called from a bottom half of
  * the main loop, never from a thread of our own; with driver-cost=measured
- * from a QEMU_CLOCK_VIRTUAL timer instead (see "Instruction counts" below). In lockstep mode (the
+ * in the register write that lets it run on, or from a QEMU_CLOCK_VIRTUAL
+ * timer (see "Instruction counts" below). In lockstep mode (the
  * default) the model stops at every event that needs the driver (fault
  * batch, notification batch, timer tick, launch completion) and waits for
  * the driver's SYNC, so the same guest program and seed give the same trace

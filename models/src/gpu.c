@@ -339,12 +339,11 @@ const char *gm_personality_name(enum gm_personality p)
 
 int gm_personality_lookup(const char *name, enum gm_personality *out)
 {
-	unsigned int i;
+	int i = gm_name_index(personality_names, sizeof(personality_names) /
+			      sizeof(personality_names[0]), name);
 
-	for (i = 0; i < sizeof(personality_names) / sizeof(personality_names[0]); i++)
-		if (!strcmp(name, personality_names[i])) {
-			*out = (enum gm_personality)i;
-			return 0;
-		}
-	return -1;
+	if (i < 0)
+		return -1;
+	*out = (enum gm_personality)i;
+	return 0;
 }

@@ -40,15 +40,13 @@ const char *gm_driver_cost_name(enum gm_driver_cost c)
 
 int gm_driver_cost_lookup(const char *name, enum gm_driver_cost *out)
 {
-	unsigned int i;
+	int i = gm_name_index(cost_names, sizeof(cost_names) / sizeof(cost_names[0]),
+			      name);
 
-	for (i = 0; i < sizeof(cost_names) / sizeof(cost_names[0]); i++) {
-		if (!strcmp(name, cost_names[i])) {
-			*out = (enum gm_driver_cost)i;
-			return 0;
-		}
-	}
-	return -1;
+	if (i < 0)
+		return -1;
+	*out = (enum gm_driver_cost)i;
+	return 0;
 }
 
 void gm_assumed_charge(struct gm_gpu *g, unsigned int thread, uint64_t ns)
@@ -146,22 +144,24 @@ void gm_cpu_handoff(struct gm_gpu *g, enum gm_stop why)
 	}
 }
 
+/* A batch answered: its activity closes (*open), its charges hashed. */
+static void batch_done(struct gm_gpu *g, int *open, unsigned int thread)
+{
+	if (!*open)
+		return;
+	*open = 0;
+	g->cpu.copy = GM_CPU_NONE;
+	batch_event(g, thread);
+}
+
 void gm_cpu_fault_done(struct gm_gpu *g)
 {
-	if (!g->cpu.fault_open)
-		return;
-	g->cpu.fault_open = 0;
-	g->cpu.copy = GM_CPU_NONE;
-	batch_event(g, EMGPU_DRV_THREAD_FAULT);
+	batch_done(g, &g->cpu.fault_open, EMGPU_DRV_THREAD_FAULT);
 }
 
 void gm_cpu_notify_done(struct gm_gpu *g)
 {
-	if (!g->cpu.notify_open)
-		return;
-	g->cpu.notify_open = 0;
-	g->cpu.copy = GM_CPU_NONE;
-	batch_event(g, EMGPU_DRV_THREAD_NOTIFY);
+	batch_done(g, &g->cpu.notify_open, EMGPU_DRV_THREAD_NOTIFY);
 }
 
 void gm_cpu_copy(struct gm_gpu *g, uint32_t op, unsigned int sa,

@@ -444,6 +444,19 @@ static inline gm_time_t gm_max(gm_time_t a, gm_time_t b)
 	return a > b ? a : b;
 }
 
+/* The index of `name` in names[0..n) (a designated-initializer list of
+ * the model's X-macro names), or -1. */
+static inline int gm_name_index(const char *const *names, size_t n,
+				const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && !strcmp(name, names[i]))
+			return (int)i;
+	return -1;
+}
+
 /* ---- the driver's CPU cost (guest_cost.c) ---- */
 /* Whether the profile's assumed constants are charged (else only counted). */
 static inline int gm_cost_assumed(const struct gm_gpu *g)
