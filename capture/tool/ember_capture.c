@@ -10,16 +10,20 @@
  *
  * Each launch is synchronized before and after: its time on the card is
  * the host's clock across it (launch overhead included), and its records
- * are drained at its end, so one device buffer of EMBER_CAPTURE_MAX_RECORDS
- * records serves every launch. Records past the cap are counted, never
- * dropped silently; lines outside every allocation the tool saw are
- * counted and left out (the trace's reader refuses them).
+ * are drained at its end, so one device buffer serves every launch. The
+ * buffer is as large as the host can sort at a launch's end (a quarter of
+ * its memory at HOST_BYTES_PER_RECORD a record) and the card can hold, so
+ * no launch of a program whose records fit the host is cut short; records
+ * past it are counted, never dropped silently. Lines outside every
+ * allocation the tool saw are counted and left out (the trace's reader
+ * refuses them).
  *
  * Environment:
  *   EMBER_CAPTURE_OUTPUT       trace path (default ember-capture.trace)
  *   EMBER_CAPTURE_PATCH        the patch fatbin (default: beside this .so)
  *   EMBER_CAPTURE_MODE         "accesses" (default) or "timing" (no patch)
- *   EMBER_CAPTURE_MAX_RECORDS  cap on records per launch (default 4194304)
+ *   EMBER_CAPTURE_MAX_RECORDS  cap on records per launch (default: the
+ *                              buffer above, at most 2^32 - 1)
  *   EMBER_CAPTURE_META         "key=value;key=value" added to META
  */
 #define _GNU_SOURCE
@@ -29,13 +33,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sanitizer.h>
 
 #include "capture_patch.h"
 #include "trace.h"
 
-#define DEFAULT_MAX_RECORDS (4u << 20)
+/* What the host holds per record while it sorts and writes a launch: the
+ * drained record (16), its sort slot (8), its line (8), a warp entry
+ * (16) and the section's raw and compressed bytes (8 + 8). */
+#define HOST_BYTES_PER_RECORD 64
+/* The sort slots number records in 32 bits. */
+#define MAX_RECORDS_PER_LAUNCH 0xffffffffull
+/* The least buffer worth allocating when the card is short of memory. */
+#define MIN_RECORDS_PER_LAUNCH (1ull << 20)
 #define MAX_CONTEXTS 8
 #define CALLBACK_NAME "ember_capture_global_access"
 
@@ -48,6 +60,7 @@ struct live_allocation {
 struct context_buffer {
 	CUcontext context;
 	void *device;		/* struct capture_launch_buffer, then records */
+	uint64_t capacity;	/* records the device buffer holds */
 };
 
 struct pending_launch {
@@ -72,7 +85,8 @@ struct capture_state {
 	size_t live_count, live_capacity;
 	struct pending_launch launch;
 	struct capture_launch_buffer host_header;
-	struct capture_device_record *host_records;
+	struct capture_device_record *host_records;	/* grown to a launch's count */
+	uint64_t host_records_capacity;
 	uint64_t events_skipped;	/* advice, prefetch, memset on unknown memory */
 	uint64_t total_dropped, total_outside;
 	int failed;
@@ -207,11 +221,32 @@ static void on_free(struct capture_state *s, uint64_t base)
 	add_event(s, TRACE_EVENT_FREE, 0, base, 0, 0);
 }
 
+/* The record buffer: max_records if the card has room, else the most
+ * it has, halving down to MIN_RECORDS_PER_LAUNCH. */
+static void allocate_record_buffer(struct capture_state *s, struct context_buffer *b)
+{
+	for (uint64_t records = s->max_records;; records /= 2) {
+		size_t bytes = sizeof(struct capture_launch_buffer) + 64 +
+			       records * sizeof(struct capture_device_record);
+		SanitizerResult result = sanitizerAlloc(b->context, &b->device, bytes);
+
+		if (result == SANITIZER_SUCCESS) {
+			b->capacity = records;
+			if (records < s->max_records)
+				fprintf(stderr, "ember-capture: record buffer of %llu records (card short of memory)\n",
+					(unsigned long long)records);
+			return;
+		}
+		if (records / 2 < MIN_RECORDS_PER_LAUNCH) {
+			complain("allocating the record buffer", result);
+			b->device = NULL;
+			return;
+		}
+	}
+}
+
 static void context_created(struct capture_state *s, CUcontext context)
 {
-	size_t bytes = sizeof(struct capture_launch_buffer) + 64 +
-		       s->max_records * sizeof(struct capture_device_record);
-
 	for (int i = 0; i < MAX_CONTEXTS; i++) {
 		if (s->contexts[i].context)
 			continue;
@@ -220,8 +255,7 @@ static void context_created(struct capture_state *s, CUcontext context)
 			return;
 		CHECKED(sanitizerAddPatchesFromFile(s->patch_path, context),
 			"loading the patch module");
-		CHECKED(sanitizerAlloc(context, &s->contexts[i].device, bytes),
-			"allocating the record buffer");
+		allocate_record_buffer(s, &s->contexts[i]);
 		return;
 	}
 	fprintf(stderr, "ember-capture: more than %d contexts: later ones unrecorded\n",
@@ -277,7 +311,7 @@ static void launch_begin(struct capture_state *s, const Sanitizer_LaunchData *ld
 		uint8_t *device = p->buffer->device;
 
 		s->host_header.claimed = 0;
-		s->host_header.capacity = s->max_records;
+		s->host_header.capacity = p->buffer->capacity;
 		s->host_header.records = (struct capture_device_record *)
 			(device + ((sizeof(struct capture_launch_buffer) + 63) & ~63ull));
 		s->host_header.warps_per_block = p->record.warps_per_block;
@@ -365,16 +399,33 @@ static void launch_end(struct capture_state *s, const Sanitizer_LaunchData *ld)
 	pthread_mutex_lock(&s->lock);
 	if (s->record_accesses && p->buffer && p->buffer->device && s->writer) {
 		struct capture_launch_buffer header;
-		uint64_t count;
+		uint64_t capacity = p->buffer->capacity, count;
 
 		CHECKED(sanitizerMemcpyDeviceToHost(&header, p->buffer->device,
 						    sizeof(header), ld->hStream),
 			"reading the buffer header");
-		count = header.claimed < s->max_records ? header.claimed : s->max_records;
-		if (header.claimed > s->max_records) {
-			p->record.dropped_count = header.claimed - s->max_records;
+		count = header.claimed < capacity ? header.claimed : capacity;
+		if (header.claimed > capacity) {
+			p->record.dropped_count = header.claimed - capacity;
 			p->record.flags |= TRACE_LAUNCH_ACCESSES_DROPPED;
 			s->total_dropped += p->record.dropped_count;
+		}
+		if (count > s->host_records_capacity) {
+			struct capture_device_record *grown =
+				realloc(s->host_records, count * sizeof(*grown));
+
+			if (!grown) {
+				fprintf(stderr, "ember-capture: no memory for %llu records\n",
+					(unsigned long long)count);
+				p->record.dropped_count += count;
+				p->record.flags |= TRACE_LAUNCH_ACCESSES_DROPPED;
+				s->total_dropped += count;
+				s->failed = 1;
+				count = 0;
+			} else {
+				s->host_records = grown;
+				s->host_records_capacity = count;
+			}
 		}
 		if (count)
 			CHECKED(sanitizerMemcpyDeviceToHost(s->host_records,
@@ -660,6 +711,21 @@ static void default_patch_path(char *path, size_t size)
 		 (int)(slash - info.dli_fname), info.dli_fname);
 }
 
+/* The most records a launch may leave: what a quarter of the host's
+ * memory sorts and writes, at most MAX_RECORDS_PER_LAUNCH. */
+static uint64_t host_max_records(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+	uint64_t records;
+
+	if (pages <= 0 || page_size <= 0)
+		return MIN_RECORDS_PER_LAUNCH;
+	records = (uint64_t)pages * (uint64_t)page_size / 4 / HOST_BYTES_PER_RECORD;
+	if (records > MAX_RECORDS_PER_LAUNCH)
+		records = MAX_RECORDS_PER_LAUNCH;
+	return records < MIN_RECORDS_PER_LAUNCH ? MIN_RECORDS_PER_LAUNCH : records;
+}
+
 int InitializeInjection(void);
 
 /* Called by the CUDA driver when CUDA_INJECTION64_PATH names this library.
@@ -679,19 +745,13 @@ int InitializeInjection(void)
 	pthread_mutex_init(&s->launch_lock, NULL);
 	s->start_ns = now_ns();
 	s->record_accesses = !(mode && !strcmp(mode, "timing"));
-	s->max_records = cap ? strtoull(cap, NULL, 0) : DEFAULT_MAX_RECORDS;
-	if (!s->max_records || s->max_records > (1ull << 28))
-		s->max_records = DEFAULT_MAX_RECORDS;
+	s->max_records = cap ? strtoull(cap, NULL, 0) : host_max_records();
+	if (!s->max_records || s->max_records > MAX_RECORDS_PER_LAUNCH)
+		s->max_records = host_max_records();
 	if (patch)
 		snprintf(s->patch_path, sizeof(s->patch_path), "%s", patch);
 	else
 		default_patch_path(s->patch_path, sizeof(s->patch_path));
-	if (s->record_accesses &&
-	    !(s->host_records = malloc(s->max_records * sizeof(*s->host_records)))) {
-		fprintf(stderr, "ember-capture: no memory for %llu records\n",
-			(unsigned long long)s->max_records);
-		return 0;
-	}
 	if (trace_writer_open(output ? output : "ember-capture.trace", &s->writer,
 			      &error)) {
 		fprintf(stderr, "ember-capture: %s\n", error.message);
