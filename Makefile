@@ -70,9 +70,9 @@ endif
 # nvidia-uvm).
 TEST_TIMES := $(BUILD)/test-times
 TIMED := bash scripts/timed.sh $(TEST_TIMES)
-TEST_CHAIN := nvidia-test nvidia-images nvidia-vm-test image-nvidia-test
+TEST_CHAIN := nvidia-test nvidia-images nvidia-vm-test image-nvidia-test trace-replay-test
 TEST_LANE_STEPS := unit qtest image-reproducible libvirt-test multihost-test vfio-dry-run \
-	inject-test loaded-test determinism-test driver-cost-test trace-replay-test sizes-test \
+	inject-test loaded-test determinism-test driver-cost-test sizes-test \
 	report-test figures-test fuzz-ioctl fuzz-smoke vm-test
 # two lanes beside the chain: with one, the lane ends after the chain;
 # with two, the chain and lane 1 end together
@@ -122,8 +122,10 @@ test-step-nvidia-images: test-step-nvidia-test test-step-build
 # nothing of them: made one after the other, the second would leave a
 # core idle at the end of the step.
 test-step-nvidia-images: private STEP_JOBS := -j2
-test-step-nvidia-vm-test test-step-image-nvidia-test: test-step-nvidia-images
-test-step-nvidia-vm-test test-step-image-nvidia-test: \
+# trace-replay-test boots the nvidia-uvm image too: after it, beside them.
+test-step-nvidia-vm-test test-step-image-nvidia-test test-step-trace-replay-test: \
+	test-step-nvidia-images
+test-step-nvidia-vm-test test-step-image-nvidia-test test-step-trace-replay-test: \
 	private STEP_VARS := EMBER_SET_UP=1 EMBER_BUILT=1 NVIDIA_BUILT=1
 test-step-build test-step-nvidia-test test-step-nvidia-images test-step-nvidia-vm-test: \
 	private STEP_NICE :=
@@ -178,11 +180,12 @@ driver-cost-test: all
 
 # Trace replay (docs/trace-replay.md): the replay's plan and bad traces
 # natively, then the committed PyTorch and pathfinder traces in VMs under
-# uvm and Ember-adaptive, twice, equal trace hashes.
-trace-replay-test: all
+# uvm and Ember-adaptive, twice, equal trace hashes; pathfinder's on
+# nvidia-uvm, the same result as on ember.ko.
+trace-replay-test: all image-nvidia-uvm
 	$(MAKE) -C tests/trace-replay check
 	bash tests/trace-replay/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
-		$(BUILD)/trace-replay-test
+		$(NVIDIA_UVM_IMAGE) $(BUILD)/trace-replay-test
 
 # Lockstep determinism on a loaded host: the same small runs with and
 # without busy loops beside them give the same trace hash and stats.
@@ -405,8 +408,8 @@ else
 image-nvidia-uvm: deps
 	$(MAKE) -C images $(KERNEL)
 	$(MAKE) -C userspace $(BUILD)/guest/ember-run
-	EMBER_RUN=$(BUILD)/guest/ember-run bash images/nvidia-uvm/mkimage.sh $(NVIDIA_UVM_IMAGE) \
-		$(NVIDIA_BRANCHES)
+	$(MAKE) -C images nvidia-uvm-image NVIDIA_UVM_IMAGE=$(NVIDIA_UVM_IMAGE) \
+		NVIDIA_BRANCHES="$(addprefix $(CURDIR)/,$(NVIDIA_BRANCHES))"
 
 # The guest images for a real card (images/nvidia): the cloud kernel
 # (build/images/vmlinuz) and build/images/initramfs-nvidia.cpio with the

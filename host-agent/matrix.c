@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpumodel/profile.h"
+#include "initrd.h"		/* the images' copies of the traces */
 #include "judge.h"
 #include "modparams.h"
 #include "replay.h"		/* trace:FILE apps, checked before any VM boots */
@@ -165,20 +166,104 @@ static int parse_uint(const char *v, unsigned int *out, unsigned int min,
 	return 0;
 }
 
-/*
- * Apps `trace:FILE` (docs/trace-replay.md): FILE is a trace of the
- * directory the guest image packs as /traces (capture/traces, or
- * $EMBER_TRACES), opened and validated here, every launch's streams
- * included, so a bad trace is refused with the reader's message before
- * any VM boots.
- */
-static int check_traces(const struct em_matrix *m, const char *file, unsigned int ln)
+/* Where the host finds the traces the images pack as /traces: images/Makefile's TRACES. */
+static const char *trace_dir(void)
 {
-	const char *dir = getenv("EMBER_TRACES") ? getenv("EMBER_TRACES") : "capture/traces";
-	struct em_replay_plan plan;
-	char tpath[512], err[320];
+	return getenv("EMBER_TRACES") ? getenv("EMBER_TRACES") : "capture/traces";
+}
+
+/*
+ * What the guest's kernel and the rest of its image take of its memory
+ * before a replay starts: the cloud kernel, its page tables and slabs, and
+ * the image's programs and modules (the nvidia-uvm image is the larger,
+ * 25 MiB), rounded up. A replay is refused past memory less this.
+ */
+#define EM_GUEST_BASE_MIB	192
+
+/* Bytes in MiB, rounded up. */
+static uint64_t mib(uint64_t bytes)
+{
+	return (bytes + (1 << 20) - 1) >> 20;
+}
+
+/* run_args' -T VALUE (the timing trace, ember-run's option), or NULL. */
+static const char *run_args_timing(const char *run_args, char *buf, size_t len)
+{
+	char args[sizeof(((struct em_run_settings *)0)->run_args)], *tok, *save = NULL;
+	const char *v = NULL;
+
+	snprintf(args, sizeof(args), "%s", run_args);
+	for (tok = strtok_r(args, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+		if (!strncmp(tok, "-T", 2))
+			v = tok[2] ? tok + 2 : strtok_r(NULL, " \t", &save);
+	if (!v)
+		return NULL;
+	snprintf(buf, len, "%s", v);
+	return buf;
+}
+
+/*
+ * The guest memory a replay of plan p takes at the matrix's largest
+ * factor: refused past memory, naming the file and the limit.
+ */
+static int check_trace_memory(const struct em_matrix *m, const struct em_replay_plan *p,
+			      const char *file, unsigned int ln)
+{
+	struct em_replay_memory need;
+	struct gm_profile prof;
+	double factor = 0;
+	uint64_t total_mib;
 	unsigned int i;
 
+	if (gm_profile_lookup(m->settings.profile, &prof))
+		return 0;	/* an unknown profile is refused where it is used */
+	for (i = 0; i < m->nfactors; i++)
+		if (m->factors[i] > factor)
+			factor = m->factors[i];
+	em_replay_memory(p, (uint64_t)(factor * (double)prof.vram_bytes), &need);
+	total_mib = mib(need.file) + mib(need.footprint) + mib(need.launch) + mib(need.maps) +
+		    EM_GUEST_BASE_MIB;
+	if (total_mib <= m->settings.memory_mib)
+		return 0;
+	fprintf(stderr, "%s:%u: %s: the replay at factor %g on %s needs %" PRIu64 " MiB of "
+		"guest memory (the trace %" PRIu64 " MiB, its allocations %" PRIu64 " MiB, its "
+		"largest launch %" PRIu64 " MiB, line maps %" PRIu64 " MiB, the guest's kernel "
+		"and image %u MiB), more than memory = %u MiB\n", file, ln, p->path, factor,
+		m->settings.profile, total_mib, mib(need.file), mib(need.footprint),
+		mib(need.launch), mib(need.maps), EM_GUEST_BASE_MIB, m->settings.memory_mib);
+	return -1;
+}
+
+/*
+ * Apps `trace:FILE` (docs/trace-replay.md): FILE is a trace of the
+ * directory the guest images pack as /traces (capture/traces, or
+ * $EMBER_TRACES), opened and validated here with run_args' -T timing
+ * trace (/traces/NAME) if any, every launch's streams included (the one
+ * check of them: the guest reads them unchecked), and its replay's guest
+ * memory at the largest factor against memory; so a bad trace is refused
+ * with the reader's message, or the limit it is past, before any VM boots.
+ * The CRCs checked are kept: em_matrix_check_images() holds the images'
+ * copies to them.
+ */
+static int check_traces(struct em_matrix *m, const char *file, unsigned int ln)
+{
+	const char *dir = trace_dir(), *timing;
+	char tpath[512], timing_path[512], targ[256], err[320] = "";
+	struct em_replay_plan plan;
+	unsigned int i;
+
+	timing = run_args_timing(m->settings.run_args, targ, sizeof(targ));
+	if (timing) {
+		const char *name = timing + strlen(EM_REPLAY_TRACE_DIR "/");
+
+		if (strncmp(timing, EM_REPLAY_TRACE_DIR "/", strlen(EM_REPLAY_TRACE_DIR "/")) ||
+		    !safe_word(name) || strlen(name) >= sizeof(m->timing))
+			return cfg_error(file, ln, "run_args -T %s: not a trace of the image's "
+					 "/traces (-T /traces/NAME, NAME " EM_SAFE_WORD_RULE ")",
+					 timing);
+		snprintf(m->timing, sizeof(m->timing), "%s", name);
+		snprintf(timing_path, sizeof(timing_path), "%s/%s", dir, name);
+	}
 	for (i = 0; i < m->napps; i++) {
 		const char *name = m->apps[i];
 
@@ -189,11 +274,78 @@ static int check_traces(const struct em_matrix *m, const char *file, unsigned in
 			return cfg_error(file, ln, "bad trace app '%s' (trace:FILE, FILE in "
 					 "the image's /traces)", m->apps[i]);
 		snprintf(tpath, sizeof(tpath), "%s/%s", dir, name);
-		if (em_replay_open(&plan, tpath, NULL, err, sizeof(err))) {
+		if (em_replay_open(&plan, tpath, timing ? timing_path : NULL, true, err,
+				   sizeof(err)) ||
+		    check_trace_memory(m, &plan, file, ln)) {
 			em_replay_close(&plan);
-			return cfg_error(file, ln, "%s", err);
+			return err[0] ? cfg_error(file, ln, "%s", err) : -1;
 		}
+		m->trace_crc[i] = plan.file_crc;
+		if (plan.timing)
+			m->timing_crc = trace_get_info(plan.timing)->file_crc32;
 		em_replay_close(&plan);
+	}
+	return 0;
+}
+
+/* The image driver `driver` boots, the make target that builds it. */
+static const char *driver_image(const struct em_paths *p, const char *driver,
+				const char **make)
+{
+	bool nvuvm = !strcmp(driver, EM_DRIVER_NVIDIA_UVM);
+
+	*make = nvuvm ? "make image-nvidia-uvm" : "make guest";
+	return nvuvm ? p->initrd_nvidia_uvm : p->initrd;
+}
+
+/* Image `initrd` carries traces/NAME with the bytes of CRC-32 crc. */
+static int check_image_trace(const struct em_matrix *m, const char *driver,
+			     const char *initrd, const char *make, const char *name,
+			     uint32_t crc)
+{
+	char path[128];
+	uint32_t got = 0;
+	uint64_t size;
+	int ret;
+
+	snprintf(path, sizeof(path), "traces/%s", name);
+	ret = em_initrd_file(initrd, path, &size, &got);
+	if (!ret && got == crc)
+		return 0;
+	if (ret == -ENOENT)
+		fprintf(stderr, "ember-agent: %s: driver %s: its image %s carries no %s (%s "
+			"packs %s/*.trace into it); no VM started\n", m->name, driver, initrd,
+			path, make, trace_dir());
+	else if (!ret)
+		fprintf(stderr, "ember-agent: %s: driver %s: its image %s carries another %s "
+			"(CRC-32 %08x) than the one checked, %s/%s (%08x): rebuild it (%s); no "
+			"VM started\n", m->name, driver, initrd, path, got, trace_dir(), name,
+			crc, make);
+	else
+		fprintf(stderr, "ember-agent: %s: driver %s: its image %s: %s; no VM "
+			"started\n", m->name, driver, initrd,
+			ret == -EINVAL ? "not a newc cpio" : strerror(-ret));
+	return -1;
+}
+
+int em_matrix_check_images(const struct em_matrix *m, const struct em_paths *p)
+{
+	unsigned int ndrv = m->ndrivers ? m->ndrivers : 1, d, i;
+
+	for (d = 0; d < ndrv; d++) {
+		const char *driver = m->ndrivers ? m->drivers[d] : EM_DRIVER_EMBER, *make;
+		const char *initrd = driver_image(p, driver, &make);
+
+		if (!initrd)
+			continue;	/* no such image: refused by its own check */
+		for (i = 0; i < m->napps; i++)
+			if (!strncmp(m->apps[i], "trace:", 6) &&
+			    check_image_trace(m, driver, initrd, make, m->apps[i] + 6,
+					      m->trace_crc[i]))
+				return -1;
+		if (m->timing[0] &&
+		    check_image_trace(m, driver, initrd, make, m->timing, m->timing_crc))
+			return -1;
 	}
 	return 0;
 }

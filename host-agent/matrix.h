@@ -111,6 +111,15 @@ struct em_matrix {
 		unsigned int nvalues;
 	} sweeps[EM_MAX_SWEEPS];
 	unsigned int nsweeps;
+	/*
+	 * trace:FILE apps as checked on the host when the matrix was loaded
+	 * (every stream: the one check of them, docs/trace-replay.md): each
+	 * app's trace's CRC-32 (0: not a trace), and run_args -T's timing
+	 * trace, its name in the image's /traces ("": none) and CRC-32.
+	 */
+	uint32_t trace_crc[EM_MAX_LIST];
+	char timing[64];
+	uint32_t timing_crc;
 };
 
 /*
@@ -118,6 +127,14 @@ struct em_matrix {
  * "<file>:<line>: <problem>" to stderr.
  */
 int em_matrix_load(const char *path, struct em_matrix *m);
+
+/*
+ * The images the matrix's drivers boot (p->initrd, p->initrd_nvidia_uvm)
+ * carry each trace:FILE app's trace, and -T's, as /traces/NAME with the
+ * bytes checked on the host. Returns 0, or -1 after printing which image
+ * lacks which file, or carries another.
+ */
+int em_matrix_check_images(const struct em_matrix *m, const struct em_paths *p);
 
 /*
  * Every combination of the matrix, in plan order (injection kinds

@@ -140,6 +140,10 @@ static int prepare_matrix(const struct em_matrix *m, const struct em_paths *p,
 		free(runs);
 		return -2;
 	}
+	if (em_matrix_check_images(m, p)) {
+		free(runs);
+		return -2;
+	}
 	if (m->nconnect && m->ninjects) {
 		fprintf(stderr, "ember-agent: injection campaigns run with QEMU directly "
 			"(they arm injections over QMP); drop 'connect'\n");

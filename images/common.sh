@@ -1,4 +1,5 @@
-# Shared by the image builders (mkinitramfs.sh, nvidia/mkimage.sh); sourced.
+# Shared by the image builders (mkinitramfs.sh, nvidia/mkimage.sh,
+# nvidia-uvm/mkimage.sh); sourced.
 
 busybox=/bin/busybox
 
@@ -33,4 +34,11 @@ write_cpio() {
 	(cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio --quiet -o -H newc -R 0:0 --reproducible) >"$out.tmp"
 	mv "$out.tmp" "$out"
+}
+
+# install_trace ROOT TRACE: a capture trace as ROOT/traces/NAME, where
+# ember-run -k trace:NAME looks for it (docs/trace-replay.md); every image
+# that runs ember-run carries the same ones.
+install_trace() {
+	install -D -m 0644 "$2" "$1/traces/$(basename "$2")"
 }

@@ -19,7 +19,7 @@ install -m 0755 "$run" "$root/bin/ember-run"
 for m in "$@"; do	# policy modules (loaded on demand), traces and more guest programs
 	case $m in
 	*.ko) install -m 0644 "$m" "$root/lib/modules/$(basename "$m")" ;;
-	*.trace) install -D -m 0644 "$m" "$root/traces/$(basename "$m")" ;;
+	*.trace) install_trace "$root" "$m" ;;
 	*) install -m 0755 "$m" "$root/bin/$(basename "$m")" ;;
 	esac
 done

@@ -613,7 +613,8 @@ static int nvuvm_set_policy(struct em_context *c, const char *name)
 	return -EOPNOTSUPP;
 }
 
-/* What the stand-in tells: the VRAM size, and the device clock (its PTIMER). */
+/* What the stand-in tells: the VRAM size, the SMs and their warps, and the
+ * device clock (its PTIMER). */
 static int nvuvm_device_info(struct em_context *c, struct ember_device_info *info)
 {
 	struct nvuvm *u = c->be;
@@ -626,6 +627,8 @@ static int nvuvm_device_info(struct em_context *c, struct ember_device_info *inf
 	info->vram_size = u->vram_bytes;
 	info->num_gpus = 1;
 	info->ptimer_ns = g.ptimer_ns;
+	info->num_sms = g.num_sms;
+	info->warps_per_sm = g.warps_per_sm;
 	return 0;
 }
 

@@ -270,7 +270,8 @@ static int do_launch(struct replay_run *x, uint32_t li)
 	}
 	if ((end - base) / LINE > (1ull << 30))
 		return run_fail(x, "trace_span", -E2BIG);
-	if (trace_warps_open(p->reader, li, &w, &terr)) {
+	/* the layout read these streams already and found every record's allocation */
+	if (trace_warps_read(p->reader, li, TRACE_WARPS_UNCHECKED, &w, &terr)) {
 		snprintf(x->rr->error, sizeof(x->rr->error), "%s", terr.message);
 		return run_fail(x, "trace_read", -EINVAL);
 	}
@@ -284,10 +285,20 @@ static int do_launch(struct replay_run *x, uint32_t li)
 		for (r = 0; r < cnt; r++, n++) {
 			uint64_t line = trace_access_line(recs[r]);
 			long k = em_replay_find(p, x->live, x->nlive, line, LINE);
-			const struct em_replay_alloc *a = &p->allocs[k];
-			uint64_t va = (uintptr_t)a->p + em_replay_offset(p, a, line);
-			uint32_t flags = (recs[r] & TRACE_ACCESS_READ ? EMGPU_TRACE_REC_READ : 0) |
-					 (recs[r] & TRACE_ACCESS_WRITE ? EMGPU_TRACE_REC_WRITE : 0);
+			const struct em_replay_alloc *a;
+			uint32_t flags;
+			uint64_t va;
+
+			if (k < 0) {	/* the file changed since the layout read it */
+				trace_warps_close(w);
+				snprintf(x->rr->error, sizeof(x->rr->error), "%s: launch %u: a "
+					 "line outside every allocation", p->path, li);
+				return run_fail(x, "trace_read", -EINVAL);
+			}
+			a = &p->allocs[k];
+			va = (uintptr_t)a->p + em_replay_offset(p, a, line);
+			flags = (recs[r] & TRACE_ACCESS_READ ? EMGPU_TRACE_REC_READ : 0) |
+				(recs[r] & TRACE_ACCESS_WRITE ? EMGPU_TRACE_REC_WRITE : 0);
 
 			x->recs[n] = (uint32_t)((va - base) / LINE) << EMGPU_TRACE_REC_SHIFT | flags;
 			if (flags & EMGPU_TRACE_REC_READ)
@@ -345,8 +356,12 @@ int em_replay_run(const struct em_wl_config *cfg, struct em_wl_result *r,
 	x.cfg = cfg;
 	x.r = r;
 	x.rr = rr;
-	/* a bad trace is refused before the device is opened */
-	if (em_replay_open(&x.plan, cfg->kernel + strlen("trace:"), timing_path,
+	/*
+	 * A bad file is refused before the device is opened; its streams are
+	 * not checked here, but once on the host (em_replay_open()), and the
+	 * layout looks up every record's allocation before the first launch.
+	 */
+	if (em_replay_open(&x.plan, cfg->kernel + strlen("trace:"), timing_path, false,
 			   rr->error, sizeof(rr->error))) {
 		fprintf(stderr, "ember-run: %s\n", rr->error);
 		run_fail(&x, "trace", -EINVAL);
@@ -367,6 +382,11 @@ int em_replay_run(const struct em_wl_config *cfg, struct em_wl_result *r,
 	}
 	r->vram = total;
 	x.slots = info.num_sms * info.warps_per_sm;
+	if (!x.slots) {
+		/* a launch's warps and its compute per access are sized by it */
+		run_fail(&x, "device_info", -ENODEV);
+		goto out_plan;
+	}
 	if (em_replay_layout(&x.plan, (uint64_t)(cfg->factor * (double)total),
 			     rr->error, sizeof(rr->error))) {
 		fprintf(stderr, "ember-run: %s\n", rr->error);

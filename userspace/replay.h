@@ -13,6 +13,7 @@
 #ifndef EMBER_REPLAY_H
 #define EMBER_REPLAY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -59,20 +60,42 @@ struct em_replay_plan {
 /*
  * Opens and validates `path` (a name without '/' is looked for in
  * EM_REPLAY_TRACE_DIR) and, with timing_path, a timing-only trace of the
- * same program whose launches must match; every launch's streams are
- * read and checked. 0, or -1 with the reader's "FILE: offset N: what" (or
- * the replayer's own, same form) in err.
+ * same program whose launches must match (kernel, grid and block); with
+ * check_streams, every launch's streams are read and checked (ember-agent
+ * on the host: the one check of them; the guest reads them unchecked). 0,
+ * or -1 with the reader's "FILE: offset N: what" (or the replayer's own,
+ * same form) in err.
  */
 int em_replay_open(struct em_replay_plan *p, const char *path,
-		   const char *timing_path, char *err, size_t errlen);
+		   const char *timing_path, bool check_streams, char *err, size_t errlen);
 /*
  * Scales the trace to footprint target_bytes (factor x VRAM) and works out
  * which lines are inputs (read before any write: the CPU fills them) and
- * which hold the pattern at the end. 0 or -1 with err.
+ * which hold the pattern at the end, and the largest launch's warps; one
+ * pass over the streams, read unchecked, each record's allocation looked
+ * up (a line outside every live one is refused here). 0 or -1 with err.
  */
 int em_replay_layout(struct em_replay_plan *p, uint64_t target_bytes,
 		     char *err, size_t errlen);
 void em_replay_close(struct em_replay_plan *p);
+
+/*
+ * What a replay at footprint bytes takes of the guest's memory, besides
+ * the guest's kernel and image (ember-agent refuses a matrix past its
+ * memory, before any VM boots). From a plan whose streams were checked
+ * (max_warps is known then).
+ */
+struct em_replay_memory {
+	uint64_t file;		/* the trace (and -T's) in the image: the guest's RAM */
+	uint64_t footprint;	/* the replay's allocations, each whole lines: at most
+				 * all in the guest's RAM (evicted, or not yet migrated) */
+	uint64_t launch;	/* the largest launch: its decompressed section, the
+				 * device's records and warp table, the reader's arrays */
+	uint64_t maps;		/* the plan's three bits per replayed line */
+	uint64_t total;
+};
+void em_replay_memory(const struct em_replay_plan *p, uint64_t footprint,
+		      struct em_replay_memory *m);
 
 /* The allocation that line `card_line` (128-aligned) overlaps among the
  * live ones (sorted by base), or -1. */

@@ -2,11 +2,15 @@
 /*
  * The replay's plan (replay.h): the trace opened and validated by libtrace,
  * its allocations scaled to the run's footprint, and the lines each
- * allocation must hold. No device: ember-run refuses a bad trace here,
- * before /dev/ember is opened, and tests/trace-replay runs it natively.
+ * allocation must hold. No device: ember-agent checks a matrix's traces
+ * with it on the host, every stream included, before any VM boots, and
+ * tests/trace-replay runs it natively. In the guest the streams are read
+ * unchecked (they were checked once, on the host): the layout's own
+ * lookup of each record's allocation still refuses a line outside them.
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,24 +27,6 @@ static int plan_error(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-static int file_crc(const char *path, uint32_t *crc, uint64_t *size)
-{
-	unsigned char buf[65536];
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	if (!f)
-		return -1;
-	*crc = 0;
-	*size = 0;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-		*crc = trace_crc32(*crc, buf, n);
-		*size += n;
-	}
-	fclose(f);
-	return 0;
 }
 
 void em_replay_live_add(const struct em_replay_plan *p, uint32_t *live,
@@ -106,7 +92,11 @@ uint64_t em_replay_offset(const struct em_replay_plan *p,
 	return r >= a->size ? a->size - LINE : r;
 }
 
-/* The timing trace's launches are the accesses trace's, name by name. */
+/*
+ * The timing trace's launches are the accesses trace's, one by one: the
+ * same kernel on the same grid of the same blocks (a launch's time is
+ * spread over that launch's streams).
+ */
 static int check_timing(struct em_replay_plan *p, const char *tpath, char *err,
 			size_t errlen)
 {
@@ -115,17 +105,44 @@ static int check_timing(struct em_replay_plan *p, const char *tpath, char *err,
 	if (trace_launch_count(p->timing) != n)
 		return plan_error(err, errlen, "%s: %zu launches, %s has %zu", tpath,
 				  trace_launch_count(p->timing), p->path, n);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		const struct trace_launch *t = trace_get_launch(p->timing, i);
+		const struct trace_launch *a = trace_get_launch(p->reader, i);
+
 		if (strcmp(trace_get_launch_name(p->timing, i),
 			   trace_get_launch_name(p->reader, i)))
 			return plan_error(err, errlen, "%s: launch %zu is %s, not %s as in %s",
 					  tpath, i, trace_get_launch_name(p->timing, i),
 					  trace_get_launch_name(p->reader, i), p->path);
+		if (memcmp(t->grid, a->grid, sizeof(a->grid)) ||
+		    memcmp(t->block, a->block, sizeof(a->block)))
+			return plan_error(err, errlen, "%s: launch %zu (%s) has grid %ux%ux%u of "
+					  "%ux%ux%u, %s's grid %ux%ux%u of %ux%ux%u", tpath, i,
+					  trace_get_launch_name(p->reader, i), t->grid[0],
+					  t->grid[1], t->grid[2], t->block[0], t->block[1],
+					  t->block[2], p->path, a->grid[0], a->grid[1],
+					  a->grid[2], a->block[0], a->block[1], a->block[2]);
+	}
+	return 0;
+}
+
+/* Launch li's streams, read and checked by libtrace; its warps counted. */
+static int check_launch_streams(struct em_replay_plan *p, size_t li, char *err,
+				size_t errlen)
+{
+	struct trace_error terr;
+	struct trace_warps *w;
+
+	if (trace_warps_open(p->reader, li, &w, &terr))
+		return plan_error(err, errlen, "%s", terr.message);
+	if (trace_warps_count(w) > p->max_warps)
+		p->max_warps = trace_warps_count(w);
+	trace_warps_close(w);
 	return 0;
 }
 
 int em_replay_open(struct em_replay_plan *p, const char *path,
-		   const char *timing_path, char *err, size_t errlen)
+		   const char *timing_path, bool check_streams, char *err, size_t errlen)
 {
 	struct trace_reader_limits lim;
 	struct trace_error terr;
@@ -145,8 +162,8 @@ int em_replay_open(struct em_replay_plan *p, const char *path,
 	trace_reader_default_limits(&lim);
 	if (trace_open(p->path, &lim, &p->reader, &terr))
 		return plan_error(err, errlen, "%s", terr.message);
-	if (file_crc(p->path, &p->file_crc, &p->file_size))
-		return plan_error(err, errlen, "%s: %s", p->path, strerror(errno));
+	p->file_crc = trace_get_info(p->reader)->file_crc32;
+	p->file_size = trace_get_info(p->reader)->file_size;
 	p->times_instrumented = !!(trace_get_info(p->reader)->flags &
 				   TRACE_FLAG_TIMES_INSTRUMENTED);
 	if (timing_path) {
@@ -210,23 +227,15 @@ int em_replay_open(struct em_replay_plan *p, const char *path,
 	for (i = 0; i < trace_launch_count(p->reader); i++) {
 		const struct trace_launch *l = trace_get_launch(p->reader, i);
 		const struct trace_launch *t = p->timing ? trace_get_launch(p->timing, i) : l;
-		struct trace_warps *w;
-		size_t nw;
 
 		/* every line of every launch inside an allocation live at it */
-		if (trace_warps_open(p->reader, i, &w, &terr)) {
-			plan_error(err, errlen, "%s", terr.message);
+		if (check_streams && check_launch_streams(p, i, err, errlen))
 			goto out;
-		}
-		nw = trace_warps_count(w);
-		trace_warps_close(w);
 		p->records += l->access_count;
 		p->dropped += l->dropped_count;
 		p->outside += l->outside_count;
 		if (l->access_count)
 			p->card_ns += t->gpu_time_ns;
-		if (nw > p->max_warps)
-			p->max_warps = nw;
 		if (l->access_count > p->max_records)
 			p->max_records = l->access_count;
 	}
@@ -264,8 +273,11 @@ static int layout_launch(struct em_replay_plan *p, size_t li, const uint32_t *li
 	struct trace_warps *w;
 	int pass;
 
-	if (trace_warps_open(p->reader, li, &w, &terr))
+	/* checked once, by em_replay_open() on the host: see the top */
+	if (trace_warps_read(p->reader, li, TRACE_WARPS_UNCHECKED, &w, &terr))
 		return plan_error(err, errlen, "%s", terr.message);
+	if (trace_warps_count(w) > p->max_warps)
+		p->max_warps = trace_warps_count(w);
 	for (pass = 0; pass < 2; pass++) {
 		size_t i;
 
@@ -376,6 +388,27 @@ int em_replay_layout(struct em_replay_plan *p, uint64_t target_bytes, char *err,
 out:
 	free(live);
 	return ret;
+}
+
+void em_replay_memory(const struct em_replay_plan *p, uint64_t footprint,
+		      struct em_replay_memory *m)
+{
+	uint64_t lines;
+
+	m->file = p->file_size + (p->timing ? trace_get_info(p->timing)->file_size : 0);
+	/* each allocation rounded up to a line (em_replay_layout) */
+	m->footprint = footprint + p->nallocs * LINE;
+	lines = m->footprint / LINE;
+	m->maps = 3 * ((lines + 7) / 8 + p->nallocs);
+	/*
+	 * The section (8 bytes a warp entry, 8 a record: its records are
+	 * decoded in place), the device's table (16 a warp) and records (4
+	 * each, whole pages), the reader's ids, counts and pointers (16 a warp).
+	 */
+	m->launch = 8 + 8 * p->max_warps + 8 * p->max_records +
+		    ((p->max_warps * 16 + 4095) & ~4095ull) +
+		    ((p->max_records * 4 + 4095) & ~4095ull) + 16 * p->max_warps;
+	m->total = m->file + m->footprint + m->launch + m->maps;
 }
 
 void em_replay_close(struct em_replay_plan *p)

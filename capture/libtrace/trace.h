@@ -144,6 +144,7 @@ struct trace_info {
 	uint32_t warp_size;
 	uint32_t section_count;
 	uint64_t file_size;
+	uint32_t file_crc32;	/* CRC-32 of the whole file, computed by the open */
 };
 
 /*
@@ -165,9 +166,11 @@ struct trace_warps;
 
 void trace_reader_default_limits(struct trace_reader_limits *limits);
 
-/* Open and validate a trace from a file (read once into memory), or from
- * memory (copied; `name` is used in messages). Return 0, or -1 with *error
- * filled and errno set to error->errnum. */
+/* Open and validate a trace from a file (read once, front to back; only
+ * the header, the table and the small sections are kept, a launch's
+ * accesses are read again when opened), or from memory (copied; `name` is
+ * used in messages). Return 0, or -1 with *error filled and errno set to
+ * error->errnum. */
 int trace_open(const char *path, const struct trace_reader_limits *limits,
 	       struct trace_reader **reader, struct trace_error *error);
 int trace_open_memory(const void *data, size_t size, const char *name,
@@ -199,6 +202,17 @@ size_t trace_launch_event_index(const struct trace_reader *reader,
  * ACCESSES section opens with zero warps. */
 int trace_warps_open(struct trace_reader *reader, size_t launch_index,
 		     struct trace_warps **warps, struct trace_error *error);
+/*
+ * The same with flags. TRACE_WARPS_UNCHECKED: the section's CRC, sizes,
+ * counts and warp order are checked, not each record's flags and line; for
+ * a caller that checked this file's streams once already (ember-agent, on
+ * the host, before the VM that replays it boots: docs/trace-replay.md).
+ * An unchecked record may then name any line and carry any flags.
+ */
+#define TRACE_WARPS_UNCHECKED (1u << 0)
+int trace_warps_read(struct trace_reader *reader, size_t launch_index,
+		     unsigned int flags, struct trace_warps **warps,
+		     struct trace_error *error);
 size_t trace_warps_count(const struct trace_warps *warps);
 /* Warp `index` (in ascending warp id): its id in the grid (block linear
  * index * warps_per_block + warp in block) and its records. */

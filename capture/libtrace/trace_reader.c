@@ -1,19 +1,27 @@
 // SPDX-License-Identifier: MIT
 /*
- * libtrace reader. trace_open() reads the whole file, then checks it in
- * the order a byte depends on another: header, section table, each
- * section's bounds and CRC, then the decompressed META, NAMES, LAUNCHES
- * and EVENTS (record counts against sizes, then the events' meaning:
- * frees, advice, prefetches and memsets name live allocations). A launch's
- * ACCESSES section is decompressed and checked only when it is opened, so
- * a large trace costs one launch's memory at a time.
+ * libtrace reader. trace_open() checks the file in the order a byte
+ * depends on another: header, section table, each section's bounds and
+ * CRC, then the decompressed META, NAMES, LAUNCHES and EVENTS (record
+ * counts against sizes, then the events' meaning: frees, advice,
+ * prefetches and memsets name live allocations). It reads the file once,
+ * front to back, a chunk at a time, and keeps only the header, the table
+ * and the small sections: a launch's ACCESSES section is read again from
+ * the file (its CRC checked again: the bytes checked are the bytes used),
+ * decompressed and checked only when it is opened, so a large trace costs
+ * one launch's memory at a time, never the whole file's.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <zstd.h>
 
@@ -39,10 +47,16 @@ struct allocation {
 	size_t free_event;	/* SIZE_MAX while never freed */
 };
 
+/* The chunk the file is read in while its CRCs are computed. */
+#define READ_CHUNK (1u << 20)
+
 struct trace_reader {
 	char *name;
-	uint8_t *file;
+	uint8_t *file;		/* trace_open_memory(): the whole file; else NULL */
+	int fd;			/* trace_open(): the file, read where needed */
 	size_t file_size;
+	uint8_t header[TRACE_HEADER_SIZE];
+	uint8_t *table;		/* the section table and its CRC */
 	struct trace_reader_limits limits;
 	struct trace_info info;
 	struct section *sections;
@@ -61,12 +75,11 @@ struct trace_reader {
 };
 
 struct trace_warps {
-	uint8_t *payload;
+	uint8_t *payload;	/* decompressed; its records decoded in place */
 	size_t count;
 	uint32_t *warp_ids;
 	uint32_t *record_counts;
-	uint64_t **records;	/* decoded, one array per warp */
-	uint64_t *record_storage;
+	uint64_t **records;	/* into payload, one array per warp */
 };
 
 static int vrefuse(struct trace_error *error, int errnum, const char *name,
@@ -110,6 +123,63 @@ static int refuse_errno(struct trace_error *error, int errnum,
 	return -1;
 }
 
+/* size bytes at offset: from memory, or read from the file. */
+static int read_at(const struct trace_reader *r, uint64_t offset, void *buf,
+		   size_t size, struct trace_error *error)
+{
+	uint8_t *p = buf;
+
+	if (r->file) {
+		memcpy(buf, r->file + offset, size);
+		return 0;
+	}
+	while (size) {
+		ssize_t n = pread(r->fd, p, size, (off_t)offset);
+
+		if (n <= 0)
+			return refuse_errno(error, n ? errno : EIO, r->name, offset,
+					    "read failed: %s", n ? strerror(errno) :
+					    "the file shrank");
+		p += n;
+		offset += (uint64_t)n;
+		size -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The CRC-32 of size bytes at offset, continued from *crc, a chunk at a
+ * time (the whole file's CRC goes on in *file_crc, if not NULL). */
+static int crc_at(const struct trace_reader *r, uint64_t offset, uint64_t size,
+		  uint32_t *crc, uint32_t *file_crc, struct trace_error *error)
+{
+	uint8_t *chunk;
+
+	if (r->file) {
+		*crc = trace_crc32(*crc, r->file + offset, size);
+		if (file_crc)
+			*file_crc = trace_crc32(*file_crc, r->file + offset, size);
+		return 0;
+	}
+	chunk = malloc(READ_CHUNK);
+	if (!chunk)
+		return refuse_errno(error, ENOMEM, r->name, offset, "out of memory");
+	while (size) {
+		size_t n = size < READ_CHUNK ? (size_t)size : READ_CHUNK;
+
+		if (read_at(r, offset, chunk, n, error)) {
+			free(chunk);
+			return -1;
+		}
+		*crc = trace_crc32(*crc, chunk, n);
+		if (file_crc)
+			*file_crc = trace_crc32(*file_crc, chunk, n);
+		offset += n;
+		size -= n;
+	}
+	free(chunk);
+	return 0;
+}
+
 /*
  * The defaults: far above any capture (whose sections compress tens of
  * times at most), far below what would exhaust a host.
@@ -136,7 +206,7 @@ static const char *section_type_name(uint32_t type)
 
 static int check_header(struct trace_reader *r, struct trace_error *error)
 {
-	const uint8_t *h = r->file;
+	const uint8_t *h = r->header;
 	struct trace_info *info = &r->info;
 	uint64_t table_offset, table_end;
 
@@ -144,6 +214,8 @@ static int check_header(struct trace_reader *r, struct trace_error *error)
 		return refuse(error, r->name, r->file_size,
 			      "truncated: %zu bytes, the header needs %d",
 			      r->file_size, TRACE_HEADER_SIZE);
+	if (read_at(r, 0, r->header, TRACE_HEADER_SIZE, error))
+		return -1;
 	if (memcmp(h + HDR_MAGIC, TRACE_MAGIC, TRACE_MAGIC_SIZE))
 		return refuse(error, r->name, HDR_MAGIC,
 			      "bad magic: not an Ember trace (or its capture never finished)");
@@ -205,7 +277,10 @@ static int check_header(struct trace_reader *r, struct trace_error *error)
 	if (table_offset + table_end != r->file_size)
 		return refuse(error, r->name, table_offset + table_end,
 			      "bytes after the section table");
-	return 0;
+	r->table = malloc(table_end);
+	if (!r->table)
+		return refuse_errno(error, ENOMEM, r->name, table_offset, "out of memory");
+	return read_at(r, table_offset, r->table, table_end, error);
 }
 
 /* ratio * file_size, saturated: the most a file may decompress to */
@@ -218,14 +293,15 @@ static uint64_t ratio_limit(uint64_t file_size, uint64_t ratio)
 
 static int check_table(struct trace_reader *r, struct trace_error *error)
 {
-	uint64_t table_offset = get_le64(r->file + HDR_TABLE_OFFSET);
-	const uint8_t *table = r->file + table_offset;
+	uint64_t table_offset = get_le64(r->header + HDR_TABLE_OFFSET);
+	const uint8_t *table = r->table;
 	size_t count = r->info.section_count;
 	size_t table_size = count * TRACE_SECTION_ENTRY_SIZE;
 	uint64_t previous_end = TRACE_HEADER_SIZE, total_raw = 0;
 	uint64_t ratio_raw = ratio_limit(r->file_size,
 					 r->limits.max_compression_ratio);
 	uint32_t stored_crc = get_le32(table + table_size);
+	uint32_t file_crc = trace_crc32(0, r->header, TRACE_HEADER_SIZE);
 
 	if (stored_crc != trace_crc32(0, table, table_size))
 		return refuse(error, r->name, table_offset + table_size,
@@ -238,6 +314,7 @@ static int check_table(struct trace_reader *r, struct trace_error *error)
 		const uint8_t *e = table + i * TRACE_SECTION_ENTRY_SIZE;
 		uint64_t at = table_offset + i * TRACE_SECTION_ENTRY_SIZE;
 		struct section *s = &r->sections[i];
+		uint32_t crc;
 
 		s->table_position = at;
 		s->type = get_le32(e + SEC_TYPE);
@@ -298,65 +375,98 @@ static int check_table(struct trace_reader *r, struct trace_error *error)
 				      "section %zu: uncompressed, but sizes %llu and %llu differ",
 				      i, (unsigned long long)s->raw_size,
 				      (unsigned long long)s->stored_size);
-		if (trace_crc32(0, r->file + s->offset, s->stored_size) != s->crc)
+		/* in file order, so the whole file's CRC goes on with it */
+		crc = 0;
+		if (crc_at(r, s->offset, s->stored_size, &crc, &file_crc, error))
+			return -1;
+		if (crc != s->crc)
 			return refuse(error, r->name, s->offset,
 				      "section %zu (%s): checksum mismatch: stored %08x, computed %08x",
-				      i, section_type_name(s->type), s->crc,
-				      trace_crc32(0, r->file + s->offset,
-						  s->stored_size));
+				      i, section_type_name(s->type), s->crc, crc);
 	}
 	if (previous_end != table_offset)
 		return refuse(error, r->name, previous_end,
 			      "%llu unaccounted bytes before the section table",
 			      (unsigned long long)(table_offset - previous_end));
+	r->info.file_crc32 = trace_crc32(file_crc, table, table_size + 4);
 	return 0;
 }
 
 /* The decompressed payload of section `index` (raw_size bytes, plus a NUL
- * so that text sections can be read as strings). */
+ * so that text sections can be read as strings). Read from the file, its
+ * bytes are checked against the CRC again: the bytes used are the bytes
+ * the open checked. */
 static int load_section(const struct trace_reader *r, size_t index,
 			uint8_t **payload, struct trace_error *error)
 {
 	const struct section *s = &r->sections[index];
-	uint8_t *raw = malloc(s->raw_size + 1);
+	bool none = s->compression == TRACE_COMPRESSION_NONE;
+	uint8_t *raw = malloc(s->raw_size + 1), *stored = NULL;
+	const uint8_t *in;
 	size_t got;
+	int rc = -1;
 
 	*payload = NULL;
 	if (!raw)
 		return refuse_errno(error, ENOMEM, r->name, s->offset,
 			      "section %zu: out of memory for %llu bytes", index,
 			      (unsigned long long)s->raw_size);
-	if (s->compression == TRACE_COMPRESSION_NONE) {
-		memcpy(raw, r->file + s->offset, s->raw_size);
+	if (r->file) {
+		in = r->file + s->offset;
 	} else {
-		unsigned long long content =
-			ZSTD_getFrameContentSize(r->file + s->offset,
-						 s->stored_size);
+		stored = none ? raw : malloc(s->stored_size ? s->stored_size : 1);
+		if (!stored) {
+			refuse_errno(error, ENOMEM, r->name, s->offset,
+				     "section %zu: out of memory for %llu bytes", index,
+				     (unsigned long long)s->stored_size);
+			goto out;
+		}
+		if (read_at(r, s->offset, stored, s->stored_size, error))
+			goto out;
+		if (trace_crc32(0, stored, s->stored_size) != s->crc) {
+			refuse(error, r->name, s->offset,
+			       "section %zu (%s): changed since the trace was opened "
+			       "(checksum %08x, the table says %08x)", index,
+			       section_type_name(s->type),
+			       trace_crc32(0, stored, s->stored_size), s->crc);
+			goto out;
+		}
+		in = stored;
+	}
+	if (none) {
+		if (in != raw)
+			memcpy(raw, in, s->raw_size);
+	} else {
+		unsigned long long content = ZSTD_getFrameContentSize(in, s->stored_size);
 
 		if (content != s->raw_size) {
-			free(raw);
-			return refuse(error, r->name, s->offset,
-				      "section %zu (%s): zstd frame holds %s%llu bytes, the table says %llu",
-				      index, section_type_name(s->type),
-				      content == ZSTD_CONTENTSIZE_ERROR ? "(not a frame) " :
-				      content == ZSTD_CONTENTSIZE_UNKNOWN ? "(unknown) " : "",
-				      content >= ZSTD_CONTENTSIZE_ERROR - 1 ? 0 : content,
-				      (unsigned long long)s->raw_size);
+			refuse(error, r->name, s->offset,
+			       "section %zu (%s): zstd frame holds %s%llu bytes, the table says %llu",
+			       index, section_type_name(s->type),
+			       content == ZSTD_CONTENTSIZE_ERROR ? "(not a frame) " :
+			       content == ZSTD_CONTENTSIZE_UNKNOWN ? "(unknown) " : "",
+			       content >= ZSTD_CONTENTSIZE_ERROR - 1 ? 0 : content,
+			       (unsigned long long)s->raw_size);
+			goto out;
 		}
-		got = ZSTD_decompress(raw, s->raw_size, r->file + s->offset,
-				      s->stored_size);
+		got = ZSTD_decompress(raw, s->raw_size, in, s->stored_size);
 		if (ZSTD_isError(got) || got != s->raw_size) {
-			free(raw);
-			return refuse(error, r->name, s->offset,
-				      "section %zu (%s): zstd: %s", index,
-				      section_type_name(s->type),
-				      ZSTD_isError(got) ? ZSTD_getErrorName(got) :
-							  "short frame");
+			refuse(error, r->name, s->offset,
+			       "section %zu (%s): zstd: %s", index,
+			       section_type_name(s->type),
+			       ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short frame");
+			goto out;
 		}
 	}
 	raw[s->raw_size] = 0;
 	*payload = raw;
-	return 0;
+	rc = 0;
+out:
+	if (stored != raw)
+		free(stored);
+	if (rc)
+		free(raw);
+	return rc;
 }
 
 /* A refusal about byte `at` of a section's decompressed payload. */
@@ -416,7 +526,7 @@ static int find_sections(struct trace_reader *r, size_t *meta, size_t *events,
 	     type++)
 		if (*slots[type] == SIZE_MAX)
 			return refuse(error, r->name,
-				      get_le64(r->file + HDR_TABLE_OFFSET),
+				      get_le64(r->header + HDR_TABLE_OFFSET),
 				      "no %s section", section_type_name(type));
 	return 0;
 }
@@ -706,7 +816,7 @@ static int check_access_sections(struct trace_reader *r,
 	for (size_t n = 0; n < r->launch_count; n++)
 		if (r->access_sections[n] == SIZE_MAX && r->launches[n].access_count)
 			return refuse(error, r->name,
-				      get_le64(r->file + HDR_TABLE_OFFSET),
+				      get_le64(r->header + HDR_TABLE_OFFSET),
 				      "launch %zu has %llu records but no ACCESSES section",
 				      n, (unsigned long long)r->launches[n].access_count);
 	return 0;
@@ -750,9 +860,10 @@ static int check_contents(struct trace_reader *r, struct trace_error *error)
 	return check_access_sections(r, error);
 }
 
-/* Opens the file's bytes in `file` (malloc'd), which the reader takes
- * over: freed with it, or here on a refusal. */
-static int open_owned(uint8_t *file, size_t size, const char *name,
+/* Opens a trace of `size` bytes: in memory (`file`, malloc'd, which the
+ * reader takes over: freed with it, or here on a refusal) or in the file
+ * `fd` (the same: closed with it, or here). */
+static int open_owned(uint8_t *file, int fd, size_t size, const char *name,
 		      const struct trace_reader_limits *limits,
 		      struct trace_reader **out, struct trace_error *error)
 {
@@ -762,9 +873,12 @@ static int open_owned(uint8_t *file, size_t size, const char *name,
 	if (!r || !(r->name = strdup(name))) {
 		free(r);
 		free(file);
+		if (fd >= 0)
+			close(fd);
 		return refuse_errno(error, ENOMEM, name, 0, "out of memory");
 	}
 	r->file = file;
+	r->fd = fd;
 	r->file_size = size;
 	if (limits)
 		r->limits = *limits;
@@ -800,16 +914,15 @@ int trace_open_memory(const void *data, size_t size, const char *name,
 	if (!file)
 		return refuse_errno(error, ENOMEM, name, 0, "out of memory");
 	memcpy(file, data, size);
-	return open_owned(file, size, name, limits, out, error);
+	return open_owned(file, -1, size, name, limits, out, error);
 }
 
 int trace_open(const char *path, const struct trace_reader_limits *limits,
 	       struct trace_reader **out, struct trace_error *error)
 {
 	struct trace_reader_limits defaults;
-	FILE *file = fopen(path, "rb");
-	uint8_t *data;
-	long size;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
 	int saved;
 
 	*out = NULL;
@@ -817,44 +930,34 @@ int trace_open(const char *path, const struct trace_reader_limits *limits,
 		trace_reader_default_limits(&defaults);
 		limits = &defaults;
 	}
-	if (!file)
+	if (fd < 0)
 		return refuse_errno(error, errno, path, 0, "%s", strerror(errno));
-	if (fseek(file, 0, SEEK_END) || (size = ftell(file)) < 0 ||
-	    fseek(file, 0, SEEK_SET)) {
-		saved = errno;
-		fclose(file);
-		return refuse_errno(error, saved, path, 0,
-				    "cannot size the file: %s", strerror(saved));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		saved = S_ISREG(st.st_mode) ? errno : EINVAL;
+		close(fd);
+		return refuse_errno(error, saved, path, 0, "cannot size the file: %s",
+				    saved == EINVAL ? "not a regular file" : strerror(saved));
 	}
-	if ((uint64_t)size > limits->max_file_bytes) {
-		fclose(file);
+	if ((uint64_t)st.st_size > limits->max_file_bytes) {
+		close(fd);
 		return refuse_errno(error, EFBIG, path, 0,
-				    "%ld bytes, above the limit of %llu", size,
+				    "%lld bytes, above the limit of %llu",
+				    (long long)st.st_size,
 				    (unsigned long long)limits->max_file_bytes);
 	}
-	data = malloc(size ? (size_t)size : 1);
-	if (!data) {
-		fclose(file);
-		return refuse_errno(error, ENOMEM, path, 0, "out of memory");
-	}
-	if (fread(data, 1, (size_t)size, file) != (size_t)size) {
-		saved = ferror(file) ? errno : EIO;
-		free(data);
-		fclose(file);
-		return refuse_errno(error, saved, path, 0, "read failed: %s",
-				    strerror(saved));
-	}
-	fclose(file);
-	/* the one copy: the reader keeps the buffer it was read into */
-	return open_owned(data, (size_t)size, path, limits, out, error);
+	/* read where needed, never whole: a launch's section when it is opened */
+	return open_owned(NULL, fd, (size_t)st.st_size, path, limits, out, error);
 }
 
 void trace_close(struct trace_reader *r)
 {
 	if (!r)
 		return;
+	if (!r->file && r->fd >= 0)
+		close(r->fd);
 	free(r->name);
 	free(r->file);
+	free(r->table);
 	free(r->sections);
 	free(r->meta);
 	free(r->names);
@@ -971,15 +1074,20 @@ line_holder(const struct allocation *const *live, size_t count, uint64_t line)
 	return live[low - 1];
 }
 
+/*
+ * The warp table and the records of launch_index's section si, decoded in
+ * place; with `check`, every record's flags and line too (inside an
+ * allocation live at the launch).
+ */
 static int check_warps(struct trace_reader *r, size_t launch_index, size_t si,
-		       struct trace_warps *w, struct trace_error *error)
+		       struct trace_warps *w, bool check, struct trace_error *error)
 {
 	const struct trace_launch *l = &r->launches[launch_index];
 	size_t event = r->launch_events[launch_index];
 	uint64_t raw_size = r->sections[si].raw_size, records_at, total = 0;
 	uint64_t grid_warps = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2] *
 			      l->warps_per_block;
-	const struct allocation **live;
+	const struct allocation **live = NULL;
 	size_t live_count = 0;
 	int rc = 0;
 
@@ -1020,25 +1128,30 @@ static int check_warps(struct trace_reader *r, size_t launch_index, size_t si,
 				 "%llu records do not fill the %llu bytes after the warp table",
 				 (unsigned long long)total,
 				 (unsigned long long)(raw_size - records_at));
-	w->record_storage = malloc((total + 1) * sizeof(uint64_t));
-	live = malloc((r->allocation_count + 1) * sizeof(*live));
-	if (!w->record_storage || !live) {
-		free(live);
-		return refuse_errno(error, ENOMEM, r->name, r->sections[si].offset, "out of memory");
+	if (check) {
+		live = malloc((r->allocation_count + 1) * sizeof(*live));
+		if (!live)
+			return refuse_errno(error, ENOMEM, r->name, r->sections[si].offset,
+					    "out of memory");
+		/* The allocations live at this launch: made before its LAUNCH
+		 * event and not yet freed. */
+		for (size_t a = 0; a < r->allocation_count; a++)
+			if (r->allocations[a].alloc_event < event &&
+			    r->allocations[a].free_event > event)
+				live[live_count++] = &r->allocations[a];
+		qsort(live, live_count, sizeof(*live), compare_allocation_base);
 	}
-	/* The allocations live at this launch: made before its LAUNCH
-	 * event and not yet freed. */
-	for (size_t a = 0; a < r->allocation_count; a++)
-		if (r->allocations[a].alloc_event < event &&
-		    r->allocations[a].free_event > event)
-			live[live_count++] = &r->allocations[a];
-	qsort(live, live_count, sizeof(*live), compare_allocation_base);
+	/* records_at is 8 + 8 x count from an allocation's start: aligned */
 	for (size_t n = 0, k = 0; n < w->count && !rc; n++) {
-		w->records[n] = w->record_storage + k;
+		w->records[n] = (uint64_t *)(void *)(w->payload + records_at) + k;
 		for (uint32_t j = 0; j < w->record_counts[n]; j++, k++) {
 			uint64_t at = records_at + k * 8;
 			uint64_t record = get_le64(w->payload + at);
 			uint64_t flags = record & TRACE_ACCESS_FLAG_MASK;
+
+			w->records[n][j] = record;
+			if (!check)
+				continue;
 
 			if (!flags || flags & ~(TRACE_ACCESS_READ | TRACE_ACCESS_WRITE)) {
 				rc = refuse_in(r, error, si, at,
@@ -1054,7 +1167,6 @@ static int check_warps(struct trace_reader *r, size_t launch_index, size_t si,
 					       launch_index);
 				break;
 			}
-			w->record_storage[k] = record;
 		}
 	}
 	free(live);
@@ -1062,6 +1174,12 @@ static int check_warps(struct trace_reader *r, size_t launch_index, size_t si,
 }
 
 int trace_warps_open(struct trace_reader *r, size_t launch_index,
+		     struct trace_warps **out, struct trace_error *error)
+{
+	return trace_warps_read(r, launch_index, 0, out, error);
+}
+
+int trace_warps_read(struct trace_reader *r, size_t launch_index, unsigned int flags,
 		     struct trace_warps **out, struct trace_error *error)
 {
 	struct trace_warps *w;
@@ -1078,13 +1196,11 @@ int trace_warps_open(struct trace_reader *r, size_t launch_index,
 	si = r->access_sections[launch_index];
 	if (si != SIZE_MAX &&
 	    (load_section(r, si, &w->payload, error) ||
-	     check_warps(r, launch_index, si, w, error))) {
+	     check_warps(r, launch_index, si, w, !(flags & TRACE_WARPS_UNCHECKED), error))) {
 		trace_warps_close(w);
 		errno = error->errnum;
 		return -1;
 	}
-	free(w->payload);
-	w->payload = NULL;
 	*out = w;
 	return 0;
 }
@@ -1111,6 +1227,5 @@ void trace_warps_close(struct trace_warps *w)
 	free(w->warp_ids);
 	free(w->record_counts);
 	free(w->records);
-	free(w->record_storage);
 	free(w);
 }

@@ -584,6 +584,56 @@ static void test_address_outside_allocations(void)
 	trace_close(r);
 }
 
+/* Unchecked reads (TRACE_WARPS_UNCHECKED): the stray line comes back as
+ * written, for a caller that checked the streams once already. */
+static void test_unchecked_read(void)
+{
+	struct trace_reader *r;
+	struct trace_warps *w;
+	struct trace_error error;
+	const uint64_t *records;
+	uint32_t id, count;
+
+	write_trace("outside.trace", 0x100000, 0);
+	CU_ASSERT_EQUAL_FATAL(trace_open("outside.trace", NULL, &r, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_warps_read(r, 0, TRACE_WARPS_UNCHECKED, &w, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_warps_count(w), 2);
+	trace_warps_get(w, 1, &id, &records, &count);
+	CU_ASSERT_EQUAL(id, 3);
+	CU_ASSERT_EQUAL_FATAL(count, 2);
+	CU_ASSERT_EQUAL(trace_access_line(records[1]), 0x100000);
+	trace_warps_close(w);
+	trace_close(r);
+}
+
+/* The open reads the file once (its whole CRC-32 with it); a launch's
+ * section is read again when opened, and refused if it changed since. */
+static void test_file_read_again(void)
+{
+	struct trace_reader *r;
+	struct trace_warps *w;
+	struct trace_error error;
+	size_t size;
+	uint8_t *data;
+	FILE *f;
+
+	write_trace("again.trace", DEVICE_BASE, 0);
+	data = read_whole("again.trace", &size);
+	CU_ASSERT_EQUAL_FATAL(trace_open("again.trace", NULL, &r, &error), 0);
+	CU_ASSERT_EQUAL(trace_get_info(r)->file_crc32, trace_crc32(0, data, size));
+	/* a byte of the first section (launch 0's ACCESSES, at 64) changes */
+	data[70] ^= 0xff;
+	f = fopen("again.trace", "r+b");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(fwrite(data, 1, size, f), size);
+	fclose(f);
+	CU_ASSERT_EQUAL(trace_warps_open(r, 0, &w, &error), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message,
+		"again.trace: offset 64: section 0 (ACCESSES): changed since the trace was opened"));
+	trace_close(r);
+	free(data);
+}
+
 static void test_bad_events(void)
 {
 	struct trace_writer *w;
@@ -659,6 +709,8 @@ int main(void)
 	CU_add_test(suite, "frame size disagrees", test_frame_size_disagrees);
 	CU_add_test(suite, "address outside allocations",
 		    test_address_outside_allocations);
+	CU_add_test(suite, "unchecked read", test_unchecked_read);
+	CU_add_test(suite, "file read again", test_file_read_again);
 	CU_add_test(suite, "bad events", test_bad_events);
 	CU_add_test(suite, "writer refuses bad meta", test_writer_refuses_bad_meta);
 	CU_basic_set_mode(CU_BRM_VERBOSE);

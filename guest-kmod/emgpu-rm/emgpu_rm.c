@@ -548,6 +548,7 @@ static int emgpu_rm_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	gpu->bar2_size = min_t(u64, pci_resource_len(pdev, GA10X_BAR_VRAM), gpu->vram_size);
 	gpu->num_gpcs = emgpu_rm_rd(gpu, EMGPU_REG_NUM_GPCS);
 	gpu->num_sms = emgpu_rm_rd(gpu, EMGPU_REG_NUM_SMS);
+	gpu->warps_per_sm = emgpu_rm_rd(gpu, EMGPU_REG_WARPS_PER_SM);
 	gpu->num_ces = emgpu_rm_rd(gpu, EMGPU_REG_NUM_COPY_ENGINES);
 	if (gpu->vram_size < (8ull << 20) || !gpu->num_gpcs || !gpu->num_ces) {
 		dev_err(&pdev->dev, "implausible device: VRAM %llu, %u GPCs, %u CEs\n",

@@ -218,7 +218,7 @@ struct emgpu_rm_gpu {
 	void __iomem *bar2;
 	u64 bar2_size;
 	u64 vram_size;
-	u32 num_gpcs, num_sms, num_ces;
+	u32 num_gpcs, num_sms, warps_per_sm, num_ces;
 	NvProcessorUuid uuid;
 	char uuid_text[48];		/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
 	int irq;

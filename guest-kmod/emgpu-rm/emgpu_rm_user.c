@@ -309,6 +309,9 @@ static long ioctl_gpu_info(struct emgpu_rm_client *client, void __user *arg)
 	lockdep_assert_held(&gpu->lock);
 	memcpy(info.uuid, gpu->uuid.uuid, sizeof(info.uuid));
 	info.vram_bytes = gpu->vram_size;
+	/* what a launch's warps run on: a replay sizes its launches by it */
+	info.num_sms = gpu->num_sms;
+	info.warps_per_sm = gpu->warps_per_sm;
 	/*
 	 * The device clock, for user space that times its own calls (a
 	 * prefetch): BAR0 cannot be mapped from user space while this driver

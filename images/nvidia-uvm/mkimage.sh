@@ -7,9 +7,11 @@
 # it (the module that goes into the real-card image), Debian's own as
 # nvidia-uvm-stock.ko (guest-kmod/nvidia-uvm/build.sh --stock), and /bin/ember-run
 # ($EMBER_RUN, default build/guest/ember-run: the matrix runs of driver
-# nvidia-uvm, libember's nvidia-uvm back end).
+# nvidia-uvm, libember's nvidia-uvm back end) with the capture traces as
+# /traces/NAME, as the ember image carries them (images/Makefile's TRACES
+# names them: ember-run -k trace:NAME replays one on either driver).
 #
-# usage: mkimage.sh OUTPUT.cpio BRANCH_DIR...
+# usage: mkimage.sh OUTPUT.cpio BRANCH_DIR... [TRACE.trace...]
 set -euo pipefail
 
 out=$1
@@ -24,7 +26,14 @@ ember_run=${EMBER_RUN:-$top/build/guest/ember-run}
 [ -x "$ember_run" ] || die "no $ember_run (make -C userspace builds it)"
 new_root "$here/init"
 install -m 0755 "$ember_run" "$root/bin/ember-run"
-for branch_dir in "$@"; do
+branches=()
+for a in "$@"; do
+	case $a in
+	*.trace) install_trace "$root" "$a" ;;
+	*) branches+=("$a") ;;
+	esac
+done
+for branch_dir in "${branches[@]}"; do
 	version=$(. "$branch_dir/branch.conf" && echo "${version%-*}")
 	nvidia=$(bash "$top/guest-kmod/nvidia-uvm/build.sh" "$branch_dir") ||
 		die "the $version modules did not build (guest-kmod/nvidia-uvm/build.sh $branch_dir)"

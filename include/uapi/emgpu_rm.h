@@ -27,6 +27,8 @@ struct emgpu_rm_gpu_info {
 	__u64 vram_bytes;		/* (out) */
 	__u64 ptimer_ns;		/* (out) the GPU's PTIMER now: its clock, ns */
 	__u64 vram_free_bytes;		/* (out) VRAM the PMA has free now: RM's free FB */
+	__u32 num_sms;			/* (out) the SMs a launch's warps run on */
+	__u32 warps_per_sm;		/* (out) resident warps per SM: SMs x this slots */
 };
 
 /* A client and a GPU VA space in it, for UVM_REGISTER_GPU_VASPACE. */

@@ -9,12 +9,16 @@
  * replay size whole lines, at least one, and the scaled peak at least
  * the target's.
  *
- * Input: a trace file. It is planned twice, as given and with its
- * checksums recomputed (capture/fuzz/trace_fix_checksums.h), so that
- * mutations reach the checks behind the CRCs. The planner opens a path,
+ * Input: a trace file. It is planned as given and with its checksums
+ * recomputed (capture/fuzz/trace_fix_checksums.h), so that mutations reach
+ * the checks behind the CRCs; each both ways: its streams checked at the
+ * open (ember-agent, on the host) and read unchecked (ember-run in the
+ * guest, where the layout's own lookups are all that stands between a
+ * record and the replay's allocations). The planner opens a path,
  * so the bytes go to a memory file named by /proc/self/fd.
  */
 #define _GNU_SOURCE	/* memfd_create */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +35,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void plan(int fd, const char *path, const uint8_t *data, size_t size)
+static void plan(int fd, const char *path, const uint8_t *data, size_t size,
+		 bool check_streams)
 {
 	struct em_replay_plan p;
 	char err[320];
@@ -40,7 +45,7 @@ static void plan(int fd, const char *path, const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
 	err[0] = 0;
-	if (em_replay_open(&p, path, NULL, err, sizeof(err))) {
+	if (em_replay_open(&p, path, NULL, check_streams, err, sizeof(err))) {
 		/* refused with a message, and nothing left open */
 		if (!err[0] || !memchr(err, 0, sizeof(err)))
 			abort();
@@ -73,13 +78,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	}
-	plan(fd, path, data, size);
+	plan(fd, path, data, size, true);
+	plan(fd, path, data, size, false);
 	fixed = malloc(size ? size : 1);
 	if (!fixed)
 		abort();
 	memcpy(fixed, data, size);
 	trace_fix_checksums(fixed, size);
-	plan(fd, path, fixed, size);
+	plan(fd, path, fixed, size, true);
+	plan(fd, path, fixed, size, false);
 	free(fixed);
 	return 0;
 }

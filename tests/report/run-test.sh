@@ -315,7 +315,7 @@ word_refused 'profile = h200=x' "bad profile 'h200=x' $safe"
 word_refused 'name = ..' "bad name '..' $safe"
 word_refused 'name = a/b' "bad name 'a/b' $safe"
 word_refused 'name = -x' "bad name '-x' $safe"
-printf 'name = ok_1.b-c\nprofile = h200x16-4512m-norule\napps = ssb-q1.3 trace:cupy-accesses.trace\nvariants = uvm\nfactors = 1\n' \
+printf 'name = ok_1.b-c\nprofile = h200x16-4512m-norule\napps = ssb-q1.3 trace:cupy-accesses.trace\nvariants = uvm\nfactors = 1\nmemory = 8192\n' \
 	>"$work/safe.conf"
 if "$agent" run "$work/safe.conf" --list >"$work/safe.out" 2>"$work/safe.err" &&
    [ "$(wc -l <"$work/safe.out")" -eq 2 ]; then
@@ -371,6 +371,65 @@ if [ "$rc" -eq 2 ] && grep -q 'needs the nvidia-uvm image' "$work/drv.err"; then
 	echo "ok: driver nvidia-uvm without --nvidia-uvm-initrd refused"
 else
 	echo "FAIL: driver nvidia-uvm without its image: exit $rc, $(cat "$work/drv.err")"
+	fails=$((fails + 1))
+fi
+
+# trace:FILE apps (docs/trace-replay.md): refused before any VM boots (no
+# QEMU here), naming the file and the limit. trconf PROFILE FACTORS
+# [RUN_ARGS] writes tr.conf (driver nvidia-uvm); trace_refused MESSAGE
+# [AGENT ARGS] wants exit 2 and exactly MESSAGE.
+trconf() {
+	printf 'name = tr\nprofile = %s\napps = trace:torch-accesses.trace\nvariants = uvm\nfactors = %s\ndriver = nvidia-uvm\n' \
+		"$1" "$2" >"$work/tr.conf"
+	[ -z "${3:-}" ] || echo "run_args = $3" >>"$work/tr.conf"
+}
+trace_refused() {
+	local want=$1 rc
+	shift
+	set +e
+	"$agent" run "$work/tr.conf" "$@" >/dev/null 2>"$work/tr.err"
+	rc=$?
+	set -e
+	if [ "$rc" -eq 2 ] && grep -qxF "$want" "$work/tr.err"; then
+		echo "ok: refused: $want"
+	else
+		echo "FAIL: expected exit 2 and \"$want\": exit $rc, $(cat "$work/tr.err")"
+		fails=$((fails + 1))
+	fi
+}
+tr=capture/traces/torch-accesses.trace
+# too large for the guest's memory at its largest factor: 3 x 512 MiB
+trconf h200-512m "0.5 3"
+trace_refused "$work/tr.conf:6: $tr: the replay at factor 3 on h200-512m needs 1738 MiB of guest memory (the trace 1 MiB, its allocations 1537 MiB, its largest launch 3 MiB, line maps 5 MiB, the guest's kernel and image 192 MiB), more than memory = 1024 MiB" --list
+# streams that do not match the timing capture: another program's launches,
+# or a -T outside the image's /traces
+trconf h200-64m 0.5 "-T /traces/pathfinder-timing.trace"
+trace_refused "$work/tr.conf:7: capture/traces/pathfinder-timing.trace: 5 launches, $tr has 10" --list
+trconf h200-64m 0.5 "-T torch-timing.trace"
+trace_refused "$work/tr.conf:7: run_args -T torch-timing.trace: not a trace of the image's /traces (-T /traces/NAME, NAME (letters, digits, '.', '_', '-'; a letter or digit first))" --list
+# the image of the matrix's driver: without the trace, with other bytes of
+# it, with it (no refusal: QEMU, absent here, is what fails)
+mkdir -p "$work/img/none/bin" "$work/img/other/traces" "$work/img/good/traces"
+: >"$work/img/none/bin/ember-run"
+head -c 1000 "$tr" >"$work/img/other/traces/torch-accesses.trace"
+cp "$tr" "$work/img/good/traces/"
+for i in none other good; do
+	(cd "$work/img/$i" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc) \
+		>"$work/img/$i.cpio"
+done
+trconf h200-64m 0.5
+noqemu() { echo --qemu /nonexistent --kernel /nonexistent --initrd /nonexistent \
+	--results "$work/trres" --nvidia-uvm-initrd "$work/img/$1.cpio"; }
+trace_refused "ember-agent: tr: driver nvidia-uvm: its image $work/img/none.cpio carries no traces/torch-accesses.trace (make image-nvidia-uvm packs capture/traces/*.trace into it); no VM started" $(noqemu none)
+trace_refused "ember-agent: tr: driver nvidia-uvm: its image $work/img/other.cpio carries another traces/torch-accesses.trace (CRC-32 $(head -c 1000 "$tr" | gzip -c | tail -c 8 | od -An -tx4 -N4 | tr -d ' ')) than the one checked, $tr ($(gzip -c "$tr" | tail -c 8 | od -An -tx4 -N4 | tr -d ' ')): rebuild it (make image-nvidia-uvm); no VM started" $(noqemu other)
+set +e
+"$agent" run "$work/tr.conf" $(noqemu good) >/dev/null 2>"$work/tr.err"
+rc=$?
+set -e
+if [ "$rc" -eq 1 ] && ! grep -q 'no VM started' "$work/tr.err"; then
+	echo "ok: an image carrying the checked trace: no refusal"
+else
+	echo "FAIL: an image carrying the checked trace: exit $rc, $(cat "$work/tr.err")"
 	fails=$((fails + 1))
 fi
 

@@ -5,25 +5,30 @@
 # must be ok with result_ok 1 (every launch's checksum equal to the CPU's,
 # every word of every allocation checked, none mismatched) and every
 # launch with accesses replayed; both passes must give equal trace hashes
-# and modelled times. Then the bad traces are refused before any VM boots
-# (a truncated copy in a matrix: exit 2 with the reader's message). KTAP,
-# then "N passed, M failed, K skipped".
+# and modelled times. Pathfinder's trace on nvidia-uvm (replay-nvuvm.conf,
+# the nvidia-uvm image, which carries the same traces): ok, every launch's
+# checksum, and the same result and words checked as on ember.ko (the
+# same allocations, the same lines read). Then the bad traces are refused
+# before any VM boots (a truncated copy in a matrix: exit 2 with the
+# reader's message). KTAP, then "N passed, M failed, K skipped".
 #
-# usage: run-test.sh AGENT QEMU KERNEL INITRD WORKDIR
+# usage: run-test.sh AGENT QEMU KERNEL INITRD NVIDIA_UVM_INITRD WORKDIR
 set -uo pipefail
 
-agent=$1 qemu=$2 kernel=$3 initrd=$4 work=$5
+agent=$1 qemu=$2 kernel=$3 initrd=$4 nvuvm_initrd=$5 work=$6
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../scripts/ktap.sh"
 rm -rf "$work"
 mkdir -p "$work"
 
 echo "KTAP version 1"
-echo "1..13"
+echo "1..15"
 for pass in 1 2; do
 	"$agent" run "$here/replay.conf" --qemu "$qemu" --kernel "$kernel" \
 		--initrd "$initrd" --results "$work/run$pass" >"$work/run$pass.log" 2>&1
 done
+"$agent" run "$here/replay-nvuvm.conf" --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
+	--nvidia-uvm-initrd "$nvuvm_initrd" --results "$work/nvuvm" >"$work/nvuvm.log" 2>&1
 result() { echo "$work/run$1/trace-replay/runs/trace:$3-accesses.trace-$2-x0.5-s1/result.json"; }
 # FIELDS PASS VARIANT TRACE: status, result_ok, mismatches, words, launches, hash, sim_ns
 fields() {
@@ -61,6 +66,27 @@ for v in uvm adaptive; do
 	check "$trace trace under $v: driver's faults counted, equal to the device's entries ($f1)" counted
 done
 done
+# pathfinder on nvidia-uvm: RESULT WORDS LAUNCHES_OK of a run's result.json
+nv_fields() {
+	jq -r '[.status, .run.result_ok, .run.mismatches, .run.result, .run.expected_result,
+		.run.words_checked, .run.launches_replayed, .run.launches_ok]
+		| map(if . == null then "null" else . end) | @tsv' "$1" 2>/dev/null
+}
+read -r nst nok nmm nres nexp nwc nlr nlo < <(nv_fields \
+	"$work/nvuvm/trace-replay-nvuvm/runs/trace:pathfinder-accesses.trace-uvm-x0.5-s1-Dnvidia-uvm/result.json")
+read -r est eok emm eres eexp ewc elr elo < <(nv_fields "$(result 1 uvm pathfinder)")
+nv_verified() {
+	[ "$nst" = ok ] && [ "$nok" = 1 ] && [ "$nmm" = 0 ] && [ "$nlr" = 5 ] && [ "$nlo" = 5 ] &&
+		[ "$nres" = "$nexp" ] || {
+		echo "status $nst result_ok $nok mismatches $nmm launches $nlr ok $nlo" \
+		     "result $nres expected $nexp: $(tail -n 3 "$work/nvuvm.log")"; return 1; }
+}
+check "pathfinder trace on nvidia-uvm under uvm: ok, every launch's checksum" nv_verified
+nv_same() {
+	[ -n "$nres" ] && [ "$nres" = "$eres" ] && [ "${nwc:-0}" -gt 0 ] && [ "$nwc" = "$ewc" ] || {
+		echo "result $nres on nvidia-uvm, $eres on ember.ko; words $nwc, $ewc"; return 1; }
+}
+check "pathfinder trace on nvidia-uvm: ember.ko's result ($eres) and words checked ($ewc)" nv_same
 # a bad trace in a matrix: refused before any VM, with the reader's message
 mkdir -p "$work/traces"
 head -c 1000 "$here/../../capture/traces/torch-accesses.trace" >"$work/traces/cut.trace"

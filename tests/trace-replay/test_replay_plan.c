@@ -9,6 +9,7 @@
  * usage: test-replay-plan TRACES_DIR WORKDIR
  */
 #include <CUnit/Basic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,7 @@ static void test_selftest_layout(void)
 	char path[512], err[320];
 
 	trace_path(path, sizeof(path), "selftest-accesses.trace");
-	CU_ASSERT_EQUAL_FATAL(em_replay_open(&p, path, NULL, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(em_replay_open(&p, path, NULL, true, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(p.nallocs, 3);
 	CU_ASSERT_EQUAL(p.peak_bytes, 512 + 4 * MiB + 2 * MiB);
 	CU_ASSERT_EQUAL(p.records, 81920);
@@ -104,7 +105,7 @@ static void test_torch_layout(void)
 	size_t i;
 
 	trace_path(path, sizeof(path), "torch-accesses.trace");
-	CU_ASSERT_EQUAL_FATAL(em_replay_open(&p, path, NULL, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(em_replay_open(&p, path, NULL, true, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(trace_launch_count(p.reader), 10);
 	CU_ASSERT_EQUAL(p.records, 258364);
 	CU_ASSERT_EQUAL(p.dropped, 0);
@@ -165,7 +166,7 @@ static void expect_refused(const char *path, const char *want)
 	struct em_replay_plan p;
 	char err[320] = "";
 
-	CU_ASSERT_EQUAL(em_replay_open(&p, path, NULL, err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(em_replay_open(&p, path, NULL, true, err, sizeof(err)), -1);
 	if (!strstr(err, want) || strncmp(err, path, strlen(path)))
 		fprintf(stderr, "\n  got '%s', want '%s: ...%s...'\n", err, path, want);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
@@ -223,6 +224,66 @@ static void test_outside(void)
 	CU_ASSERT_EQUAL_FATAL(trace_writer_close(tw, &terr), 0);
 	expect_refused(path, "warp 0 record 1: line 0x7f0000100000 is outside every "
 		       "allocation live at launch 0");
+	/* the guest's open leaves the streams unchecked; its layout refuses the line */
+	{
+		struct em_replay_plan p;
+		char err[320] = "";
+
+		CU_ASSERT_EQUAL_FATAL(em_replay_open(&p, path, NULL, false, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL(em_replay_layout(&p, 8192, err, sizeof(err)), -1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, "outside.trace: launch 0 warp 0 record 1: "
+					      "line 0x7f0000100000 outside every allocation"));
+		em_replay_close(&p);
+	}
+}
+
+/* One launch of kernel "k" on grid x 1 x 1 of 32 threads: a timing trace
+ * (no accesses) or an accesses one (one record). */
+static void write_one_launch(const char *path, uint32_t grid, bool accesses)
+{
+	static const uint64_t rec = 0x7f0000000000ull | TRACE_ACCESS_READ;
+	struct trace_warp_records w = { .warp_id = 0, .record_count = 1, .records = &rec };
+	struct trace_event e = { .kind = TRACE_EVENT_ALLOC, .arg32 = TRACE_MEMORY_MANAGED,
+				 .address = 0x7f0000000000ull, .size = 4096 };
+	struct trace_launch l = { .grid = { grid, 1, 1 }, .block = { 32, 1, 1 },
+				  .warps_per_block = 1,
+				  .flags = accesses ? 0 : TRACE_LAUNCH_NO_ACCESSES };
+	struct trace_writer *tw;
+	struct trace_error terr;
+	uint32_t li;
+
+	CU_ASSERT_EQUAL_FATAL(trace_writer_open(path, &tw, &terr), 0);
+	if (!accesses)
+		trace_writer_set_flags(tw, TRACE_FLAG_NO_ACCESSES);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_add_event(tw, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_add_launch(tw, &l, "k", 1, &li), 0);
+	if (accesses)
+		CU_ASSERT_EQUAL_FATAL(trace_writer_add_accesses(tw, li, &w, 1), 0);
+	l.launch_index = li;
+	l.access_count = accesses;
+	l.gpu_time_ns = 1000;
+	CU_ASSERT_EQUAL_FATAL(trace_writer_update_launch(tw, &l), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_close(tw, &terr), 0);
+}
+
+/* A timing trace whose launch has the same kernel on another grid. */
+static void test_timing_grid_mismatch(void)
+{
+	struct em_replay_plan p;
+	char path[512], tpath[512], want[1200], err[320] = "";
+
+	snprintf(path, sizeof(path), "%s/one.trace", work_dir);
+	snprintf(tpath, sizeof(tpath), "%s/one-timing.trace", work_dir);
+	write_one_launch(path, 1, true);
+	write_one_launch(tpath, 2, false);
+	CU_ASSERT_EQUAL(em_replay_open(&p, path, tpath, true, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s: launch 0 (k) has grid 2x1x1 of 32x1x1, %s's grid "
+		 "1x1x1 of 32x1x1", tpath, path);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	em_replay_close(&p);
+	write_one_launch(tpath, 1, false);
+	CU_ASSERT_EQUAL(em_replay_open(&p, path, tpath, true, err, sizeof(err)), 0);
+	em_replay_close(&p);
 }
 
 /* A timing trace must be the same program's: the selftest's is not torch's. */
@@ -233,11 +294,11 @@ static void test_timing_mismatch(void)
 
 	trace_path(path, sizeof(path), "torch-accesses.trace");
 	trace_path(tpath, sizeof(tpath), "selftest-timing.trace");
-	CU_ASSERT_EQUAL(em_replay_open(&p, path, tpath, err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(em_replay_open(&p, path, tpath, true, err, sizeof(err)), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, ": 2 launches, "));
 	em_replay_close(&p);
 	trace_path(tpath, sizeof(tpath), "torch-timing.trace");
-	CU_ASSERT_EQUAL(em_replay_open(&p, path, tpath, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(em_replay_open(&p, path, tpath, true, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(p.times_instrumented, 0);
 	em_replay_close(&p);
 }
@@ -258,6 +319,7 @@ int main(int argc, char **argv)
 	s = CU_add_suite("trace replay plan", NULL, NULL);
 	CU_add_test(s, "selftest: lines written before read, scaled by half", test_selftest_layout);
 	CU_add_test(s, "torch: inputs, touched lines, scaled 2x", test_torch_layout);
+	CU_add_test(s, "timing trace of the same kernels on other grids", test_timing_grid_mismatch);
 	CU_add_test(s, "truncated and wrong-version traces refused", test_bad_traces);
 	CU_add_test(s, "a line outside every allocation refused", test_outside);
 	CU_add_test(s, "timing trace of another program refused", test_timing_mismatch);
