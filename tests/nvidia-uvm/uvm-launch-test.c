@@ -74,9 +74,19 @@
 #define RM_GROUP	990
 #define USER_A		1001
 #define USER_B		1002
-/* user A's launch: its faults alone outlast its 1 ms timeout; then long */
-#define REUSE_PASSES	1024
+/*
+ * User A's launch: seconds of TCG after its faults, so that it outlasts
+ * its 1 ms timeout however late the guest runs the waiting thread; user
+ * B's launch waits out its EBUSY.
+ */
+#define REUSE_PASSES	16384
 #define REUSE_A_BYTES	UVM_VA_BLOCK_BYTES
+/*
+ * The launch stopped under it: the stream kernel's most passes (hours of
+ * TCG), so only the unregister can end it, however late the thread that
+ * unregisters runs on a loaded host.
+ */
+#define STOP_PASSES	1000000
 #define RM_PARAMS	"/sys/module/emgpu_rm/parameters/"
 
 static unsigned int n, failed, skipped;
@@ -660,8 +670,14 @@ static void user_b(struct user_report *r, void *arg)
 	usleep(200 * 1000);
 	for (uint64_t i = 0; i < words; i++)
 		r->touched += u->buf[i] != b_word(i);
-	r->launch_err = emgpu_rm_stream(u->rfd, u->vs.h_client, u->ch.h_channel, (uintptr_t)u->buf,
-					u->bytes, 1, LAUNCH_TIMEOUT_MS, &l);
+	/* EBUSY while A's launch, timed out, still runs (while A lives) */
+	for (uint64_t t0 = now_ms();;) {
+		r->launch_err = emgpu_rm_stream(u->rfd, u->vs.h_client, u->ch.h_channel,
+						(uintptr_t)u->buf, u->bytes, 1, LAUNCH_TIMEOUT_MS, &l);
+		if (r->launch_err != EBUSY || now_ms() - t0 > LAUNCH_TIMEOUT_MS)
+			break;
+		usleep(10 * 1000);
+	}
 	r->status = l.status;
 	r->result = l.result;
 	for (uint64_t i = 0; i < words; i++)
@@ -803,7 +819,7 @@ static void stopped_under_launch(int ufd, int rfd, const struct emgpu_rm_va_spac
 			       buf == MAP_FAILED ? strerror(errno) : "ok", st.faults0);
 	} else {
 		err = emgpu_rm_stream(rfd, vs->h_client, ch.h_channel, (uintptr_t)buf, REUSE_A_BYTES,
-				      REUSE_PASSES, LAUNCH_TIMEOUT_MS, &l);
+				      STOP_PASSES, LAUNCH_TIMEOUT_MS, &l);
 		pthread_join(thread, NULL);
 		launch_verdict(st.ok && err == ECANCELED && l.status == EMGPU_LAUNCH_ERROR, name,
 			       "unregister: %s; errno %d, status %u", st.why, err, l.status);
