@@ -446,6 +446,16 @@ image-nvidia-test: image-nvidia qemu host
 bench: deps
 	$(MAKE) -C models bench
 
+# The replay's throughput at scale (docs/trace-replay.md): a synthetic
+# trace of REPLAY_PASSES x the footprint's lines (382: about 100 M records
+# on h200-64m at 0.5x) replayed in a VM, then the built-in stream kernel
+# over the same lines as often; each one's wall time, records per second
+# and the ratio. Not in make test: minutes under TCG.
+REPLAY_PASSES ?= 382
+replay-bench: all capture
+	bash scripts/replay-bench.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
+		$(BUILD)/replay-bench $(REPLAY_PASSES)
+
 vm-test: all
 	$(VMTEST) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) --initrd $(INITRD) \
 		--outdir $(BUILD)/vm-test --accel $(ACCEL)
@@ -591,4 +601,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test driver-cost-test driver-cost trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report fuzz-campaign fuzz-report fuzz-doc fuzz-doc-check bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean
+.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test driver-cost-test driver-cost trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report fuzz-campaign fuzz-report fuzz-doc fuzz-doc-check bench replay-bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean

@@ -6,7 +6,12 @@
  * across versions): resident VRAM (stream over 2 MiB pages), mapped
  * sysmem (gather over 4K sysmem pages, access counters on), fault-heavy
  * (stream over unmapped 4K pages, every page faulted, serviced by a
- * minimal driver loop here) and mapped-sysmem-cold (below).
+ * minimal driver loop here), mapped-sysmem-cold (below), and trace-replay:
+ * the trace kernel (docs/trace-replay.md) replaying records that are
+ * exactly resident-vram's accesses (each record a read-modify-write of
+ * one line, in stream's order), its streams in mapped sysmem as the
+ * replayer hands them over: records per second through the model, and
+ * over resident-vram's lines per second in the same run (vs_stream=).
  *
  * Absolute rates differ 2-4x between hosts for the same work, so each mix
  * is printed first as a ratio: its rate over a reference loop measured in
@@ -33,6 +38,12 @@
 #define ACBUF		0x2000ull
 #define DATA		(8ull << 20)
 #define VA		0x10000000000ull
+/* trace-replay: its warp table (2 MiB page) and records (8 MiB) in sysmem */
+#define STREAMS_VA	(VA + (1ull << 30))
+#define TRACE_LINES	((64ull << 20) / 128)
+#define TRACE_PASSES	4
+#define TRACE_RECORDS	(TRACE_LINES * TRACE_PASSES)
+#define TRACE_WARP_RECS	32
 
 struct env {
 	uint8_t *sys;
@@ -134,10 +145,33 @@ static void launch(struct env *e, uint32_t kernel, const uint64_t *args, int n)
 }
 
 /* One mix: its setup (not timed) and its launch. */
-enum mix { MIX_VRAM, MIX_SYSMEM, MIX_FAULT, MIX_SYSMEM_COLD, MIXES };
+enum mix { MIX_VRAM, MIX_SYSMEM, MIX_FAULT, MIX_SYSMEM_COLD, MIX_TRACE, MIXES };
 static const char *const mix_names[MIXES] = {
-	"resident-vram", "mapped-sysmem", "fault-heavy", "mapped-sysmem-cold",
+	"resident-vram", "mapped-sysmem", "fault-heavy", "mapped-sysmem-cold", "trace-replay",
 };
+
+/*
+ * trace-replay's streams as userspace/replay.c writes them: a table entry
+ * {first record, count} per captured warp of 32 records, then u32 records
+ * (line << 2 | read | write), record r the line r % lines, so the records
+ * are resident-vram's four passes of read-modify-write.
+ */
+static void trace_streams(struct env *e)
+{
+	uint64_t *table = (uint64_t *)(void *)(e->sys + DATA);
+	uint32_t *recs = (uint32_t *)(void *)(e->sys + DATA + (2ull << 20));
+	uint64_t r, off;
+
+	for (r = 0; r < TRACE_RECORDS; r++)
+		recs[r] = (uint32_t)(r % TRACE_LINES) << EMGPU_TRACE_REC_SHIFT |
+			  EMGPU_TRACE_REC_READ | EMGPU_TRACE_REC_WRITE;
+	for (r = 0; r < TRACE_RECORDS / TRACE_WARP_RECS; r++) {
+		table[2 * r] = r * TRACE_WARP_RECS;
+		table[2 * r + 1] = TRACE_WARP_RECS;
+	}
+	for (off = 0; off < (10ull << 20); off += 2ull << 20)
+		map(e, STREAMS_VA + off, EMGPU_APERTURE_SYSMEM, DATA + off, 1);
+}
 
 static void prepare(struct env *e, enum mix m)
 {
@@ -173,6 +207,18 @@ static void prepare(struct env *e, enum mix m)
 		a[3] = 256 * 1024;
 		launch(e, EMGPU_KERNEL_GATHER, a, 4);
 		break;
+	case MIX_TRACE:	/* resident-vram's accesses as trace records */
+		for (off = 0; off < (64ull << 20); off += 2ull << 20)
+			map(e, VA + off, EMGPU_APERTURE_VIDMEM, off, 1);
+		trace_streams(e);
+		{
+			uint64_t t[7] = { STREAMS_VA, TRACE_RECORDS / TRACE_WARP_RECS,
+					  STREAMS_VA + (2ull << 20), TRACE_RECORDS, VA,
+					  64ull << 20, 0 };
+
+			launch(e, EMGPU_KERNEL_TRACE, t, 7);
+		}
+		break;
 	default:	/* stream over 16 MiB of unmapped 4K pages, one pass */
 		a[0] = VA; a[1] = 16ull << 20; a[2] = 1;
 		launch(e, EMGPU_KERNEL_STREAM, a, 3);
@@ -201,9 +247,10 @@ static uint64_t reference_mix(uint8_t *sys, enum mix m)
 
 	switch (m) {
 	case MIX_VRAM:
+	case MIX_TRACE:
 	case MIX_FAULT:
-		n = (m == MIX_VRAM ? 64ull << 20 : 16ull << 20) / LINE;
-		passes = m == MIX_VRAM ? 4 : 1;
+		n = (m != MIX_FAULT ? 64ull << 20 : 16ull << 20) / LINE;
+		passes = m != MIX_FAULT ? 4 : 1;
 		for (p = 0; p < passes; p++)
 			for (i = 0; i < n; i++, accesses += 2) {
 				memcpy(w, sys + i * LINE, LINE);
@@ -264,9 +311,14 @@ static double reference_rate(uint8_t *sys, enum mix m, double min_s)
  * identical: the hash is checked to be the same each time). The rate is
  * per second of this thread's CPU time (user and system, page faults
  * included): "on one core", whatever else the machine runs; wall_s beside
- * it shows how much of the core it got.
+ * it shows how much of the core it got. *rate_out gets the rate; trace-replay
+ * adds mrecord_per_s=R vs_stream=X: its records per CPU second, and those
+ * over stream's lines per CPU second (stream_rate / 2: a load and a store
+ * each), the same lines read-modified-written through the built-in kernel
+ * in this run (0 when resident-vram did not run).
  */
-static int bench_mix(struct env *e, enum mix m, double min_s)
+static int bench_mix(struct env *e, enum mix m, double min_s, double stream_rate,
+		     double *rate_out)
 {
 	struct gm_stats st;
 	double t0, w0, secs = 0, wall = 0, rate, ref;
@@ -292,14 +344,22 @@ static int bench_mix(struct env *e, enum mix m, double min_s)
 		reps++;
 	} while (secs < min_s);
 	rate = total / secs;
+	*rate_out = rate;
 	ref = reference_rate(e->sys, m, min_s);
 	printf("gm-bench: mix=%s ratio=%.4f (maccess_per_s=%.2f ref_maccess_per_s=%.1f) "
 	       "accesses=%llu faults=%llu notifications=%llu reps=%u cpu_s=%.3f "
-	       "wall_s=%.3f sim_ms=%.3f hash=%016llx\n",
+	       "wall_s=%.3f sim_ms=%.3f hash=%016llx",
 	       mix_names[m], rate / ref, rate / 1e6, ref / 1e6,
 	       (unsigned long long)st.accesses,
 	       (unsigned long long)st.faults, (unsigned long long)st.notifications,
 	       reps, secs, wall, st.sim_ns / 1e6, (unsigned long long)hash);
+	if (m == MIX_TRACE) {
+		double records = (double)reps * TRACE_RECORDS / secs;
+
+		printf(" mrecord_per_s=%.2f vs_stream=%.4f", records / 1e6,
+		       stream_rate > 0 ? records / (stream_rate / 2) : 0);
+	}
+	putchar('\n');
 	fflush(stdout);
 	return 0;
 }
@@ -308,7 +368,7 @@ static int bench_mix(struct env *e, enum mix m, double min_s)
 int main(int argc, char **argv)
 {
 	struct env e;
-	double min_s = 0.5;
+	double min_s = 0.5, rate = 0, stream_rate = 0;
 	int i, m, rc = 0, any = 0;
 
 	if (argc > 1)
@@ -325,7 +385,9 @@ int main(int argc, char **argv)
 		for (i = 2; i < argc; i++)
 			want |= !strcmp(argv[i], mix_names[m]);
 		if (want) {
-			rc |= bench_mix(&e, (enum mix)m, min_s);
+			rc |= bench_mix(&e, (enum mix)m, min_s, stream_rate, &rate);
+			if (m == MIX_VRAM)
+				stream_rate = rate;
 			any = 1;
 		}
 	}
