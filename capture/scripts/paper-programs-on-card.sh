@@ -203,21 +203,20 @@ for size in $sizes; do
 			*" dropped 0 "*) ;;
 			*) echo "INCOMPLETE $p-$size-$mode: records dropped" ;;
 			esac
+			# Rewritten at LEVEL while the next runs go on.
+			case $mode:" $recompress " in
+			accesses:*" $p "*)
+				( "$build/trace-recompress" "-$level" "$trace" "$trace.z" &&
+					mv "$trace.z" "$trace" &&
+					echo "RECOMPRESSED $(basename "$trace") $(stat -c %s "$trace") $(date -u +%H:%M:%S)" ) & ;;
+			esac
 		done
 	done
 	# Inputs of a size are not needed past it (disk).
 	[ -n "${KEEP_INPUTS:-}" ] || [ "$size" = "${VALIDATE:-}" ] ||
 		rm -f "$inputs"/*-"$size".*
 done
-
-echo "== recompress (level $level) $(date -u +%H:%M:%S)"
-for p in $recompress; do
-	for t in "$out/$p"-*-accesses.trace; do
-		[ -e "$t" ] || continue
-		( "$build/trace-recompress" "-$level" "$t" "$t.z" && mv "$t.z" "$t" &&
-			echo "RECOMPRESSED $(basename "$t") $(stat -c %s "$t")" ) &
-	done
-done
+echo "== waiting for trace-recompress $(date -u +%H:%M:%S)"
 wait
 
 if [ -n "${VALIDATE:-}" ]; then
