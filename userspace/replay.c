@@ -73,6 +73,23 @@ static uint64_t line_sum(uint64_t seed, uint64_t va)
 	return s;
 }
 
+/*
+ * The sum of line l of allocation a as a read finds it (its pattern),
+ * computed once per line: a trace reads most lines many times, and under
+ * TCG the 32 words of each read were the replayer's largest cost.
+ */
+static uint64_t alloc_line_sum(const struct replay_run *x, struct em_replay_alloc *a,
+			       uint64_t l)
+{
+	uint64_t va = (uintptr_t)a->p + l * LINE;
+
+	if (!a->sums && !(a->sums = calloc(a->lines, sizeof(*a->sums))))
+		return line_sum(x->cfg->seed, va);	/* no room: each time */
+	if (!a->sums[l])
+		a->sums[l] = line_sum(x->cfg->seed, va);
+	return a->sums[l];
+}
+
 static int do_alloc(struct replay_run *x, uint32_t i)
 {
 	struct em_replay_alloc *a = &x->plan.allocs[i];
@@ -128,6 +145,8 @@ static void do_free(struct replay_run *x, uint32_t i)
 	em_replay_live_remove(x->live, &x->nlive, i);
 	emFree(a->p);
 	a->p = NULL;
+	free(a->sums);
+	a->sums = NULL;
 }
 
 /* The replay's [start, end) of the card's [addr, addr + len) in a, whole pages. */
@@ -254,6 +273,7 @@ static int do_launch(struct replay_run *x, uint32_t li)
 	struct trace_error terr;
 	struct trace_warps *w;
 	uint64_t base = UINT64_MAX, end = 0, expect = 0, n = 0, ns = 0, result = 0;
+	long k = -1;
 	double units;
 	size_t i;
 	int ret;
@@ -284,11 +304,11 @@ static int do_launch(struct replay_run *x, uint32_t li)
 		x->table[i][1] = cnt;
 		for (r = 0; r < cnt; r++, n++) {
 			uint64_t line = trace_access_line(recs[r]);
-			long k = em_replay_find(p, x->live, x->nlive, line, LINE);
-			const struct em_replay_alloc *a;
+			struct em_replay_alloc *a;
 			uint32_t flags;
-			uint64_t va;
+			uint64_t off, va;
 
+			k = em_replay_find_line(p, x->live, x->nlive, line, k);
 			if (k < 0) {	/* the file changed since the layout read it */
 				trace_warps_close(w);
 				snprintf(x->rr->error, sizeof(x->rr->error), "%s: launch %u: a "
@@ -296,13 +316,14 @@ static int do_launch(struct replay_run *x, uint32_t li)
 				return run_fail(x, "trace_read", -EINVAL);
 			}
 			a = &p->allocs[k];
-			va = (uintptr_t)a->p + em_replay_offset(p, a, line);
+			off = em_replay_offset(p, a, line);
+			va = (uintptr_t)a->p + off;
 			flags = (recs[r] & TRACE_ACCESS_READ ? EMGPU_TRACE_REC_READ : 0) |
 				(recs[r] & TRACE_ACCESS_WRITE ? EMGPU_TRACE_REC_WRITE : 0);
 
 			x->recs[n] = (uint32_t)((va - base) / LINE) << EMGPU_TRACE_REC_SHIFT | flags;
 			if (flags & EMGPU_TRACE_REC_READ)
-				expect += line_sum(x->cfg->seed, va);
+				expect += alloc_line_sum(x, a, off / LINE);
 		}
 	}
 	memset(&l, 0, sizeof(l));

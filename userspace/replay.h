@@ -36,6 +36,7 @@ struct em_replay_alloc {
 	uint8_t *touched;		/* bit per line: holds the pattern at the end */
 	uint8_t *written;		/* plan scratch: written so far */
 	void *p;			/* the run's allocation (NULL: not live) */
+	uint64_t *sums;			/* run: each line's pattern sum once read (0: not yet) */
 };
 
 struct em_replay_plan {
@@ -91,7 +92,8 @@ struct em_replay_memory {
 				 * all in the guest's RAM (evicted, or not yet migrated) */
 	uint64_t launch;	/* the largest launch: its decompressed section, the
 				 * device's records and warp table, the reader's arrays */
-	uint64_t maps;		/* the plan's three bits per replayed line */
+	uint64_t maps;		/* the plan's three bits per replayed line, the
+				 * run's sum of each line read (8 bytes) */
 	uint64_t total;
 };
 void em_replay_memory(const struct em_replay_plan *p, uint64_t footprint,
@@ -101,6 +103,11 @@ void em_replay_memory(const struct em_replay_plan *p, uint64_t footprint,
  * live ones (sorted by base), or -1. */
 long em_replay_find(const struct em_replay_plan *p, const uint32_t *live,
 		    size_t nlive, uint64_t card_addr, uint64_t len);
+/* The same for a line, trying first `hint` (the previous record's
+ * allocation, live at the same launch, or -1): records run in long
+ * sequences through one allocation. */
+long em_replay_find_line(const struct em_replay_plan *p, const uint32_t *live,
+			 size_t nlive, uint64_t card_line, long hint);
 /* Its offset in the replay: scaled, whole lines, inside the allocation. */
 uint64_t em_replay_offset(const struct em_replay_plan *p,
 			  const struct em_replay_alloc *a, uint64_t card_addr);

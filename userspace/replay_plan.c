@@ -81,6 +81,17 @@ long em_replay_find(const struct em_replay_plan *p, const uint32_t *live,
 	return -1;
 }
 
+long em_replay_find_line(const struct em_replay_plan *p, const uint32_t *live,
+			 size_t nlive, uint64_t line, long hint)
+{
+	/* wholly inside it: no other live allocation can hold a byte of it */
+	if (hint >= 0 && p->allocs[hint].card_size >= LINE &&
+	    line >= p->allocs[hint].card_base &&
+	    line - p->allocs[hint].card_base <= p->allocs[hint].card_size - LINE)
+		return hint;
+	return em_replay_find(p, live, nlive, line, LINE);
+}
+
 uint64_t em_replay_offset(const struct em_replay_plan *p,
 			  const struct em_replay_alloc *a, uint64_t addr)
 {
@@ -271,6 +282,7 @@ static int layout_launch(struct em_replay_plan *p, size_t li, const uint32_t *li
 {
 	struct trace_error terr;
 	struct trace_warps *w;
+	long k = -1;
 	int pass;
 
 	/* checked once, by em_replay_open() on the host: see the top */
@@ -288,10 +300,10 @@ static int layout_launch(struct em_replay_plan *p, size_t li, const uint32_t *li
 			trace_warps_get(w, i, &id, &recs, &n);
 			for (r = 0; r < n; r++) {
 				uint64_t line = trace_access_line(recs[r]);
-				long k = em_replay_find(p, live, nlive, line, LINE);
 				struct em_replay_alloc *a;
 				uint64_t l;
 
+				k = em_replay_find_line(p, live, nlive, line, k);
 				if (k < 0) {
 					trace_warps_close(w);
 					return plan_error(err, errlen, "%s: launch %zu warp %u record %u: "
@@ -399,7 +411,7 @@ void em_replay_memory(const struct em_replay_plan *p, uint64_t footprint,
 	/* each allocation rounded up to a line (em_replay_layout) */
 	m->footprint = footprint + p->nallocs * LINE;
 	lines = m->footprint / LINE;
-	m->maps = 3 * ((lines + 7) / 8 + p->nallocs);
+	m->maps = 3 * ((lines + 7) / 8 + p->nallocs) + 8 * lines;
 	/*
 	 * The section (8 bytes a warp entry, 8 a record: its records are
 	 * decoded in place), the device's table (16 a warp) and records (4
@@ -419,6 +431,7 @@ void em_replay_close(struct em_replay_plan *p)
 		free(p->allocs[i].input);
 		free(p->allocs[i].touched);
 		free(p->allocs[i].written);
+		free(p->allocs[i].sums);
 	}
 	free(p->allocs);
 	free(p->alloc_of_event);

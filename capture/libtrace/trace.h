@@ -268,6 +268,8 @@ void trace_writer_abandon(struct trace_writer *writer);
 /* CRC-32 (ISO-HDLC: zlib's crc32, reflected polynomial 0xEDB88320),
  * continued from `crc` (0 to start). */
 uint32_t trace_crc32(uint32_t crc, const void *data, size_t size);
+/* The CRC-32 of A then B from A's, B's and B's size (zlib's crc32_combine). */
+uint32_t trace_crc32_combine(uint32_t crc1, uint32_t crc2, uint64_t size2);
 
 const char *trace_event_kind_name(uint16_t kind);
 

@@ -26,6 +26,34 @@ uint32_t trace_crc32(uint32_t crc, const void *data, size_t size)
 	return ~crc;
 }
 
+/* a x b modulo the CRC polynomial, both reflected (bit 31 is x^0) */
+static uint32_t crc32_multiply(uint32_t a, uint32_t b)
+{
+	uint32_t m = 1u << 31, p = 0;
+
+	for (;;) {
+		if (a & m) {
+			p ^= b;
+			if (!(a & (m - 1)))
+				break;
+		}
+		m >>= 1;
+		b = b & 1 ? (b >> 1) ^ 0xedb88320u : b >> 1;
+	}
+	return p;
+}
+
+uint32_t trace_crc32_combine(uint32_t crc1, uint32_t crc2, uint64_t size2)
+{
+	/* crc1 x x^(8 size2): x^8, squared for each bit of size2 */
+	uint32_t power = 1u << 23, shift = 1u << 31;
+
+	for (; size2; size2 >>= 1, power = crc32_multiply(power, power))
+		if (size2 & 1)
+			shift = crc32_multiply(power, shift);
+	return crc32_multiply(shift, crc1) ^ crc2;
+}
+
 void trace_encode_event(uint8_t *out, const struct trace_event *event)
 {
 	put_le16(out + 0, event->kind);

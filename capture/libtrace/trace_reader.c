@@ -148,16 +148,19 @@ static int read_at(const struct trace_reader *r, uint64_t offset, void *buf,
 }
 
 /* The CRC-32 of size bytes at offset, continued from *crc, a chunk at a
- * time (the whole file's CRC goes on in *file_crc, if not NULL). */
+ * time (the whole file's CRC goes on in *file_crc, if not NULL: combined,
+ * so the bytes are summed once). */
 static int crc_at(const struct trace_reader *r, uint64_t offset, uint64_t size,
 		  uint32_t *crc, uint32_t *file_crc, struct trace_error *error)
 {
 	uint8_t *chunk;
 
 	if (r->file) {
-		*crc = trace_crc32(*crc, r->file + offset, size);
+		uint32_t c = trace_crc32(0, r->file + offset, size);
+
+		*crc = trace_crc32_combine(*crc, c, size);
 		if (file_crc)
-			*file_crc = trace_crc32(*file_crc, r->file + offset, size);
+			*file_crc = trace_crc32_combine(*file_crc, c, size);
 		return 0;
 	}
 	chunk = malloc(READ_CHUNK);
@@ -165,14 +168,16 @@ static int crc_at(const struct trace_reader *r, uint64_t offset, uint64_t size,
 		return refuse_errno(error, ENOMEM, r->name, offset, "out of memory");
 	while (size) {
 		size_t n = size < READ_CHUNK ? (size_t)size : READ_CHUNK;
+		uint32_t c;
 
 		if (read_at(r, offset, chunk, n, error)) {
 			free(chunk);
 			return -1;
 		}
-		*crc = trace_crc32(*crc, chunk, n);
+		c = trace_crc32(0, chunk, n);
+		*crc = trace_crc32_combine(*crc, c, n);
 		if (file_crc)
-			*file_crc = trace_crc32(*file_crc, chunk, n);
+			*file_crc = trace_crc32_combine(*file_crc, c, n);
 		offset += n;
 		size -= n;
 	}

@@ -213,6 +213,12 @@ static void test_crc32_check_value(void)
 	CU_ASSERT_EQUAL(trace_crc32(trace_crc32(0, "1234", 4), "56789", 5),
 			0xcbf43926u);
 	CU_ASSERT_EQUAL(trace_crc32(0, "", 0), 0);
+	/* combined from the parts' CRCs and the second's size */
+	CU_ASSERT_EQUAL(trace_crc32_combine(trace_crc32(0, "1234", 4),
+					    trace_crc32(0, "56789", 5), 5), 0xcbf43926u);
+	CU_ASSERT_EQUAL(trace_crc32_combine(0, trace_crc32(0, "123456789", 9), 9),
+			0xcbf43926u);
+	CU_ASSERT_EQUAL(trace_crc32_combine(0xcbf43926u, 0, 0), 0xcbf43926u);
 }
 
 static void test_good_trace_reads_back(void)
