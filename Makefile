@@ -546,11 +546,19 @@ figures-docs-check:
 # max(spread, 25 %); fitted and held-out rows apart (host-agent/calibrate.c).
 CARD_DIR := experiments/card-results
 CARD_UBENCH ?= $(CARD_DIR)/h200-calibrate.jsonl:158,$(CARD_DIR)/h200-ubench-3.jsonl,$(CARD_DIR)/h200-ubench-4.jsonl,$(CARD_DIR)/h200-ubench-5.jsonl,$(CARD_DIR)/h200-ubench-6.jsonl,$(CARD_DIR)/h200-calibrate-2.jsonl,$(CARD_DIR)/h200-calibrate-3.jsonl,$(CARD_DIR)/h200-calibrate-4.jsonl
+# Under the measured driver cost (the default), cpu_insn_ps is fitted first:
+# the set at CALIBRATE_FIT_PS's two values, a line per row through them,
+# least squares on the fault-path rows, then the set at the fit, with the
+# driver's cost per fault batch and per fault beside the card's fault
+# latency. CALIBRATE_DRIVER_COST=assumed: one VM on the profile's constants.
 CALIBRATE_DIR ?= $(BUILD)/calibrate
+CALIBRATE_DRIVER_COST ?= measured
+CALIBRATE_FIT_PS ?= 150,600
 calibrate: all
 	$(AGENT) calibrate --card $(CARD_UBENCH) --qemu "$$(cat $(QEMU_PATH))" \
 		--kernel $(KERNEL) --initrd $(INITRD) --workdir $(CALIBRATE_DIR) \
-		--accel $(ACCEL)
+		--accel $(ACCEL) --driver-cost $(CALIBRATE_DRIVER_COST) \
+		$(if $(filter measured,$(CALIBRATE_DRIVER_COST)),--fit-cpu $(CALIBRATE_FIT_PS))
 
 # The applications measured on the H200 (experiments/card-results/h200-apps*.jsonl,
 # tests/hw/apps.sh; repeats and later kernel revisions) beside the same

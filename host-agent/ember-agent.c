@@ -112,12 +112,19 @@ static void usage(FILE *f)
 		"usage: ember-agent calibrate --card JSONL --qemu PATH --kernel PATH --initrd PATH\n"
 		"                   [--profile NAME] [--ubench 'ARGS'] [--workdir DIR]\n"
 		"                   [--memory MIB] [--timeout SEC] [--accel tcg|kvm]\n"
+		"                   [--driver-cost measured|assumed] [--fit-cpu A,B]\n"
 		"       ember-agent calibrate --card JSONL --model RESULTS.jsonl [--profile NAME]\n"
+		"                   [--driver-cost measured|assumed]\n"
+		"                   [--fit-cpu A,B --fit-models RESULTS_A,RESULTS_B]\n"
 		"\n"
 		"`calibrate` runs ember-ubench (the card's microbenchmarks, cuda/ubench) in\n"
-		"a VM (default profile h200x16-2g) and prints each row beside the card's\n"
-		"(experiments/card-results/), with the error and a closing \"N of M within 25%%\";\n"
-		"--model prints from a VM's results.jsonl without booting one.\n");
+		"a VM (default profile h200x16-2g, the measured driver cost) and prints each\n"
+		"row beside the card's (experiments/card-results/), with the error and a\n"
+		"closing \"N of M within 25%%\"; --model prints from a VM's results.jsonl\n"
+		"without booting one. --fit-cpu A,B first runs it at cpu_insn_ps A and B ps,\n"
+		"fits cpu_insn_ps on the fault-path rows (fitted and held-out rows printed\n"
+		"apart), then runs it at the fit and prints what a fault batch and a fault\n"
+		"cost beside the card's fault latency; --fit-models takes the two runs' files.\n");
 }
 
 static int cmd_run(int argc, char **argv)
@@ -510,6 +517,36 @@ static int cmd_vm(int argc, char **argv)
 	return c;
 }
 
+/* "A,B": two cpu_insn_ps values, distinct. */
+static int parse_ps_pair(const char *arg, unsigned int ps[2])
+{
+	char *end;
+
+	ps[0] = strtoul(arg, &end, 10);
+	if (*end != ',')
+		return -1;
+	ps[1] = strtoul(end + 1, &end, 10);
+	return *end || !ps[0] || !ps[1] || ps[0] == ps[1] ? -1 : 0;
+}
+
+/* One ubench VM of calibrate at cpu_insn_ps ps (0: the profile's) in dir. */
+static int calibrate_vm(struct em_vm_config base, const char *dir, unsigned int ps,
+			const char *ubench, json_t **device)
+{
+	char opts[64], *args = commas(ubench);
+	int rc;
+
+	base.workdir = dir;
+	if (ps) {
+		snprintf(opts, sizeof(opts), ",cpu-insn-ps=%u", ps);
+		base.device_opts = opts;
+	}
+	base.ubench_args = args;
+	rc = em_calibrate_run(&base, device);
+	free(args);
+	return rc;
+}
+
 static int cmd_calibrate(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -524,6 +561,9 @@ static int cmd_calibrate(int argc, char **argv)
 		{ "memory", required_argument, NULL, 'm' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "accel", required_argument, NULL, 'a' },
+		{ "driver-cost", required_argument, NULL, 'd' },
+		{ "fit-cpu", required_argument, NULL, 'f' },
+		{ "fit-models", required_argument, NULL, 'F' },
 		{ 0 }
 	};
 	struct em_vm_config cfg = {
@@ -533,10 +573,15 @@ static int cmd_calibrate(int argc, char **argv)
 		.seed = 1,
 		.memory_mib = 2048,
 		.timeout_s = 900,
+		.driver_cost = "measured",
 	};
 	const char *card = NULL, *model = NULL, *ubench = "-b 256m -r 3 -S 16m -S 64m -S 1g -H";
-	char path[4200], *args;
-	int c, rc;
+	char path[4200], dirs[2][4200], *fit_models = NULL, *comma;
+	const char *models[2] = { dirs[0], dirs[1] };
+	unsigned int ps[2] = { 0, 0 }, fitted = 0;
+	json_t *device = NULL;
+	bool measured;
+	int c, rc, k;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -551,24 +596,67 @@ static int cmd_calibrate(int argc, char **argv)
 		case 'm': cfg.memory_mib = strtoul(optarg, NULL, 0); break;
 		case 't': cfg.timeout_s = strtoul(optarg, NULL, 0); break;
 		case 'a': cfg.accel = optarg; break;
+		case 'd': cfg.driver_cost = optarg; break;
+		case 'f':
+			if (parse_ps_pair(optarg, ps)) {
+				fprintf(stderr, "calibrate: --fit-cpu '%s': not A,B (two "
+					"distinct cpu_insn_ps values in ps)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'F': fit_models = optarg; break;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (!card || (!model && (!cfg.qemu || !cfg.kernel || !cfg.initrd))) {
+	if (strcmp(cfg.driver_cost, "measured") && strcmp(cfg.driver_cost, "assumed")) {
+		fprintf(stderr, "calibrate: --driver-cost '%s': measured or assumed\n",
+			cfg.driver_cost);
+		return 2;
+	}
+	measured = !strcmp(cfg.driver_cost, "measured");
+	if (!card || (ps[0] && !measured) || (fit_models && (!ps[0] || !model)) ||
+	    (!model && (!cfg.qemu || !cfg.kernel || !cfg.initrd))) {
 		usage(stderr);
 		return 2;
 	}
+	if (ps[0]) {
+		/* the two runs the fit is drawn through, then the run at the fit */
+		if (fit_models) {
+			snprintf(dirs[0], sizeof(dirs[0]), "%s", fit_models);
+			comma = strchr(dirs[0], ',');
+			if (!comma) {
+				usage(stderr);
+				return 2;
+			}
+			*comma = '\0';
+			snprintf(dirs[1], sizeof(dirs[1]), "%s", strchr(fit_models, ',') + 1);
+		} else {
+			for (k = 0; k < 2; k++) {
+				snprintf(dirs[k], sizeof(dirs[k]), "%s/cpu-insn-ps-%u", cfg.workdir,
+					 ps[k]);
+				rc = calibrate_vm(cfg, dirs[k], ps[k], ubench, &device);
+				json_decref(device);
+				device = NULL;
+				if (rc)
+					return rc;
+				strncat(dirs[k], "/results.jsonl", sizeof(dirs[k]) - strlen(dirs[k]) - 1);
+			}
+		}
+		if (em_calibrate_fit_cpu(card, models, ps, stdout, &fitted))
+			return 1;
+		fflush(stdout);
+	}
 	if (!model) {
-		args = commas(ubench);
-		cfg.ubench_args = args;
-		rc = em_calibrate_run(&cfg);
-		free(args);
+		rc = calibrate_vm(cfg, cfg.workdir, fitted, ubench, &device);
 		if (rc)
 			return rc;
 		snprintf(path, sizeof(path), "%s/results.jsonl", cfg.workdir);
 		model = path;
 	}
-	rc = em_calibrate_print(card, model, cfg.profile, stdout);
+	rc = em_calibrate_print(card, model, cfg.profile, measured, stdout);
+	if (device && measured)
+		em_calibrate_driver_cost(card, device, fitted ? fitted : 0, stdout);
+	json_decref(device);
 	return rc < 0 ? 1 : 0;
 }
 

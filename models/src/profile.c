@@ -49,10 +49,12 @@
 	 * is studied in the testbed, not on a shared card) */		\
 	.drv_chunk_evict_ns = 5000,					\
 	.drv_notify_entry_ns = 1000,					\
-	/* one guest instruction of the driver: ~3.3 GHz at ~1 retired	\
-	 * instruction a cycle in kernel code; assumption until `make	\
-	 * calibrate` fits it (host-agent/calibrate.c) */		\
-	.cpu_insn_ps = 300
+	/* one guest instruction of the driver on the card's host:	\
+	 * fitted by `make calibrate` (host-agent/calibrate.c's		\
+	 * em_calibrate_fit_cpu) on the H200 host's fault-path rows	\
+	 * (fault_seq, fault_random, fault_parallel, fault_latency);	\
+	 * the other profiles' hosts are assumed alike */		\
+	.cpu_insn_ps = 177
 
 /* rtx5080, a40 and gh200: assumptions throughout. */
 #define TIMING_COMMON							\

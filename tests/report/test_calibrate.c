@@ -5,7 +5,9 @@
  * over sessions of each session's median, its spread, the tolerance
  * max(spread, 25 %) and which it was, fitted and held-out rows apart with
  * their counts, a line copied between card files counted once, and the
- * table of what each constant was fitted on.
+ * table of what each constant was fitted on; em_calibrate_fit_cpu() on
+ * two runs whose rows lie on known lines, and the driver's cost per batch
+ * and per fault from device stats.
  *
  * usage: test-calibrate WORKDIR
  */
@@ -98,26 +100,121 @@ static int write_file(const char *path, const char *text)
 	return fclose(f);
 }
 
+/* line, whole, somewhere in out; says which */
+static int line_in(const char *out, const char *line)
+{
+	const char *p = out;
+	size_t len = strlen(line);
+	int found = 0;
+
+	while ((p = strstr(p, line))) {
+		if ((p == out || p[-1] == '\n') && (p[len] == '\n' || !p[len])) {
+			found = 1;
+			break;
+		}
+		p += len;
+	}
+	printf("%s: %s\n", found ? "ok" : "FAIL: missing", line);
+	return found;
+}
+
 /* Each expected line, whole, somewhere in out; 0 when all are there. */
 static int check_lines(const char *out)
 {
 	int fails = 0;
 	size_t i;
 
-	for (i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {
-		const char *p = out;
-		size_t len = strlen(expected[i]);
-		int found = 0;
+	for (i = 0; i < sizeof(expected) / sizeof(expected[0]); i++)
+		fails += !line_in(out, expected[i]);
+	return fails;
+}
 
-		while ((p = strstr(p, expected[i]))) {
-			if ((p == out || p[-1] == '\n') && (p[len] == '\n' || !p[len])) {
-				found = 1;
-				break;
-			}
-			p += len;
-		}
-		printf("%s: %s\n", found ? "ok" : "FAIL: missing", expected[i]);
-		fails += !found;
+/* A 256 MiB row of bench taking us microseconds. */
+#define US_LINE(bench, buffer, us)					\
+	"{\"scenario\":\"ubench\",\"bench\":\"" bench "\",\"buffer\":" #buffer \
+	",\"seconds\":" #us "e-6}\n"
+#define GBPS_LINE(bench, buffer, gbps)					\
+	"{\"scenario\":\"ubench\",\"bench\":\"" bench "\",\"buffer\":" #buffer \
+	",\"gbps\":" #gbps "}\n"
+
+/*
+ * cpu_insn_ps: runs at 100 and 200 ps whose fitted rows all meet the card
+ * at 150 ps (fault_latency 40 -> 60 us, card 50; fault_parallel at 256 MiB
+ * 20 -> 40 ms, card 30; fault_seq 10 -> 10/3 GB/s, card 5, whose time is
+ * linear), a held-out row 10 % under the card there (fault_parallel at
+ * 64 MiB, 8 -> 10 ms, card 10), and launch, which the constant does not
+ * move (left out).
+ */
+static const char cpu_card[] =
+	US_LINE("fault_latency", 2097152, 50) US_LINE("fault_parallel", 268435456, 30000)
+	GBPS_LINE("fault_seq", 268435456, 5) US_LINE("fault_parallel", 67108864, 10000)
+	US_LINE("launch", 2097152, 7);
+static const char cpu_run_a[] =
+	US_LINE("fault_latency", 2097152, 40) US_LINE("fault_parallel", 268435456, 20000)
+	GBPS_LINE("fault_seq", 268435456, 10) US_LINE("fault_parallel", 67108864, 8000)
+	US_LINE("launch", 2097152, 7);
+static const char cpu_run_b[] =
+	US_LINE("fault_latency", 2097152, 60) US_LINE("fault_parallel", 268435456, 40000)
+	GBPS_LINE("fault_seq", 268435456, 3.3333333333333) US_LINE("fault_parallel", 67108864, 10000)
+	US_LINE("launch", 2097152, 7);
+
+static const char *const cpu_expected[] = {
+	"rows the constant does not move, left out: 1",
+	"fault_latency         2 MiB     us     50.00     0%     40.00     60.00     50.00    +0%  25%",
+	"fault_parallel       64 MiB     us  10000.00     0%   8000.00  10000.00   9000.00   -10%  25%",
+	"fitted: 3 of 3 within tolerance (3 within 25% alone)",
+	"held-out: 1 of 1 within tolerance (1 within 25% alone)",
+	"cpu_insn_ps fitted: 150 ps (least squares 150.0); fitted: 3 of 3 within tolerance; held-out: 1 of 1",
+};
+
+static int check_cpu_fit(const char *dir)
+{
+	char card[4096], a[4096], b[4096], *out = NULL;
+	const char *models[2] = { a, b };
+	const unsigned int ps[2] = { 100, 200 };
+	unsigned int fitted = 0;
+	json_t *device;
+	size_t len = 0, i;
+	int fails = 0, rc;
+	FILE *f;
+
+	snprintf(card, sizeof(card), "%s/cpu-card.jsonl", dir);
+	snprintf(a, sizeof(a), "%s/cpu-100.jsonl", dir);
+	snprintf(b, sizeof(b), "%s/cpu-200.jsonl", dir);
+	if (write_file(card, cpu_card) || write_file(a, cpu_run_a) || write_file(b, cpu_run_b))
+		return 1;
+	f = open_memstream(&out, &len);
+	if (!f)
+		return 1;
+	rc = em_calibrate_fit_cpu(card, models, ps, f, &fitted);
+	/* 3e9 instructions in 1000 batches (900 replays, 100 cancels), 20000 entries */
+	device = json_pack("{s:I,s:i,s:i,s:i}", "cpu_insns_fault", (json_int_t)3000000000LL, "replays", 900,
+			   "cancels", 100, "fault_entries", 20000);
+	em_calibrate_driver_cost(card, device, fitted, f);
+	json_decref(device);
+	fclose(f);
+	fputs(out, stdout);
+	if (rc || fitted != 150) {
+		printf("FAIL: em_calibrate_fit_cpu returned %d, fitted %u ps, expected 0, 150\n", rc,
+		       fitted);
+		fails++;
+	}
+	for (i = 0; i < sizeof(cpu_expected) / sizeof(cpu_expected[0]); i++)
+		fails += !line_in(out, cpu_expected[i]);
+	/* 3e6 instructions a batch at 150 ps: 450 us; 150000 a fault: 22.5 us */
+	fails += !line_in(out, "  per batch    3000000 instructions     450.00 us");
+	fails += !line_in(out, "  per fault     150000 instructions      22.50 us");
+	fails += !line_in(out, "  the card's fault_latency (one isolated fault, 2 MiB): 50.00 us "
+			  "(1 sessions, spread 0%)");
+	free(out);
+	/* one run twice: nothing moves, no fit */
+	f = fopen("/dev/null", "w");
+	models[1] = a;
+	rc = em_calibrate_fit_cpu(card, models, ps, f, &fitted);
+	fclose(f);
+	if (rc != -1) {
+		printf("FAIL: two equal runs returned %d, expected -1\n", rc);
+		fails++;
 	}
 	return fails;
 }
@@ -147,7 +244,7 @@ static int check_fit_table(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		got = em_calibrate_fitted_on(cases[i].bench, cases[i].buffer);
+		got = em_calibrate_fitted_on(cases[i].bench, cases[i].buffer, false);
 		if (!got != !cases[i].fitted_on ||
 		    (got && strcmp(got, cases[i].fitted_on))) {
 			printf("FAIL: %s at %.0f MiB fitted on '%s', expected '%s'\n",
@@ -157,6 +254,34 @@ static int check_fit_table(void)
 		} else {
 			printf("ok: %s at %.0f MiB: %s\n", cases[i].bench,
 			       cases[i].buffer / MIB, got ? got : "held-out");
+		}
+	}
+	/* under the measured rule cpu_insn_ps stands where drv_* stood */
+	static const struct {
+		const char *bench;
+		double buffer;
+		const char *fitted_on;
+	} measured[] = {
+		{ "fault_seq", 64 * MIB, "fault_service_ns cpu_insn_ps" },
+		{ "fault_latency", 2 * MIB, "cpu_insn_ps" },
+		{ "prefetch", 256 * MIB, "ce_setup_ns" },
+		{ "prefetch_to_host", 256 * MIB, NULL },
+		{ "gpu_first_touch", 256 * MIB, NULL },
+		{ "hbm_read", 256 * MIB, "vram_bw_mbps warp_mlp" },
+	};
+
+	for (i = 0; i < sizeof(measured) / sizeof(measured[0]); i++) {
+		got = em_calibrate_fitted_on(measured[i].bench, measured[i].buffer, true);
+		if (!got != !measured[i].fitted_on ||
+		    (got && strcmp(got, measured[i].fitted_on))) {
+			printf("FAIL: measured: %s at %.0f MiB fitted on '%s', expected '%s'\n",
+			       measured[i].bench, measured[i].buffer / MIB,
+			       got ? got : "(held out)",
+			       measured[i].fitted_on ? measured[i].fitted_on : "(held out)");
+			fails++;
+		} else {
+			printf("ok: measured: %s at %.0f MiB: %s\n", measured[i].bench,
+			       measured[i].buffer / MIB, got ? got : "held-out");
 		}
 	}
 	/* exactly 25 % is the floor's; just above it the spread's */
@@ -199,7 +324,7 @@ int main(int argc, char **argv)
 	f = open_memstream(&out, &len);
 	if (!f)
 		return 1;
-	rc = em_calibrate_print(cards, path, "h200x16-2g", f);
+	rc = em_calibrate_print(cards, path, "h200x16-2g", false, f);
 	fclose(f);
 	fputs(out, stdout);
 	fails += check_lines(out);
@@ -215,19 +340,20 @@ int main(int argc, char **argv)
 
 	/* a card file that is not there, or a malformed line count: -1 */
 	f = fopen("/dev/null", "w");
-	rc = em_calibrate_print("/nonexistent/card.jsonl", path, "h200x16-2g", f);
+	rc = em_calibrate_print("/nonexistent/card.jsonl", path, "h200x16-2g", false, f);
 	if (rc != -1) {
 		printf("FAIL: a missing card file returned %d, expected -1\n", rc);
 		fails++;
 	}
 	snprintf(cards, sizeof(cards), "%s/a.jsonl:x", argv[1]);
-	rc = em_calibrate_print(cards, path, "h200x16-2g", f);
+	rc = em_calibrate_print(cards, path, "h200x16-2g", false, f);
 	fclose(f);
 	if (rc != -1) {
 		printf("FAIL: 'a.jsonl:x' returned %d, expected -1\n", rc);
 		fails++;
 	}
 	fails += check_fit_table();
+	fails += check_cpu_fit(argv[1]);
 	printf("%s: %d failed\n", fails ? "FAIL" : "ok", fails);
 	return fails ? 1 : 0;
 }
