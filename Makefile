@@ -596,7 +596,8 @@ AGREEMENT_CARD_SET ?= experiments/results/compare-card/compare-card
 agreement: host
 	@mkdir -p $(AGREEMENT_DIR)
 	@$(AGENT) agreement $(AGREEMENT_SETS) --paper experiments/paper/table4.csv \
-		$(addprefix --card ,$(CARD_APPS)) --card-testbed $(AGREEMENT_CARD_SET) \
+		$(if $(wildcard $(AGREEMENT_CARD_SET)/results.jsonl),$(addprefix --card ,$(CARD_APPS))) \
+		--card-testbed $(AGREEMENT_CARD_SET) \
 		--card-scale $(CARD_SCALE) --causes docs/agreement-causes.md \
 		--out $(AGREEMENT_DIR)/agreement.md \
 		--plot-href ../experiments/results/agreement/agreement.png

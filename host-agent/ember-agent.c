@@ -94,7 +94,8 @@ static void usage(FILE *f)
 		"the fastest variant picked; per footprint of the card's runs (--card,\n"
 		"tests/hw/apps.sh's), every cell beside the testbed's run of it in the\n"
 		"--card-testbed DIR (make compare-card's runs, scaled down by SCALE), with\n"
-		"the same counts as compare-card prints them; then the file --causes\n"
+		"the same counts as compare-card prints them (--card-testbed without\n"
+		"--card: the page says that set was not made); then the file --causes\n"
 		"verbatim; and the plot of testbed against paper per cell beside PAGE\n"
 		"(.png for its extension), linked as HREF (default its file name). It\n"
 		"prints the counts.\n"
@@ -252,9 +253,12 @@ static int cmd_agreement(int argc, char **argv)
 		default: usage(stderr); free(cards); return 2;
 		}
 	}
-	/* the card's rows, the testbed's runs of them and their scale go together */
-	if (optind == argc || !a.paper_csv || !a.page ||
-	    !a.ncards != !a.card_testbed || !a.card_testbed != !(a.card_scale > 0)) {
+	/*
+	 * the card's rows need the testbed's runs of them and their scale;
+	 * the runs' set alone names the card part that was not made
+	 */
+	if (optind == argc || !a.paper_csv || !a.page || (a.ncards && !a.card_testbed) ||
+	    (a.ncards && !(a.card_scale > 0))) {
 		usage(stderr);
 		free(cards);
 		return 2;

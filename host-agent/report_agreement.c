@@ -691,6 +691,10 @@ static void print_head(const struct agreement *ag, const char *png, FILE *out)
 		fprintf(out, ")");
 	}
 	fprintf(out, ".\n\n");
+	if (!ag->card && args->card_testbed)
+		fprintf(out, "No part for the card: its cells' result set, `%s`, was not made "
+			"(`make figures FIGURES=compare-card` makes it).\n\n",
+			args->card_testbed);
 	fprintf(out,
 		"Against the paper:\n\n"
 		"- A **cell** is one application under one variant at one factor of device "
