@@ -178,6 +178,7 @@ capture() {
 	return $rc
 }
 
+rewriters=()
 for size in $sizes; do
 	for p in $programs; do
 		echo "== $p $size $(date -u +%H:%M:%S)"
@@ -208,7 +209,8 @@ for size in $sizes; do
 			accesses:*" $p "*)
 				( "$build/trace-recompress" "-$level" "$trace" "$trace.z" &&
 					mv "$trace.z" "$trace" &&
-					echo "RECOMPRESSED $(basename "$trace") $(stat -c %s "$trace") $(date -u +%H:%M:%S)" ) & ;;
+					echo "RECOMPRESSED $(basename "$trace") $(stat -c %s "$trace") $(date -u +%H:%M:%S)" ) &
+				rewriters+=($!) ;;
 			esac
 		done
 	done
@@ -217,7 +219,10 @@ for size in $sizes; do
 		rm -f "$inputs"/*-"$size".*
 done
 echo "== waiting for trace-recompress $(date -u +%H:%M:%S)"
-wait
+# By pid: a bare wait would also wait for the log's tee.
+for pid in "${rewriters[@]}"; do
+	wait "$pid"
+done
 
 if [ -n "${VALIDATE:-}" ]; then
 	echo "== variants at $VALIDATE $(date -u +%H:%M:%S)"
