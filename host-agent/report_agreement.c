@@ -669,6 +669,150 @@ static int append_file(const char *path, FILE *out)
 	return 0;
 }
 
+/*
+ * Where the drivers differ: every cell run on ember.ko and on nvidia-uvm
+ * (the same app, factor, variant and seed), each driver's speedup over
+ * its own stock UVM, and for the cells whose two speedups are more than
+ * TOLERANCE apart, the device's and the driver's counters of the two
+ * variant runs side by side (nvidia-uvm's over ember.ko's), the largest
+ * ratio named: what the two drivers did differently in that cell.
+ */
+#define DIFF_COUNTERS(X)						\
+	X("driver CPU", device, cpu_measured_ns)			\
+	X("fault entries", device, fault_entries)			\
+	X("bytes to the GPU", device, bytes_h2d)			\
+	X("bytes to the host", device, bytes_d2h)			\
+	X("notifications", device, notifications)			\
+	X("evictions", run, evictions)
+
+struct drv_run {
+	json_t *o;
+	double ms;
+};
+
+static double run_ms(json_t *o)
+{
+	json_t *r = json_object_get(o, "run");
+
+	return (json_number_value(json_object_get(r, "sim_ns")) +
+		json_number_value(json_object_get(r, "setup_ns"))) / 1e6;
+}
+
+static bool run_ok(json_t *o)
+{
+	const char *st = json_string_value(json_object_get(o, "status"));
+
+	return st && !strcmp(st, "ok") && run_ms(o) > 0;
+}
+
+/* The ok run of driver for the cell of o under variant, or NULL. */
+static json_t *run_of(json_t *runs, json_t *o, const char *driver, const char *variant)
+{
+	static const char *const same[] = { "app", "factor", "seed", "profile" };
+	json_t *r;
+	size_t i, k;
+
+	json_array_foreach(runs, i, r) {
+		const char *d = json_string_value(json_object_get(r, "driver"));
+		const char *v = json_string_value(json_object_get(r, "variant"));
+
+		if (!d || !v || strcmp(d, driver) || strcmp(v, variant) || !run_ok(r))
+			continue;
+		for (k = 0; k < sizeof(same) / sizeof(same[0]); k++)
+			if (!json_equal(json_object_get(r, same[k]), json_object_get(o, same[k])))
+				break;
+		if (k == sizeof(same) / sizeof(same[0]))
+			return r;
+	}
+	return NULL;
+}
+
+static double counter(json_t *o, const char *part, const char *name)
+{
+	return json_number_value(json_object_get(json_object_get(o, part), name));
+}
+
+/* How far a counter ratio is from 1 either way; a counter gone is farthest. */
+static double departure(double ratio)
+{
+	return ratio < 0 ? -1 : ratio == 0 ? INFINITY : fabs(log(ratio));
+}
+
+static void drivers_section(json_t *runs, FILE *out)
+{
+	static const char *const names[] = {
+#define DIFF_NAME(label, part, field) label,
+		DIFF_COUNTERS(DIFF_NAME)
+#undef DIFF_NAME
+	};
+	unsigned int cells = 0, apart = 0;
+	json_t *o;
+	size_t i;
+
+	fprintf(out, "\n## Where the drivers differ\n\n"
+		"Every cell run on both drivers (the same application, factor, variant and "
+		"seed): each driver's speedup over its own stock UVM, and their ratio "
+		"(nvidia-uvm's over ember.ko's). A cell is **apart** when the ratio is "
+		"outside %.0f %%; for those, the counters of the two variant runs, "
+		"nvidia-uvm's over ember.ko's (`-`: zero on ember.ko), the largest "
+		"departure from 1 in bold: what the two drivers did differently there "
+		"(`driver CPU`: the measured driver time, `cpu_measured_ns`).\n\n"
+		"| app | factor | variant | ember.ko | nvidia-uvm | ratio |", TOLERANCE * 100);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		fprintf(out, " %s |", names[i]);
+	fprintf(out, "\n|---|--:|---|--:|--:|--:|");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		fprintf(out, "--:|");
+	fputc('\n', out);
+	json_array_foreach(runs, i, o) {
+		const char *d = json_string_value(json_object_get(o, "driver"));
+		const char *v = json_string_value(json_object_get(o, "variant"));
+		json_t *n, *ue, *un;
+		double se, sn, q, ratios[sizeof(names) / sizeof(names[0])];
+		size_t k, big = 0;
+
+		if (!d || !v || strcmp(d, "ember") || !strcmp(v, "uvm") || !run_ok(o))
+			continue;
+		n = run_of(runs, o, "nvidia-uvm", v);
+		ue = run_of(runs, o, "ember", "uvm");
+		un = run_of(runs, o, "nvidia-uvm", "uvm");
+		if (!n || !ue || !un)
+			continue;
+		se = run_ms(ue) / run_ms(o);
+		sn = run_ms(un) / run_ms(n);
+		q = sn / se;
+		cells++;
+		fprintf(out, "| %s | %gx | %s | %.2f | %.2f | %.2f%s |",
+			json_string_value(json_object_get(o, "app")),
+			json_number_value(json_object_get(o, "factor")), v, se, sn, q,
+			within(q) ? "" : " apart");
+		if (within(q)) {
+			for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+				fprintf(out, " |");
+			fputc('\n', out);
+			continue;
+		}
+		apart++;
+		k = 0;
+#define DIFF_RATIO(label, part, field)						\
+		ratios[k++] = counter(o, #part, #field) > 0 ?				\
+			counter(n, #part, #field) / counter(o, #part, #field) : -1;
+		DIFF_COUNTERS(DIFF_RATIO)
+#undef DIFF_RATIO
+		for (k = 1; k < sizeof(names) / sizeof(names[0]); k++)
+			if (departure(ratios[k]) > departure(ratios[big]))
+				big = k;
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+			if (ratios[k] < 0)
+				fprintf(out, " - |");
+			else
+				fprintf(out, k == big ? " **%.2f** |" : " %.2f |", ratios[k]);
+		}
+		fputc('\n', out);
+	}
+	fprintf(out, "\n%u cells on both drivers, %u of them apart.\n", cells, apart);
+}
+
 /* The page's opening: what it is and how each figure is defined. */
 static void print_head(const struct agreement *ag, const char *png, FILE *out)
 {
@@ -750,11 +894,15 @@ int em_agreement(const struct em_agreement_args *args)
 	char *summary_text = NULL, *body_text = NULL, png[4200];
 	size_t summary_len = 0, body_len = 0, d, i, f;
 	unsigned int duplicates = 0;
+	json_t *runs = json_array();	/* every set's runs, for drivers_section() */
 	FILE *out;
 	int rc = 0;
 
-	if (!ag)
+	if (!ag || !runs) {
+		free(ag);
+		json_decref(runs);
 		return 1;
+	}
 	ag->args = args;
 	ag->unit = rep_paper_unit_of(args->paper_csv);
 	/* the plot beside the page: its name with .png for its extension */
@@ -816,9 +964,11 @@ int em_agreement(const struct em_agreement_args *args)
 			if (t->nfactors > 1)
 				summary_row(ag, set, drivers[k], "all", &p);
 		}
+		json_array_extend(runs, all);
 		json_decref(all);
 		free(t);
 	}
+	drivers_section(runs, ag->body);
 	if (ag->card) {
 		struct card_counts all = { 0 };
 
@@ -873,6 +1023,7 @@ out:
 		fclose(ag->body);
 	free(summary_text);
 	free(body_text);
+	json_decref(runs);
 	free(ag->card);
 	free(ag->tb);
 	free(ag);

@@ -595,6 +595,25 @@ expect "$work/agr/agreement.md" "| pathfinder | prefetch ~ static < mapped < uvm
 expect "$work/agr/agreement.md" "| kmeans | prefetch < static < mapped < uvm | prefetch = static < mapped < uvm | no | 5 of 6 | prefetch | prefetch = static | no |"
 expect "$work/agr/agreement.md" "| pathfinder | prefetch < static < mapped < uvm | static < prefetch < mapped < uvm | no | 5 of 6 | prefetch | static | no |"
 expect "$work/agr/agreement.md" "| kmeans | - | - | - | 3 of 3 | - | - | - |"
+# Where the drivers differ: nvidia-uvm's prefetch twice ember.ko's speedup
+# (apart), its counters nvidia-uvm's over ember.ko's, the largest in bold
+# (driver CPU 3x; nothing on ember.ko: "-"); static within 25 %
+mkdir -p "$work/agr2/e" "$work/agr2/n"
+# drv_run VARIANT DRIVER SIM_NS CPU_NS FAULT_ENTRIES BYTES_H2D
+drv_run() {
+	printf '{"app":"pathfinder","variant":"%s","policy":"uvm","driver":"%s","profile":"h200-512m","factor":0.5,"seed":1,"sweep":"","status":"ok","run":{"sim_ns":%s,"setup_ns":0,"evictions":0},"device":{"cpu_measured_ns":%s,"fault_entries":%s,"bytes_h2d":%s,"bytes_d2h":0,"notifications":0}}\n' "$@"
+}
+{ drv_run uvm ember 1000000 500 100 4096; drv_run prefetch ember 500000 100 10 4096
+  drv_run static ember 400000 100 10 4096; } >"$work/agr2/e/results.jsonl"
+{ drv_run uvm nvidia-uvm 1000000 400 100 4096; drv_run prefetch nvidia-uvm 250000 300 10 8192
+  drv_run static nvidia-uvm 410000 100 10 4096; } >"$work/agr2/n/results.jsonl"
+"$agent" agreement "$work/agr2/e" "$work/agr2/n" --paper experiments/paper/table4.csv \
+	--no-plot --out "$work/agr2/agreement.md" >/dev/null
+expect "$work/agr2/agreement.md" "| pathfinder | 0.5x | prefetch | 2.00 | 4.00 | 2.00 apart | **3.00** | 1.00 | 2.00 | - | - | - |"
+expect "$work/agr2/agreement.md" "| pathfinder | 0.5x | static | 2.50 | 2.44 | 0.98 | | | | | | |"
+expect "$work/agr2/agreement.md" "2 cells on both drivers, 1 of them apart."
+expect "$work/agr/agreement.md" "48 cells on both drivers, 0 of them apart."
+
 # compare-card on the same runs: the same cells and orders (its strict
 # count takes kmeans' testbed tie in the card's order as that order)
 "$(dirname "$agent")/compare-card" "$work/agr/compare-card" 32 "$work/agr/card.jsonl" \
