@@ -271,11 +271,13 @@ static int do_launch(struct replay_run *x, uint32_t li)
 	const struct trace_launch *tt = p->timing ? trace_get_launch(p->timing, li) : tl;
 	struct ember_launch l;
 	struct trace_error terr;
-	struct trace_warps *w;
+	struct trace_records *s;
 	uint64_t base = UINT64_MAX, end = 0, expect = 0, n = 0, ns = 0, result = 0;
+	const uint64_t *recs;
+	uint32_t id, cnt, r;
+	size_t i, nw;
 	long k = -1;
 	double units;
-	size_t i;
 	int ret;
 
 	if (!tl->access_count)
@@ -290,16 +292,22 @@ static int do_launch(struct replay_run *x, uint32_t li)
 	}
 	if ((end - base) / LINE > (1ull << 30))
 		return run_fail(x, "trace_span", -E2BIG);
-	/* the layout read these streams already and found every record's allocation */
-	if (trace_warps_read(p->reader, li, TRACE_WARPS_UNCHECKED, &w, &terr)) {
-		snprintf(x->rr->error, sizeof(x->rr->error), "%s", terr.message);
-		return run_fail(x, "trace_read", -EINVAL);
-	}
-	for (i = 0; i < trace_warps_count(w); i++) {
-		const uint64_t *recs;
-		uint32_t id, cnt, r;
-
-		trace_warps_get(w, i, &id, &recs, &cnt);
+	/*
+	 * Streamed a warp at a time into the device's table and records; the
+	 * layout read these streams already and found every record's
+	 * allocation.
+	 */
+	if (trace_records_open(p->reader, li, &s, &terr))
+		goto bad_read;
+	nw = trace_records_warps(s);
+	for (i = 0; !(ret = trace_records_next(s, &id, &recs, &cnt, &terr)); i++) {
+		if (i >= p->max_warps || cnt > p->max_records - n) {
+			/* more than the layout read: the file changed since */
+			trace_records_close(s);
+			snprintf(x->rr->error, sizeof(x->rr->error), "%s: launch %u: more "
+				 "records than the layout read", p->path, li);
+			return run_fail(x, "trace_read", -EINVAL);
+		}
 		x->table[i][0] = n;
 		x->table[i][1] = cnt;
 		for (r = 0; r < cnt; r++, n++) {
@@ -310,7 +318,7 @@ static int do_launch(struct replay_run *x, uint32_t li)
 
 			k = em_replay_find_line(p, x->live, x->nlive, line, k);
 			if (k < 0) {	/* the file changed since the layout read it */
-				trace_warps_close(w);
+				trace_records_close(s);
 				snprintf(x->rr->error, sizeof(x->rr->error), "%s: launch %u: a "
 					 "line outside every allocation", p->path, li);
 				return run_fail(x, "trace_read", -EINVAL);
@@ -326,9 +334,12 @@ static int do_launch(struct replay_run *x, uint32_t li)
 				expect += alloc_line_sum(x, a, off / LINE);
 		}
 	}
+	trace_records_close(s);
+	if (ret < 0)
+		goto bad_read;
 	memset(&l, 0, sizeof(l));
 	l.kernel = EMBER_KERNEL_TRACE;
-	l.warps = trace_warps_count(w) < x->slots ? (uint32_t)trace_warps_count(w) : x->slots;
+	l.warps = nw < x->slots ? (uint32_t)nw : x->slots;
 	l.seed = x->cfg->seed;
 	/*
 	 * The card's time spread over the accesses: the launch's warps issue
@@ -338,13 +349,12 @@ static int do_launch(struct replay_run *x, uint32_t li)
 	units = 256.0 * (double)l.warps * (double)tt->gpu_time_ns * 1000.0 /
 		((double)EM_REPLAY_CARD_CYCLE_PS * (double)n);
 	l.args[0] = (uintptr_t)x->table;
-	l.args[1] = trace_warps_count(w);
+	l.args[1] = nw;
 	l.args[2] = (uintptr_t)x->recs;
 	l.args[3] = n;
 	l.args[4] = base;
 	l.args[5] = (end - base + LINE - 1) & ~(LINE - 1);
 	l.args[6] = units > (double)(1ull << 32) ? 1ull << 32 : (uint64_t)units;
-	trace_warps_close(w);
 	ret = emLaunch(&l);
 	if (ret)
 		return run_fail(x, "launch", ret);
@@ -360,6 +370,9 @@ static int do_launch(struct replay_run *x, uint32_t li)
 	if (result == expect)
 		x->rr->launches_ok++;
 	return 0;
+bad_read:
+	snprintf(x->rr->error, sizeof(x->rr->error), "%s", terr.message);
+	return run_fail(x, "trace_read", -EINVAL);
 }
 
 int em_replay_run(const struct em_wl_config *cfg, struct em_wl_result *r,

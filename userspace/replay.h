@@ -34,7 +34,9 @@ struct em_replay_alloc {
 	uint64_t lines;			/* size / 128 */
 	uint8_t *input;			/* bit per line: read before any write */
 	uint8_t *touched;		/* bit per line: holds the pattern at the end */
-	uint8_t *written;		/* plan scratch: written so far */
+	uint8_t *written;		/* plan scratch: written by earlier launches */
+	uint8_t *written_now;		/* plan scratch: by the launch laid out */
+	bool launch_wrote;		/* plan scratch: written_now has a bit set */
 	void *p;			/* the run's allocation (NULL: not live) */
 	uint64_t *sums;			/* run: each line's pattern sum once read (0: not yet) */
 };
@@ -55,6 +57,7 @@ struct em_replay_plan {
 	uint64_t records, dropped, outside;	/* over every launch */
 	uint64_t card_ns;		/* sum of the times used */
 	uint64_t max_warps, max_records;	/* of one launch */
+	uint64_t max_warp_records;	/* of one warp (checked streams only) */
 	int times_instrumented;		/* card times include the patch */
 };
 
@@ -90,9 +93,9 @@ struct em_replay_memory {
 	uint64_t file;		/* the trace (and -T's) in the image: the guest's RAM */
 	uint64_t footprint;	/* the replay's allocations, each whole lines: at most
 				 * all in the guest's RAM (evicted, or not yet migrated) */
-	uint64_t launch;	/* the largest launch: its decompressed section, the
-				 * device's records and warp table, the reader's arrays */
-	uint64_t maps;		/* the plan's three bits per replayed line, the
+	uint64_t launch;	/* the largest launch: the device's records and warp
+				 * table, the reader's warp table and one warp's records */
+	uint64_t maps;		/* the plan's four bits per replayed line, the
 				 * run's sum of each line read (8 bytes) */
 	uint64_t total;
 };

@@ -137,17 +137,27 @@ static int check_timing(struct em_replay_plan *p, const char *tpath, char *err,
 	return 0;
 }
 
-/* Launch li's streams, read and checked by libtrace; its warps counted. */
+/* Launch li's streams, read and checked by libtrace; its warps and their
+ * records counted (the guest's memory, em_replay_memory()). */
 static int check_launch_streams(struct em_replay_plan *p, size_t li, char *err,
 				size_t errlen)
 {
 	struct trace_error terr;
 	struct trace_warps *w;
+	size_t i;
 
 	if (trace_warps_open(p->reader, li, &w, &terr))
 		return plan_error(err, errlen, "%s", terr.message);
 	if (trace_warps_count(w) > p->max_warps)
 		p->max_warps = trace_warps_count(w);
+	for (i = 0; i < trace_warps_count(w); i++) {
+		const uint64_t *recs;
+		uint32_t id, n;
+
+		trace_warps_get(w, i, &id, &recs, &n);
+		if (n > p->max_warp_records)
+			p->max_warp_records = n;
+	}
 	trace_warps_close(w);
 	return 0;
 }
@@ -276,56 +286,68 @@ static void mark_range(const struct em_replay_plan *p, struct em_replay_alloc *a
 	}
 }
 
-/* One launch: its reads of lines not yet written are inputs; then its writes. */
+/*
+ * One launch, its streams read once a warp at a time: its reads of lines
+ * no earlier launch or copy wrote are inputs (whatever order its warps
+ * run in, a read may come before its own launch's writes), then its writes
+ * count for the launches after it.
+ */
 static int layout_launch(struct em_replay_plan *p, size_t li, const uint32_t *live,
 			 size_t nlive, char *err, size_t errlen)
 {
 	struct trace_error terr;
-	struct trace_warps *w;
+	struct trace_records *s;
+	const uint64_t *recs;
+	uint32_t id, n, r;
+	size_t i;
 	long k = -1;
-	int pass;
+	int rc;
 
 	/* checked once, by em_replay_open() on the host: see the top */
-	if (trace_warps_read(p->reader, li, TRACE_WARPS_UNCHECKED, &w, &terr))
+	if (trace_records_open(p->reader, li, &s, &terr))
 		return plan_error(err, errlen, "%s", terr.message);
-	if (trace_warps_count(w) > p->max_warps)
-		p->max_warps = trace_warps_count(w);
-	for (pass = 0; pass < 2; pass++) {
-		size_t i;
+	if (trace_records_warps(s) > p->max_warps)
+		p->max_warps = trace_records_warps(s);
+	while (!(rc = trace_records_next(s, &id, &recs, &n, &terr))) {
+		for (r = 0; r < n; r++) {
+			uint64_t line = trace_access_line(recs[r]);
+			struct em_replay_alloc *a;
+			uint64_t l;
 
-		for (i = 0; i < trace_warps_count(w); i++) {
-			const uint64_t *recs;
-			uint32_t id, n, r;
-
-			trace_warps_get(w, i, &id, &recs, &n);
-			for (r = 0; r < n; r++) {
-				uint64_t line = trace_access_line(recs[r]);
-				struct em_replay_alloc *a;
-				uint64_t l;
-
-				k = em_replay_find_line(p, live, nlive, line, k);
-				if (k < 0) {
-					trace_warps_close(w);
-					return plan_error(err, errlen, "%s: launch %zu warp %u record %u: "
-							  "line 0x%llx outside every allocation",
-							  p->path, li, id, r,
-							  (unsigned long long)line);
-				}
-				a = &p->allocs[k];
-				l = em_replay_offset(p, a, line) / LINE;
-				if (!pass && (recs[r] & TRACE_ACCESS_READ) &&
-				    !em_replay_bit(a->written, l)) {
-					em_replay_set(a->input, l);
-					em_replay_set(a->touched, l);
-				}
-				if (pass && (recs[r] & TRACE_ACCESS_WRITE)) {
-					em_replay_set(a->written, l);
-					em_replay_set(a->touched, l);
-				}
+			k = em_replay_find_line(p, live, nlive, line, k);
+			if (k < 0) {
+				trace_records_close(s);
+				return plan_error(err, errlen, "%s: launch %zu warp %u record %u: "
+						  "line 0x%llx outside every allocation",
+						  p->path, li, id, r, (unsigned long long)line);
+			}
+			a = &p->allocs[k];
+			l = em_replay_offset(p, a, line) / LINE;
+			if ((recs[r] & TRACE_ACCESS_READ) && !em_replay_bit(a->written, l)) {
+				em_replay_set(a->input, l);
+				em_replay_set(a->touched, l);
+			}
+			if (recs[r] & TRACE_ACCESS_WRITE) {
+				em_replay_set(a->written_now, l);
+				em_replay_set(a->touched, l);
+				a->launch_wrote = true;
 			}
 		}
 	}
-	trace_warps_close(w);
+	trace_records_close(s);
+	if (rc < 0)
+		return plan_error(err, errlen, "%s", terr.message);
+	for (i = 0; i < nlive; i++) {
+		struct em_replay_alloc *a = &p->allocs[live[i]];
+		uint64_t b, bytes = (a->lines + 7) / 8;
+
+		if (!a->launch_wrote)
+			continue;
+		for (b = 0; b < bytes; b++)
+			a->written[b] |= a->written_now[b];
+		memset(a->written_now, 0, bytes);
+		a->launch_wrote = false;
+	}
 	return 0;
 }
 
@@ -359,10 +381,13 @@ int em_replay_layout(struct em_replay_plan *p, uint64_t target_bytes, char *err,
 		free(a->input);
 		free(a->touched);
 		free(a->written);
+		free(a->written_now);
 		a->input = calloc(mb, 1);
 		a->touched = calloc(mb, 1);
 		a->written = calloc(mb, 1);
-		if (!a->input || !a->touched || !a->written) {
+		a->written_now = calloc(mb, 1);
+		a->launch_wrote = false;
+		if (!a->input || !a->touched || !a->written || !a->written_now) {
 			plan_error(err, errlen, "%s: out of memory", p->path);
 			goto out;
 		}
@@ -411,15 +436,15 @@ void em_replay_memory(const struct em_replay_plan *p, uint64_t footprint,
 	/* each allocation rounded up to a line (em_replay_layout) */
 	m->footprint = footprint + p->nallocs * LINE;
 	lines = m->footprint / LINE;
-	m->maps = 3 * ((lines + 7) / 8 + p->nallocs) + 8 * lines;
+	m->maps = 4 * ((lines + 7) / 8 + p->nallocs) + 8 * lines;
 	/*
-	 * The section (8 bytes a warp entry, 8 a record: its records are
-	 * decoded in place), the device's table (16 a warp) and records (4
-	 * each, whole pages), the reader's ids, counts and pointers (16 a warp).
+	 * The device's table (16 bytes a warp) and records (4 each), whole
+	 * pages; the reader's warp table (8 a warp), its read chunk and one
+	 * warp's records (at most the launch's, 8 each).
 	 */
-	m->launch = 8 + 8 * p->max_warps + 8 * p->max_records +
-		    ((p->max_warps * 16 + 4095) & ~4095ull) +
-		    ((p->max_records * 4 + 4095) & ~4095ull) + 16 * p->max_warps;
+	m->launch = ((p->max_warps * 16 + 4095) & ~4095ull) +
+		    ((p->max_records * 4 + 4095) & ~4095ull) + 8 * p->max_warps +
+		    (1ull << 20) + 8 * p->max_warp_records;
 	m->total = m->file + m->footprint + m->launch + m->maps;
 }
 
@@ -431,6 +456,7 @@ void em_replay_close(struct em_replay_plan *p)
 		free(p->allocs[i].input);
 		free(p->allocs[i].touched);
 		free(p->allocs[i].written);
+		free(p->allocs[i].written_now);
 		free(p->allocs[i].sums);
 	}
 	free(p->allocs);

@@ -48,9 +48,19 @@ static void read_everything(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < trace_event_count(reader); i++)
 		sink += trace_get_event(reader, i)->address;
 	for (size_t i = 0; i < trace_launch_count(reader); i++) {
+		struct trace_records *stream;
 		struct trace_warps *warps;
+		const uint64_t *recs;
+		uint32_t id, n;
 
 		sink += strlen(trace_get_launch_name(reader, i));
+		/* streamed a warp at a time, unchecked: the guest's way */
+		if (!trace_records_open(reader, i, &stream, &error)) {
+			while (!trace_records_next(stream, &id, &recs, &n, &error))
+				for (uint32_t k = 0; k < n; k++)
+					sink += recs[k];
+			trace_records_close(stream);
+		}
 		if (trace_warps_open(reader, i, &warps, &error))
 			continue;
 		for (size_t w = 0; w < trace_warps_count(warps); w++) {

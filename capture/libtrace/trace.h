@@ -203,16 +203,27 @@ size_t trace_launch_event_index(const struct trace_reader *reader,
 int trace_warps_open(struct trace_reader *reader, size_t launch_index,
 		     struct trace_warps **warps, struct trace_error *error);
 /*
- * The same with flags. TRACE_WARPS_UNCHECKED: the section's CRC, sizes,
- * counts and warp order are checked, not each record's flags and line; for
- * a caller that checked this file's streams once already (ember-agent, on
- * the host, before the VM that replays it boots: docs/trace-replay.md).
- * An unchecked record may then name any line and carry any flags.
+ * One launch's streams read a warp at a time, for a trace too large to
+ * hold a launch of whole: the section is read from the file and
+ * decompressed as the warps are asked for, so only the warp table (8 bytes
+ * a warp) and one warp's records are held. Its sizes, counts and warp
+ * order are checked as with trace_warps_open(), and its CRC at the end
+ * (trace_records_next() returning 1), but not each record's flags and
+ * line: for a caller that checked this file's streams once already
+ * (ember-agent, on the host, before the VM that replays it boots:
+ * docs/trace-replay.md). Such a record may name any line and carry any
+ * flags.
  */
-#define TRACE_WARPS_UNCHECKED (1u << 0)
-int trace_warps_read(struct trace_reader *reader, size_t launch_index,
-		     unsigned int flags, struct trace_warps **warps,
-		     struct trace_error *error);
+struct trace_records;
+int trace_records_open(struct trace_reader *reader, size_t launch_index,
+		       struct trace_records **records, struct trace_error *error);
+size_t trace_records_warps(const struct trace_records *records);
+/* The next warp in ascending id, its records valid until the next call:
+ * 0, 1 after the last (the section then checked whole), or -1. */
+int trace_records_next(struct trace_records *records, uint32_t *warp_id,
+		       const uint64_t **warp_records, uint32_t *record_count,
+		       struct trace_error *error);
+void trace_records_close(struct trace_records *records);
 size_t trace_warps_count(const struct trace_warps *warps);
 /* Warp `index` (in ascending warp id): its id in the grid (block linear
  * index * warps_per_block + warp in block) and its records. */

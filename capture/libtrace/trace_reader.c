@@ -1081,11 +1081,11 @@ line_holder(const struct allocation *const *live, size_t count, uint64_t line)
 
 /*
  * The warp table and the records of launch_index's section si, decoded in
- * place; with `check`, every record's flags and line too (inside an
- * allocation live at the launch).
+ * place, every record's flags and line checked (inside an allocation live
+ * at the launch).
  */
 static int check_warps(struct trace_reader *r, size_t launch_index, size_t si,
-		       struct trace_warps *w, bool check, struct trace_error *error)
+		       struct trace_warps *w, struct trace_error *error)
 {
 	const struct trace_launch *l = &r->launches[launch_index];
 	size_t event = r->launch_events[launch_index];
@@ -1133,19 +1133,17 @@ static int check_warps(struct trace_reader *r, size_t launch_index, size_t si,
 				 "%llu records do not fill the %llu bytes after the warp table",
 				 (unsigned long long)total,
 				 (unsigned long long)(raw_size - records_at));
-	if (check) {
-		live = malloc((r->allocation_count + 1) * sizeof(*live));
-		if (!live)
-			return refuse_errno(error, ENOMEM, r->name, r->sections[si].offset,
-					    "out of memory");
-		/* The allocations live at this launch: made before its LAUNCH
-		 * event and not yet freed. */
-		for (size_t a = 0; a < r->allocation_count; a++)
-			if (r->allocations[a].alloc_event < event &&
-			    r->allocations[a].free_event > event)
-				live[live_count++] = &r->allocations[a];
-		qsort(live, live_count, sizeof(*live), compare_allocation_base);
-	}
+	live = malloc((r->allocation_count + 1) * sizeof(*live));
+	if (!live)
+		return refuse_errno(error, ENOMEM, r->name, r->sections[si].offset,
+				    "out of memory");
+	/* The allocations live at this launch: made before its LAUNCH event
+	 * and not yet freed. */
+	for (size_t a = 0; a < r->allocation_count; a++)
+		if (r->allocations[a].alloc_event < event &&
+		    r->allocations[a].free_event > event)
+			live[live_count++] = &r->allocations[a];
+	qsort(live, live_count, sizeof(*live), compare_allocation_base);
 	/* records_at is 8 + 8 x count from an allocation's start: aligned */
 	for (size_t n = 0, k = 0; n < w->count && !rc; n++) {
 		w->records[n] = (uint64_t *)(void *)(w->payload + records_at) + k;
@@ -1155,8 +1153,6 @@ static int check_warps(struct trace_reader *r, size_t launch_index, size_t si,
 			uint64_t flags = record & TRACE_ACCESS_FLAG_MASK;
 
 			w->records[n][j] = record;
-			if (!check)
-				continue;
 
 			if (!flags || flags & ~(TRACE_ACCESS_READ | TRACE_ACCESS_WRITE)) {
 				rc = refuse_in(r, error, si, at,
@@ -1181,12 +1177,6 @@ static int check_warps(struct trace_reader *r, size_t launch_index, size_t si,
 int trace_warps_open(struct trace_reader *r, size_t launch_index,
 		     struct trace_warps **out, struct trace_error *error)
 {
-	return trace_warps_read(r, launch_index, 0, out, error);
-}
-
-int trace_warps_read(struct trace_reader *r, size_t launch_index, unsigned int flags,
-		     struct trace_warps **out, struct trace_error *error)
-{
 	struct trace_warps *w;
 	size_t si;
 
@@ -1201,7 +1191,7 @@ int trace_warps_read(struct trace_reader *r, size_t launch_index, unsigned int f
 	si = r->access_sections[launch_index];
 	if (si != SIZE_MAX &&
 	    (load_section(r, si, &w->payload, error) ||
-	     check_warps(r, launch_index, si, w, !(flags & TRACE_WARPS_UNCHECKED), error))) {
+	     check_warps(r, launch_index, si, w, error))) {
 		trace_warps_close(w);
 		errno = error->errnum;
 		return -1;
@@ -1233,4 +1223,249 @@ void trace_warps_close(struct trace_warps *w)
 	free(w->record_counts);
 	free(w->records);
 	free(w);
+}
+
+/*
+ * One launch's streams a warp at a time (trace_records_open): the section
+ * read from the file a chunk at a time and decompressed as it goes, so
+ * that only the warp table and one warp's records are held. The bytes'
+ * CRC is summed as they are read and compared at the end.
+ */
+struct trace_records {
+	struct trace_reader *r;
+	size_t si;			/* the section */
+	ZSTD_DCtx *dctx;		/* NULL: stored uncompressed */
+	uint8_t *in;			/* stored bytes read, not yet decompressed */
+	size_t in_size, in_pos;
+	uint64_t stored_at, stored_left;	/* the next stored bytes to read */
+	uint64_t raw_left;		/* decompressed bytes not yet produced */
+	uint32_t crc;
+	int frame_done;
+	size_t count, next;		/* warps, the next to hand out */
+	uint32_t *ids, *counts;
+	uint64_t *records;		/* the current warp's, decoded */
+	size_t records_cap;
+};
+
+static int records_refuse(struct trace_records *s, struct trace_error *error,
+			  const char *what)
+{
+	const struct section *sec = &s->r->sections[s->si];
+
+	return refuse(error, s->r->name, sec->offset, "section %zu (ACCESSES): %s", s->si, what);
+}
+
+/* Reads the next chunk of stored bytes into s->in, its CRC summed. */
+static int records_fill(struct trace_records *s, struct trace_error *error)
+{
+	size_t n = s->stored_left < READ_CHUNK ? (size_t)s->stored_left : READ_CHUNK;
+
+	if (!n)
+		return records_refuse(s, error, "zstd: the frame ends past the section");
+	if (read_at(s->r, s->stored_at, s->in, n, error))
+		return -1;
+	s->crc = trace_crc32_combine(s->crc, trace_crc32(0, s->in, n), n);
+	s->stored_at += n;
+	s->stored_left -= n;
+	s->in_size = n;
+	s->in_pos = 0;
+	return 0;
+}
+
+/* The next n decompressed bytes into dst. */
+static int records_pull(struct trace_records *s, void *dst, size_t n,
+			struct trace_error *error)
+{
+	uint8_t *p = dst;
+
+	if (n > s->raw_left)
+		return records_refuse(s, error, "the records run past the section's size");
+	s->raw_left -= n;
+	while (n) {
+		ZSTD_outBuffer ob = { p, n, 0 };
+		ZSTD_inBuffer ib;
+		size_t ret;
+
+		if (s->in_pos == s->in_size && records_fill(s, error))
+			return -1;
+		if (!s->dctx) {		/* uncompressed: the stored bytes are the raw ones */
+			size_t k = s->in_size - s->in_pos < n ? s->in_size - s->in_pos : n;
+
+			memcpy(p, s->in + s->in_pos, k);
+			s->in_pos += k;
+			p += k;
+			n -= k;
+			continue;
+		}
+		ib = (ZSTD_inBuffer){ s->in, s->in_size, s->in_pos };
+		ret = ZSTD_decompressStream(s->dctx, &ob, &ib);
+		if (ZSTD_isError(ret)) {
+			char what[160];
+
+			snprintf(what, sizeof(what), "zstd: %s", ZSTD_getErrorName(ret));
+			return records_refuse(s, error, what);
+		}
+		s->in_pos = ib.pos;
+		p += ob.pos;
+		n -= ob.pos;
+		if (!ret && n)
+			return records_refuse(s, error, "zstd: short frame");
+		s->frame_done = !ret;
+	}
+	return 0;
+}
+
+/* The end: the frame complete, every stored byte read, their CRC the table's. */
+static int records_finish(struct trace_records *s, struct trace_error *error)
+{
+	uint8_t spare;
+
+	while (s->dctx && !s->frame_done) {
+		ZSTD_outBuffer ob = { &spare, sizeof(spare), 0 };
+		ZSTD_inBuffer ib;
+		size_t ret;
+
+		if (s->in_pos == s->in_size && records_fill(s, error))
+			return -1;
+		ib = (ZSTD_inBuffer){ s->in, s->in_size, s->in_pos };
+		ret = ZSTD_decompressStream(s->dctx, &ob, &ib);
+		if (ZSTD_isError(ret) || ob.pos)
+			return records_refuse(s, error, "zstd: the frame holds more than the table says");
+		s->in_pos = ib.pos;
+		s->frame_done = !ret;
+	}
+	if (s->in_pos != s->in_size || s->stored_left)
+		return records_refuse(s, error, "bytes after the zstd frame");
+	if (s->crc != s->r->sections[s->si].crc) {
+		char what[160];
+
+		snprintf(what, sizeof(what), "changed since the trace was opened (checksum "
+			 "%08x, the table says %08x)", s->crc, s->r->sections[s->si].crc);
+		return records_refuse(s, error, what);
+	}
+	return 0;
+}
+
+int trace_records_open(struct trace_reader *r, size_t launch_index,
+		       struct trace_records **out, struct trace_error *error)
+{
+	const struct trace_launch *l;
+	struct trace_records *s;
+	uint64_t grid_warps, total = 0;
+	uint8_t head[8];
+	size_t n;
+
+	*out = NULL;
+	if (launch_index >= r->launch_count)
+		return refuse_errno(error, EINVAL, r->name, 0, "no launch %zu (the trace has %zu)",
+				    launch_index, r->launch_count);
+	l = &r->launches[launch_index];
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return refuse_errno(error, ENOMEM, r->name, 0, "out of memory");
+	s->r = r;
+	s->si = r->access_sections[launch_index];
+	if (s->si == SIZE_MAX) {	/* no section: no warps */
+		*out = s;
+		return 0;
+	}
+	s->stored_at = r->sections[s->si].offset;
+	s->stored_left = r->sections[s->si].stored_size;
+	s->raw_left = r->sections[s->si].raw_size;
+	s->in = malloc(READ_CHUNK);
+	if (r->sections[s->si].compression != TRACE_COMPRESSION_NONE &&
+	    !(s->dctx = ZSTD_createDCtx()))
+		goto nomem;
+	if (!s->in)
+		goto nomem;
+	if (records_pull(s, head, sizeof(head), error))
+		goto fail;
+	s->count = get_le32(head);
+	if (get_le32(head + 4)) {
+		refuse_in(r, error, s->si, 4, "%s", "reserved word is not zero");
+		goto fail;
+	}
+	if (s->raw_left / TRACE_WARP_ENTRY_SIZE < s->count) {
+		refuse_in(r, error, s->si, 0, "%zu warps are beyond the section's %llu bytes",
+			  s->count, (unsigned long long)r->sections[s->si].raw_size);
+		goto fail;
+	}
+	s->ids = malloc((s->count + 1) * sizeof(*s->ids));
+	s->counts = malloc((s->count + 1) * sizeof(*s->counts));
+	if (!s->ids || !s->counts)
+		goto nomem;
+	grid_warps = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2] * l->warps_per_block;
+	for (n = 0; n < s->count; n++) {
+		uint8_t e[TRACE_WARP_ENTRY_SIZE];
+
+		if (records_pull(s, e, sizeof(e), error))
+			goto fail;
+		s->ids[n] = get_le32(e);
+		s->counts[n] = get_le32(e + 4);
+		if (s->ids[n] >= grid_warps || (n && s->ids[n] <= s->ids[n - 1])) {
+			refuse_in(r, error, s->si, 8 + n * TRACE_WARP_ENTRY_SIZE,
+				  "warp entry %zu: warp %u is out of order or beyond the grid's %llu warps",
+				  n, s->ids[n], (unsigned long long)grid_warps);
+			goto fail;
+		}
+		total += s->counts[n];
+	}
+	if (total != l->access_count || s->raw_left != total * 8) {
+		refuse_in(r, error, s->si, 8, "the warps hold %llu records, the launch record says "
+			  "%llu, the section %llu", (unsigned long long)total,
+			  (unsigned long long)l->access_count, (unsigned long long)s->raw_left / 8);
+		goto fail;
+	}
+	*out = s;
+	return 0;
+nomem:
+	refuse_errno(error, ENOMEM, r->name, 0, "out of memory");
+fail:
+	trace_records_close(s);
+	errno = error->errnum;
+	return -1;
+}
+
+size_t trace_records_warps(const struct trace_records *s)
+{
+	return s->count;
+}
+
+int trace_records_next(struct trace_records *s, uint32_t *warp_id,
+		       const uint64_t **records, uint32_t *record_count,
+		       struct trace_error *error)
+{
+	uint32_t n, j;
+
+	if (s->next == s->count)
+		return s->si == SIZE_MAX || !records_finish(s, error) ? 1 : -1;
+	n = s->counts[s->next];
+	if (n > s->records_cap) {
+		uint64_t *grown = realloc(s->records, (size_t)n * sizeof(*grown));
+
+		if (!grown)
+			return refuse_errno(error, ENOMEM, s->r->name, 0, "out of memory");
+		s->records = grown;
+		s->records_cap = n;
+	}
+	if (records_pull(s, s->records, (size_t)n * 8, error))
+		return -1;
+	for (j = 0; j < n; j++)
+		s->records[j] = get_le64((const uint8_t *)&s->records[j]);
+	*warp_id = s->ids[s->next++];
+	*records = s->records;
+	*record_count = n;
+	return 0;
+}
+
+void trace_records_close(struct trace_records *s)
+{
+	if (!s)
+		return;
+	ZSTD_freeDCtx(s->dctx);
+	free(s->in);
+	free(s->ids);
+	free(s->counts);
+	free(s->records);
+	free(s);
 }

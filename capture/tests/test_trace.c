@@ -590,25 +590,36 @@ static void test_address_outside_allocations(void)
 	trace_close(r);
 }
 
-/* Unchecked reads (TRACE_WARPS_UNCHECKED): the stray line comes back as
- * written, for a caller that checked the streams once already. */
-static void test_unchecked_read(void)
+/* Streams read a warp at a time (trace_records_*): the warps and records
+ * trace_warps_open() gives, and a stray line as written (unchecked). */
+static void test_records_stream(void)
 {
 	struct trace_reader *r;
-	struct trace_warps *w;
+	struct trace_records *s;
 	struct trace_error error;
 	const uint64_t *records;
 	uint32_t id, count;
 
 	write_trace("outside.trace", 0x100000, 0);
 	CU_ASSERT_EQUAL_FATAL(trace_open("outside.trace", NULL, &r, &error), 0);
-	CU_ASSERT_EQUAL_FATAL(trace_warps_read(r, 0, TRACE_WARPS_UNCHECKED, &w, &error), 0);
-	CU_ASSERT_EQUAL_FATAL(trace_warps_count(w), 2);
-	trace_warps_get(w, 1, &id, &records, &count);
+	CU_ASSERT_EQUAL_FATAL(trace_records_open(r, 0, &s, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_records_warps(s), 2);
+	CU_ASSERT_EQUAL_FATAL(trace_records_next(s, &id, &records, &count, &error), 0);
+	CU_ASSERT_EQUAL(id, 0);
+	CU_ASSERT_EQUAL_FATAL(count, 3);
+	CU_ASSERT_EQUAL(memcmp(records, warp0_records, sizeof(warp0_records)), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_records_next(s, &id, &records, &count, &error), 0);
 	CU_ASSERT_EQUAL(id, 3);
 	CU_ASSERT_EQUAL_FATAL(count, 2);
+	CU_ASSERT_EQUAL(records[0], warp3_records[0]);
 	CU_ASSERT_EQUAL(trace_access_line(records[1]), 0x100000);
-	trace_warps_close(w);
+	CU_ASSERT_EQUAL(trace_records_next(s, &id, &records, &count, &error), 1);
+	trace_records_close(s);
+	/* a launch without a section: no warps */
+	CU_ASSERT_EQUAL_FATAL(trace_records_open(r, 1, &s, &error), 0);
+	CU_ASSERT_EQUAL(trace_records_warps(s), 0);
+	CU_ASSERT_EQUAL(trace_records_next(s, &id, &records, &count, &error), 1);
+	trace_records_close(s);
 	trace_close(r);
 }
 
@@ -636,6 +647,24 @@ static void test_file_read_again(void)
 	CU_ASSERT_EQUAL(trace_warps_open(r, 0, &w, &error), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(error.message,
 		"again.trace: offset 64: section 0 (ACCESSES): changed since the trace was opened"));
+	/* streamed: refused, at the latest when its end is read */
+	{
+		struct trace_records *s;
+		const uint64_t *records;
+		uint32_t id, count;
+		int rc;
+
+		if (!trace_records_open(r, 0, &s, &error)) {
+			while (!(rc = trace_records_next(s, &id, &records, &count, &error)))
+				;
+			CU_ASSERT_EQUAL(rc, -1);
+			trace_records_close(s);
+		}
+		/* here the changed byte breaks the warp table first (the CRC is
+		 * compared at the end) */
+		CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "again.trace: offset 64: section 0 "
+					      "(ACCESSES)"));
+	}
 	trace_close(r);
 	free(data);
 }
@@ -715,7 +744,7 @@ int main(void)
 	CU_add_test(suite, "frame size disagrees", test_frame_size_disagrees);
 	CU_add_test(suite, "address outside allocations",
 		    test_address_outside_allocations);
-	CU_add_test(suite, "unchecked read", test_unchecked_read);
+	CU_add_test(suite, "records streamed", test_records_stream);
 	CU_add_test(suite, "file read again", test_file_read_again);
 	CU_add_test(suite, "bad events", test_bad_events);
 	CU_add_test(suite, "writer refuses bad meta", test_writer_refuses_bad_meta);
