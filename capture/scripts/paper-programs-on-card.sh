@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Ember paper's six applications on a card (capture/traces/
-# PAPER-PROGRAMS.md): builds them as their authors ship them (UVMBench's
+# paper/PROVENANCE.md): builds them as their authors ship them (UVMBench's
 # pathfinder, kmeans_standard and CNN, EMOGI's bfs: only the compiler and
 # the architecture named) and our two drivers (capture/programs/
 # radix_sort.cu, bitonic_sort.cu), generates their inputs at each SIZE,
