@@ -12,6 +12,8 @@
 # folder holding MATRIX-PROG/ (optional: without it, card columns only);
 # MATRIX: validate (default: -T the uvm timing capture) or validate-resident
 # (-T a timing capture of the prefetch variant, data resident).
+# CARD: the card named in the headings (default H200: the sessions of
+# 2026-12-02; capture/validation/2026-12-06-paper ran on an H100).
 # PROGRAMS: the programs printed (default "cupy torch pathfinder nw"); CuPy's
 # variants are in their own session, capture/validation/2026-12-02-cupy.
 #   bash capture/scripts/validation-table.sh --all RESULTS_DIR
@@ -60,7 +62,7 @@ field() {
 
 for p in ${PROGRAMS:-cupy torch pathfinder nw}; do
 	echo
-	echo "$p: card (H200) beside replay ($matrix-$p.conf: h200-64m, 0.5x), ms"
+	echo "$p: card (${CARD:-H200}) beside replay ($matrix-$p.conf: h200-64m, 0.5x), ms"
 	echo
 	echo "| variant | card kernels: median (min..max, n) | card spread | program's own timer: median (min..max, n) | own spread | replay sim_ns | replay setup_ns | replay faults | replay / card |"
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
