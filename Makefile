@@ -197,7 +197,8 @@ loaded-test: all
 # paper's own numbers (no VM): exact order counts and geometric means; and
 # ember-agent against a hostile guest (tests/agent: fake-qemu in QEMU's place).
 report-test: host results-format-doc-check experiments-doc-check inject-doc-check \
-		modparams-doc-check guest-caps-doc-check docs-numbers-check fuzz-doc-check
+		modparams-doc-check guest-caps-doc-check docs-numbers-check fuzz-doc-check \
+		paper-inputs-doc-check
 	$(MAKE) -C userspace $(BUILD)/guest/ember-run
 	bash tests/report/run-test.sh $(AGENT) $(BUILD)/report-test $(BUILD)/guest/ember-run
 	$(CC) -std=gnu11 -Wall -Wextra -O2 -Ihost-agent -o $(BUILD)/report-test/test-judge \
@@ -286,6 +287,15 @@ guest-caps-doc: host
 
 guest-caps-doc-check: host
 	@bash scripts/doc-block.sh check docs/testing.md $(AGENT) guest-caps
+
+# docs/paper-inputs.md's table: the oversubscription of each Table 4
+# column, from the caption, experiments/paper/table4.csv and a committed
+# trace of the radix sort (capture/traces/paper); part of report-test.
+paper-inputs-doc: capture
+	bash scripts/doc-block.sh write docs/paper-inputs.md bash scripts/paper-inputs.sh
+
+paper-inputs-doc-check: capture
+	@bash scripts/doc-block.sh check docs/paper-inputs.md bash scripts/paper-inputs.sh
 
 # Docs are reference: no page under docs/ and no line of README.md types a
 # measured number (a time, a percentage, a speedup, CPU seconds) outside a
@@ -610,4 +620,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test driver-cost-test driver-cost trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report fuzz-campaign fuzz-report fuzz-doc fuzz-doc-check bench replay-bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean
+.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check paper-inputs-doc paper-inputs-doc-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test driver-cost-test driver-cost trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report fuzz-campaign fuzz-report fuzz-doc fuzz-doc-check bench replay-bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean
