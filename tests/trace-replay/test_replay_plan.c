@@ -303,6 +303,45 @@ static void test_timing_mismatch(void)
 	em_replay_close(&p);
 }
 
+/*
+ * capture's trace-synth (make replay-bench's traces): 10000 records in 3
+ * launches over 512 lines (the Makefile writes it), every record a
+ * read-modify-write of line r mod 512; and the guest memory its replay
+ * takes (em_replay_memory()).
+ */
+static void test_synth(void)
+{
+	struct em_replay_plan p;
+	struct em_replay_memory m;
+	char path[512], err[320];
+
+	snprintf(path, sizeof(path), "%s/synth.trace", work_dir);
+	CU_ASSERT_EQUAL_FATAL(em_replay_open(&p, path, NULL, true, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(p.nallocs, 1);
+	CU_ASSERT_EQUAL(p.peak_bytes, 65536);
+	CU_ASSERT_EQUAL(trace_launch_count(p.reader), 3);
+	CU_ASSERT_EQUAL(p.records, 10000);
+	CU_ASSERT_EQUAL(p.max_records, 3334);
+	CU_ASSERT_EQUAL(p.max_warps, 105);	/* 3334 / 32, rounded up */
+	CU_ASSERT_EQUAL(p.max_warp_records, 32);
+	CU_ASSERT_EQUAL(p.card_ns, 0);
+	CU_ASSERT_EQUAL_FATAL(em_replay_layout(&p, p.peak_bytes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(p.allocs[0].lines, 512);
+	/* the first launch reads every line before any launch wrote it */
+	CU_ASSERT_EQUAL(count_bits(p.allocs[0].input, 512), 512);
+	CU_ASSERT_EQUAL(count_bits(p.allocs[0].touched, 512), 512);
+	em_replay_memory(&p, 65536, &m);
+	CU_ASSERT_EQUAL(m.file, p.file_size);
+	CU_ASSERT_EQUAL(m.footprint, 65536 + 128);
+	/* 513 lines: 4 bits each (and a byte's rounding per allocation), 8 bytes of sum */
+	CU_ASSERT_EQUAL(m.maps, 4 * (65 + 1) + 8 * 513);
+	/* table 105 x 16 and records 3334 x 4, whole pages; reader: 105 x 8,
+	 * its chunk, one warp's 32 records */
+	CU_ASSERT_EQUAL(m.launch, 4096 + 16384 + 840 + (1 << 20) + 256);
+	CU_ASSERT_EQUAL(m.total, m.file + m.footprint + m.maps + m.launch);
+	em_replay_close(&p);
+}
+
 int main(int argc, char **argv)
 {
 	CU_pSuite s;
@@ -323,6 +362,7 @@ int main(int argc, char **argv)
 	CU_add_test(s, "truncated and wrong-version traces refused", test_bad_traces);
 	CU_add_test(s, "a line outside every allocation refused", test_outside);
 	CU_add_test(s, "timing trace of another program refused", test_timing_mismatch);
+	CU_add_test(s, "trace-synth: records, inputs, guest memory", test_synth);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
