@@ -62,6 +62,8 @@
 	  "(the guest wrote past a cap, docs/testing.md)")		\
 	X(wall_s, TOP, REAL, "%.2f", s->o->wall_s, true,		\
 	  "the VM's wall-clock seconds on this host")			\
+	X(cpu_s, TOP, REAL, "%.2f", s->o->cpu_s, true,			\
+	  "QEMU's user + system CPU seconds (0: a libvirt domain's, not known)") \
 	X(sim_ns, RUN, INT, "", 0, false,				\
 	  "modelled kernel time, ns (setup_ns, in run, is the advice and prefetch)") \
 	X(faults, RUN, INT, "", 0, false, "GPU faults serviced")	\

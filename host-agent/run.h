@@ -74,6 +74,7 @@ struct em_run_outcome {
 	bool timed_out;
 	int exit_status;
 	double wall_s;
+	double cpu_s;		/* the VM's CPU seconds; 0 where unknown (libvirt) */
 	const char *host;	/* "local" or the libvirt URI */
 	/* the host went away before the run ended: not a result, rerun it */
 	bool host_lost;

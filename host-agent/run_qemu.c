@@ -179,7 +179,8 @@ static struct em_run *qemu_wait(struct em_backend *be, volatile sig_atomic_t *in
 	*o = (struct em_run_outcome){
 		.timed_out = q->outs[k].timed_out,
 		.exit_status = q->outs[k].exit_status,
-		.wall_s = q->outs[k].wall_s, .host = "local",
+		.wall_s = q->outs[k].wall_s, .cpu_s = q->outs[k].cpu_s,
+		.host = "local",
 		.guest_errors = q->outs[k].guest_errors,
 		.cap_file = q->outs[k].cap_hit >= 0 ? em_vm_cap_file(q->outs[k].cap_hit) : NULL,
 		.cap_bytes = q->outs[k].cap_hit >= 0 ? em_vm_cap_bytes(q->outs[k].cap_hit) : 0,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -511,7 +512,8 @@ int em_vm_start(struct em_vm *vm, const struct em_vm_config *cfg)
 	return 0;
 }
 
-static void reap(struct em_vm *vm, struct em_vm_outcome *out, int status)
+static void reap(struct em_vm *vm, struct em_vm_outcome *out, int status,
+		 const struct rusage *ru)
 {
 	bool timed_out = out->timed_out;
 
@@ -519,6 +521,8 @@ static void reap(struct em_vm *vm, struct em_vm_outcome *out, int status)
 	out->timed_out = timed_out;
 	vm->exited = true;
 	out->wall_s = now_s() - vm->started;
+	out->cpu_s = ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
+		     ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
 	if (WIFEXITED(status))
 		out->exit_status = WEXITSTATUS(status);
 	else
@@ -556,6 +560,7 @@ static void reap(struct em_vm *vm, struct em_vm_outcome *out, int status)
 long em_vm_wait_any(struct em_vm **vms, struct em_vm_outcome *outs, size_t n)
 {
 	struct pollfd pfd[128];
+	struct rusage ru;
 	size_t i, np, running;
 	int status;
 	pid_t r;
@@ -584,9 +589,10 @@ long em_vm_wait_any(struct em_vm **vms, struct em_vm_outcome *outs, size_t n)
 			check_file_caps(vm);
 			if (vm->hold == EM_VM_HOLD_ASKING && em_qmp_step(&vm->hold_qmp, now_s()))
 				hold_end(vm);
-			r = waitpid(vm->pid, &status, WNOHANG);
+			/* QEMU's own CPU time: its threads, reaped with it */
+			r = wait4(vm->pid, &status, WNOHANG, &ru);
 			if (r == vm->pid) {
-				reap(vm, &outs[i], status);
+				reap(vm, &outs[i], status, &ru);
 				return (long)i;
 			}
 			if (now_s() >= vm->started + vm->cfg.timeout_s &&

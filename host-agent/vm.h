@@ -154,6 +154,7 @@ struct em_vm_outcome {
 	bool timed_out;
 	int exit_status;		/* QEMU's, or -signal */
 	double wall_s;
+	double cpu_s;			/* QEMU's user + system CPU seconds */
 	unsigned int guest_errors;	/* em_vm's */
 	int cap_hit;			/* the cap that stopped it (enum em_vm_cap), or -1 */
 };

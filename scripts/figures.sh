@@ -528,9 +528,9 @@ comparable() {
 		jq -S 'del(.commit, .sources_digest, .sources_clean, .date, .host_cpu,
 			   .host_cores, .wall_s, .cpu_s, .pool, .connect)' "$1" ;;
 	*.jsonl)
-		jq -cS 'del(.commit, .wall_s, .host)' "$1" ;;
+		jq -cS 'del(.commit, .wall_s, .cpu_s, .host)' "$1" ;;
 	*.csv)
-		# the columns but commit, wall_s and host (fields may be quoted)
+		# the columns but commit, wall_s, cpu_s and host (fields may be quoted)
 		awk '
 		function split_csv(line, f,    n, i, c, q, cur) {
 			n = 0; cur = ""; q = 0
@@ -545,7 +545,7 @@ comparable() {
 		{
 			n = split_csv($0, f)
 			if (NR == 1)
-				for (i = 1; i <= n; i++) skip[i] = f[i] == "commit" || f[i] == "wall_s" || f[i] == "host"
+				for (i = 1; i <= n; i++) skip[i] = f[i] == "commit" || f[i] == "wall_s" || f[i] == "cpu_s" || f[i] == "host"
 			s = ""
 			for (i = 1; i <= n; i++) if (!skip[i]) s = s f[i] ","
 			print s

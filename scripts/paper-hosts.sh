@@ -61,7 +61,7 @@ hosts=()
 comparable() {
 	local f
 	for f in "$1"/*/results.jsonl; do
-		jq -cS 'del(.host, .wall_s)' "$f"
+		jq -cS 'del(.host, .wall_s, .cpu_s)' "$f"
 	done | sort
 }
 # "N by digest, M by reference" of a pool

@@ -48,7 +48,7 @@ trap cleanup EXIT
 
 # results.jsonl without what may differ between hosts, one line a run, by id.
 comparable() {
-	jq -cS 'del(.host, .wall_s)' "$1" | sort
+	jq -cS 'del(.host, .wall_s, .cpu_s)' "$1" | sort
 }
 
 # matrix.conf NAME [CONNECT...]

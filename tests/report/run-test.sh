@@ -692,7 +692,7 @@ fields=$("$agent" result-fields |
 	sed -n 's/^| `\([a-z_0-9]*\)` | result.json[a-z ]* | \(string\|integer\|number\) |.*/\1/p' |
 	paste -sd,)
 expect "$work/csv/c/results.csv" "$fields"
-expect "$work/csv/c/results.csv" "0123456789ab,h200-128m,stream,uvm,mine,ember,,,0.5,1,ok,1.50,42,,,,,,,,,0,stream-uvm-x0.5-s1-Pmine,local,0,,,\"-k,stream,-x,0.5,-s,1,-v,uvm,-P,mine\",,,,,,,,,00ff,,,,,,,,,,,,,,"
+expect "$work/csv/c/results.csv" "0123456789ab,h200-128m,stream,uvm,mine,ember,,,0.5,1,ok,1.50,,42,,,,,,,,,0,stream-uvm-x0.5-s1-Pmine,local,0,,,\"-k,stream,-x,0.5,-s,1,-v,uvm,-P,mine\",,,,,,,,,00ff,,,,,,,,,,,,,,"
 if [ "$(wc -l <"$work/csv/c/results.jsonl")" -eq 2 ]; then
 	echo "ok: results.jsonl has both runs"
 else
