@@ -3,14 +3,20 @@
 #include "trace.h"
 #include "trace_internal.h"
 
-/* CRC-32 by nibbles: a 16-entry table keeps it small and constant (no
- * table built at run time, so no global state), at a few hundred MB/s,
- * well above what a trace needs. */
-static const uint32_t crc32_nibble_table[16] = {
-	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
-	0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
-	0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
-	0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
+/*
+ * CRC-32 a byte at a time: the 256-entry table is made by the compiler
+ * from the polynomial (CRC_BYTE: eight shifts of a byte), so no table is
+ * typed in or built at run time (no global state). A replay reads a
+ * large trace's accesses two or three times, each time checked against
+ * its CRC: a byte a lookup keeps that well below decompressing them.
+ */
+#define CRC_BIT(c)	(((c) >> 1) ^ (0xedb88320u & (0u - ((c) & 1u))))
+#define CRC_BYTE(c)	CRC_BIT(CRC_BIT(CRC_BIT(CRC_BIT(CRC_BIT(CRC_BIT(CRC_BIT(CRC_BIT((uint32_t)(c)))))))))
+#define CRC_4(n)	CRC_BYTE(n), CRC_BYTE((n) + 1), CRC_BYTE((n) + 2), CRC_BYTE((n) + 3)
+#define CRC_16(n)	CRC_4(n), CRC_4((n) + 4), CRC_4((n) + 8), CRC_4((n) + 12)
+#define CRC_64(n)	CRC_16(n), CRC_16((n) + 16), CRC_16((n) + 32), CRC_16((n) + 48)
+static const uint32_t crc32_byte_table[256] = {
+	CRC_64(0), CRC_64(64), CRC_64(128), CRC_64(192),
 };
 
 uint32_t trace_crc32(uint32_t crc, const void *data, size_t size)
@@ -18,11 +24,8 @@ uint32_t trace_crc32(uint32_t crc, const void *data, size_t size)
 	const uint8_t *p = data;
 
 	crc = ~crc;
-	for (size_t i = 0; i < size; i++) {
-		crc ^= p[i];
-		crc = (crc >> 4) ^ crc32_nibble_table[crc & 0xf];
-		crc = (crc >> 4) ^ crc32_nibble_table[crc & 0xf];
-	}
+	for (size_t i = 0; i < size; i++)
+		crc = (crc >> 8) ^ crc32_byte_table[(crc ^ p[i]) & 0xff];
 	return ~crc;
 }
 
