@@ -250,7 +250,7 @@ static int check_traces(struct em_matrix *m, const char *file, unsigned int ln)
 	const char *dir = trace_dir(), *timing;
 	char tpath[512], timing_path[512], targ[256], err[320] = "";
 	struct em_replay_plan plan;
-	unsigned int i;
+	unsigned int i, traces = 0;
 
 	timing = run_args_timing(m->settings.run_args, targ, sizeof(targ));
 	if (timing) {
@@ -281,10 +281,13 @@ static int check_traces(struct em_matrix *m, const char *file, unsigned int ln)
 			return err[0] ? cfg_error(file, ln, "%s", err) : -1;
 		}
 		m->trace_crc[i] = plan.file_crc;
+		traces++;
 		if (plan.timing)
 			m->timing_crc = trace_get_info(plan.timing)->file_crc32;
 		em_replay_close(&plan);
 	}
+	if (!traces)
+		m->timing[0] = '\0';	/* no trace app takes it: no image needs it */
 	return 0;
 }
 
