@@ -400,7 +400,7 @@ trace_refused() {
 tr=capture/traces/torch-accesses.trace
 # too large for the guest's memory at its largest factor: 3 x 512 MiB
 trconf h200-512m "0.5 3"
-trace_refused "$work/tr.conf:6: $tr: the replay at factor 3 on h200-512m needs 1835 MiB of guest memory (the trace 1 MiB, its allocations 1537 MiB, its largest launch 2 MiB, line maps 103 MiB, the guest's kernel and image 192 MiB), more than memory = 1024 MiB" --list
+trace_refused "$work/tr.conf:6: $tr: the replay at factor 3 on h200-512m needs 1899 MiB of guest memory (the guest's kernel and image 256 MiB, and the larger of: at boot, the trace twice while the image unpacks, 2 MiB; running, the trace 1 MiB, its allocations 1537 MiB, its largest launch 2 MiB, line maps 103 MiB), more than memory = 1024 MiB" --list
 # streams that do not match the timing capture: another program's launches,
 # or a -T outside the image's /traces
 trconf h200-64m 0.5 "-T /traces/pathfinder-timing.trace"
