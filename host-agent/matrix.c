@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gpumodel/profile.h"
 #include "initrd.h"		/* the images' copies of the traces */
@@ -172,21 +173,33 @@ static const char *trace_dir(void)
 	return getenv("EMBER_TRACES") ? getenv("EMBER_TRACES") : "capture/traces";
 }
 
-/*
- * What the guest's kernel and the rest of its image take of its memory
- * besides a trace: the cloud kernel, its page tables and slabs, and the
- * image's programs and modules (the nvidia-uvm image is the larger, 25
- * MiB), with room to spare. Measured: the ember image with a 106 MiB
- * trace unpacks at 404 MiB of guest memory and not at 392 (the boot holds
- * the image and its files at once), about 192 + 2 x 106; 64 MiB more for
- * what that one boot did not show.
- */
-#define EM_GUEST_BASE_MIB	256
-
 /* Bytes in MiB, rounded up. */
 static uint64_t mib(uint64_t bytes)
 {
 	return (bytes + (1 << 20) - 1) >> 20;
+}
+
+/*
+ * What the guest's kernel takes of its memory besides the image: its
+ * reserved memory, page tables, slabs and modules, with room to spare.
+ * Measured: the ember image of 121 MiB (a 106 MiB trace in it) unpacks at
+ * 404 MiB of guest memory and not at 392 (the boot holds the image's
+ * bytes and its files at once): 404 - 2 x 121 = 162; 30 MiB more for what
+ * that one boot did not show.
+ */
+#define EM_GUEST_KERNEL_MIB	192
+
+/*
+ * The guest memory a replay takes, in MiB, with an image of image_bytes
+ * (the trace in it) and the replay's own run_bytes beside it: the kernel,
+ * and the larger of the boot's need (the image twice while it unpacks)
+ * and the run's (the image's files, which stay in RAM, and the replay).
+ */
+static uint64_t guest_need_mib(uint64_t image_bytes, uint64_t run_bytes)
+{
+	uint64_t boot = 2 * mib(image_bytes), run = mib(image_bytes) + mib(run_bytes);
+
+	return EM_GUEST_KERNEL_MIB + (boot > run ? boot : run);
 }
 
 /* run_args' -T VALUE (the timing trace, ember-run's option), or NULL. */
@@ -209,13 +222,13 @@ static const char *run_args_timing(const char *run_args, char *buf, size_t len)
  * The guest memory a replay of plan p takes at the matrix's largest
  * factor: refused past memory, naming the file and the limit.
  */
-static int check_trace_memory(const struct em_matrix *m, const struct em_replay_plan *p,
-			      const char *file, unsigned int ln)
+static int check_trace_memory(struct em_matrix *m, unsigned int app,
+			      const struct em_replay_plan *p, const char *file, unsigned int ln)
 {
 	struct em_replay_memory need;
 	struct gm_profile prof;
 	double factor = 0;
-	uint64_t boot_mib, run_mib, total_mib;
+	uint64_t total_mib;
 	unsigned int i;
 
 	if (gm_profile_lookup(m->settings.profile, &prof))
@@ -224,20 +237,19 @@ static int check_trace_memory(const struct em_matrix *m, const struct em_replay_
 		if (m->factors[i] > factor)
 			factor = m->factors[i];
 	em_replay_memory(p, (uint64_t)(factor * (double)prof.vram_bytes), &need);
-	/* the boot unpacks the image: its bytes and its files, both in RAM */
-	boot_mib = 2 * mib(need.file);
-	run_mib = mib(need.file) + mib(need.footprint) + mib(need.launch) + mib(need.maps);
-	total_mib = EM_GUEST_BASE_MIB + (boot_mib > run_mib ? boot_mib : run_mib);
+	m->trace_run_bytes[app] = need.footprint + need.launch + need.maps;
+	/* the image holds the trace at least: the images are held to it later */
+	total_mib = guest_need_mib(need.file, m->trace_run_bytes[app]);
 	if (total_mib <= m->settings.memory_mib)
 		return 0;
 	fprintf(stderr, "%s:%u: %s: the replay at factor %g on %s needs %" PRIu64 " MiB of "
-		"guest memory (the guest's kernel and image %u MiB, and the larger of: at "
-		"boot, the trace twice while the image unpacks, %" PRIu64 " MiB; running, the "
-		"trace %" PRIu64 " MiB, its allocations %" PRIu64 " MiB, its largest launch %"
-		PRIu64 " MiB, line maps %" PRIu64 " MiB), more than memory = %u MiB\n", file, ln,
-		p->path, factor, m->settings.profile, total_mib, EM_GUEST_BASE_MIB, boot_mib,
-		mib(need.file), mib(need.footprint), mib(need.launch), mib(need.maps),
-		m->settings.memory_mib);
+		"guest memory (the guest's kernel %u MiB, and the larger of: at boot, the "
+		"trace twice while the image unpacks, %" PRIu64 " MiB; running, the trace %"
+		PRIu64 " MiB, its allocations %" PRIu64 " MiB, its largest launch %" PRIu64
+		" MiB, line maps %" PRIu64 " MiB), more than memory = %u MiB\n", file, ln,
+		p->path, factor, m->settings.profile, total_mib, EM_GUEST_KERNEL_MIB,
+		2 * mib(need.file), mib(need.file), mib(need.footprint), mib(need.launch),
+		mib(need.maps), m->settings.memory_mib);
 	return -1;
 }
 
@@ -283,7 +295,7 @@ static int check_traces(struct em_matrix *m, const char *file, unsigned int ln)
 		snprintf(tpath, sizeof(tpath), "%s/%s", dir, name);
 		if (em_replay_open(&plan, tpath, timing ? timing_path : NULL, true, err,
 				   sizeof(err)) ||
-		    check_trace_memory(m, &plan, file, ln)) {
+		    check_trace_memory(m, i, &plan, file, ln)) {
 			em_replay_close(&plan);
 			return err[0] ? cfg_error(file, ln, "%s", err) : -1;
 		}
@@ -308,20 +320,37 @@ static const char *driver_image(const struct em_paths *p, const char *driver,
 	return nvuvm ? p->initrd_nvidia_uvm : p->initrd;
 }
 
-/* Image `initrd` carries traces/NAME with the bytes of CRC-32 crc. */
+/*
+ * Image `initrd` carries traces/NAME with the bytes of CRC-32 crc, and a
+ * replay of run_bytes beside the whole image fits the guest's memory.
+ */
 static int check_image_trace(const struct em_matrix *m, const char *driver,
 			     const char *initrd, const char *make, const char *name,
-			     uint32_t crc)
+			     uint32_t crc, uint64_t run_bytes)
 {
 	char path[128];
 	uint32_t got = 0;
-	uint64_t size;
+	uint64_t size, need;
+	struct stat st;
 	int ret;
 
 	snprintf(path, sizeof(path), "traces/%s", name);
 	ret = em_initrd_file(initrd, path, &size, &got);
-	if (!ret && got == crc)
-		return 0;
+	if (!ret && got == crc) {
+		if (stat(initrd, &st))
+			return 0;	/* read just now: cannot happen */
+		need = guest_need_mib((uint64_t)st.st_size, run_bytes);
+		if (need <= m->settings.memory_mib)
+			return 0;
+		fprintf(stderr, "ember-agent: %s: trace:%s on driver %s needs %" PRIu64 " MiB of "
+			"guest memory (the guest's kernel %u MiB, and the larger of: at boot, its "
+			"image %s twice while it unpacks, %" PRIu64 " MiB; running, the image %"
+			PRIu64 " MiB and the replay %" PRIu64 " MiB), more than memory = %u MiB; "
+			"no VM started\n", m->name, name, driver, need, EM_GUEST_KERNEL_MIB,
+			initrd, 2 * mib((uint64_t)st.st_size), mib((uint64_t)st.st_size),
+			mib(run_bytes), m->settings.memory_mib);
+		return -1;
+	}
 	if (ret == -ENOENT)
 		fprintf(stderr, "ember-agent: %s: driver %s: its image %s carries no %s (%s "
 			"packs %s/*.trace into it); no VM started\n", m->name, driver, initrd,
@@ -351,10 +380,10 @@ int em_matrix_check_images(const struct em_matrix *m, const struct em_paths *p)
 		for (i = 0; i < m->napps; i++)
 			if (!strncmp(m->apps[i], "trace:", 6) &&
 			    check_image_trace(m, driver, initrd, make, m->apps[i] + 6,
-					      m->trace_crc[i]))
+					      m->trace_crc[i], m->trace_run_bytes[i]))
 				return -1;
 		if (m->timing[0] &&
-		    check_image_trace(m, driver, initrd, make, m->timing, m->timing_crc))
+		    check_image_trace(m, driver, initrd, make, m->timing, m->timing_crc, 0))
 			return -1;
 	}
 	return 0;

@@ -115,9 +115,12 @@ struct em_matrix {
 	 * trace:FILE apps as checked on the host when the matrix was loaded
 	 * (every stream: the one check of them, docs/trace-replay.md): each
 	 * app's trace's CRC-32 (0: not a trace), and run_args -T's timing
-	 * trace, its name in the image's /traces ("": none) and CRC-32.
+	 * trace, its name in the image's /traces ("": none) and CRC-32; and
+	 * each trace app's replay's guest memory besides the image, at the
+	 * largest factor (em_replay_memory()'s allocations, launch and maps).
 	 */
 	uint32_t trace_crc[EM_MAX_LIST];
+	uint64_t trace_run_bytes[EM_MAX_LIST];
 	char timing[64];
 	uint32_t timing_crc;
 };
