@@ -171,6 +171,17 @@ driver-cost: all image-nvidia-uvm
 	rc=$$?; bash scripts/driver-cost.sh table $(foreach m,$(DRIVER_COST_MATRICES), \
 		$(RESULTS)/$$(sed -n 's/^name *= *//p' $(m))); exit $$rc
 
+# What instruction counting costs the host: the two counting-cost
+# matrices (half of make run's, measured and assumed) in one pool, then
+# each VM's wall and CPU seconds measured over assumed (driver-cost.sh speed).
+COUNTING_COST_MATRICES ?= experiments/matrices/counting-cost-measured.conf experiments/matrices/counting-cost-assumed.conf
+counting-cost: all image-nvidia-uvm
+	$(AGENT) run $(COUNTING_COST_MATRICES) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) \
+		--initrd $(INITRD) --nvidia-uvm-initrd $(NVIDIA_UVM_IMAGE) --results $(RESULTS) \
+		--accel $(ACCEL); \
+	rc=$$?; bash scripts/driver-cost.sh speed $(RESULTS)/counting-cost-measured \
+		$(RESULTS)/counting-cost-assumed; exit $$rc
+
 # The same check as a regression test of ember.ko: equal on two boots, and a
 # deliberately slower ember.ko (tests/driver-cost/extra-pass.patch) caught.
 DRIVER_COST_PROFILE ?= h200-64m
@@ -620,4 +631,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check paper-inputs-doc paper-inputs-doc-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test driver-cost-test driver-cost trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report fuzz-campaign fuzz-report fuzz-doc fuzz-doc-check bench replay-bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean
+.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check paper-inputs-doc paper-inputs-doc-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test driver-cost-test driver-cost counting-cost trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report fuzz-campaign fuzz-report fuzz-doc fuzz-doc-check bench replay-bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean

@@ -12,6 +12,10 @@
 #   driver-cost.sh compare BASE NEW [PCT]  each run of NEW against BASE's
 #       run of the same id: exit 1 when a figure grew by more than PCT
 #       percent (default 0: any growth), or a run is missing
+#   driver-cost.sh speed MEASURED ASSUMED  what counting costs the host:
+#       per run id in both, its VM's wall and CPU seconds under the
+#       measured rule over the assumed; the totals' ratios and each
+#       ratio's min, median and max over the runs
 set -euo pipefail
 
 die() { echo "driver-cost: $*" >&2; exit 2; }
@@ -75,8 +79,35 @@ compare() {
 	return $bad
 }
 
+speed() {
+	local m=$1 a=$2 f
+	for f in "$m/results.jsonl" "$a/results.jsonl"; do
+		[ -f "$f" ] || die "speed: no $f"
+	done
+	jq -rn --slurpfile m "$m/results.jsonl" --slurpfile a "$a/results.jsonl" '
+	  def ok: map(select(.status == "ok")) | map({key: .id, value: .}) | from_entries;
+	  def med: sort | if length % 2 == 1 then .[length / 2 | floor]
+	                  else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+	  def f2: . * 100 | round / 100 | tostring;
+	  def spread: map(select(. != null)) |
+	    if length == 0 then "-" else "min \(min | f2) median \(med | f2) max \(max | f2)" end;
+	  ($m | ok) as $mm | ($a | ok) as $aa
+	  | [$mm | keys[] | select($aa[.] != null)] as $ids
+	  | if ($ids | length) == 0 then "no run in both" | halt_error(1) else . end
+	  | [$ids[] | {w: ($mm[.].wall_s / $aa[.].wall_s),
+	               c: (if ($aa[.].cpu_s // 0) > 0 then $mm[.].cpu_s / $aa[.].cpu_s else null end)}] as $r
+	  | ($ids | map($mm[.].wall_s) | add) as $wm | ($ids | map($aa[.].wall_s) | add) as $wa
+	  | ($ids | map($mm[.].cpu_s // 0) | add) as $cm | ($ids | map($aa[.].cpu_s // 0) | add) as $ca
+	  | "runs in both: \($ids | length) (measured \($mm | length) ok, assumed \($aa | length) ok)",
+	    "VM wall s, summed: measured \($wm | round), assumed \($wa | round), ratio \($wm / $wa | f2)",
+	    "VM CPU s, summed:  measured \($cm | round), assumed \($ca | round), ratio \(if $ca > 0 then $cm / $ca | f2 else "-" end)",
+	    "per run, measured / assumed wall: \($r | map(.w) | spread)",
+	    "per run, measured / assumed CPU:  \($r | map(.c) | spread)"'
+}
+
 case ${1:-} in
 table) shift; table "$@" ;;
+speed) shift; [ $# = 2 ] || die "usage: driver-cost.sh speed MEASURED ASSUMED"; speed "$@" ;;
 compare) shift; [ $# -ge 2 ] || die "usage: driver-cost.sh compare BASE NEW [PCT]"; compare "$@" ;;
 *) die "usage: driver-cost.sh table DIR... | compare BASE NEW [PCT]" ;;
 esac
