@@ -172,7 +172,7 @@ driver-cost: all image-nvidia-uvm
 		$(RESULTS)/$$(sed -n 's/^name *= *//p' $(m))); exit $$rc
 
 # What instruction counting costs the host: the two counting-cost
-# matrices (half of make run's, measured and assumed) in one pool, then
+# matrices (a third of make run's, measured and assumed) in one pool, then
 # each VM's wall and CPU seconds measured over assumed (driver-cost.sh speed).
 COUNTING_COST_MATRICES ?= experiments/matrices/counting-cost-measured.conf experiments/matrices/counting-cost-assumed.conf
 counting-cost: all image-nvidia-uvm
