@@ -17,15 +17,9 @@ mkdir -p "$out" "$build"
 log=$out/capture.log
 exec > >(tee "$log") 2>&1
 
-sanitizer_header=$(find /usr/local /opt -name sanitizer_patching.h 2>/dev/null | head -1)
-[ -n "$sanitizer_header" ] || { echo "no compute-sanitizer headers found"; exit 1; }
-sanitizer_dir=$(cd "$(dirname "$sanitizer_header")/.." && pwd)
+. "$here/scripts/card-build-env.sh"
+card_build_env "$deps" || exit 1
 echo "sanitizer: $sanitizer_dir"
-extra=()
-if [ ! -e /usr/include/zstd.h ] && [ -n "$deps" ]; then
-	extra=(CPPFLAGS="-Ilibtrace -D_POSIX_C_SOURCE=200809L -I$deps/include"
-	       ZSTD_LIBS="-L$deps/lib -l:libzstd.so.1 -Wl,-rpath,$deps/lib")
-fi
 make -C "$here" O="$build" SANITIZER_DIR="$sanitizer_dir" "${extra[@]}" tool || exit 1
 nvcc -arch=sm_90 -o "$build/selftest" "$here/programs/selftest.cu" || exit 1
 nvcc -arch=sm_90 -shared -Xcompiler -fPIC -o "$build/libmanaged-alloc.so" \

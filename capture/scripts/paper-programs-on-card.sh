@@ -46,15 +46,8 @@ build=$root/build/paper-programs
 inputs=$build/inputs
 exec > >(tee -a "$out/paper-programs.log") 2>&1
 
-sanitizer_header=$(find /usr/local /opt -name sanitizer_patching.h 2>/dev/null | head -1)
-[ -n "$sanitizer_header" ] || { echo "no compute-sanitizer headers found"; exit 1; }
-sanitizer_dir=$(cd "$(dirname "$sanitizer_header")/.." && pwd)
-extra=()
-if [ ! -e /usr/include/zstd.h ] && [ -n "$deps" ]; then
-	deps=$(cd "$deps" && pwd)
-	extra=(CPPFLAGS="-Ilibtrace -D_POSIX_C_SOURCE=200809L -I$deps/include"
-	       ZSTD_LIBS="-L$deps/lib -l:libzstd.so.1 -Wl,-rpath,$deps/lib")
-fi
+. "$here/scripts/card-build-env.sh"
+card_build_env "$deps" || exit 1
 
 echo "== build $(date -u +%H:%M:%S)"
 mkdir -p "$build" "$inputs"
