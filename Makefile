@@ -469,13 +469,16 @@ bench: deps
 
 # The replay's throughput at scale (docs/trace-replay.md): a synthetic
 # trace of REPLAY_PASSES x the footprint's lines (382: about 100 M records
-# on h200-64m at 0.5x) replayed in a VM, then the built-in stream kernel
-# over the same lines as often; each one's wall time, records per second
-# and the ratio. Not in make test: minutes under TCG.
+# on h200-64m at 0.5x) replayed in a VM, and the built-in stream kernel
+# over the same lines as often, on each of REPLAY_DRIVERS; each one's wall
+# time, records per second and the ratio. Not in make test: minutes under
+# TCG.
 REPLAY_PASSES ?= 382
+REPLAY_DRIVERS ?= ember nvidia-uvm
 replay-bench: all capture
-	bash scripts/replay-bench.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
-		$(BUILD)/replay-bench $(REPLAY_PASSES)
+	NVIDIA_BRANCHES="$(addprefix $(CURDIR)/,$(NVIDIA_BRANCHES))" bash scripts/replay-bench.sh \
+		$(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(BUILD)/replay-bench $(REPLAY_PASSES) \
+		"$(REPLAY_DRIVERS)"
 
 vm-test: all
 	$(VMTEST) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) --initrd $(INITRD) \

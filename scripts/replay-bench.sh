@@ -3,16 +3,20 @@
 # throughput"): a synthetic trace of PASSES x LINES records (capture's
 # trace-synth: each record a read-modify-write of one line, stream's sweep
 # over one allocation of the footprint, so the replay is not rescaled) in
-# an ember image of its own, replayed in one VM, then the built-in stream
-# kernel over the same lines for the same passes in another, on the same
-# host one after the other; prints each run's records (lines), wall
-# seconds, modelled time and records per wall second, and the ratio.
-# The trace is made again each time, never committed.
+# images of their own (ember's, and with DRIVERS naming it nvidia-uvm's),
+# replayed as one matrix with the built-in stream kernel over the same
+# lines for the same passes, one VM at a time on this host; prints each
+# run's records, wall seconds, modelled time and records per wall second,
+# and per driver the replay's time over the stream's. The trace is made
+# again each time, never committed.
 #
-# usage: replay-bench.sh AGENT QEMU KERNEL WORKDIR [PASSES [PROFILE [FACTOR]]]
+# usage: replay-bench.sh AGENT QEMU KERNEL WORKDIR [PASSES [DRIVERS [PROFILE [FACTOR]]]]
+#   DRIVERS: "ember" (default) or "ember nvidia-uvm" (NVIDIA_BRANCHES names
+#   the branch folders the nvidia-uvm image is built from)
 set -euo pipefail
 
-agent=$1 qemu=$2 kernel=$3 work=$4 passes=${5:-382} profile=${6:-h200-64m} factor=${7:-0.5}
+agent=$1 qemu=$2 kernel=$3 work=$4 passes=${5:-382} drivers=${6:-ember}
+profile=${7:-h200-64m} factor=${8:-0.5}
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/common.sh"
 
@@ -29,27 +33,42 @@ mkdir -p "$work/traces"
 	$(( (records + (1 << 20) - 1) >> 20 )) "$bytes" >/dev/null
 make -s -C "$top/images" O="$work/image" TRACES="$work/traces/synth.trace" \
 	"$work/image/initramfs.cpio" >/dev/null
-# memory: the image (trace included) twice while it unpacks, and the run's
-mib=$(( ($(stat -c %s "$work/image/initramfs.cpio") >> 19) + (bytes >> 20) + 512 ))
-run() {	# NAME ARGS: one VM, its result line's fields and its wall seconds
-	local t0 t1
-	t0=$(date +%s.%N)
-	"$agent" vm --qemu "$qemu" --kernel "$kernel" --initrd "$work/image/initramfs.cpio" \
-		--profile "$profile" --memory "$mib" --timeout 3600 --run "$2" --json \
-		--workdir "$work/$1" >"$work/$1.jsonl" 2>&1
-	t1=$(date +%s.%N)
-	jq -r --arg w "$(echo "$t1 - $t0" | bc)" \
-		'select(.scenario == "run") | [.kernel, .ret, .result_ok, .sim_ns, $w] | @tsv' \
-		"$work/$1.jsonl"
-}
-read -r tk tret tok tsim twall < <(run trace "-k trace:synth.trace -x $factor -v uvm")
-read -r sk sret sok ssim swall < <(run stream "-k stream -p $passes -x $factor -v uvm")
-[ "$tret" = 0 ] && [ "$tok" = 1 ] && [ "$sret" = 0 ] && [ "$sok" = 1 ] ||
-	die "replay-bench: a run failed: trace ret $tret result_ok $tok, stream ret $sret result_ok $sok ($work)"
-printf '%-20s %12s %9s %12s %14s\n' run records wall_s sim_ns records_per_s
-printf '%-20s %12d %9.1f %12d %14.0f\n' "$tk" "$records" "$twall" "$tsim" \
-	"$(echo "$records / $twall" | bc -l)"
-printf '%-20s %12d %9.1f %12d %14.0f\n' "$sk" "$records" "$swall" "$ssim" \
-	"$(echo "$records / $swall" | bc -l)"
-printf 'replay-bench: %s, %d records (%d passes over %d lines): replay %.1f s, stream %.1f s, ratio %.2f\n' \
-	"$profile" "$records" "$passes" "$lines" "$twall" "$swall" "$(echo "$twall / $swall" | bc -l)"
+nvuvm=()
+if [[ " $drivers " == *" nvidia-uvm "* ]]; then
+	make -s -C "$top/images" nvidia-uvm-image NVIDIA_UVM_IMAGE="$work/image/nvidia-uvm.cpio" \
+		NVIDIA_BRANCHES="${NVIDIA_BRANCHES:?names the nvidia-uvm branch folders}" \
+		TRACES="$work/traces/synth.trace" >"$work/image.log" 2>&1 ||
+		die "replay-bench: the nvidia-uvm image did not build ($work/image.log)"
+	nvuvm=(--nvidia-uvm-initrd "$work/image/nvidia-uvm.cpio")
+fi
+# guest memory: the larger image twice while it unpacks, and the run's
+image=$(stat -c %s "$work/image/"*.cpio | sort -n | tail -n 1)
+cat >"$work/bench.conf" <<CONF
+name     = replay-bench
+profile  = $profile
+apps     = trace:synth.trace stream
+variants = uvm
+factors  = $factor
+driver   = $drivers
+sweep    = -p $passes
+jobs     = 1
+memory   = $(( (image >> 19) + (bytes >> 20) + 512 ))
+timeout  = 3600
+CONF
+EMBER_TRACES="$work/traces" "$agent" run "$work/bench.conf" --qemu "$qemu" --kernel "$kernel" \
+	--initrd "$work/image/initramfs.cpio" "${nvuvm[@]}" --results "$work/results" \
+	>"$work/run.log" 2>&1 || die "replay-bench: a run failed ($work/run.log)"
+printf '%-12s %-20s %12s %9s %12s %14s\n' driver run records wall_s sim_ns records_per_s
+for d in $drivers; do
+	sfx=$([ "$d" = ember ] || echo "-D$d")
+	for app in trace:synth.trace stream; do
+		jq -r --arg d "$d" --argjson n "$records" \
+			'[$d, .app, $n, .wall_s, .run.sim_ns, $n / .wall_s] |
+			 "\(.[0]) \(.[1]) \(.[2]) \(.[3]) \(.[4]) \(.[5])"' \
+			"$work/results/replay-bench/runs/$app-uvm-x$factor-s1$sfx-p$passes/result.json"
+	done | awk '{ printf "%-12s %-20s %12d %9.1f %12d %14.0f\n", $1, $2, $3, $4, $5, $6 }'
+done | tee "$work/table.txt"
+awk -v p="$profile" -v n="$records" -v k="$passes" -v l="$lines" '
+	{ w[$1 " " ($2 == "stream" ? "s" : "t")] = $4; d[$1] = 1 }
+	END { for (x in d) printf "replay-bench: %s on %s, %d records (%d passes over %d lines): replay %.1f s, stream %.1f s, ratio %.2f\n",
+		x, p, n, k, l, w[x " t"], w[x " s"], w[x " t"] / w[x " s"] }' "$work/table.txt"
