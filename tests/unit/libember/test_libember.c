@@ -146,6 +146,8 @@ static int fake_ioctl(int fd, unsigned long cmd, void *arg)
 		g->vram_bytes = 64ull << 20;
 		g->ptimer_ns = fk.ptimer_ns;
 		g->vram_free_bytes = fk.vram_free;
+		g->num_sms = 132;	/* an H200's */
+		g->warps_per_sm = 4;
 	} else if (cmd == EMGPU_RM_VA_SPACE_CREATE) {
 		struct emgpu_rm_va_space *v = arg;
 
@@ -660,7 +662,8 @@ static void test_launch(void)
 	em_nvuvm_ops.close(&c);
 }
 
-/* The device clock from the stand-in (EMGPU_RM_GPU_INFO), read at each call. */
+/* The device clock and the SMs from the stand-in (EMGPU_RM_GPU_INFO), read
+ * at each call: a trace replay sizes its launches by the SMs. */
 static void test_device_info(void)
 {
 	struct em_context c;
@@ -677,7 +680,8 @@ static void test_device_info(void)
 	CU_ASSERT_EQUAL(info.vram_size, 64ull << 20);
 	CU_ASSERT_EQUAL(info.num_gpus, 1);
 	CU_ASSERT_EQUAL(info.abi_version, EMBER_ABI_VERSION);
-	CU_ASSERT_EQUAL(info.num_sms, 0);	/* not told: left 0 */
+	CU_ASSERT_EQUAL(info.num_sms, 132);
+	CU_ASSERT_EQUAL(info.warps_per_sm, 4);
 	fk.ptimer_ns += 5000;
 	CU_ASSERT_EQUAL(em_nvuvm_ops.device_info(&c, &info), 0);
 	CU_ASSERT_EQUAL(info.ptimer_ns, 0x1289abcdefull + 5000);
