@@ -753,14 +753,16 @@ static void drivers_section(json_t *runs, FILE *out)
 		"Every cell run on both drivers (the same application, factor, variant and "
 		"seed): each driver's speedup over its own stock UVM, and their ratio "
 		"(nvidia-uvm's over ember.ko's). A cell is **apart** when the ratio is "
-		"outside %.0f %%; for those, the counters of the two variant runs, "
-		"nvidia-uvm's over ember.ko's (`-`: zero on ember.ko), the largest "
-		"departure from 1 in bold: what the two drivers did differently there "
-		"(`driver CPU`: the measured driver time, `cpu_measured_ns`).\n\n"
-		"| app | factor | variant | ember.ko | nvidia-uvm | ratio |", TOLERANCE * 100);
+		"outside %.0f %%; for those, nvidia-uvm's over ember.ko's: the stock UVM "
+		"run's time (`uvm time`) and the variant run's (`time`), which say on "
+		"which side of the speedup the drivers part, then the variant runs' "
+		"counters (`-`: zero on ember.ko), the counter departing most from 1 in "
+		"bold (`driver CPU`: the measured driver time, `cpu_measured_ns`).\n\n"
+		"| app | factor | variant | ember.ko | nvidia-uvm | ratio | uvm time | time |",
+		TOLERANCE * 100);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		fprintf(out, " %s |", names[i]);
-	fprintf(out, "\n|---|--:|---|--:|--:|--:|");
+	fprintf(out, "\n|---|--:|---|--:|--:|--:|--:|--:|");
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		fprintf(out, "--:|");
 	fputc('\n', out);
@@ -787,12 +789,13 @@ static void drivers_section(json_t *runs, FILE *out)
 			json_number_value(json_object_get(o, "factor")), v, se, sn, q,
 			within(q) ? "" : " apart");
 		if (within(q)) {
-			for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			for (k = 0; k < 2 + sizeof(names) / sizeof(names[0]); k++)
 				fprintf(out, " |");
 			fputc('\n', out);
 			continue;
 		}
 		apart++;
+		fprintf(out, " %.2f | %.2f |", run_ms(un) / run_ms(ue), run_ms(n) / run_ms(o));
 		k = 0;
 #define DIFF_RATIO(label, part, field)						\
 		ratios[k++] = counter(o, #part, #field) > 0 ?				\
