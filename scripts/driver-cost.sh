@@ -5,6 +5,9 @@
 #   per fault      cpu_insns_fault / the fault entries the device wrote
 #   per promotion  cpu_insns_notify / the blocks the policy promoted
 #   per 2 MiB out  cpu_insns_evict / (bytes copied device to host / 2 MiB)
+# and, from the same run, the driver time both rules come to: the measured
+# (cpu_measured_ns) and what the assumed constants charge (cpu_assumed_ns),
+# in ms.
 # The same rule for every driver: the instructions are the device's count,
 # the units the device's own (promotions: the policy core's, on both).
 #
@@ -22,6 +25,7 @@ die() { echo "driver-cost: $*" >&2; exit 2; }
 
 # DIR...: one TSV line per ok run: id driver branch variant app faults
 # promotions mib_out insns_fault insns_notify insns_evict insns_other
+# ms_measured ms_assumed
 rows() {
 	local d f
 	for d in "$@"; do
@@ -32,7 +36,9 @@ rows() {
 			 .device.fault_entries, (.run.promotions // 0),
 			 (.device.bytes_d2h / 2097152 | floor),
 			 .device.cpu_insns_fault, .device.cpu_insns_notify,
-			 .device.cpu_insns_evict, .device.cpu_insns_other] | @tsv' "$f"
+			 .device.cpu_insns_evict, .device.cpu_insns_other,
+			 (.device.cpu_measured_ns / 1e6 | floor),
+			 (.device.cpu_assumed_ns / 1e6 | floor)] | @tsv' "$f"
 	done
 }
 
@@ -40,14 +46,14 @@ per() { [ "$2" -gt 0 ] && echo $(( $1 / $2 )) || echo -; }
 
 table() {
 	[ $# -gt 0 ] || die "table: result sets, please"
-	printf '%-11s %-10s %-9s %-7s %9s %11s %10s %11s %10s %12s\n' \
+	printf '%-11s %-10s %-9s %-7s %9s %11s %10s %11s %10s %12s %11s %10s\n' \
 		driver branch variant app faults insns/fault promotions \
-		insns/promo "2MiB out" "insns/2MiB"
+		insns/promo "2MiB out" "insns/2MiB" "ms measured" "ms assumed"
 	rows "$@" | sort -t $'\t' -k2,2 -k3,3 -k4,4 -k5,5 |
-	while IFS=$'\t' read -r id drv br var app fa pr mo inf inn inv ino; do
-		printf '%-11s %-10s %-9s %-7s %9s %11s %10s %11s %10s %12s\n' \
+	while IFS=$'\t' read -r id drv br var app fa pr mo inf inn inv ino msm msa; do
+		printf '%-11s %-10s %-9s %-7s %9s %11s %10s %11s %10s %12s %11s %10s\n' \
 			"$drv" "$br" "$var" "$app" "$fa" "$(per "$inf" "$fa")" \
-			"$pr" "$(per "$inn" "$pr")" "$mo" "$(per "$inv" "$mo")"
+			"$pr" "$(per "$inn" "$pr")" "$mo" "$(per "$inv" "$mo")" "$msm" "$msa"
 	done
 }
 
