@@ -574,26 +574,26 @@ out:
 	return rc;
 }
 
-int em_calibrate_driver_cost(const char *card_paths, json_t *device, unsigned int ps,
-			     FILE *out)
+int em_calibrate_driver_cost(const char *card_paths, json_t *device, FILE *out)
 {
 	json_t *card = load_card(card_paths);
-	double insns = num(device, "cpu_insns_fault");
+	double insns = num(device, "cpu_insns_fault"), us = num(device, "cpu_ns_fault") / 1e3;
 	double batches = num(device, "replays") + num(device, "cancels");
 	double entries = num(device, "fault_entries"), lat, spread;
 	unsigned int n;
 
-	if (!card || !json_is_object(device) || !(batches > 0) || !(entries > 0)) {
+	if (!card || !json_is_object(device) || !(batches > 0) || !(entries > 0) || !(insns > 0)) {
 		fprintf(out, "driver cost: no fault batch in the run's device stats\n");
 		json_decref(card);
 		return -1;
 	}
-	fprintf(out, "driver cost at %u ps (the run's device stats): fault service %.0f "
+	/* the run's own charge (cpu_ns_fault), at whatever cpu_insn_ps it ran */
+	fprintf(out, "driver cost at %.0f ps (the run's device stats): fault service %.0f "
 		"instructions in %.0f batches, %.0f fault entries:\n"
 		"  per batch  %9.0f instructions  %9.2f us\n"
 		"  per fault  %9.0f instructions  %9.2f us\n",
-		ps, insns, batches, entries, insns / batches, insns / batches * ps / 1e6,
-		insns / entries, insns / entries * ps / 1e6);
+		us * 1e6 / insns, insns, batches, entries, insns / batches, us / batches,
+		insns / entries, us / entries);
 	if (!card_value(card, "fault_latency", 2 * MiB, TIME, &lat, &spread, &n))
 		fprintf(out, "  the card's fault_latency (one isolated fault, 2 MiB): %.2f us "
 			"(%u sessions, spread %.0f%%)\n", lat, n, 100 * spread);

@@ -52,12 +52,12 @@ int em_calibrate_fit_cpu(const char *card_paths, const char *const model_paths[2
 			 const unsigned int ps[2], FILE *out, unsigned int *fitted_ps);
 
 /*
- * What the driver's fault service cost in a run at ps (its device stats):
- * instructions and microseconds per fault batch (a batch ends at REPLAY or
- * CANCEL) and per fault entry, beside the card's fault_latency row.
+ * What the driver's fault service cost in a run (its device stats, the
+ * measured rule): instructions and the microseconds charged for them
+ * (cpu_ns_fault) per fault batch (a batch ends at REPLAY or CANCEL) and
+ * per fault entry, beside the card's fault_latency row.
  */
-int em_calibrate_driver_cost(const char *card_paths, json_t *device, unsigned int ps,
-			     FILE *out);
+int em_calibrate_driver_cost(const char *card_paths, json_t *device, FILE *out);
 
 /*
  * What h200x16's constants (models/src/profile.c) were fitted on: the

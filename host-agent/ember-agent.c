@@ -659,7 +659,7 @@ static int cmd_calibrate(int argc, char **argv)
 	}
 	rc = em_calibrate_print(card, model, cfg.profile, measured, stdout);
 	if (device && measured)
-		em_calibrate_driver_cost(card, device, fitted ? fitted : 0, stdout);
+		em_calibrate_driver_cost(card, device, stdout);
 	json_decref(device);
 	return rc < 0 ? 1 : 0;
 }

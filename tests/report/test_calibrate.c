@@ -187,10 +187,14 @@ static int check_cpu_fit(const char *dir)
 	if (!f)
 		return 1;
 	rc = em_calibrate_fit_cpu(card, models, ps, f, &fitted);
-	/* 3e9 instructions in 1000 batches (900 replays, 100 cancels), 20000 entries */
-	device = json_pack("{s:I,s:i,s:i,s:i}", "cpu_insns_fault", (json_int_t)3000000000LL, "replays", 900,
-			   "cancels", 100, "fault_entries", 20000);
-	em_calibrate_driver_cost(card, device, fitted, f);
+	/*
+	 * 3e9 instructions charged 450 ms (150 ps each) in 1000 batches (900
+	 * replays, 100 cancels), 20000 entries
+	 */
+	device = json_pack("{s:I,s:I,s:i,s:i,s:i}", "cpu_insns_fault", (json_int_t)3000000000LL,
+			   "cpu_ns_fault", (json_int_t)450000000LL, "replays", 900, "cancels", 100,
+			   "fault_entries", 20000);
+	em_calibrate_driver_cost(card, device, f);
 	json_decref(device);
 	fclose(f);
 	fputs(out, stdout);
