@@ -15,13 +15,5 @@ dest=${2:-.emogi}
 commit=382dbcce08bcd6e39c0cb31e1a894e5d5954dc01	# 2020-12-04, "Update README.md"
 paths=(README.md Makefile bfs.cu helper_emogi.h helper_cuda.h helper_string.h)
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-git clone --quiet --no-checkout "$source" "$tmp/repo"
-git -C "$tmp/repo" cat-file -e "$commit^{commit}" ||
-	{ echo "fetch-emogi: $source has no commit $commit" >&2; exit 1; }
-rm -rf "$dest"
-mkdir -p "$dest"
-git -C "$tmp/repo" archive "$commit" "${paths[@]}" | tar -x -C "$dest"
-echo "$commit" >"$dest/COMMIT"
-echo "fetch-emogi: $source at $commit into $dest"
+. "$(dirname "$0")/fetch-pinned.sh"
+fetch_pinned fetch-emogi "$source" "$dest" "$commit" "${paths[@]}"

@@ -20,13 +20,5 @@ paths=(LICENSE README.md common/make.config
        UVM_benchmarks/kmeans
        UVM_benchmarks/CNN/{Makefile,README.md,run,main.cu,layer.cu,layer.h,mnist.h})
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-git clone --quiet --no-checkout "$source" "$tmp/repo"
-git -C "$tmp/repo" cat-file -e "$commit^{commit}" ||
-	{ echo "fetch-uvmbench: $source has no commit $commit" >&2; exit 1; }
-rm -rf "$dest"
-mkdir -p "$dest"
-git -C "$tmp/repo" archive "$commit" "${paths[@]}" | tar -x -C "$dest"
-echo "$commit" >"$dest/COMMIT"
-echo "fetch-uvmbench: $source at $commit into $dest"
+. "$(dirname "$0")/fetch-pinned.sh"
+fetch_pinned fetch-uvmbench "$source" "$dest" "$commit" "${paths[@]}"
