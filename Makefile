@@ -480,6 +480,18 @@ replay-bench: all capture
 		$(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(BUILD)/replay-bench $(REPLAY_PASSES) \
 		"$(REPLAY_DRIVERS)"
 
+# The paper's own programs (capture/traces/paper) replayed at the scaled
+# card's footprints under the five variants on both drivers, beside the
+# built-in apps of the same names, and the page of their cells beside the
+# paper's (scripts/paper-programs.sh; PAPER_TRACES: another folder of
+# traces, e.g. BFS and radix sort's, regenerated on a card).
+PAPER_TRACES ?= $(CURDIR)/capture/traces/paper
+paper-programs: all capture image-nvidia-uvm
+	TRACE_DIR=$(PAPER_TRACES) \
+	NVIDIA_BRANCHES="$(CURDIR)/guest-kmod/nvidia-uvm/branches/550.163.01" \
+		bash scripts/paper-programs.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
+		$(RESULTS) $(ACCEL)
+
 vm-test: all
 	$(VMTEST) --qemu "$$(cat $(QEMU_PATH))" --kernel $(KERNEL) --initrd $(INITRD) \
 		--outdir $(BUILD)/vm-test --accel $(ACCEL)
@@ -615,7 +627,8 @@ compare-card-small: host
 # and its plot, linked from docs/), with docs/agreement-causes.md. Reads
 # result sets only: no VM.
 AGREEMENT_DIR ?= $(RESULTS)/agreement
-AGREEMENT_SETS ?= experiments/results/run/paper experiments/results/paper-nvuvm/paper-nvuvm
+AGREEMENT_SETS ?= experiments/results/run/paper experiments/results/paper-nvuvm/paper-nvuvm \
+	$(wildcard experiments/results/paper-programs/paper-programs)
 AGREEMENT_CARD_SET ?= experiments/results/compare-card/compare-card
 agreement: host
 	@mkdir -p $(AGREEMENT_DIR)
@@ -624,7 +637,8 @@ agreement: host
 		--card-testbed $(AGREEMENT_CARD_SET) \
 		--card-scale $(CARD_SCALE) --causes docs/agreement-causes.md \
 		--out $(AGREEMENT_DIR)/agreement.md \
-		--plot-href ../experiments/results/agreement/agreement.png
+		--plot-href ../experiments/results/agreement/agreement.png \
+		--programs-page paper-programs.md
 
 # Boot one VM with emgpu and show what the guest driver sees.
 info: all
@@ -634,4 +648,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check paper-inputs-doc paper-inputs-doc-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test driver-cost-test driver-cost counting-cost trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report fuzz-campaign fuzz-report fuzz-doc fuzz-doc-check bench replay-bench vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean
+.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check paper-inputs-doc paper-inputs-doc-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test driver-cost-test driver-cost counting-cost trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report fuzz-campaign fuzz-report fuzz-doc fuzz-doc-check bench replay-bench paper-programs vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean

@@ -70,6 +70,7 @@ static void usage(FILE *f)
 		"       ember-agent agreement DIR... --paper CSV --out PAGE\n"
 		"                   [--card JSONL... --card-testbed DIR --card-scale SCALE]\n"
 		"                   [--causes MD] [--plot-href HREF] [--no-plot]\n"
+		"                   [--title TEXT] [--programs-page HREF]\n"
 		"       ember-agent result-fields\n"
 		"       ember-agent guest-caps\n"
 		"       ember-agent variants\n"
@@ -232,6 +233,8 @@ static int cmd_agreement(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "plot-href", required_argument, NULL, 'h' },
 		{ "no-plot", no_argument, NULL, 'n' },
+		{ "title", required_argument, NULL, 'T' },
+		{ "programs-page", required_argument, NULL, 'P' },
 		{ 0 }
 	};
 	struct em_agreement_args a = { .draw = true };
@@ -250,6 +253,8 @@ static int cmd_agreement(int argc, char **argv)
 		case 'o': a.page = optarg; break;
 		case 'h': a.plot_href = optarg; break;
 		case 'n': a.draw = false; break;
+		case 'T': a.title = optarg; break;
+		case 'P': a.programs_page = optarg; break;
 		default: usage(stderr); free(cards); return 2;
 		}
 	}

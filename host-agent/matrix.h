@@ -85,7 +85,7 @@ struct em_matrix {
 	char name[64];
 	/* profile, memory, timeout, run_args, modparams, nvuvm_branch: every run's */
 	struct em_run_settings settings;
-	char apps[EM_MAX_LIST][32];
+	char apps[EM_MAX_LIST][64];	/* "trace:FILE" names a trace of /traces */
 	unsigned int napps;
 	char variants[EM_MAX_LIST][32];
 	unsigned int nvariants;

@@ -29,6 +29,8 @@ struct em_agreement_args {
 	const char *causes;	/* Markdown appended to the page verbatim, or NULL */
 	const char *page;	/* the page written; the plot beside it, .png for its extension */
 	const char *plot_href;	/* how the page links the plot (NULL: its file name) */
+	const char *title;	/* the page's heading (NULL: "Agreement with the paper and the card") */
+	const char *programs_page; /* the paper's programs' page, linked where a set has traces */
 	bool draw;
 };
 

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_inputs.h"
 #include "card_compare.h"
 #include "card_results.h"
 
@@ -66,6 +67,7 @@ struct agreement {
 	size_t ndrivers;
 	struct point points[MAX_POINTS];
 	size_t npoints;
+	bool traces;			/* a set holds replayed traces */
 };
 
 static void counts_add(struct counts *to, const struct counts *c)
@@ -165,6 +167,41 @@ static int series_of(struct agreement *ag, const char *driver, const char *size)
 	snprintf(ag->series[ag->nseries], sizeof(ag->series[0]), "%s", name);
 	ag->series_driver[ag->nseries] = (int)d;
 	return (int)ag->nseries++;
+}
+
+/*
+ * Which apps a section takes: a result set that holds both replayed traces
+ * of the paper's programs (trace:FILE) and built-in apps is counted apart
+ * for each, so that their counts stand side by side.
+ */
+enum app_kind { APPS_ALL, APPS_TRACES, APPS_BUILT_IN };
+
+static const char *const app_kind_label[] = {
+	[APPS_ALL] = "", [APPS_TRACES] = ", the paper's programs",
+	[APPS_BUILT_IN] = ", built-in apps",
+};
+
+static bool is_trace(const char *app)
+{
+	return !strncmp(app, "trace:", 6);
+}
+
+static bool app_of_kind(const char *app, enum app_kind kind)
+{
+	return kind == APPS_ALL || is_trace(app) == (kind == APPS_TRACES);
+}
+
+/* The built-in app of t that trace app a stands for (its paper row), or -1. */
+static int built_in_of(const struct table *t, size_t a)
+{
+	const char *paper = em_app_paper(rep_app_program(t->apps[a], (char[64]){ 0 }, 64));
+	size_t i;
+
+	for (i = 0; paper && i < t->napps; i++)
+		if (!is_trace(t->apps[i]) && em_app_paper(t->apps[i]) &&
+		    !strcmp(em_app_paper(t->apps[i]), paper))
+			return (int)i;
+	return -1;
 }
 
 /* One app's cells at one factor, in the paper's columns of the driver. */
@@ -320,38 +357,49 @@ static const char *base_name(const char *path)
 
 /* One section: a results directory's driver at one factor, against the paper. */
 static void agree_section(struct agreement *ag, const struct table *t, const char *set,
-			  const char *driver, size_t f, struct counts *paper_all)
+			  const char *driver, size_t f, enum app_kind kind, struct counts *paper_all)
 {
 	struct counts pc = { 0 };
-	char gpu[64], size[16], b[3][32];
+	char gpu[64], size[16], label[96], series_name[32], b[3][32];
 	FILE *out = ag->body, *apps;
 	char *apps_text = NULL;
 	size_t apps_len = 0, a, i;
+	bool beside = kind == APPS_TRACES;	/* the built-in app's speedup beside */
 	int series;
 
 	rep_base_gpu(t->profile, gpu, sizeof(gpu));
 	rep_size_label(t, f, size, sizeof(size));
-	series = series_of(ag, driver, size);
+	snprintf(series_name, sizeof(series_name), "%s%s", size,
+		 kind == APPS_TRACES ? " programs" : "");
+	series = series_of(ag, driver, series_name);
 	apps = open_memstream(&apps_text, &apps_len);
 	if (!apps)
 		return;
 
-	fprintf(out, "\n## `%s` at %s (%s)\n\n", driver, size, set);
-	fprintf(out, "Profile `%s`; the paper's `%s` column.\n\n", t->profile, gpu);
+	snprintf(label, sizeof(label), "%s%s", set, app_kind_label[kind]);
+	fprintf(out, "\n## `%s` at %s (%s)\n\n", driver, size, label);
+	fprintf(out, "Profile `%s`; the paper's `%s` column at %s.\n\n", t->profile, gpu,
+		rep_paper_size(gpu, size));
 	fprintf(out, "| app | variant | testbed ms | paper s | speedup over uvm: testbed | paper | "
-		"testbed / paper |\n"
-		"|---|---|--:|--:|--:|--:|--:|\n");
+		"testbed / paper |%s\n"
+		"|---|---|--:|--:|--:|--:|--:|%s\n",
+		beside ? " built-in app: speedup | its / paper |" : "", beside ? "--:|--:|" : "");
 	fprintf(apps, "| app | fastest: testbed | paper | the same | pairs in the paper's order |\n"
 		"|---|---|---|---|--:|\n");
 	for (a = 0; a < t->napps; a++) {
-		struct app_row r;
+		struct app_row r, rb;
 		struct counts ap = { 0 };
 		bool po[MAX_COLUMNS], pt[MAX_COLUMNS], pj;
-		int paper_cols[MAX_COLUMNS];
+		int paper_cols[MAX_COLUMNS], b_app = beside ? built_in_of(t, a) : -1;
 
+		if (!app_of_kind(t->apps[a], kind))
+			continue;
 		app_row_load(ag, t, a, f, gpu, size, &r);
 		if (!r.n)
 			continue;
+		/* the same columns: app_row_load takes the table's paper columns */
+		if (b_app >= 0)
+			app_row_load(ag, t, (size_t)b_app, f, gpu, size, &rb);
 		/* the variants the paper gives */
 		for (i = 0; i < r.n; i++)
 			paper_cols[i] = r.paper[i] > 0;
@@ -389,8 +437,21 @@ static void agree_section(struct agreement *ag, const struct table *t, const cha
 					     r.capped[i]);
 			}
 			ratio_cell(q, 32, &r, i, r.paper, r.capped);
-			fprintf(out, "| %s | %s | %s | %s | %s | %s | %s |\n", t->apps[a],
+			fprintf(out, "| %s | %s | %s | %s | %s | %s | %s |", t->apps[a],
 				r.label[i], ours, paper, s[0], s[1], q);
+			if (beside) {
+				char bs[32] = "-", bq[32] = "-";
+
+				if (b_app >= 0 && (u < 0 || u == (int)i)) {
+					snprintf(bs, 32, " ");
+					snprintf(bq, 32, " ");
+				} else if (b_app >= 0) {
+					speedup_cell(bs, 32, rb.ours[u], rb.ours[i], 0, 0);
+					ratio_cell(bq, 32, &rb, i, r.paper, r.capped);
+				}
+				fprintf(out, " %s | %s |", bs, bq);
+			}
+			fputc('\n', out);
 			/* the plot: the cells counted against the paper */
 			if (series >= 0 && ag->npoints < MAX_POINTS &&
 			    speedup_ratio(&r, i, r.paper, r.capped, &(double){ 0 }))
@@ -406,7 +467,7 @@ static void agree_section(struct agreement *ag, const struct table *t, const cha
 		"order, its fastest variant in %s apps.\n", n_of(b[0], 32, pc.close, pc.cells),
 		TOLERANCE * 100, n_of(b[1], 32, pc.agree, pc.pairs),
 		n_of(b[2], 32, pc.picked, pc.apps));
-	summary_row(ag, set, driver, size, &pc);
+	summary_row(ag, label, driver, size, &pc);
 	counts_add(paper_all, &pc);
 }
 
@@ -822,10 +883,10 @@ static void print_head(const struct agreement *ag, const char *png, FILE *out)
 	const struct em_agreement_args *args = ag->args;
 	size_t i;
 
-	fprintf(out, "# Agreement with the paper and the card\n\n"
+	fprintf(out, "# %s\n\n"
 		"<!-- generated by ember-agent agreement (host-agent/report_agreement.c); "
 		"do not edit -->\n\n"
-		"The testbed's results (");
+		"The testbed's results (", args->title ?: "Agreement with the paper and the card");
 	for (i = 0; i < args->ndirs; i++)
 		fprintf(out, "%s`%s`", i ? ", " : "", args->dirs[i]);
 	fprintf(out, ") beside the paper's figures (`%s`)", args->paper_csv);
@@ -838,6 +899,16 @@ static void print_head(const struct agreement *ag, const char *png, FILE *out)
 		fprintf(out, ")");
 	}
 	fprintf(out, ".\n\n");
+	if (ag->traces)
+		fprintf(out, "Rows \"the paper's programs\" are the paper's own programs, captured on "
+			"a card and replayed (`trace:FILE`: its accesses at the footprint the file "
+			"names, capture/traces/paper/PROVENANCE.md), each beside the built-in app of "
+			"its name in the same set; a factor's label names the paper's column it "
+			"compares with (the H200's \"~1.5x\" inputs were 1.0x of its memory: "
+			"docs/paper-inputs.md)%s%s%s%s%s.\n\n",
+			args->programs_page ? "; their page: [" : "",
+			args->programs_page ?: "", args->programs_page ? "](" : "",
+			args->programs_page ?: "", args->programs_page ? ")" : "");
 	if (!ag->card && args->card_testbed)
 		fprintf(out, "No part for the card: its cells' result set, `%s`, was not made "
 			"(`make figures FIGURES=compare-card` makes it).\n\n",
@@ -939,7 +1010,7 @@ int em_agreement(const struct em_agreement_args *args)
 	for (d = 0; d < args->ndirs; d++) {
 		struct table *t = calloc(1, sizeof(*t));
 		char drivers[MAX_COLUMNS][16];
-		size_t ndrivers = 0, k;
+		size_t ndrivers = 0, k, traces;
 		const char *set = base_name(args->dirs[d]);
 		json_t *all = NULL;
 
@@ -958,14 +1029,30 @@ int em_agreement(const struct em_agreement_args *args)
 				snprintf(drivers[ndrivers++], sizeof(drivers[0]), "%s",
 					 t->cols[i].driver);
 		}
+		/* a set of traces and built-in apps: each counted apart */
+		for (i = 0, traces = 0; i < t->napps; i++)
+			traces += is_trace(t->apps[i]);
+		ag->traces |= traces > 0;
 		for (k = 0; k < ndrivers; k++) {
-			struct counts p = { 0 };
+			enum app_kind kinds[2] = { APPS_ALL }, *kind;
+			size_t nkinds = 1;
 
+			if (traces && traces < t->napps) {
+				kinds[0] = APPS_TRACES;
+				kinds[1] = APPS_BUILT_IN;
+				nkinds = 2;
+			}
 			rep_paper_driver(t, drivers[k]);
-			for (f = 0; f < t->nfactors; f++)
-				agree_section(ag, t, set, drivers[k], f, &p);
-			if (t->nfactors > 1)
-				summary_row(ag, set, drivers[k], "all", &p);
+			for (kind = kinds; kind < kinds + nkinds; kind++) {
+				struct counts p = { 0 };
+				char label[96];
+
+				for (f = 0; f < t->nfactors; f++)
+					agree_section(ag, t, set, drivers[k], f, *kind, &p);
+				snprintf(label, sizeof(label), "%s%s", set, app_kind_label[*kind]);
+				if (t->nfactors > 1)
+					summary_row(ag, label, drivers[k], "all", &p);
+			}
 		}
 		json_array_extend(runs, all);
 		json_decref(all);

@@ -56,13 +56,13 @@ static void print_campaign_detail(json_t *all, FILE *out)
 			 rep_run_column(r, &col) && !col.own_policy ? "/" : "",
 			 rep_run_column(r, &col) && !col.own_policy ? col.policy : "",
 			 json_number_value(json_object_get(r, "factor")));
-		k = rep_slot(kinds, &nkinds, 32, kind);
-		c = rep_slot(cells, &ncells, 32, cell);
+		k = REP_SLOT(kinds, &nkinds, 32, kind);
+		c = REP_SLOT(cells, &ncells, 32, cell);
 		if (k < 32 && c < 32) {
 			runs[k][c]++;
 			nf[k][c] += !strcmp(status, "not-fired");
 		}
-		k = rep_slot(commits, &ncommits, 8, commit ?: "?");
+		k = REP_SLOT(commits, &ncommits, 8, commit ?: "?");
 		if (k < 8)
 			ncommit[k]++;
 		else
@@ -123,7 +123,7 @@ bool rep_print_campaign(json_t *all, FILE *out)
 
 		if (!kind || !status)
 			continue;
-		k = rep_slot(kinds, &nkinds, 32, kind);
+		k = REP_SLOT(kinds, &nkinds, 32, kind);
 		if (k == 32)
 			continue;
 		snprintf(expected[k], sizeof(expected[k]), "%s",

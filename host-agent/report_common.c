@@ -26,16 +26,16 @@ int rep_index_of_variant(const char *v)
 	return -1;
 }
 
-size_t rep_slot(char (*names)[32], size_t *n, size_t max, const char *name)
+size_t rep_slot(char *names, size_t width, size_t *n, size_t max, const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < *n; i++)
-		if (!strcmp(names[i], name))
+		if (!strcmp(names + i * width, name))
 			return i;
 	if (*n == max)
 		return max;
-	snprintf(names[*n], 32, "%s", name);
+	snprintf(names + *n * width, width, "%s", name);
 	return (*n)++;
 }
 

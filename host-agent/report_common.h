@@ -59,7 +59,7 @@ struct cell {
 };
 
 struct table {
-	char apps[MAX_APPS][32];
+	char apps[MAX_APPS][64];	/* "trace:pathfinder-256m-accesses.trace" fits */
 	size_t napps;
 	double factors[MAX_FACTORS];
 	size_t nfactors;
@@ -81,7 +81,10 @@ extern const size_t rep_nvariants;
 int rep_index_of_variant(const char *v);
 
 /* The index of name in names[*n] (added when new); max when full. */
-size_t rep_slot(char (*names)[32], size_t *n, size_t max, const char *name);
+size_t rep_slot(char *names, size_t width, size_t *n, size_t max, const char *name);
+/* rep_slot over an array of names: char names[max][width] */
+#define REP_SLOT(names, n, max, name) \
+	rep_slot(&(names)[0][0], sizeof((names)[0]), n, max, name)
 
 /*
  * The column of run o (a result.json object), without its label, baseline
@@ -132,6 +135,19 @@ enum rep_paper_unit rep_paper_unit_of(const char *csv);
 double rep_cell_time(const struct cell *c, enum rep_paper_unit u);
 /* The paper's row label of factor f: "1.5x", or "d25" for a drift run. */
 void rep_size_label(const struct table *t, size_t f, char *out, size_t len);
+/*
+ * The program an app stands for: a built-in app's own name, and a trace's
+ * (trace:PROG-...: the file's name up to its first '-' or '.', a built-in
+ * app's name, as capture/traces/paper names its traces), in buf.
+ */
+const char *rep_app_program(const char *app, char *buf, size_t len);
+/*
+ * The paper's column (its size label) that the testbed's size label
+ * compares with on gpu: the label itself, but the H200's "~1.5x" inputs
+ * were its device memory's size (its Table 4 caption: 16 GiB on 16 GiB,
+ * docs/paper-inputs.md), so the H200's 1x runs compare with "1.5x" too.
+ */
+const char *rep_paper_size(const char *gpu, const char *size);
 /*
  * The paper's time (seconds, or seconds per token for a rate) of our app
  * and variant on gpu at size; *capped for ">1800"; 0 where it has none.

@@ -101,6 +101,20 @@ static double paper_row(const char *csv, const char *gpu, const char *size,
 	return val;
 }
 
+const char *rep_app_program(const char *app, char *buf, size_t len)
+{
+	if (strncmp(app, "trace:", 6))
+		return app;
+	app += 6;
+	snprintf(buf, len, "%.*s", (int)strcspn(app, "-."), app);
+	return buf;
+}
+
+const char *rep_paper_size(const char *gpu, const char *size)
+{
+	return !strcmp(gpu, "h200") && !strcmp(size, "1x") ? "1.5x" : size;
+}
+
 /*
  * An app the paper splits ("q1.3+q2.1+...") is the sum of its rows, 0
  * unless the paper gives all of them.
@@ -109,7 +123,8 @@ double rep_paper_value(const char *csv, const char *gpu, const char *size,
 		       const char *app, const char *variant, int *capped)
 {
 	/* the app's rows: workloads/app_list.h's paper column */
-	const char *papp = em_app_paper(app), *pvar = variant_paper(variant);
+	const char *papp = em_app_paper(rep_app_program(app, (char[64]){ 0 }, 64));
+	const char *pvar = variant_paper(variant);
 	char one[32];
 	double sum = 0, v;
 	int c;
@@ -117,6 +132,7 @@ double rep_paper_value(const char *csv, const char *gpu, const char *size,
 	*capped = 0;
 	if (!csv || !papp || !pvar)
 		return 0;
+	size = rep_paper_size(gpu, size);
 	while (*papp) {
 		size_t n = strcspn(papp, "+");
 

@@ -130,7 +130,7 @@ static void cell_fill(struct table *t, json_t *o)
 		return;
 	snprintf(t->profile, sizeof(t->profile), "%s",
 		 json_string_value(json_object_get(o, "profile")) ?: "?");
-	a = rep_slot(t->apps, &t->napps, MAX_APPS, app);
+	a = REP_SLOT(t->apps, &t->napps, MAX_APPS, app);
 	fi = factor_slot(t, json_number_value(json_object_get(o, "factor")));
 	if (a == MAX_APPS || fi == MAX_FACTORS)
 		return;

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# The paper's own programs replayed (issue 51; docs/trace-replay.md, "The
+# paper's programs"): their accesses traces captured on a card at the
+# scaled card's footprints (capture/traces/paper/PROVENANCE.md), replayed
+# under the five variants on ember.ko and on nvidia-uvm, beside the
+# built-in apps of the same names run at the same factors, as one job pool.
+#
+# A trace PROG-SIZE-accesses.trace replays at the factor of h200-512m that
+# its footprint is (256m: 0.5x, every column's 0.5x inputs; 512m: 1.0x,
+# the H200 column's "~1.5x" inputs: docs/paper-inputs.md), so its
+# allocations are not rescaled; its compute is the card's time of the
+# resident capture PROG-SIZE-resident.trace (-T), the data on the card.
+# A program whose accesses trace is not in TRACE_DIR is not replayed and
+# is named in the report, with the command that captures it.
+#
+# usage: paper-programs.sh AGENT QEMU KERNEL RESULTS ACCEL
+#   TRACE_DIR  the traces [capture/traces/paper]
+#   PROGRAMS   [pathfinder kmeans radix bfs bitonic]
+#   SIZES      [256m 512m]
+#   DRIVERS    [ember nvidia-uvm]; NVIDIA_BRANCHES names the nvidia-uvm
+#              branch folders its image is built from (the top Makefile's)
+#   VARIANTS   [uvm prefetch mapped static adaptive]
+#   JOBS       VMs at a time [0: one per core]
+# RESULTS/paper-programs/ holds the pool's runs and results.jsonl (every
+# run of every matrix), RESULTS/paper-programs.md the page
+# (ember-agent agreement over it) and RESULTS/paper-programs.png its plot.
+set -euo pipefail
+
+agent=$1 qemu=$2 kernel=$3 results=$4 accel=${5:-tcg}
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/common.sh"
+dir=${TRACE_DIR:-$top/capture/traces/paper}
+programs=${PROGRAMS:-pathfinder kmeans radix bfs bitonic}
+sizes=${SIZES:-256m 512m}
+drivers=${DRIVERS:-ember nvidia-uvm}
+variants=${VARIANTS:-uvm prefetch mapped static adaptive}
+profile=h200-512m
+work=$results/paper-programs-work
+set=$results/paper-programs
+
+factor_of() {	# SIZE: the factor of h200-512m that the size is
+	case $1 in
+	256m) echo 0.5 ;;
+	512m) echo 1 ;;
+	*) die "paper-programs: no factor of $profile for size $1 (256m or 512m)" ;;
+	esac
+}
+
+rm -rf "$work" "$set"
+mkdir -p "$work/matrices" "$set"
+traces=() matrices=() apps=() missing=()
+for p in $programs; do
+	found=0
+	for s in $sizes; do
+		acc=$p-$s-accesses.trace res=$p-$s-resident.trace
+		if [ ! -f "$dir/$acc" ] || [ ! -f "$dir/$res" ]; then
+			missing+=("$p-$s")
+			continue
+		fi
+		found=1
+		traces+=("$dir/$acc" "$dir/$res")
+		cat >"$work/matrices/$p-$s.conf" <<CONF
+name     = $p-$s
+profile  = $profile
+apps     = trace:$acc
+variants = $variants
+factors  = $(factor_of "$s")
+seeds    = 1
+driver   = $drivers
+nvuvm_branch = 550.163.01
+run_args = -T /traces/$res
+memory   = 2048
+timeout  = 3600
+jobs     = ${JOBS:-0}
+CONF
+		matrices+=("$work/matrices/$p-$s.conf")
+	done
+	[ $found = 0 ] || apps+=("$p")
+done
+[ ${#matrices[@]} -gt 0 ] || die "paper-programs: no accesses trace of $programs in $dir"
+factors=$(for s in $sizes; do factor_of "$s"; done | tr '\n' ' ')
+# the built-in apps of the same names, at the same factors
+cat >"$work/matrices/built-in.conf" <<CONF
+name     = built-in
+profile  = $profile
+apps     = ${apps[*]}
+variants = $variants
+factors  = $factors
+seeds    = 1
+driver   = $drivers
+nvuvm_branch = 550.163.01
+memory   = 2048
+timeout  = 3600
+jobs     = ${JOBS:-0}
+CONF
+matrices+=("$work/matrices/built-in.conf")
+
+# images carrying these traces (the default images carry capture/traces/*.trace)
+make -s -C "$top/images" O="$work/image" TRACES="${traces[*]}" \
+	"$work/image/initramfs.cpio" >"$work/image.log" 2>&1 ||
+	die "paper-programs: ember's image did not build ($work/image.log)"
+nvuvm=()
+if [[ " $drivers " == *" nvidia-uvm "* ]]; then
+	make -s -C "$top/images" nvidia-uvm-image NVIDIA_UVM_IMAGE="$work/image/nvidia-uvm.cpio" \
+		NVIDIA_BRANCHES="${NVIDIA_BRANCHES:?names the nvidia-uvm branch folders}" \
+		TRACES="${traces[*]}" >>"$work/image.log" 2>&1 ||
+		die "paper-programs: the nvidia-uvm image did not build ($work/image.log)"
+	nvuvm=(--nvidia-uvm-initrd "$work/image/nvidia-uvm.cpio")
+fi
+
+rc=0
+EMBER_TRACES="$dir" "$agent" run "${matrices[@]}" --qemu "$qemu" --kernel "$kernel" \
+	--initrd "$work/image/initramfs.cpio" "${nvuvm[@]}" --results "$work/results" \
+	--accel "$accel" >"$work/run.log" 2>&1 || rc=$?
+[ $rc = 0 ] || echo "paper-programs: a run failed or the pool stopped ($work/run.log)"
+for m in "${matrices[@]}"; do
+	name=$(sed -n 's/^name *= *//p' "$m")
+	cat "$work/results/$name/results.jsonl"
+done >"$set/results.jsonl"
+mv "$work/results" "$set/runs"
+
+echo "paper-programs: $(wc -l <"$set/results.jsonl") runs, $(jq -s 'map(select(.status == "ok")) | length' "$set/results.jsonl") ok"
+for m in "${missing[@]}"; do
+	echo "paper-programs: $m not replayed: no $m-accesses.trace or $m-resident.trace in $dir" \
+	     "(capture/traces/paper/PROVENANCE.md names the command that captures it on a card)"
+done
+"$agent" agreement "$set" --paper "$top/experiments/paper/table4.csv" \
+	--title "The paper's programs replayed, beside the paper and the built-in apps" \
+	--out "$results/paper-programs.md" \
+	--plot-href ../experiments/results/paper-programs/paper-programs.png || rc=1
+exit $rc
