@@ -26,7 +26,9 @@
 # (ember-agent agreement over it) and RESULTS/paper-programs.png its plot.
 set -euo pipefail
 
-agent=$1 qemu=$2 kernel=$3 results=$4 accel=${5:-tcg}
+agent=$1 qemu=$2 kernel=$3 accel=${5:-tcg}
+mkdir -p "$4"
+results=$(cd "$4" && pwd)	# absolute: the images are made from images/
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/common.sh"
 dir=${TRACE_DIR:-$top/capture/traces/paper}
