@@ -277,7 +277,6 @@ static int do_launch(struct replay_run *x, uint32_t li)
 	uint32_t id, cnt, r;
 	size_t i, nw;
 	long k = -1;
-	double units;
 	int ret;
 
 	if (!tl->access_count)
@@ -341,20 +340,13 @@ static int do_launch(struct replay_run *x, uint32_t li)
 	l.kernel = EMBER_KERNEL_TRACE;
 	l.warps = nw < x->slots ? (uint32_t)nw : x->slots;
 	l.seed = x->cfg->seed;
-	/*
-	 * The card's time spread over the accesses: the launch's warps issue
-	 * as many instructions between them as the card's cycles in its time,
-	 * shared by the warps running (docs/trace-replay.md).
-	 */
-	units = 256.0 * (double)l.warps * (double)tt->gpu_time_ns * 1000.0 /
-		((double)EM_REPLAY_CARD_CYCLE_PS * (double)n);
 	l.args[0] = (uintptr_t)x->table;
 	l.args[1] = nw;
 	l.args[2] = (uintptr_t)x->recs;
 	l.args[3] = n;
 	l.args[4] = base;
 	l.args[5] = (end - base + LINE - 1) & ~(LINE - 1);
-	l.args[6] = units > (double)(1ull << 32) ? 1ull << 32 : (uint64_t)units;
+	l.args[6] = em_replay_compute_units(tt->gpu_time_ns, l.warps, n);
 	ret = emLaunch(&l);
 	if (ret)
 		return run_fail(x, "launch", ret);

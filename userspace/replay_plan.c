@@ -108,6 +108,18 @@ uint64_t em_replay_offset(const struct em_replay_plan *p,
  * same kernel on the same grid of the same blocks (a launch's time is
  * spread over that launch's streams).
  */
+uint64_t em_replay_compute_units(uint64_t card_ns, uint32_t warps,
+				 uint64_t records)
+{
+	double units;
+
+	if (!records)
+		return 0;
+	units = 256.0 * (double)warps * (double)card_ns * 1000.0 /
+		((double)EM_REPLAY_CARD_CYCLE_PS * (double)records);
+	return units > (double)(1ull << 32) ? 1ull << 32 : (uint64_t)units;
+}
+
 static int check_timing(struct em_replay_plan *p, const char *tpath, char *err,
 			size_t errlen)
 {
