@@ -22,12 +22,16 @@
 #              p (p + 1) / 2 patched passes over 2^p keys outlast a run]
 #   VALIDATE   the size timed under the four variants [none]
 #   VALIDATE_PROGRAMS  [PROGRAMS]; ROUNDS [5]
+#   VALIDATE_DIR  OUTDIR's folder of the variants' runs [validate]
+#   OVERLAP    runs of the validation started ahead of the one that has
+#              the card [0: one run at a time]; see validate_overlapped
 #   LEVEL      zstd level the accesses traces are rewritten at [19]
 #   RECOMPRESS programs whose accesses traces are rewritten [PROGRAMS]
 #   KMEANS_ITERATIONS  kmeans_standard's iterations [3]
-#   RUN_TIMEOUT  seconds per run [300]
+#   RUN_TIMEOUT  seconds per run [300]; with OVERLAP, from the run's
+#              start, its wait for the card included
 # OUTDIR gets paper-programs.log, PROG-SIZE-MODE.trace per capture,
-# sha256 (of every trace written) and, with VALIDATE, validate/ (its
+# sha256 (of every trace written) and, with VALIDATE, VALIDATE_DIR (its
 # validate.log and PROG-VARIANT-ROUND.trace).
 set -uo pipefail
 out=$(mkdir -p "$1" && cd "$1" && pwd)
@@ -47,6 +51,7 @@ inputs=$build/inputs
 exec > >(tee -a "$out/paper-programs.log") 2>&1
 
 . "$here/scripts/card-build-env.sh"
+. "$here/scripts/card-turns.sh"
 card_build_env "$deps" || exit 1
 
 echo "== build $(date -u +%H:%M:%S)"
@@ -137,7 +142,7 @@ prepare() {
 	return 0
 }
 
-# prog_cmd PROG SIZE: the command line (run from $build/run).
+# prog_cmd PROG SIZE: the command line (run from capture's folder).
 prog_cmd() {
 	local a
 	a=($(size_args "$1" "$2"))
@@ -150,23 +155,25 @@ prog_cmd() {
 	esac
 }
 
-# capture NAME PROG SIZE MODE TRACE [ENV...]: one run under ember-capture.
+# capture NAME PROG SIZE MODE TRACE [ENV...]: one run under ember-capture,
+# in the folder CAPTURE_DIR [$build/run], made anew, its output beside it.
 capture() {
 	local name=$1 prog=$2 size=$3 mode=$4 trace=$5 start end rc cmd
+	local dir=${CAPTURE_DIR:-$build/run}
 	shift 5
 	cmd=$(prog_cmd "$prog" "$size")
-	rm -rf "$build/run"
-	mkdir -p "$build/run/results/standard"
+	rm -rf "$dir"
+	mkdir -p "$dir/results/standard"
 	start=$(date +%s%N)
-	(cd "$build/run" && env "$@" CUDA_INJECTION64_PATH="$build/libember-capture.so" \
+	(cd "$dir" && env "$@" CUDA_INJECTION64_PATH="$build/libember-capture.so" \
 		EMBER_CAPTURE_MODE="$mode" EMBER_CAPTURE_OUTPUT="$trace" \
 		EMBER_CAPTURE_META="program=$prog;size=$size;device=$device;driver=$driver;${META:-}" \
-		timeout "${RUN_TIMEOUT:-300}" $cmd >"$build/prog.out" 2>"$build/prog.err")
+		timeout "${RUN_TIMEOUT:-300}" $cmd >"$dir.out" 2>"$dir.err")
 	rc=$?
 	end=$(date +%s%N)
-	grep -h -i -E 'time|took|ember-capture:|error|fail|out of order' "$build/prog.out" "$build/prog.err" | head -6
-	grep -c '^ember-static:' "$build/prog.err" | sed 's/^/ember-static lines: /'
-	grep '^ember-static:' "$build/prog.err" | sed 's/0x[0-9a-f]*/ADDR/g' | sort | uniq -c | head -6
+	grep -h -i -E 'time|took|ember-capture:|error|fail|out of order' "$dir.out" "$dir.err" | head -6
+	grep -c '^ember-static:' "$dir.err" | sed 's/^/ember-static lines: /'
+	grep '^ember-static:' "$dir.err" | sed 's/0x[0-9a-f]*/ADDR/g' | sort | uniq -c | head -6
 	echo "RUN $name $(basename "$trace" .trace) rc=$rc wall_ms=$(( (end - start) / 1000000 ))"
 	return $rc
 }
@@ -217,22 +224,76 @@ for pid in "${rewriters[@]}"; do
 	wait "$pid"
 done
 
+# validate_run PROG VARIANT ROUND [ENV...]: one run of the validation, a
+# timing capture under libember-static.so's EMBER_STATIC_MODE.
+validate_run() {
+	local p=$1 v=$2 r=$3 verbose=0
+	shift 3
+	[ "$r" = 0 ] && verbose=1
+	META="variant=$v;round=$r" capture "$p" "$p" "$VALIDATE" timing \
+		"$vdir/$p-$v-$r.trace" "$@" LD_PRELOAD="$build/libember-static.so" \
+		EMBER_STATIC_MODE="$v" EMBER_STATIC_ALIGN_KB=4 EMBER_STATIC_VERBOSE=$verbose
+}
+
+# validate_slot N RUN...: validate_run in a folder of its own, run-N.
+validate_slot() {
+	local n=$1
+	shift
+	CAPTURE_DIR=$build/run-$n validate_run "$@"
+}
+
+# validate_done N: run-N and its output, once card_turns has its log.
+validate_done() {
+	rm -rf "$build/run-$1" "$build/run-$1.out" "$build/run-$1.err"
+}
+
+# validate_overlapped RUN...: the runs ("PROG VARIANT ROUND"), each in a
+# folder of its own (validate_slot), with up to OVERLAP of them started ahead of the one
+# that has the card (card_turns), so that their work before CUDA
+# overlaps: kmeans_standard parses its 33 M-line input (about 40 s)
+# before its first CUDA call (pathfinder's first call comes first). The
+# card's work does not overlap: ember-capture holds each run at its
+# gate, in cuInit, before the process has a context, and the next run
+# gets its turn only once this one has exited; so every launch time a
+# trace holds (ember-capture's host clock across the synchronized
+# launch) was taken while no other process had a context on the card,
+# and the runs take the card in a serial validation's order. What the
+# others share with it is the host: processes parsing on other cores
+# could slow the fault handling and launch overhead inside those times
+# through the CPUs and host memory alone. The check: pathfinder's
+# variants timed alone (OVERLAP=0) in the same session against its
+# variants timed here.
+validate_overlapped() {
+	local -a numbered=()
+	local i
+	for ((i = 1; i <= $#; i++)); do
+		numbered+=("$((i - 1)) ${!i}")
+	done
+	CARD_TURN_DONE=validate_done card_turns "$OVERLAP" "$build/gates" "$vdir/validate.log" \
+		validate_slot "${numbered[@]}"
+}
+
 if [ -n "${VALIDATE:-}" ]; then
-	echo "== variants at $VALIDATE $(date -u +%H:%M:%S)"
-	mkdir -p "$out/validate"
+	vdir=$out/${VALIDATE_DIR:-validate}
+	echo "== variants at $VALIDATE $(date -u +%H:%M:%S), ${OVERLAP:-0} ahead"
+	mkdir -p "$vdir"
+	validation=()
 	for r in $(seq 0 "${ROUNDS:-5}"); do
 		for p in ${VALIDATE_PROGRAMS-$programs}; do
 			prepare "$p" "$VALIDATE" || continue
 			for v in uvm prefetch mapped static; do
-				verbose=0; [ "$r" = 0 ] && verbose=1
-				META="variant=$v;round=$r" capture "$p" "$p" "$VALIDATE" timing \
-					"$out/validate/$p-$v-$r.trace" LD_PRELOAD="$build/libember-static.so" \
-					EMBER_STATIC_MODE="$v" EMBER_STATIC_ALIGN_KB=4 EMBER_STATIC_VERBOSE=$verbose \
-					>>"$out/validate/validate.log"
+				validation+=("$p $v $r")
 			done
 		done
 	done
-	grep -c '^RUN' "$out/validate/validate.log"
+	if [ "${OVERLAP:-0}" -gt 0 ]; then
+		validate_overlapped "${validation[@]}"
+	else
+		for run in "${validation[@]}"; do
+			validate_run $run >>"$vdir/validate.log"
+		done
+	fi
+	grep -c '^RUN' "$vdir/validate.log"
 fi
 
 echo "== traces $(date -u +%H:%M:%S)"

@@ -25,6 +25,10 @@
  *   EMBER_CAPTURE_MAX_RECORDS  cap on records per launch (default: the
  *                              buffer above, at most 2^32 - 1)
  *   EMBER_CAPTURE_META         "key=value;key=value" added to META
+ *   EMBER_CAPTURE_GATE         a FIFO: the process waits for its turn on
+ *                              the card there before the tool does
+ *                              anything (capture_gate.h), and META's
+ *                              gate_wait_ms says how long it waited
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -37,6 +41,7 @@
 
 #include <sanitizer.h>
 
+#include "capture_gate.h"
 #include "capture_patch.h"
 #include "trace.h"
 
@@ -737,8 +742,23 @@ int InitializeInjection(void)
 	const char *mode = getenv("EMBER_CAPTURE_MODE");
 	const char *cap = getenv("EMBER_CAPTURE_MAX_RECORDS");
 	const char *patch = getenv("EMBER_CAPTURE_PATCH");
+	const char *gate = getenv("EMBER_CAPTURE_GATE");
+	uint64_t gate_ns = now_ns();
 	struct trace_error error;
+	char why[512];
 
+	/*
+	 * The driver calls this from cuInit, before the process has a context:
+	 * a process waiting here has done nothing on the card. One refused
+	 * its turn must not go on (returning 0 would only unload the tool and
+	 * let the program run beside the turn's holder), so it exits.
+	 */
+	if (gate && *gate && capture_gate_pass(gate, why, sizeof(why))) {
+		fprintf(stderr, "ember-capture: gate %s: exiting before any work on the card\n",
+			why);
+		_exit(EXIT_FAILURE);
+	}
+	gate_ns = now_ns() - gate_ns;
 	if (!s)
 		return 0;
 	pthread_mutex_init(&s->lock, NULL);
@@ -759,6 +779,10 @@ int InitializeInjection(void)
 	}
 	trace_writer_set_level(s->writer, 9);
 	add_meta_from_environment(s);
+	if (gate && *gate) {
+		snprintf(why, sizeof(why), "%llu", (unsigned long long)(gate_ns / 1000000));
+		trace_writer_set_meta(s->writer, "gate_wait_ms", why);
+	}
 	capture_root = s;
 	atexit(finish_trace);
 	CHECKED(sanitizerSubscribe(&s->subscriber, on_callback, s), "subscribing");
