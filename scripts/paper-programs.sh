@@ -122,11 +122,15 @@ done >"$set/results.jsonl"
 mv "$work/results" "$set/runs"
 
 echo "paper-programs: $(wc -l <"$set/results.jsonl") runs, $(jq -s 'map(select(.status == "ok")) | length' "$set/results.jsonl") ok"
+# paths as the tree names them: the report and the page are committed
+rel() { realpath -m --relative-to="$top" "$1" | sed 's|^\.\./.*|'"$1"'|'; }
 for m in "${missing[@]}"; do
-	echo "paper-programs: $m not replayed: no $m-accesses.trace or $m-resident.trace in $dir" \
-	     "(capture/traces/paper/PROVENANCE.md names the command that captures it on a card)"
+	echo "paper-programs: $m not replayed: no $m-accesses.trace or $m-resident.trace in" \
+	     "$(rel "$dir") (capture/traces/paper/PROVENANCE.md names the command that" \
+	     "captures it on a card)"
 done
-"$agent" agreement "$set" --paper "$top/experiments/paper/table4.csv" \
+cd "$top"
+"$agent" agreement "$(rel "$set")" --paper experiments/paper/table4.csv \
 	--title "The paper's programs replayed, beside the paper and the built-in apps" \
 	--out "$results/paper-programs.md" \
 	--plot-href ../experiments/results/paper-programs/paper-programs.png || rc=1
