@@ -191,6 +191,20 @@ static bool app_of_kind(const char *app, enum app_kind kind)
 	return kind == APPS_ALL || is_trace(app) == (kind == APPS_TRACES);
 }
 
+/*
+ * Whether app a has a run at factor f: a trace replays at the one factor
+ * its footprint is, so its other factors are not rows of it.
+ */
+static bool app_ran(const struct table *t, size_t a, size_t f)
+{
+	size_t v;
+
+	for (v = 0; v < t->ncols; v++)
+		if (t->cells[a][f][v].status || t->cells[a][f][v].dup)
+			return true;
+	return false;
+}
+
 /* The built-in app of t that trace app a stands for (its paper row), or -1. */
 static int built_in_of(const struct table *t, size_t a)
 {
@@ -392,7 +406,7 @@ static void agree_section(struct agreement *ag, const struct table *t, const cha
 		bool po[MAX_COLUMNS], pt[MAX_COLUMNS], pj;
 		int paper_cols[MAX_COLUMNS], b_app = beside ? built_in_of(t, a) : -1;
 
-		if (!app_of_kind(t->apps[a], kind))
+		if (!app_of_kind(t->apps[a], kind) || !app_ran(t, a, f))
 			continue;
 		app_row_load(ag, t, a, f, gpu, size, &r);
 		if (!r.n)
