@@ -272,7 +272,7 @@ multihost-test: all
 
 # The CUnit suites (libgpumodel; the policy code of ember.ko built in
 # userspace), run under valgrind: memory errors fail them.
-unit: deps table1-doc-check profiles-doc-check
+unit: deps table1-doc-check profiles-doc-check trace-model-doc-check
 	$(MAKE) -C tests/unit valgrind
 	$(MAKE) -C tests/unit/policy valgrind
 	$(MAKE) -C tests/unit/libember valgrind
@@ -307,6 +307,17 @@ paper-inputs-doc: capture
 
 paper-inputs-doc-check: capture
 	@bash scripts/doc-block.sh check docs/paper-inputs.md bash scripts/paper-inputs.sh
+
+# docs/trace-replay.md's table "The model alone": trace-model (no VM) on
+# the committed nw and pathfinder traces beside the card; a model timing
+# change makes it stale (the check is part of make unit).
+trace-model-doc: deps
+	$(MAKE) -C tests/trace-replay trace-model
+	bash scripts/doc-block.sh write docs/trace-replay.md bash tests/trace-replay/model-table.sh
+
+trace-model-doc-check: deps
+	@$(MAKE) -s -C tests/trace-replay trace-model
+	@bash scripts/doc-block.sh check docs/trace-replay.md bash tests/trace-replay/model-table.sh
 
 # Docs are reference: no page under docs/ and no line of README.md types a
 # measured number (a time, a percentage, a speedup, CPU seconds) outside a
@@ -648,4 +659,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check paper-inputs-doc paper-inputs-doc-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test driver-cost-test driver-cost counting-cost trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report fuzz-campaign fuzz-report fuzz-doc fuzz-doc-check bench replay-bench paper-programs vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean
+.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check trace-model-doc trace-model-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check paper-inputs-doc paper-inputs-doc-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test driver-cost-test driver-cost counting-cost trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report fuzz-campaign fuzz-report fuzz-doc fuzz-doc-check bench replay-bench paper-programs vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean

@@ -22,12 +22,17 @@
 /* The card the committed traces were captured on: an H200 SM's clock,
  * 1.98 GHz, the cycle the card's time is counted in (docs/trace-replay.md). */
 #define EM_REPLAY_CARD_CYCLE_PS	505
+/* Its launch overhead, in each launch's captured time (the host's clock
+ * from the launch to the end of a synchronize, docs/capture.md): the
+ * median launch row of experiments/card-results/h200-calibrate.jsonl, one
+ * thread reading one resident word; the h200 profiles' launch_ns. */
+#define EM_REPLAY_CARD_LAUNCH_NS	7000
 /*
  * args[6] of a replayed launch (the trace kernel's compute per access, in
- * 1/256 warp instructions): the card's time card_ns as card cycles, spread
- * over the launch's `records` accesses and shared by its `warps` modelled
- * warps (docs/trace-replay.md, "Compute time between accesses"), at most
- * 2^32.
+ * 1/256 warp instructions): the card's time card_ns less the card's launch
+ * overhead, as card cycles, spread over the launch's `records` accesses and
+ * shared by its `warps` modelled warps (docs/trace-replay.md, "Compute time
+ * between accesses"), at most 2^32.
  */
 uint64_t em_replay_compute_units(uint64_t card_ns, uint32_t warps,
 				 uint64_t records);

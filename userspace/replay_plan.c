@@ -113,10 +113,11 @@ uint64_t em_replay_compute_units(uint64_t card_ns, uint32_t warps,
 {
 	double units;
 
-	if (!records)
+	/* the kernel's part: the device charges a launch of its own */
+	if (!records || card_ns <= EM_REPLAY_CARD_LAUNCH_NS)
 		return 0;
-	units = 256.0 * (double)warps * (double)card_ns * 1000.0 /
-		((double)EM_REPLAY_CARD_CYCLE_PS * (double)records);
+	units = 256.0 * (double)warps * (double)(card_ns - EM_REPLAY_CARD_LAUNCH_NS) *
+		1000.0 / ((double)EM_REPLAY_CARD_CYCLE_PS * (double)records);
 	return units > (double)(1ull << 32) ? 1ull << 32 : (uint64_t)units;
 }
 

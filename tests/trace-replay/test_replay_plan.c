@@ -342,6 +342,28 @@ static void test_synth(void)
 	em_replay_close(&p);
 }
 
+/*
+ * The compute per access (args[6]): the card's time less the card's launch
+ * overhead (the device charges its own launch), as card cycles over the
+ * records, times the warps that share them, in 1/256 instructions. 505 ns
+ * of kernel are 1000 card cycles: over 100 records on 4 warps, 40
+ * instructions an access. A launch no longer than the overhead computes
+ * nothing; no records, nothing; the most is 2^32.
+ */
+static void test_compute_units(void)
+{
+	const uint64_t launch = EM_REPLAY_CARD_LAUNCH_NS;
+
+	CU_ASSERT_EQUAL(em_replay_compute_units(launch + 505, 4, 100), 40 * 256);
+	CU_ASSERT_EQUAL(em_replay_compute_units(launch + 505, 1, 100), 10 * 256);
+	CU_ASSERT_EQUAL(em_replay_compute_units(launch + 5050, 4, 100), 400 * 256);
+	CU_ASSERT_EQUAL(em_replay_compute_units(launch, 4, 100), 0);
+	CU_ASSERT_EQUAL(em_replay_compute_units(launch / 2, 4, 100), 0);
+	CU_ASSERT_EQUAL(em_replay_compute_units(0, 4, 100), 0);
+	CU_ASSERT_EQUAL(em_replay_compute_units(launch + 505, 4, 0), 0);
+	CU_ASSERT_EQUAL(em_replay_compute_units(1ull << 40, 528, 1), 1ull << 32);
+}
+
 int main(int argc, char **argv)
 {
 	CU_pSuite s;
@@ -363,6 +385,7 @@ int main(int argc, char **argv)
 	CU_add_test(s, "a line outside every allocation refused", test_outside);
 	CU_add_test(s, "timing trace of another program refused", test_timing_mismatch);
 	CU_add_test(s, "trace-synth: records, inputs, guest memory", test_synth);
+	CU_add_test(s, "compute per access: the card's time less its launch", test_compute_units);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();

@@ -25,8 +25,9 @@
  *             validation matrices')
  *   -v        every launch's line, then the summary
  * The summary: per row (the card, each profile) the launches' sums
- * resident and mapped, and mapped - resident per launch fitted as
- * a + b x records (least squares over the launches).
+ * resident and mapped, their difference per record, and mapped - resident
+ * per launch fitted as a + b x records (least squares over the launches
+ * with records, given TM_FIT_MIN of them).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -314,14 +315,27 @@ static uint64_t sum(const uint64_t *v, const uint64_t *recs, size_t n)
 	return s;
 }
 
+/* launches with records: the fit of a few launches of one size says nothing */
+#define TM_FIT_MIN	16
+
 static void row(const char *name, const uint64_t *res, const uint64_t *map,
 		const uint64_t *recs, size_t n)
 {
+	uint64_t r = sum(recs, recs, n), m = 0;
 	double a, b;
+	size_t i;
 
+	for (i = 0; i < n; i++)
+		m += recs[i] != 0;
+	printf("| %s | %.3f | %.3f | %.2f |", name, sum(res, recs, n) / 1e6,
+	       sum(map, recs, n) / 1e6,
+	       r ? ((double)sum(map, recs, n) - (double)sum(res, recs, n)) / (double)r : 0);
+	if (m < TM_FIT_MIN) {
+		printf(" - |\n");
+		return;
+	}
 	fit(res, map, recs, n, &a, &b);
-	printf("| %s | %.3f | %.3f | %.2f us + %.2f ns x records |\n", name,
-	       sum(res, recs, n) / 1e6, sum(map, recs, n) / 1e6, a / 1e3, b);
+	printf(" %.2f us + %.2f ns x records |\n", a / 1e3, b);
 }
 
 int main(int argc, char **argv)
@@ -415,9 +429,9 @@ int main(int argc, char **argv)
 			       (unsigned long long)ns[i][TM_SYSMEM][li]);
 		printf("\n");
 	}
-	printf("| %s, launches' time (ms) at %g x VRAM | resident | mapped | mapped - resident, per launch |\n",
-	       p.name, factor);
-	printf("| --- | --- | --- | --- |\n");
+	printf("| %s at %g x VRAM | resident, ms | mapped, ms | mapped - resident per record, ns | "
+	       "mapped - resident per launch (fit) |\n", p.name, factor);
+	printf("| --- | --- | --- | --- | --- |\n");
 	if (ncard)
 		row("card (resident: TIMING; mapped: median of CARD)", card_res, card_map, recs, nl);
 	for (i = 0; i < nprof; i++) {
