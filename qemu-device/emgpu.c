@@ -41,6 +41,9 @@
  * (BAR0 grows to gm_regs_size()), a seventh MSI-X vector for its interrupt
  * leaf, a VRAM window in BAR2 and PCI device id GA10X_PCI_DEVICE_ID, for
  * NVIDIA's nvidia-uvm through the resource-manager stand-in (guest-kmod/emgpu-rm/).
+ * What differs between personalities here (PCI device id, BAR0's size and
+ * names, the VRAM BAR, the vectors, the poll) is the model's
+ * gm_personality_desc(): this file has no branch on which one it is.
  * Its doorbell runs GPFIFO channels inside gm_reg_write(), in the MMIO
  * handler, as emgpu's copy-engine doorbell does; channels blocked on a
  * semaphore acquire that a CPU releases by a plain store are re-examined
@@ -86,7 +89,6 @@
 #include "trace.h"
 
 #include "emgpu_hw.h"
-#include "ga10x/regs.h"
 #include "gpumodel/gpumodel.h"
 #include "gpumodel/profile.h"
 
@@ -105,7 +107,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(EmgpuState, EMGPU)
 #define EMGPU_VRAM_BACKING_MAX_DEFAULT (8 * GiB)
 
 /*
- * GA10x: QEMU_CLOCK_VIRTUAL ns between two polls of the channels blocked on
+ * A personality that polls (its gm_personality_desc()'s polls: GA10x):
+ * QEMU_CLOCK_VIRTUAL ns between two polls of the channels blocked on
  * a semaphore acquire. A CPU's release is a plain store the device cannot
  * see, so a blocked channel waits at most this long after it (nvidia-uvm's
  * waits time out after seconds); while a channel is blocked it costs 10,000
@@ -114,7 +117,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(EmgpuState, EMGPU)
  * guest: under -icount they are a function of the guest's instructions,
  * and a paused VM polls nothing.
  */
-#define EMGPU_GA10X_POLL_NS (100 * SCALE_US)
+#define EMGPU_POLL_NS (100 * SCALE_US)
 /*
  * The same while counting instructions (driver-cost=measured): a CPU that
  * spins on a semaphore the blocked channel is to release spins until the
@@ -123,21 +126,21 @@ OBJECT_DECLARE_SIMPLE_TYPE(EmgpuState, EMGPU)
  * often (1 ns of the virtual clock is one instruction there, so a poll
  * costs no more than the spin it ends).
  */
-#define EMGPU_GA10X_POLL_COUNTING_NS (1 * SCALE_US)
+#define EMGPU_POLL_COUNTING_NS (1 * SCALE_US)
 
 struct EmgpuState {
     PCIDevice parent_obj;
 
     MemoryRegion mmio;
-    MemoryRegion vram_bar;      /* GA10x: BAR2 */
+    MemoryRegion vram_bar;      /* the personality's VRAM window, if any */
     QEMUBH *run_bh;
-    QEMUBH *poll_bh;            /* GA10x: polls blocked channels */
-    QEMUTimer *poll_timer;      /* GA10x: schedules poll_bh */
+    QEMUBH *poll_bh;            /* if it polls: polls blocked channels */
+    QEMUTimer *poll_timer;      /* if it polls: schedules poll_bh */
     QEMUTimer *run_timer;       /* driver-cost=measured: runs in place of run_bh */
     bool counting;              /* driver-cost=measured: report icount */
     struct gm_gpu *model;
     enum gm_personality personality;
-    unsigned int msix_vectors;
+    const struct gm_personality_desc *pers;   /* personality's PCI face */
 
     /* properties */
     char *personality_name;     /* NULL: "emgpu" */
@@ -174,7 +177,7 @@ struct EmgpuState {
 
 /*
  * Whether any part of the DMA [addr, addr + len) lands in a memory region
- * of emgpu's own (BAR0, GA10x's BAR2, the MSI-X table and PBA), as the
+ * of emgpu's own (BAR0, a personality's VRAM BAR, the MSI-X table and PBA), as the
  * bus-master address space (and a vIOMMU in it) translates it. Such a DMA
  * is refused: it would re-enter the device while it runs (see the header
  * comment). The caller has rejected wrap-around.
@@ -270,7 +273,7 @@ static void emgpu_irq(void *opaque, unsigned int vector)
 {
     PCIDevice *pdev = PCI_DEVICE(opaque);
 
-    if (vector < EMGPU(opaque)->msix_vectors && msix_enabled(pdev)) {
+    if (vector < EMGPU(opaque)->pers->msix_vectors && msix_enabled(pdev)) {
         trace_emgpu_irq_raise(vector);
         msix_notify(pdev, vector);
     }
@@ -360,11 +363,11 @@ static void emgpu_run_bh(void *opaque)
 }
 
 /*
- * GA10x: a channel blocked on a semaphore acquire waits for a store the
- * device does not see (a CPU's release), so the poll timer re-examines the
- * blocked channels every EMGPU_GA10X_POLL_NS while the model reports some
- * (gm_poll() counts too the channels a scheduler pass left work to).
- * Any write to the GA10x block arms it (a doorbell or a channel's control
+ * A personality that polls (GA10x): a channel blocked on a semaphore
+ * acquire waits for a store the device does not see (a CPU's release), so
+ * the poll timer re-examines the blocked channels every EMGPU_POLL_NS while
+ * the model reports some (gm_poll() counts too the channels a scheduler
+ * pass left work to). Any write to the personality's own block arms it (a doorbell or a channel's control
  * may leave a channel blocked); each poll re-arms it while channels stay
  * blocked, and it stops at the first poll that finds none. The timer only
  * schedules this bottom half, which runs engaged in the device's
@@ -378,8 +381,7 @@ static void emgpu_poll_arm(EmgpuState *s)
 {
     if (!timer_pending(s->poll_timer)) {
         timer_mod(s->poll_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                  (s->counting ? EMGPU_GA10X_POLL_COUNTING_NS :
-                   EMGPU_GA10X_POLL_NS));
+                  (s->counting ? EMGPU_POLL_COUNTING_NS : EMGPU_POLL_NS));
     }
 }
 
@@ -423,7 +425,7 @@ static void emgpu_poll_bh(void *opaque)
     emgpu_count_insns(s);
     blocked = gm_poll(s->model);
 
-    trace_emgpu_ga10x_poll(blocked, gm_now_ns(s->model));
+    trace_emgpu_poll(blocked, gm_now_ns(s->model));
     if (blocked) {
         emgpu_poll_arm(s);
     }
@@ -433,72 +435,21 @@ static void emgpu_poll_bh(void *opaque)
 
 /* ---- BAR0 ---- */
 
-/* The name of a register of the GA10x block, for its trace events. */
-static const char *emgpu_ga10x_reg_name(hwaddr addr, char *buf, size_t len)
+/*
+ * The name of a register of the personality's own block (its desc's
+ * reg_name), or NULL for emgpu_hw.h's registers, traced as emgpu_mmio_*.
+ */
+static const char *emgpu_own_reg_name(EmgpuState *s, hwaddr addr,
+                                      char *buf, size_t len)
 {
-    static const struct {
-        hwaddr off;
-        const char *name;
-    } regs[] = {
-#define REG(r) { GA10X_REG_##r, #r }
-        REG(PTIMER_TIME_0), REG(PTIMER_TIME_1), REG(DOORBELL),
-        REG(INTR_LEAF), REG(INTR_EN_SET), REG(INTR_EN_CLEAR), REG(INTR_EN),
-        REG(FAULT_BUF_LO), REG(FAULT_BUF_HI), REG(FAULT_BUF_SIZE),
-        REG(FAULT_BUF_GET), REG(FAULT_BUF_PUT), REG(FAULT_BUF_INFO),
-        REG(PAGE_FAULT_CTRL), REG(FAULT_BUF_CTRL),
-        REG(AC_BUF_LO), REG(AC_BUF_HI), REG(AC_BUF_SIZE), REG(AC_BUF_GET),
-        REG(AC_BUF_PUT), REG(AC_BUF_FULL), REG(AC_CONFIG), REG(AC_CTRL),
-#undef REG
-    };
-    static const char *const chan_regs[GA10X_REG_CHAN_STRIDE / 4] = {
-        "INST_LO", "INST_HI", "PDB_LO", "PDB_HI", "GPFIFO_LO", "GPFIFO_HI",
-        "GPFIFO_ENTRIES", "USERD_LO", "USERD_HI", "NOTIFIER_LO",
-        "NOTIFIER_HI", "ENGINE", "CTRL", "STATUS", "TOKEN",
-    };
-    size_t i;
-
-    for (i = 0; i < ARRAY_SIZE(regs); i++) {
-        if (regs[i].off == addr) {
-            return regs[i].name;
-        }
-    }
-    if (addr >= GA10X_REG_CHAN_BASE &&
-        addr < GA10X_REG_CHAN(GA10X_CHANNELS, 0)) {
-        hwaddr in = (addr - GA10X_REG_CHAN_BASE) % GA10X_REG_CHAN_STRIDE;
-
-        snprintf(buf, len, "CHAN%u_%s",
-                 (unsigned)((addr - GA10X_REG_CHAN_BASE) /
-                            GA10X_REG_CHAN_STRIDE),
-                 chan_regs[in / 4] ? chan_regs[in / 4] : "?");
-        return buf;
-    }
-    return "?";
-}
-
-static bool emgpu_is_ga10x_reg(EmgpuState *s, hwaddr addr)
-{
-    return s->personality == GM_PERSONALITY_GA10X && addr >= GA10X_REG_BASE;
-}
-
-static void emgpu_trace_ga10x(bool is_write, hwaddr addr, uint32_t val)
-{
-    char buf[32];
-
-    if (is_write &&
-        trace_event_get_state_backends(TRACE_EMGPU_GA10X_MMIO_WRITE)) {
-        trace_emgpu_ga10x_mmio_write(addr, emgpu_ga10x_reg_name(addr, buf,
-                                     sizeof(buf)), val);
-    }
-    if (!is_write &&
-        trace_event_get_state_backends(TRACE_EMGPU_GA10X_MMIO_READ)) {
-        trace_emgpu_ga10x_mmio_read(addr, emgpu_ga10x_reg_name(addr, buf,
-                                    sizeof(buf)), val);
-    }
+    return s->pers->reg_name ? s->pers->reg_name(addr, buf, len) : NULL;
 }
 
 static uint64_t emgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
     EmgpuState *s = opaque;
+    const char *own;
+    char buf[32];
     uint32_t val;
 
     if (size != 4 || (addr & 3)) {
@@ -508,8 +459,9 @@ static uint64_t emgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
     }
     emgpu_count_insns(s);
     val = gm_reg_read(s->model, addr);
-    if (emgpu_is_ga10x_reg(s, addr)) {
-        emgpu_trace_ga10x(false, addr, val);
+    own = emgpu_own_reg_name(s, addr, buf, sizeof(buf));
+    if (own) {
+        trace_emgpu_pers_mmio_read(addr, own, val);
     } else {
         trace_emgpu_mmio_read(addr, val);
     }
@@ -520,6 +472,8 @@ static void emgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
                              unsigned size)
 {
     EmgpuState *s = opaque;
+    const char *own;
+    char buf[32];
 
     if (size != 4 || (addr & 3)) {
         trace_emgpu_err_access_size(addr, size);
@@ -527,12 +481,15 @@ static void emgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
         return;
     }
     emgpu_count_insns(s);
-    if (emgpu_is_ga10x_reg(s, addr)) {
-        emgpu_trace_ga10x(true, addr, val);
+    own = emgpu_own_reg_name(s, addr, buf, sizeof(buf));
+    if (own) {
+        trace_emgpu_pers_mmio_write(addr, own, val);
         /* a doorbell runs its channel here, in gm_reg_write(), as the
          * copy engine's does; what it leaves blocked waits for the poll */
         gm_reg_write(s->model, addr, val);
-        emgpu_poll_arm(s);
+        if (s->poll_timer) {
+            emgpu_poll_arm(s);
+        }
     } else {
         trace_emgpu_mmio_write(addr, val);
         gm_reg_write(s->model, addr, val);
@@ -556,7 +513,7 @@ static const MemoryRegionOps emgpu_mmio_ops = {
     },
 };
 
-/* ---- GA10x: BAR2, the CPU's window on VRAM ---- */
+/* ---- the personality's VRAM BAR (GA10x: BAR2), the CPU's window on VRAM ---- */
 
 /*
  * BAR2 maps VRAM from offset 0; its size is a power of two, so with a VRAM
@@ -624,10 +581,10 @@ static const MemoryRegionOps emgpu_vram_bar_ops = {
     },
 };
 
-/* BAR2's size: VRAM, at most GA10X_BAR2_SIZE_MAX, rounded up to a power of 2. */
+/* The VRAM BAR's size: VRAM, at most vram_bar_max, rounded up to a power of 2. */
 static uint64_t emgpu_vram_bar_size(const EmgpuState *s)
 {
-    return pow2ceil(MIN(s->profile.vram_bytes, GA10X_BAR2_SIZE_MAX));
+    return pow2ceil(MIN(s->profile.vram_bytes, s->pers->vram_bar_max));
 }
 
 /* ---- QOM: stats and fault injection ---- */
@@ -882,30 +839,29 @@ static void emgpu_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "emgpu: cannot create the GPU model");
         return;
     }
-    s->msix_vectors = s->personality == GM_PERSONALITY_GA10X ?
-                      GA10X_MSIX_VECTORS : EMGPU_MSIX_VECTORS;
+    s->pers = gm_personality_desc(s->personality);
+    pci_config_set_device_id(pdev->config, s->pers->pci_device_id);
 
-    /* BAR0: EMGPU_REGS_SIZE, or GA10X_REGS_SIZE in that personality */
+    /* BAR0: the personality's regs_size */
     memory_region_init_io(&s->mmio, OBJECT(s), &emgpu_mmio_ops, s,
                           "emgpu-regs", gm_regs_size(s->model));
     pci_register_bar(pdev, EMGPU_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
                      &s->mmio);
-    if (s->personality == GM_PERSONALITY_GA10X) {
-        pci_config_set_device_id(pdev->config, GA10X_PCI_DEVICE_ID);
+    if (s->pers->vram_bar) {
         memory_region_init_io(&s->vram_bar, OBJECT(s), &emgpu_vram_bar_ops,
                               s, "emgpu-vram", emgpu_vram_bar_size(s));
-        pci_register_bar(pdev, GA10X_BAR_VRAM,
+        pci_register_bar(pdev, s->pers->vram_bar,
                          PCI_BASE_ADDRESS_SPACE_MEMORY |
                          PCI_BASE_ADDRESS_MEM_TYPE_64 |
                          PCI_BASE_ADDRESS_MEM_PREFETCH, &s->vram_bar);
     }
-    if (msix_init_exclusive_bar(pdev, s->msix_vectors, EMGPU_BAR_MSIX,
+    if (msix_init_exclusive_bar(pdev, s->pers->msix_vectors, EMGPU_BAR_MSIX,
                                 errp)) {
         gm_destroy(s->model);
         s->model = NULL;
         return;
     }
-    for (vec = 0; vec < s->msix_vectors; vec++) {
+    for (vec = 0; vec < s->pers->msix_vectors; vec++) {
         msix_vector_use(pdev, vec);
     }
 
@@ -917,13 +873,15 @@ static void emgpu_realize(PCIDevice *pdev, Error **errp)
     if (s->counting) {
         s->run_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, emgpu_run_timer, s);
     }
-    if (s->personality == GM_PERSONALITY_GA10X) {
+    if (s->pers->polls) {
         s->poll_bh = qemu_bh_new_guarded(emgpu_poll_bh, s,
                                          &DEVICE(s)->mem_reentrancy_guard);
         s->poll_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, emgpu_poll_timer, s);
-        trace_emgpu_ga10x_realize(gm_regs_size(s->model),
-                                  emgpu_vram_bar_size(s), s->msix_vectors);
     }
+    trace_emgpu_pers_realize(gm_personality_name(s->personality),
+                             gm_regs_size(s->model),
+                             s->pers->vram_bar ? emgpu_vram_bar_size(s) : 0,
+                             s->pers->msix_vectors);
 
     trace_emgpu_realize(s->profile.name, s->profile.vram_bytes, s->lockstep);
 }

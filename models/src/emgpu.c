@@ -58,7 +58,12 @@ static void nothing_held(struct gm_gpu *g, enum gm_stop why)
 }
 
 const struct gm_personality_ops gm_emgpu_personality = {
-	.regs_size = EMGPU_REGS_SIZE,
+	.desc = {
+		.regs_size = EMGPU_REGS_SIZE,
+		.pci_device_id = EMGPU_PCI_DEVICE_ID,
+		.msix_vectors = EMGPU_MSIX_VECTORS,
+		/* no VRAM window, no block of its own, nothing to poll */
+	},
 	.init = no_state_init,
 	.reset = no_state,
 	.fini = no_state,

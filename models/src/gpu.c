@@ -337,6 +337,11 @@ const char *gm_personality_name(enum gm_personality p)
 	       personality_names[p] : NULL;
 }
 
+const struct gm_personality_desc *gm_personality_desc(enum gm_personality p)
+{
+	return gm_personality_name(p) ? &personalities[p]->desc : NULL;
+}
+
 int gm_personality_lookup(const char *name, enum gm_personality *out)
 {
 	int i = gm_name_index(personality_names, sizeof(personality_names) /

@@ -19,8 +19,11 @@ struct gm_gpu;
 struct gm_warp;
 
 struct gm_personality_ops {
-	/* BAR0's size (gm_regs_size()): emgpu_hw.h's registers and its own */
-	uint32_t regs_size;
+	/*
+	 * What the embedder presents (gm_personality_desc()); desc.regs_size
+	 * is BAR0's size: emgpu_hw.h's registers and its own
+	 */
+	struct gm_personality_desc desc;
 
 	/*
 	 * The personality's state: init at gm_create() (0, or -1 when out of

@@ -117,7 +117,7 @@ static uint32_t lo_latch(uint64_t v, uint32_t *hi)
 
 uint32_t gm_regs_size(const struct gm_gpu *g)
 {
-	return g->pers.ops->regs_size;
+	return g->pers.ops->desc.regs_size;
 }
 
 uint32_t gm_reg_read(struct gm_gpu *g, uint32_t off)

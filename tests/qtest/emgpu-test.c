@@ -1005,7 +1005,7 @@ static void test_ga10x_doorbell_unknown_token(void)
 
 /*
  * The poll of blocked channels: a write to the GA10x block arms it, it runs
- * once EMGPU_GA10X_POLL_NS (100 us) of virtual time later and, with no
+ * once EMGPU_POLL_NS (100 us) of virtual time later and, with no
  * channel blocked, stops there: further time brings no poll.
  */
 static void test_ga10x_poll_timer(void)
@@ -1017,7 +1017,7 @@ static void test_ga10x_poll_timer(void)
 
     g_assert_cmpint(fd, >=, 0);
     close(fd);
-    args = g_strdup_printf("-trace emgpu_ga10x_poll -D %s", log);
+    args = g_strdup_printf("-trace emgpu_poll -D %s", log);
     g = ga10x_start_args("64m", args);
     qtest_clock_step(g->qts, 1000 * 1000);      /* nothing armed yet */
     rd(g, EMGPU_REG_ID);
@@ -1032,7 +1032,7 @@ static void test_ga10x_poll_timer(void)
 
     g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
     unlink(log);
-    g_assert_cmpuint(count_lines_with(text, "emgpu_ga10x_poll "), ==, 1);
+    g_assert_cmpuint(count_lines_with(text, "emgpu_poll "), ==, 1);
     g_assert_nonnull(strstr(text, "0 channels still blocked"));
 }
 
@@ -1439,7 +1439,7 @@ static void test_ga10x_channel_acquire_poll(void)
 
     g_assert_cmpint(fd, >=, 0);
     close(fd);
-    args = g_strdup_printf("-trace emgpu_ga10x_poll -D %s", log);
+    args = g_strdup_printf("-trace emgpu_poll -D %s", log);
     g = ga10x_start_args("64m", args);
     qtest_writel(g->qts, SEMAPHORE, 3);
     qtest_writel(g->qts, SEMAPHORE + 16, 0);
@@ -1470,7 +1470,7 @@ static void test_ga10x_channel_acquire_poll(void)
 
     g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
     unlink(log);
-    g_assert_cmpuint(count_lines_with(text, "emgpu_ga10x_poll "), ==, 1);
+    g_assert_cmpuint(count_lines_with(text, "emgpu_poll "), ==, 1);
     g_assert_nonnull(strstr(text, "0 channels still blocked"));
 }
 

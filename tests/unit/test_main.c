@@ -28,6 +28,7 @@ int main(void)
 	add_ga10x_sm_suite();
 	add_reset_suite();
 	add_mem_suite();
+	add_personality_suite();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();

@@ -94,6 +94,37 @@ const char *gm_personality_name(enum gm_personality p);
 int gm_personality_lookup(const char *name, enum gm_personality *out);
 
 /*
+ * What an embedder presents of a personality besides its registers' and
+ * formats' behaviour: its PCI function, BARs, interrupts and whether it
+ * needs gm_poll(). One per personality, in its ops table, so the embedder
+ * (qemu-device/emgpu.c) has no branch on which one it is.
+ */
+struct gm_personality_desc {
+	uint32_t regs_size;		/* BAR0 (EMGPU_BAR_REGS): gm_regs_size() */
+	uint16_t pci_device_id;		/* vendor EMGPU_PCI_VENDOR_ID */
+	unsigned int msix_vectors;	/* in BAR EMGPU_BAR_MSIX */
+	/*
+	 * The CPU's window on VRAM: its BAR (0: none) and its size at most;
+	 * it spans min(VRAM, vram_bar_max) rounded up to a power of two,
+	 * VRAM from offset 0 (gm_vram_read()/gm_vram_write()).
+	 */
+	unsigned int vram_bar;
+	uint64_t vram_bar_max;
+	/* channels may block on a store the device does not see: the
+	 * embedder calls gm_poll() while it reports some (0: never) */
+	int polls;
+	/*
+	 * The name of a register of the personality's own block, for the
+	 * embedder's trace (a CHAN<n>_* name is formatted into buf); NULL for
+	 * emgpu_hw.h's registers and for an offset the block does not name
+	 * ("?"). NULL itself when the personality has no block of its own.
+	 */
+	const char *(*reg_name)(uint32_t off, char *buf, size_t len);
+};
+/* The description of p; NULL for an unknown value. */
+const struct gm_personality_desc *gm_personality_desc(enum gm_personality p);
+
+/*
  * How the driver's CPU work is charged to its threads (guest_cost.c,
  * docs/model.md "Driver CPU time"):
  *  ASSUMED   the profile's per-event constants (fault_service_ns, the
@@ -143,7 +174,7 @@ void gm_destroy(struct gm_gpu *gpu);
 void gm_reset(struct gm_gpu *gpu);
 
 /* ---- register interface (32-bit, offsets from emgpu_hw.h, ga10x/regs.h) ---- */
-/* BAR0 size: EMGPU_REGS_SIZE, or GA10X_REGS_SIZE with that personality. */
+/* BAR0 size: the personality's regs_size (gm_personality_desc()). */
 uint32_t gm_regs_size(const struct gm_gpu *gpu);
 uint32_t gm_reg_read(struct gm_gpu *gpu, uint32_t offset);
 void gm_reg_write(struct gm_gpu *gpu, uint32_t offset, uint32_t value);

@@ -199,6 +199,10 @@ int ga10x_stop_waits(struct gm_gpu *g, enum gm_stop why);
 void ga10x_stop_publish(struct gm_gpu *g, enum gm_stop why);
 void ga10x_sync(struct gm_gpu *g);
 
+/* ---- regs.c ---- */
+/* the block's register names (gm_personality_desc()'s reg_name) */
+const char *ga10x_reg_name(uint32_t off, char *buf, size_t len);
+
 /* ---- fifo.c ---- */
 void ga10x_fifo_doorbell(struct gm_gpu *g, uint32_t token);
 /*

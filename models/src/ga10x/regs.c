@@ -4,6 +4,7 @@
  * lifetime, and the BAR0 block of include/ga10x/regs.h. PTIMER and the
  * doorbell are here; every other offset goes to the unit that owns it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../internal.h"
@@ -82,8 +83,63 @@ static int ga10x_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 	return 0;
 }
 
+/* gm_personality_desc()'s reg_name: the block's names, for traces */
+const char *ga10x_reg_name(uint32_t off, char *buf, size_t len)
+{
+	static const struct {
+		uint32_t off;
+		const char *name;
+	} regs[] = {
+#define REG(r) { GA10X_REG_##r, #r }
+		REG(PTIMER_TIME_0), REG(PTIMER_TIME_1), REG(DOORBELL),
+		REG(LAUNCH_CHANNEL),
+		REG(INTR_LEAF), REG(INTR_EN_SET), REG(INTR_EN_CLEAR),
+		REG(INTR_EN),
+		REG(FAULT_BUF_LO), REG(FAULT_BUF_HI), REG(FAULT_BUF_SIZE),
+		REG(FAULT_BUF_GET), REG(FAULT_BUF_PUT), REG(FAULT_BUF_INFO),
+		REG(PAGE_FAULT_CTRL), REG(FAULT_BUF_CTRL),
+		REG(AC_BUF_LO), REG(AC_BUF_HI), REG(AC_BUF_SIZE),
+		REG(AC_BUF_GET), REG(AC_BUF_PUT), REG(AC_BUF_FULL),
+		REG(AC_CONFIG), REG(AC_CTRL),
+		REG(MMU_INVALIDATE_PDB_LO), REG(MMU_INVALIDATE_PDB_HI),
+		REG(MMU_INVALIDATE),
+#undef REG
+	};
+	static const char *const chan_regs[GA10X_REG_CHAN_STRIDE / 4] = {
+		"INST_LO", "INST_HI", "PDB_LO", "PDB_HI", "GPFIFO_LO",
+		"GPFIFO_HI", "GPFIFO_ENTRIES", "USERD_LO", "USERD_HI",
+		"NOTIFIER_LO", "NOTIFIER_HI", "ENGINE", "CTRL", "STATUS",
+		"TOKEN",
+	};
+	uint32_t in;
+	size_t i;
+
+	if (!ga10x_own_reg(off))
+		return NULL;
+	for (i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		if (regs[i].off == off)
+			return regs[i].name;
+	if (off < GA10X_REG_CHAN_BASE ||
+	    off >= GA10X_REG_CHAN(GA10X_CHANNELS, 0))
+		return "?";
+	in = (off - GA10X_REG_CHAN_BASE) % GA10X_REG_CHAN_STRIDE / 4;
+	snprintf(buf, len, "CHAN%u_%s",
+		 (unsigned int)((off - GA10X_REG_CHAN_BASE) /
+				GA10X_REG_CHAN_STRIDE),
+		 chan_regs[in] ? chan_regs[in] : "?");
+	return buf;
+}
+
 const struct gm_personality_ops gm_ga10x_personality = {
-	.regs_size = GA10X_REGS_SIZE,
+	.desc = {
+		.regs_size = GA10X_REGS_SIZE,
+		.pci_device_id = GA10X_PCI_DEVICE_ID,
+		.msix_vectors = GA10X_MSIX_VECTORS,
+		.vram_bar = GA10X_BAR_VRAM,
+		.vram_bar_max = GA10X_BAR2_SIZE_MAX,
+		.polls = 1,
+		.reg_name = ga10x_reg_name,
+	},
 	.init = ga10x_init,
 	.reset = ga10x_reset,
 	.fini = ga10x_fini,
