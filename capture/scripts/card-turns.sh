@@ -14,16 +14,22 @@
 # (R: RUNNER's exit status, or GATE-NOT-TAKEN where the run never read
 # its turn: a run the gate did not hold, which counts as failed). After
 # two failed runs in a row the rest are refused their turns (they exit at
-# the gate) and card_turns returns 1. CARD_TURN_DONE, if set, is a
-# command run with N after each run's output has been appended (a
-# clean-up).
+# the gate) and card_turns returns 1; on TERM or INT likewise, and once
+# every run has ended, the one with the card too, the shell exits 143.
+# CARD_TURN_DONE, if set, is a command run with N after each run's output
+# has been appended (a clean-up).
 card_turns() {
 	local ahead=$1 dir=$2 log=$3 runner=$4
 	shift 4
 	local -a runs=("$@") pids=()
-	local n=$# next=0 t rc failed=0 contexts fd
+	local n=$# next=0 t given=-1 rc failed=0 contexts fd
 	rm -rf "$dir"
 	mkdir -p "$dir"
+	# Stopped from outside (a timeout), the script ends only once no run
+	# of it is left: the others refused, the one with the card finished,
+	# so that nothing started after it shares the card with it.
+	trap 'echo "TURNS STOPPED at turn $t: signalled" >>"$log";
+	      card_turns_refuse "$dir" $((given + 1)) $next; wait "${pids[@]}"; exit 143' TERM INT
 	for ((t = 0; t < n; t++)); do
 		while ((next < n && next <= t + ahead)); do
 			mkfifo "$dir/$next"
@@ -41,6 +47,7 @@ card_turns() {
 		# there once the run has exited was never taken.
 		exec {fd}<>"$dir/$t"
 		printf x >&$fd
+		given=$t
 		wait "${pids[$t]}"
 		rc=$?
 		! read -r -t 0 -u $fd || rc=GATE-NOT-TAKEN
@@ -53,16 +60,24 @@ card_turns() {
 		failed=$((failed + 1))
 		[ $failed -lt 2 ] && continue
 		echo "TURNS STOPPED after turn $t: two runs failed in a row" >>"$log"
-		# The runs started and not yet through: a writer that closes
-		# without a byte refuses a run waiting in its gate, and one that
-		# comes later finds no FIFO; either exits there.
-		for ((t += 1; t < next; t++)); do
-			exec {fd}<>"$dir/$t"
-			rm -f "$dir/$t"
-			exec {fd}>&-
-		done
+		card_turns_refuse "$dir" $((t + 1)) $next
 		wait "${pids[@]}"
+		trap - TERM INT
 		return 1
 	done
+	trap - TERM INT
 	return 0
+}
+
+# card_turns_refuse DIR FROM TO: refuses runs FROM..TO-1 their turns. A
+# writer that closes without a byte refuses a run waiting in its gate,
+# and one that comes later finds no FIFO; either exits there.
+card_turns_refuse() {
+	local t fd
+	for ((t = $2; t < $3; t++)); do
+		[ -p "$1/$t" ] || continue
+		exec {fd}<>"$1/$t"
+		rm -f "$1/$t"
+		exec {fd}>&-
+	done
 }

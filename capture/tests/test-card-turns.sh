@@ -3,7 +3,7 @@
 # gate as ember-capture does (a byte read from the FIFO): the card phases
 # come one at a time in the order given while the runs' earlier work
 # overlaps; a run that never takes its turn is named; two failures in a
-# row refuse the rest at the gate. KTAP, closing "N passed, M failed".
+# row, or a TERM, refuse the rest at the gate. KTAP, closing "N passed, M failed".
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/scripts/ktap.sh"
@@ -66,6 +66,21 @@ check "two failures: no card phase after them" \
 	test "$(grep -c '^begin' "$work/phases")" = 2
 check "two failures: the runs started meanwhile refused at their gates" \
 	test "$(grep -c '^start' "$work/phases")" = 5
+# Stopped by TERM while the first run has the card: the others refused,
+# the first one finished before the shell exits.
+: >"$work/phases"
+(card_turns 3 "$work/gates" "$work/log4" fake "a 0 1" "b 0 0" "c 0.2 0" "d 0 0") &
+stopped=$!
+for ((i = 0; i < 100; i++)); do
+	grep -q '^begin a$' "$work/phases" && break
+	sleep 0.1
+done
+kill -TERM $stopped
+wait $stopped
+check "TERM: exits 143" test $? = 143
+check "TERM: the run with the card finished first" grep -q '^end a$' "$work/phases"
+check "TERM: no card phase after it" test "$(grep -c '^begin' "$work/phases")" = 1
+check "TERM: stopped" grep -q '^TURNS STOPPED at turn 0: signalled$' "$work/log4"
 check "no fake left running" test -z "$(jobs -p)"
 
 ktap_summary
