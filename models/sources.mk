@@ -33,3 +33,5 @@ src/ga10x/fifo.c
 src/ga10x/host.c
 src/ga10x/ce.c
 src/ga10x/sm.c
+src/gh100/gh100.c
+src/gh100/mmu.c

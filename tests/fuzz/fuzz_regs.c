@@ -2,16 +2,18 @@
 /*
  * libFuzzer harness for libgpumodel's guest-facing surface in each
  * personality: the register interface over the whole of BAR0
- * (gm_regs_size(): emgpu's block, and in GA10x its block at
- * GA10X_REG_BASE too), the run loop and the GA10x channel poll, guest
- * memory the device reads by DMA (rings, descriptors, page tables) and
- * VRAM (GA10x page tables, instance blocks and channels live there), all
+ * (gm_regs_size(): emgpu's block, and in GA10x and GH100 their block at
+ * GA10X_REG_BASE too), the run loop and the channel poll, guest memory
+ * the device reads by DMA (rings, descriptors, page tables) and VRAM
+ * (GA10x's VER2 and GH100's VER3 page tables, instance blocks and channels
+ * live there), all
  * driven by the fuzzer's bytes. The model must never crash, touch memory
  * outside its buffers (ASan) or hit undefined behaviour (UBSan), whatever
  * the guest programs: the same property the QEMU device relies on
  * (docs/specs/emgpu.md, "Guest errors").
  *
- * Input: one byte, its low bit the personality (0 emgpu, 1 ga10x), then a
+ * Input: one byte, its low bits the personality (bit 0 clear: emgpu; bit 0
+ * set: ga10x, or gh100 with bit 1 set too), then a
  * sequence of 8-byte operations
  *   byte 0: bits 2-0 the operation (% 6): 0 write a register, 1 read one,
  *           2 run warps, 3 store a word into guest memory, 4 poll, 5 store
@@ -26,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ga10x/regs.h"
 #include "gpumodel/gpumodel.h"
 #include "gpumodel/testlib.h"
 
@@ -64,7 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	cfg.personality = data[0] & 1 ? GM_PERSONALITY_GA10X : GM_PERSONALITY_EMGPU;
+	cfg.personality = !(data[0] & 1) ? GM_PERSONALITY_EMGPU :
+			  data[0] & 2 ? GM_PERSONALITY_GH100 : GM_PERSONALITY_GA10X;
 	data++;
 	size--;
 	ops = size / 8;
@@ -75,8 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!gpu)
 		abort();
 	regs_size = gm_regs_size(gpu);
-	if (regs_size != (cfg.personality == GM_PERSONALITY_GA10X ?
-			  GA10X_REGS_SIZE : EMGPU_REGS_SIZE))
+	if (regs_size != gm_personality_desc(cfg.personality)->regs_size)
 		abort();
 	if (ops > MAX_OPS)
 		ops = MAX_OPS;

@@ -27,6 +27,8 @@
 #include "ga10x/host_c56f.h"
 #include "ga10x/mmu_v2.h"
 #include "ga10x/regs.h"
+#include "gh100/mmu_v3.h"
+#include "gh100/regs.h"
 #include "gpumodel/gpumodel.h"
 #include "gpumodel/testlib.h"
 
@@ -800,14 +802,20 @@ static void test_inject_property(void)
  * to a power of two; libqos's 512 MiB MMIO window takes BAR0 and a BAR2 of
  * up to 256 MiB, but BIOS and APICs lie in its top 64 MiB), its BAR2 mapped.
  */
-static Gpu *ga10x_start_args(const char *vram, const char *qemu_extra)
+static Gpu *pers_start_args(const char *pers, const char *vram,
+                            const char *qemu_extra)
 {
-    g_autofree char *extra = g_strdup_printf(",personality=ga10x,"
-                                             "vram-size=%s", vram);
+    g_autofree char *extra = g_strdup_printf(",personality=%s,"
+                                             "vram-size=%s", pers, vram);
     Gpu *g = gpu_start_args(extra, qemu_extra);
 
     g->vram = qpci_iomap(g->dev, GA10X_BAR_VRAM, &g->vram_size);
     return g;
+}
+
+static Gpu *ga10x_start_args(const char *vram, const char *qemu_extra)
+{
+    return pers_start_args("ga10x", vram, qemu_extra);
 }
 
 static Gpu *ga10x_start(void)
@@ -902,7 +910,7 @@ static void test_personality_refused(void)
                                &out, &err, &status, &gerr));
     g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 0);
     g_assert_nonnull(strstr(err, "emgpu: unknown personality 'ga100'"));
-    g_assert_nonnull(strstr(err, "Personalities: emgpu, ga10x."));
+    g_assert_nonnull(strstr(err, "Personalities: emgpu, ga10x, gh100."));
 }
 
 /*
@@ -1650,6 +1658,115 @@ static void test_ga10x_access_counter_buffer(void)
     gpu_stop(g);
 }
 
+/* ---- personality=gh100 ---- */
+
+/*
+ * GH100 keeps GA10x's PCI face but its device id: BAR0 with the GA10x
+ * block, BAR2 on VRAM, seven vectors.
+ */
+static void test_gh100_identity(void)
+{
+    Gpu *g = pers_start_args("gh100", "64m", NULL);
+    uint32_t bar2;
+
+    g_assert_cmphex(qpci_config_readw(g->dev, PCI_VENDOR_ID), ==,
+                    EMGPU_PCI_VENDOR_ID);
+    g_assert_cmphex(qpci_config_readw(g->dev, PCI_DEVICE_ID), ==,
+                    GH100_PCI_DEVICE_ID);
+    g_assert_cmphex(g->bar_size, ==, GA10X_REGS_SIZE);
+    g_assert_cmphex(g->vram_size, ==, 64ull << 20);
+    bar2 = qpci_config_readl(g->dev, PCI_BASE_ADDRESS_0 + 4 * GA10X_BAR_VRAM);
+    g_assert_cmphex(bar2 & ~PCI_BASE_ADDRESS_MEM_MASK, ==,
+                    PCI_BASE_ADDRESS_SPACE_MEMORY |
+                    PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                    PCI_BASE_ADDRESS_MEM_PREFETCH);
+    g_assert_cmpuint(msix_vectors(g), ==, GA10X_MSIX_VECTORS);
+    g_assert_cmphex(rd(g, EMGPU_REG_ID), ==, EMGPU_ID_MAGIC);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+}
+
+/*
+ * A graphics channel whose PDB is MMU VER3 tables in guest RAM at
+ * GA10X_TABLES (PDE4 PDE3 PDE2 PDE1 PDE0 PT, 4 KiB apart) mapping
+ * [va, va + len) to sysmem pa in 4 KiB pages (one PDE0 entry).
+ */
+static void gh100_compute_channel(Gpu *g, uint64_t va, uint64_t pa,
+                                  uint64_t len)
+{
+    const uint64_t pde4 = GA10X_TABLES, pde3 = pde4 + 0x1000;
+    const uint64_t pde2 = pde3 + 0x1000, pde1 = pde2 + 0x1000;
+    const uint64_t pde0 = pde1 + 0x1000, pt = pde0 + 0x1000;
+    const unsigned sys = GH100_PDE_APERTURE_SYS_COH;
+    uint64_t off;
+
+    ga10x_put64(g, pde4 + ((va >> GH100_PDE4_SHIFT) & 1) * 8,
+                gh100_pde(sys, pde3));
+    ga10x_put64(g, pde3 + ((va >> GH100_PDE3_SHIFT) & 511) * 8,
+                gh100_pde(sys, pde2));
+    ga10x_put64(g, pde2 + ((va >> GH100_PDE2_SHIFT) & 511) * 8,
+                gh100_pde(sys, pde1));
+    ga10x_put64(g, pde1 + ((va >> GH100_PDE1_SHIFT) & 511) * 8,
+                gh100_pde(sys, pde0));
+    ga10x_put64(g, pde0 + ((va >> GH100_PDE0_SHIFT) & 255) * 16 + 8,
+                gh100_dual_pde_small(sys, pt));
+    for (off = 0; off < len; off += 4096) {
+        ga10x_put64(g, pt + (((va + off) >> 12) & 511) * 8,
+                    gh100_pte(GH100_PTE_APERTURE_SYS_COH, pa + off,
+                              GH100_PTE_PCF_UNCACHED,
+                              GH100_PTE_KIND_GENERIC_MEMORY, 0));
+    }
+    wr(g, GA10X_REG_CHAN(GA10X_SM_CHAN, GA10X_REG_CHAN_PDB_HI), 0);
+    wr(g, GA10X_REG_CHAN(GA10X_SM_CHAN, GA10X_REG_CHAN_PDB_LO),
+       (uint32_t)pde4 | GA10X_BASE_APERTURE_SYSMEM);
+    wr(g, GA10X_REG_CHAN(GA10X_SM_CHAN, GA10X_REG_CHAN_ENGINE),
+       GA10X_ENGINE_GRAPHICS);
+    wr(g, GA10X_REG_CHAN(GA10X_SM_CHAN, GA10X_REG_CHAN_CTRL),
+       GA10X_CHAN_CTRL_ENABLE);
+    wr(g, GA10X_REG_LAUNCH_CHANNEL, GA10X_SM_CHAN);
+}
+
+/*
+ * SM launches through VER3 tables (PDE3 index 1: a launch's buffers lie
+ * below EMGPU_VA_BITS, the kernels' limit): a mapped range completes; one
+ * page further faults, and its C369 entry carries Hopper's graphics
+ * engine id (NV_PFAULT_MMU_ENG_ID_GRAPHICS 384), the PTE fault type and
+ * the page.
+ */
+static void test_gh100_launch_ver3(void)
+{
+    const uint64_t va = (1ull << 47) | VA;
+    Gpu *g = pers_start_args("gh100", "64m", NULL);
+    struct c369_entry e;
+    struct c369_fault f;
+    uint32_t put = 0;
+    int i;
+
+    wr(g, GA10X_REG_FAULT_BUF_HI, 0);
+    wr(g, GA10X_REG_FAULT_BUF_LO, (uint32_t)FAULT_BUF |
+       GA10X_BASE_APERTURE_SYSMEM);
+    wr(g, GA10X_REG_FAULT_BUF_SIZE, RING_ENTRIES);
+    wr(g, GA10X_REG_FAULT_BUF_CTRL, EMGPU_RING_ENABLE);
+    gh100_compute_channel(g, va, DATA, 64 << 10);
+    launch(g, EMGPU_KERNEL_STREAM, va, 64 << 10, 1);
+    g_assert_cmpuint(wait_launch(g), ==, EMGPU_LAUNCH_DONE);
+    g_assert_cmpuint(rd(g, GA10X_REG_FAULT_BUF_PUT), ==, 0);
+
+    launch(g, EMGPU_KERNEL_STREAM, va, (64 << 10) + 4096, 1);
+    for (i = 0; i < POLLS && !put; i++) {
+        put = rd(g, GA10X_REG_FAULT_BUF_PUT) & C369_BUF_PTR_MASK;
+    }
+    g_assert_cmpuint(put, >=, 1);     /* the warps that reached the page */
+    qtest_memread(g->qts, FAULT_BUF, &e, sizeof(e));
+    c369_decode(&e, &f);
+    g_assert_true(f.valid);
+    g_assert_cmpuint(f.engine_id, ==, GH100_MMU_ENG_ID_GRAPHICS);
+    g_assert_cmpuint(f.fault_type, ==, GA10X_MMU_FAULT_PTE);
+    g_assert_cmphex(f.addr, ==, va + (64 << 10));
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1672,6 +1789,8 @@ int main(int argc, char **argv)
     qtest_add_func("/emgpu/emgpu-personality-unchanged",
                    test_emgpu_personality_unchanged);
     qtest_add_func("/emgpu/ga10x/identity", test_ga10x_identity);
+    qtest_add_func("/emgpu/gh100/identity", test_gh100_identity);
+    qtest_add_func("/emgpu/gh100/launch-ver3", test_gh100_launch_ver3);
     qtest_add_func("/emgpu/ga10x/ptimer", test_ga10x_ptimer);
     qtest_add_func("/emgpu/ga10x/doorbell-unknown-token",
                    test_ga10x_doorbell_unknown_token);

@@ -72,8 +72,10 @@ const char *gm_event_name(unsigned int type);
  * device presents. EMGPU is emgpu_hw.h's, driven by ember.ko; GA10X adds
  * the block of ga10x/regs.h with NVIDIA's GPFIFO channels, MMU VER2 and
  * fault/access-counter formats, driven by NVIDIA's nvidia-uvm through the
- * resource-manager stand-in. All share the timing, counters, trace hash
- * and fault injection of this model.
+ * resource-manager stand-in. GH100 is GA10X's block with Hopper's
+ * in-memory formats (MMU VER3, 57-bit VAs, its engine ids; gh100/regs.h).
+ * All share the timing, counters, trace hash and fault injection of this
+ * model.
  *
  * The list: X(ID, name) gives GM_PERSONALITY_<ID>, its name, and the
  * model's ops table <name>_personality (models/src/personality.h); a new
@@ -81,7 +83,8 @@ const char *gm_event_name(unsigned int type);
  */
 #define GM_PERSONALITIES(X) \
 	X(EMGPU, emgpu) \
-	X(GA10X, ga10x)
+	X(GA10X, ga10x) \
+	X(GH100, gh100)
 
 enum gm_personality {
 #define GM_PERSONALITY_ENUM(id, name) GM_PERSONALITY_##id,

@@ -47,8 +47,38 @@ struct ga10x_sm {
 	enum ga10x_wait wait;	/* lockstep: the hand-back SYNC_WAITING waits for */
 };
 
+struct ga10x_tlb_entry;
+
+/*
+ * What differs between the architectures that run on these units: GA10x
+ * (Ampere, regs.c) and GH100 (Hopper, ../gh100/), which keeps GA10x's
+ * register block, channels, interrupt leaf and buffers and differs in its
+ * page-table format and its MMU engine ids.
+ */
+struct ga10x_arch {
+	/*
+	 * The VA the MMU takes: va_bits wide, or with canonical set, also its
+	 * sign extension from bit va_bits - 1 (the upper half); any other
+	 * VA faults GA10X_MMU_FAULT_VA_LIMIT before a walk.
+	 */
+	unsigned int va_bits;
+	int canonical;
+	/*
+	 * Walks the page directory whose base entry is pdb for va (a TLB
+	 * miss): 0 with *t's page_shift, vpn, pa, aperture and flags set,
+	 * GA10X_XLATE_FAULT with *ft set, or a negative enum emgpu_error
+	 * already latched. pdb is checked (ga10x_mmu_root()).
+	 */
+	int (*walk)(struct gm_gpu *g, uint64_t pdb, uint64_t va,
+		    struct ga10x_tlb_entry *t, unsigned int *ft);
+	/* NV_PFAULT_MMU_ENG_ID_GRAPHICS: what the SMs' faults and
+	 * notifications carry (+ VEID 0) */
+	unsigned int mmu_eng_graphics;
+};
+
 /* The personality's state: the GPU's pers.priv, allocated by its init. */
 struct gm_ga10x {
+	const struct ga10x_arch *arch;	/* kept across resets */
 	struct ga10x_mmu mmu;
 	struct ga10x_faults faults;
 	struct ga10x_fifo fifo;
@@ -66,6 +96,8 @@ struct ga10x_xlate {
 	uint64_t pa;		/* of va itself (page base + offset) */
 	unsigned int page_shift;	/* 12, 16, 21 or 29 */
 	unsigned int read_only, atomic_disable, vol, priv;
+	/* VER3's ACD: the access does not count (VER2 has no such bit) */
+	unsigned int acd;
 	/* a sparse PTE: no fault, reads return 0, writes are dropped
 	 * (aperture and pa are 0) */
 	unsigned int sparse;
@@ -98,6 +130,21 @@ int ga10x_translate(struct gm_gpu *g, uint64_t pdb, uint64_t va,
  */
 void ga10x_tlb_invalidate(struct gm_gpu *g, int all_pdbs, uint64_t pdb,
 			  uint64_t va, uint64_t end);
+
+/*
+ * For an architecture's walk (struct ga10x_arch): the first table of pdb
+ * (*ap an EMGPU_APERTURE_*, *table its address), or BAD_VALUE latched for
+ * a misaligned pdb or a reserved aperture; n little-endian words at pa
+ * (a read failure latched); a malformed entry for va (BAD_PTE latched).
+ */
+int ga10x_mmu_root(struct gm_gpu *g, uint64_t pdb, unsigned int *ap,
+		   uint64_t *table);
+int ga10x_mmu_read(struct gm_gpu *g, unsigned int ap, uint64_t pa,
+		   uint64_t *w, unsigned int n);
+int ga10x_mmu_bad_pte(struct gm_gpu *g, uint64_t va);
+/* MMU VER2's walk (GA10x's struct ga10x_arch) */
+int ga10x_mmu_walk_v2(struct gm_gpu *g, uint64_t pdb, uint64_t va,
+		      struct ga10x_tlb_entry *t, unsigned int *ft);
 
 /* ---- faults.c ---- */
 /* Sets leaf bits pending and raises GA10X_MSIX_VECTOR if one is enabled. */
@@ -202,6 +249,29 @@ void ga10x_sync(struct gm_gpu *g);
 /* ---- regs.c ---- */
 /* the block's register names (gm_personality_desc()'s reg_name) */
 const char *ga10x_reg_name(uint32_t off, char *buf, size_t len);
+/*
+ * The ops an architecture on these units shares (its table lists
+ * GA10X_SHARED_OPS, then its desc and init); its init calls
+ * ga10x_init_arch() with its struct ga10x_arch.
+ */
+int ga10x_init_arch(struct gm_gpu *g, const struct ga10x_arch *arch);
+void ga10x_reset(struct gm_gpu *g);
+void ga10x_fini(struct gm_gpu *g);
+int ga10x_reg_read(struct gm_gpu *g, uint32_t off, uint32_t *v);
+int ga10x_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v);
+#define GA10X_SHARED_OPS \
+	.reset = ga10x_reset, \
+	.fini = ga10x_fini, \
+	.reg_read = ga10x_reg_read, \
+	.reg_write = ga10x_reg_write, \
+	.poll = ga10x_fifo_poll, \
+	.launch_bind = ga10x_launch_bind, \
+	.warp_load = ga10x_warp_load, \
+	.warp_store = ga10x_warp_store, \
+	.ac_notify = ga10x_counter_notify, \
+	.stop_waits = ga10x_stop_waits, \
+	.stop_publish = ga10x_stop_publish, \
+	.sync = ga10x_sync
 
 /* ---- fifo.c ---- */
 void ga10x_fifo_doorbell(struct gm_gpu *g, uint32_t token);

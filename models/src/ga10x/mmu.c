@@ -147,9 +147,8 @@ void ga10x_tlb_invalidate(struct gm_gpu *g, int all_pdbs, uint64_t pdb,
 
 /* ---- walk ---- */
 
-/* Reads n little-endian words at pa; latches and returns a read failure. */
-static int read_words(struct gm_gpu *g, unsigned int ap, uint64_t pa,
-		      uint64_t *w, unsigned int n)
+int ga10x_mmu_read(struct gm_gpu *g, unsigned int ap, uint64_t pa,
+		   uint64_t *w, unsigned int n)
 {
 	uint8_t b[GA10X_DUAL_PDE_SIZE];
 	unsigned int i, j;
@@ -173,7 +172,7 @@ static unsigned int pde_mem(unsigned int pde_ap)
 						  : EMGPU_APERTURE_SYSMEM;
 }
 
-static int bad_pte(struct gm_gpu *g, uint64_t va)
+int ga10x_mmu_bad_pte(struct gm_gpu *g, uint64_t va)
 {
 	gm_error(g, EMGPU_ERR_BAD_PTE, (uint32_t)(va >> GA10X_PAGE_4K_SHIFT));
 	return -EMGPU_ERR_BAD_PTE;
@@ -205,10 +204,10 @@ static int walk_leaf(struct gm_gpu *g, uint64_t e, uint64_t va,
 	}
 	ap = ga10x_pte_aperture(e);
 	if (ap == GA10X_PTE_APERTURE_PEER)
-		return bad_pte(g, va);
+		return ga10x_mmu_bad_pte(g, va);
 	t->pa = ga10x_pte_address(e);
 	if (t->pa & ((1ull << shift) - 1))
-		return bad_pte(g, va);
+		return ga10x_mmu_bad_pte(g, va);
 	t->aperture = ap == GA10X_PTE_APERTURE_VIDEO ? EMGPU_APERTURE_VIDMEM
 						     : EMGPU_APERTURE_SYSMEM;
 	t->flags = (e & GA10X_PTE_READ_ONLY ? GA10X_TLB_RO : 0) |
@@ -218,9 +217,26 @@ static int walk_leaf(struct gm_gpu *g, uint64_t e, uint64_t va,
 	return 0;
 }
 
-/* Walks pdb's tables for va. Returns as ga10x_translate(), filling *t. */
-static int walk(struct gm_gpu *g, uint64_t pdb, uint64_t va,
-		struct ga10x_tlb_entry *t, unsigned int *ft)
+int ga10x_mmu_root(struct gm_gpu *g, uint64_t pdb, unsigned int *ap,
+		   uint64_t *table)
+{
+	unsigned int base_ap = (unsigned int)(pdb & GA10X_BASE_APERTURE_MASK);
+
+	if ((pdb & (GA10X_PD_ALIGN - 1) & ~(uint64_t)GA10X_BASE_APERTURE_MASK) ||
+	    (base_ap != GA10X_BASE_APERTURE_VIDMEM &&
+	     base_ap != GA10X_BASE_APERTURE_SYSMEM)) {
+		gm_error(g, EMGPU_ERR_BAD_VALUE, (uint32_t)pdb);
+		return -EMGPU_ERR_BAD_VALUE;
+	}
+	*ap = base_ap == GA10X_BASE_APERTURE_VIDMEM ? EMGPU_APERTURE_VIDMEM
+						    : EMGPU_APERTURE_SYSMEM;
+	*table = pdb & ~(uint64_t)(GA10X_PD_ALIGN - 1);
+	return 0;
+}
+
+/* MMU VER2's walk of pdb's tables for va (struct ga10x_arch's walk). */
+int ga10x_mmu_walk_v2(struct gm_gpu *g, uint64_t pdb, uint64_t va,
+		      struct ga10x_tlb_entry *t, unsigned int *ft)
 {
 	static const unsigned int shift[] = {
 		GA10X_PD3_SHIFT, GA10X_PD2_SHIFT, GA10X_PD1_SHIFT,
@@ -232,27 +248,18 @@ static int walk(struct gm_gpu *g, uint64_t pdb, uint64_t va,
 	uint64_t table, e, pd0[2];
 	int r;
 
-	g->st.walks++;
-	ap = (unsigned int)(pdb & GA10X_BASE_APERTURE_MASK);
-	if ((pdb & (GA10X_PD_ALIGN - 1) & ~(uint64_t)GA10X_BASE_APERTURE_MASK) ||
-	    (ap != GA10X_BASE_APERTURE_VIDMEM &&
-	     ap != GA10X_BASE_APERTURE_SYSMEM)) {
-		gm_error(g, EMGPU_ERR_BAD_VALUE, (uint32_t)pdb);
-		return -EMGPU_ERR_BAD_VALUE;
-	}
-	ap = ap == GA10X_BASE_APERTURE_VIDMEM ? EMGPU_APERTURE_VIDMEM
-					      : EMGPU_APERTURE_SYSMEM;
-	table = pdb & ~(uint64_t)(GA10X_PD_ALIGN - 1);
-
+	r = ga10x_mmu_root(g, pdb, &ap, &table);
+	if (r)
+		return r;
 	for (level = 0; level < 3; level++) {
 		idx = (unsigned int)(va >> shift[level]) & (entries[level] - 1);
-		r = read_words(g, ap, table + (uint64_t)idx * GA10X_PDE_SIZE,
+		r = ga10x_mmu_read(g, ap, table + (uint64_t)idx * GA10X_PDE_SIZE,
 			       &e, 1);
 		if (r)
 			return r;
 		if (e & GA10X_PDE_IS_PTE) {
 			if (level != 2)		/* only PD1 holds PTEs */
-				return bad_pte(g, va);
+				return ga10x_mmu_bad_pte(g, va);
 			return walk_leaf(g, e, va, GA10X_PAGE_512M_SHIFT, t, ft);
 		}
 		if (ga10x_pde_aperture(e) == GA10X_PDE_APERTURE_INVALID)
@@ -262,7 +269,7 @@ static int walk(struct gm_gpu *g, uint64_t pdb, uint64_t va,
 	}
 
 	idx = (unsigned int)(va >> GA10X_PD0_SHIFT) & (GA10X_PD0_ENTRIES - 1);
-	r = read_words(g, ap, table + (uint64_t)idx * GA10X_DUAL_PDE_SIZE,
+	r = ga10x_mmu_read(g, ap, table + (uint64_t)idx * GA10X_DUAL_PDE_SIZE,
 		       pd0, 2);
 	if (r)
 		return r;
@@ -274,7 +281,7 @@ static int walk(struct gm_gpu *g, uint64_t pdb, uint64_t va,
 	if (big_ap != GA10X_PDE_APERTURE_INVALID) {
 		idx = (unsigned int)(va >> GA10X_PT_BIG_SHIFT) &
 		      (GA10X_PT_BIG_ENTRIES - 1);
-		r = read_words(g, pde_mem(big_ap),
+		r = ga10x_mmu_read(g, pde_mem(big_ap),
 			       ga10x_dual_pde_big_address(pd0[0]) +
 			       (uint64_t)idx * GA10X_PTE_SIZE, &e, 1);
 		if (r)
@@ -288,16 +295,26 @@ static int walk(struct gm_gpu *g, uint64_t pdb, uint64_t va,
 	if (small_ap == GA10X_PDE_APERTURE_INVALID)
 		return fault(ft, GA10X_MMU_FAULT_PDE);
 	idx = (unsigned int)(va >> GA10X_PT_4K_SHIFT) & (GA10X_PT_4K_ENTRIES - 1);
-	r = read_words(g, pde_mem(small_ap), ga10x_pde_address(pd0[1]) +
+	r = ga10x_mmu_read(g, pde_mem(small_ap), ga10x_pde_address(pd0[1]) +
 		       (uint64_t)idx * GA10X_PTE_SIZE, &e, 1);
 	if (r)
 		return r;
 	return walk_leaf(g, e, va, GA10X_PAGE_4K_SHIFT, t, ft);
 }
 
+/* Whether the MMU takes va (struct ga10x_arch's va_bits, canonical). */
+static int va_in_range(const struct ga10x_arch *a, uint64_t va)
+{
+	uint64_t upper = va >> (a->va_bits - 1);	/* the sign bit and above */
+
+	return !(va >> a->va_bits) ||
+	       (a->canonical && upper == ~0ull >> (a->va_bits - 1));
+}
+
 int ga10x_translate(struct gm_gpu *g, uint64_t pdb, uint64_t va,
 		    unsigned int access, struct ga10x_xlate *out)
 {
+	const struct ga10x_arch *arch = ga10x_state(g)->arch;
 	struct ga10x_mmu *m = &ga10x_state(g)->mmu;
 	struct ga10x_tlb_entry *e, w;
 	unsigned int type = access & GA10X_ACCESS_TYPE_MASK;
@@ -309,7 +326,7 @@ int ga10x_translate(struct gm_gpu *g, uint64_t pdb, uint64_t va,
 		gm_error(g, EMGPU_ERR_BAD_VALUE, access);
 		return -EMGPU_ERR_BAD_VALUE;
 	}
-	if (va >> GA10X_MMU_VA_BITS) {
+	if (!va_in_range(arch, va)) {
 		out->fault_type = GA10X_MMU_FAULT_VA_LIMIT;
 		return GA10X_XLATE_FAULT;
 	}
@@ -318,7 +335,8 @@ int ga10x_translate(struct gm_gpu *g, uint64_t pdb, uint64_t va,
 		g->st.tlb_hits++;
 	} else {
 		memset(&w, 0, sizeof(w));
-		r = walk(g, pdb, va, &w, &out->fault_type);
+		g->st.walks++;
+		r = arch->walk(g, pdb, va, &w, &out->fault_type);
 		if (r)
 			return r;
 		w.pdb = pdb;
@@ -338,6 +356,7 @@ int ga10x_translate(struct gm_gpu *g, uint64_t pdb, uint64_t va,
 	out->atomic_disable = !!(e->flags & GA10X_TLB_NOATOMIC);
 	out->vol = !!(e->flags & GA10X_TLB_VOL);
 	out->priv = !!(e->flags & GA10X_TLB_PRIV);
+	out->acd = !!(e->flags & GA10X_TLB_ACD);
 	if (out->priv && !(access & GA10X_ACCESS_PRIVILEGED))
 		out->fault_type = GA10X_MMU_FAULT_PRIV;
 	else if (out->read_only && (type == EMGPU_ACCESS_WRITE ||

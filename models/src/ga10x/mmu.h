@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* GA10x personality, MMU VER2 walk and TLB (owner of include/ga10x/mmu_v2.h): state. */
+/*
+ * GA10x personality, MMU walk and TLB (owner of include/ga10x/mmu_v2.h;
+ * GH100's VER3 walk, ../gh100/, fills the same TLB): state.
+ */
 #ifndef GM_GA10X_MMU_H
 #define GM_GA10X_MMU_H
 
@@ -25,6 +28,7 @@ struct ga10x_tlb_entry {
 #define GA10X_TLB_VOL		(1u << 2)
 #define GA10X_TLB_PRIV		(1u << 3)
 #define GA10X_TLB_SPARSE	(1u << 4)
+#define GA10X_TLB_ACD		(1u << 5)	/* VER3: access counting disabled */
 
 struct ga10x_mmu {
 	/* slot: a hash of (pdb, vpn, page size); zeroed by ga10x_reset() */

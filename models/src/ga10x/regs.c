@@ -9,22 +9,46 @@
 
 #include "../internal.h"
 #include "ga10x.h"
+#include "ga10x/fault_c369.h"
+#include "ga10x/mmu_v2.h"
+
+/* Ampere: MMU VER2 (include/ga10x/mmu_v2.h), 49-bit VAs, no upper half */
+static const struct ga10x_arch ga10x_ampere = {
+	.va_bits = GA10X_MMU_VA_BITS,
+	.canonical = 0,
+	.walk = ga10x_mmu_walk_v2,
+	.mmu_eng_graphics = C369_MMU_ENG_ID_GRAPHICS,
+};
+
+int ga10x_init_arch(struct gm_gpu *g, const struct ga10x_arch *arch)
+{
+	struct gm_ga10x *nv = calloc(1, sizeof(*nv));
+
+	if (!nv)
+		return -1;
+	nv->arch = arch;
+	g->pers.priv = nv;
+	return 0;
+}
 
 static int ga10x_init(struct gm_gpu *g)
 {
-	g->pers.priv = calloc(1, sizeof(struct gm_ga10x));
-	return g->pers.priv ? 0 : -1;
+	return ga10x_init_arch(g, &ga10x_ampere);
 }
 
-static void ga10x_fini(struct gm_gpu *g)
+void ga10x_fini(struct gm_gpu *g)
 {
 	free(g->pers.priv);
 	g->pers.priv = NULL;
 }
 
-static void ga10x_reset(struct gm_gpu *g)
+void ga10x_reset(struct gm_gpu *g)
 {
-	memset(ga10x_state(g), 0, sizeof(struct gm_ga10x));
+	struct gm_ga10x *nv = ga10x_state(g);
+	const struct ga10x_arch *arch = nv->arch;
+
+	memset(nv, 0, sizeof(*nv));
+	nv->arch = arch;
 }
 
 /* below GA10X_REG_BASE: emgpu_hw.h's registers, the shared register file */
@@ -33,7 +57,7 @@ static int ga10x_own_reg(uint32_t off)
 	return off >= GA10X_REG_BASE && off < GA10X_REGS_SIZE;
 }
 
-static int ga10x_reg_read(struct gm_gpu *g, uint32_t off, uint32_t *v)
+int ga10x_reg_read(struct gm_gpu *g, uint32_t off, uint32_t *v)
 {
 	if (!ga10x_own_reg(off))
 		return -1;
@@ -59,7 +83,7 @@ static int ga10x_reg_read(struct gm_gpu *g, uint32_t off, uint32_t *v)
 	return 0;
 }
 
-static int ga10x_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
+int ga10x_reg_write(struct gm_gpu *g, uint32_t off, uint32_t v)
 {
 	if (!ga10x_own_reg(off))
 		return -1;
@@ -141,16 +165,5 @@ const struct gm_personality_ops gm_ga10x_personality = {
 		.reg_name = ga10x_reg_name,
 	},
 	.init = ga10x_init,
-	.reset = ga10x_reset,
-	.fini = ga10x_fini,
-	.reg_read = ga10x_reg_read,
-	.reg_write = ga10x_reg_write,
-	.poll = ga10x_fifo_poll,
-	.launch_bind = ga10x_launch_bind,
-	.warp_load = ga10x_warp_load,
-	.warp_store = ga10x_warp_store,
-	.ac_notify = ga10x_counter_notify,
-	.stop_waits = ga10x_stop_waits,
-	.stop_publish = ga10x_stop_publish,
-	.sync = ga10x_sync,
+	GA10X_SHARED_OPS,
 };

@@ -88,7 +88,7 @@ static int ga10x_warp_fault(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		.va = va,
 		.fault_type = fault_type,
 		.access_type = ga10x_access_type(access),
-		.engine_id = C369_MMU_ENG_ID_GRAPHICS,
+		.engine_id = nv->arch->mmu_eng_graphics,
 		.client_type = C369_MMU_CLIENT_TYPE_GPC,
 		.gpc = u->gpc,
 		.client = ga10x_utlb_client(u->client),
@@ -193,7 +193,8 @@ void ga10x_sm_cancel(struct gm_gpu *g, const struct ga10x_replay *r)
  * then costs what the same access costs in emgpu's personality: VRAM and
  * sysmem through the same queues. A sparse page reads 0 and drops writes
  * at the issue cost. Every sysmem access counts while the notification
- * buffer is enabled (VER2 PTEs have no ACD bit). A translation fault
+ * buffer is enabled, but one through a VER3 PTE with ACD (VER2 PTEs have
+ * no such bit). A translation fault
  * writes a C369 entry and stalls the warp's uTLB (ga10x_warp_fault()).
  */
 static int warp_access(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
@@ -201,7 +202,7 @@ static int warp_access(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 {
 	const struct ga10x_chan *c = ga10x_state(g)->sm.chan;
 	struct ga10x_xlate x;
-	int r;
+	int counts, r;
 
 	if (g->utlb[w->utlb].stalled) {
 		w->state = GM_WARP_STALLED;
@@ -226,12 +227,13 @@ static int warp_access(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		if (write ? gm_dma_write(g, x.pa, buf, len) :
 			    gm_dma_read(g, x.pa, buf, len))
 			return -EMGPU_ERR_DMA;
+		counts = ga10x_ac_counting(g) && !x.acd;
 		if (write)
-			gm_account_sysmem(g, w, va, x.pa, len, ga10x_ac_counting(g),
+			gm_account_sysmem(g, w, va, x.pa, len, counts,
 					  &g->d2h_q, g->d2h_128_ps, &g->wreq_q,
 					  gm_sysmem_write_req_ps(g, va, len));
 		else
-			gm_account_sysmem(g, w, va, x.pa, len, ga10x_ac_counting(g),
+			gm_account_sysmem(g, w, va, x.pa, len, counts,
 					  &g->h2d_q, g->h2d_128_ps, &g->req_q,
 					  g->link_req_ps);
 		return 0;
@@ -274,7 +276,7 @@ void ga10x_counter_notify(struct gm_gpu *g, int32_t idx)
 		.addr_type = C365_ADDR_TYPE_GVA,
 		.addr = c->region << g->ac_gran_shift,
 		.inst = ga10x_state(g)->sm.chan->inst,
-		.mmu_engine_id = C369_MMU_ENG_ID_GRAPHICS,
+		.mmu_engine_id = ga10x_state(g)->arch->mmu_eng_graphics,
 		.sub_granularity = c->sub_mask,
 		.counter = c->count & C365_W6_COUNTER_VAL_MASK,
 		.tag = (uint32_t)idx,
