@@ -30,6 +30,7 @@ int main(void)
 	add_mem_suite();
 	add_personality_suite();
 	add_gh100_mmu_suite();
+	add_gh100_fifo_suite();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();

@@ -27,6 +27,7 @@ void add_reset_suite(void);
 void add_mem_suite(void);
 void add_personality_suite(void);
 void add_gh100_mmu_suite(void);
+void add_gh100_fifo_suite(void);
 
 #define VA_BASE		0x10000000000ull	/* 1 TiB: PD3 index 2 */
 

@@ -7,10 +7,11 @@
  * leaf, fault and access-counter buffer registers, channels; their offsets
  * are ours, nvidia-uvm never computes one), its BAR2 VRAM window and its
  * seven MSI-X vectors. What differs is the in-memory formats: MMU VER3 page
- * tables (gh100/mmu_v3.h) and Hopper's MMU engine ids in fault and
- * access-counter entries; the host (c86f) and copy (c8b5) classes are
- * still GA10x's c56f and c7b5 methods (docs/specs/emgpu.md says what the
- * personality implements so far).
+ * tables (gh100/mmu_v3.h), Hopper's MMU engine ids in fault and
+ * access-counter entries, and the fields of host class c86f
+ * (gh100/host_c86f.h) and copy class c8b5 (gh100/ce_c8b5.h) that differ
+ * from c56f and c7b5 (docs/specs/emgpu.md says what the personality
+ * implements so far).
  */
 #ifndef GH100_REGS_H
 #define GH100_REGS_H

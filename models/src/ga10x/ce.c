@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * GA10x personality: copy-engine class c7b5 (include/ga10x/ce_c7b5.h) as
- * nvidia-uvm's Ampere HAL drives it.
+ * nvidia-uvm's Ampere HAL drives it; in GH100 class c8b5
+ * (include/gh100/ce_c8b5.h: 57-bit VAs, COPY_TYPE, the fast scrubber).
  *
  * The methods stage a launch's parameters per channel; LAUNCH_DMA runs
  * it: the transfer (pitch layout, one line or LINE_COUNT lines, plain
@@ -33,6 +34,7 @@
 #include "ga10x.h"
 #include "ga10x/ce_c7b5.h"
 #include "ga10x/host_c56f.h"
+#include "gh100/ce_c8b5.h"
 
 #define CE_BOUNCE	(32u * 1024)	/* two of them on the stack */
 #define CE_CHARGE_MAX	0x80000000u	/* bytes per gm_ce_charge() */
@@ -50,16 +52,17 @@ struct ce_end {
 	uint64_t addr;		/* VA, or PA with phys */
 };
 
-static int end_init(const struct ga10x_ce_state *s, uint32_t launch, int dst,
-		    struct ce_end *e)
+static int end_init(const struct gm_gpu *g, const struct ga10x_ce_state *s,
+		    uint32_t launch, int dst, struct ce_end *e)
 {
 	uint32_t mode = dst ? s->dst_phys : s->src_phys;
+	uint32_t upper = ga10x_state(g)->arch->ce_upper_mask;
 
 	e->phys = !!(launch & (dst ? C7B5_LAUNCH_DMA_DST_TYPE_PHYSICAL :
 				      C7B5_LAUNCH_DMA_SRC_TYPE_PHYSICAL));
-	e->addr = dst ? (uint64_t)(s->offset_out_upper & C7B5_OFFSET_UPPER_MASK) << 32 |
+	e->addr = dst ? (uint64_t)(s->offset_out_upper & upper) << 32 |
 			s->offset_out_lower :
-			(uint64_t)(s->offset_in_upper & C7B5_OFFSET_UPPER_MASK) << 32 |
+			(uint64_t)(s->offset_in_upper & upper) << 32 |
 			s->offset_in_lower;
 	e->aperture = EMGPU_APERTURE_VIDMEM;
 	if (!e->phys)
@@ -240,12 +243,11 @@ static int line_move(struct gm_gpu *g, const struct ga10x_chan *c,
  */
 static int ce_move(struct gm_gpu *g, struct ga10x_chan *c,
 		   const struct ce_end *src, const struct ce_end *dst,
-		   const struct remap *mp, uint32_t lines)
+		   const struct remap *mp, uint32_t lines, uint64_t len)
 {
 	const struct ga10x_ce_state *s = &c->ce;
 	struct ga10x_fifo *f = &ga10x_state(g)->fifo;
 	struct ga10x_ce_xfer *x = &c->xfer;
-	uint64_t len = s->line_length_in;
 	unsigned int de = mp ? mp->comp * mp->ndst : 1, se = mp ? mp->comp * mp->nsrc : 1;
 	int r;
 
@@ -273,6 +275,26 @@ static int ce_move(struct gm_gpu *g, struct ga10x_chan *c,
 	return 0;
 }
 
+/*
+ * c8b5's fast scrubber (MEMORY_SCRUB_ENABLE, remap off): LINE_LENGTH_IN
+ * bytes of physical vidmem a line, filled with the 8-byte pattern
+ * REMAP_CONST_A, REMAP_CONST_B; run as that remap of 8-byte elements.
+ */
+static int scrub_init(const struct ga10x_ce_state *s, uint32_t d,
+		      const struct ce_end *dst, struct remap *m)
+{
+	if ((d & C7B5_LAUNCH_DMA_REMAP_ENABLE) || !dst->phys ||
+	    dst->aperture != EMGPU_APERTURE_VIDMEM ||
+	    s->line_length_in % C8B5_SCRUB_PATTERN_SIZE)
+		return -EMGPU_ERR_BAD_DESCRIPTOR;
+	*m = (struct remap){
+		.comp = 4, .nsrc = 1, .ndst = 2,
+		.sel = { C7B5_REMAP_CONST_A, C7B5_REMAP_CONST_B },
+		.const_a = s->remap_const_a, .const_b = s->remap_const_b,
+	};
+	return 0;
+}
+
 static int ce_transfer(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 {
 	const struct ga10x_ce_state *s = &c->ce;
@@ -280,6 +302,7 @@ static int ce_transfer(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 	struct remap m;
 	const struct remap *mp = NULL;
 	uint32_t lines = d & C7B5_LAUNCH_DMA_MULTI_LINE_ENABLE ? s->line_count : 1;
+	uint64_t elems = s->line_length_in;	/* a line's, bytes without remap */
 	uint64_t dst_line, total, left;
 	unsigned int sa = EMGPU_APERTURE_VIDMEM, da;
 	uint64_t pa, contig;
@@ -291,10 +314,15 @@ static int ce_transfer(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 	if (!(d & C7B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT_PITCH) ||
 	    !(d & C7B5_LAUNCH_DMA_DST_MEMORY_LAYOUT_PITCH))
 		return -EMGPU_ERR_BAD_DESCRIPTOR;	/* block-linear: not modelled */
-	r = end_init(s, d, 0, &src);
+	r = end_init(g, s, d, 0, &src);
 	if (!r)
-		r = end_init(s, d, 1, &dst);
-	if (!r && (d & C7B5_LAUNCH_DMA_REMAP_ENABLE)) {
+		r = end_init(g, s, d, 1, &dst);
+	if (!r && (d & C8B5_LAUNCH_DMA_MEMORY_SCRUB_ENABLE)) {	/* c8b5 only */
+		r = scrub_init(s, d, &dst, &m);
+		mp = &m;
+		need_src = 0;
+		elems = s->line_length_in / C8B5_SCRUB_PATTERN_SIZE;
+	} else if (!r && (d & C7B5_LAUNCH_DMA_REMAP_ENABLE)) {
 		r = remap_init(s, &m);
 		mp = &m;
 		need_src = m.need_src;
@@ -302,13 +330,12 @@ static int ce_transfer(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 	if (r)
 		return r;
 	if (c->xfer.active) {	/* under way: on from its cursor */
-		r = ce_move(g, c, &src, &dst, mp, lines);
+		r = ce_move(g, c, &src, &dst, mp, lines, elems);
 		if (r != GA10X_MTHD_YIELD)
 			c->xfer.active = 0;
 		return r;
 	}
-	dst_line = mp ? (uint64_t)s->line_length_in * m.comp * m.ndst :
-			s->line_length_in;
+	dst_line = mp ? elems * m.comp * m.ndst : elems;
 	if (!dst_line || !lines)
 		return 0;
 	if (lines > GA10X_CE_TRANSFER_MAX / dst_line)
@@ -362,7 +389,7 @@ static int ce_transfer(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 		 1ull << 12, (da == EMGPU_APERTURE_SYSMEM ? 0 : dst.addr) ^ total,
 		 done / GM_PS_PER_NS);
 	c->xfer = (struct ga10x_ce_xfer){ .active = 1, .done = done };
-	r = ce_move(g, c, &src, &dst, mp, lines);
+	r = ce_move(g, c, &src, &dst, mp, lines, elems);
 	if (r != GA10X_MTHD_YIELD)
 		c->xfer.active = 0;
 	return r;
@@ -374,7 +401,8 @@ static int ce_semaphore(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d,
 	const struct ga10x_ce_state *s = &c->ce;
 	int wide = !!(d & C7B5_LAUNCH_DMA_SEMAPHORE_PAYLOAD_SIZE_TWO_WORD);
 	unsigned int size = wide ? 8 : 4;
-	uint64_t va = (uint64_t)(s->sem_a & C7B5_SET_SEMAPHORE_A_UPPER_MASK) << 32 |
+	uint64_t va = (uint64_t)(s->sem_a &
+				 ga10x_state(g)->arch->ce_upper_mask) << 32 |
 		      s->sem_b;
 	uint64_t v = (uint64_t)s->sem_payload_upper << 32 | s->sem_payload;
 	uint8_t buf[C7B5_SEM_FOUR_WORD_SIZE];
@@ -401,6 +429,28 @@ static int ce_semaphore(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d,
 	return ga10x_chan_write(g, c, va, buf, sizeof(buf));
 }
 
+/*
+ * Whether LAUNCH_DMA d asks what the class does not model: VPR (c7b5's
+ * VPRMODE 23:22; c8b5's 22:22), and in c8b5 a SECURE or RESERVED
+ * COPY_TYPE (Confidential Computing's encryption) or a scrub without a
+ * transfer. NONPROT2NONPROT is a plain copy: no memory is protected here.
+ * In c7b5, bit 23 (c8b5's MEMORY_SCRUB_ENABLE) is VPRMODE's.
+ */
+static int launch_unsupported(const struct gm_gpu *g, uint32_t d, uint32_t xfer)
+{
+	uint32_t copy_type = d >> C8B5_LAUNCH_DMA_COPY_TYPE_SHIFT &
+			     C8B5_LAUNCH_DMA_COPY_TYPE_MASK;
+
+	if (!ga10x_state(g)->arch->ce_scrub)
+		return !!(d >> C7B5_LAUNCH_DMA_VPRMODE_SHIFT &
+			  C7B5_LAUNCH_DMA_VPRMODE_MASK);
+	return (d & C8B5_LAUNCH_DMA_VPRMODE) ||
+	       (copy_type != C8B5_LAUNCH_DMA_COPY_TYPE_DEFAULT &&
+		copy_type != C8B5_LAUNCH_DMA_COPY_TYPE_NONPROT2NONPROT) ||
+	       ((d & C8B5_LAUNCH_DMA_MEMORY_SCRUB_ENABLE) &&
+		xfer == C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_NONE);
+}
+
 static int ce_launch(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 {
 	uint32_t xfer = d & C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_MASK;
@@ -413,7 +463,7 @@ static int ce_launch(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 	if (xfer > C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_NON_PIPELINED ||
 	    sem == C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_CONDITIONAL_INTR ||
 	    intr > C7B5_LAUNCH_DMA_INTERRUPT_TYPE_NON_BLOCKING ||
-	    (d >> C7B5_LAUNCH_DMA_VPRMODE_SHIFT & C7B5_LAUNCH_DMA_VPRMODE_MASK))
+	    launch_unsupported(g, d, xfer))
 		return -EMGPU_ERR_BAD_DESCRIPTOR;
 	if (xfer != C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_NONE) {
 		r = ce_transfer(g, c, d);
@@ -460,15 +510,20 @@ int ga10x_ce_method(struct gm_gpu *g, struct ga10x_chan *c, uint32_t method,
 	case C7B5_SET_REMAP_CONST_A:	reg = &s->remap_const_a; break;
 	case C7B5_SET_REMAP_CONST_B:	reg = &s->remap_const_b; break;
 	case C7B5_SET_REMAP_COMPONENTS:	reg = &s->remap_components; break;
+	case C8B5_SET_MEMORY_SCRUB_PARAMETERS:
+		if (!ga10x_state(g)->arch->ce_scrub)
+			return -EMGPU_ERR_BAD_DESCRIPTOR;
+		reg = &s->scrub_params;	/* DISCARDABLE: the pattern is written */
+		break;
 	default:
 		/* block-linear surface parameters: kept by nobody, since a
 		 * block-linear launch is refused */
 		if (method >= C7B5_SET_DST_BLOCK_SIZE && method <= C7B5_DST_ORIGIN_Y &&
 		    !(method & 3))
 			return GA10X_MTHD_DONE;
-		/* render enables, monitored fences, global counters, pageout:
-		 * no Ampere HAL function emits them */
-		(void)g;
+		/* render enables, monitored fences, global counters, pageout
+		 * (c7b5), Confidential Computing's methods (c8b5): no HAL
+		 * function emits them without CC */
 		return -EMGPU_ERR_BAD_DESCRIPTOR;
 	}
 	*reg = data;

@@ -32,6 +32,7 @@
 #include "ga10x.h"
 #include "ga10x/ce_c7b5.h"
 #include "ga10x/host_c56f.h"
+#include "gh100/host_c86f.h"
 
 #define GA10X_FIFO_BLOCK	64	/* pushbuffer dwords read at once */
 #define GA10X_ENTRIES_MAX	(1u << 20)
@@ -307,7 +308,8 @@ static int chan_fetch(struct gm_gpu *g, struct ga10x_chan *c)
 		return r;
 	/* SYNC_WAIT, FETCH_CONDITIONAL, LEVEL: the work before is done already */
 	if (ga10x_gp_length(e)) {
-		c->seg_va = ga10x_gp_va(e);
+		/* c86f: VA bits 56:40 from the latest extended base, else 0 */
+		c->seg_va = c->pb_base | ga10x_gp_va(e);
 		c->seg_left = ga10x_gp_length(e);
 		return 0;
 	}
@@ -315,6 +317,11 @@ static int chan_fetch(struct gm_gpu *g, struct ga10x_chan *c)
 	if (op == GA10X_GP_OPCODE_NOP || op == GA10X_GP_OPCODE_GP_CRC ||
 	    op == GA10X_GP_OPCODE_PB_CRC)
 		return 0;
+	if (op == C86F_GP_OPCODE_SET_PB_SEGMENT_EXTENDED_BASE &&
+	    ga10x_state(g)->arch->pb_extended_base) {
+		c->pb_base = gh100_gp_pb_base(e);
+		return 0;
+	}
 	return -EMGPU_ERR_BAD_DESCRIPTOR;	/* ILLEGAL, or no such opcode */
 }
 

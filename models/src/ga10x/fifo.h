@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * GA10x personality, GPFIFO channels (fifo.c), host class c56f methods
- * (host.c) and copy-engine class c7b5 methods (ce.c): state, and the calls
- * between those three files.
+ * (host.c) and copy-engine class c7b5 methods (ce.c), with GH100's c86f
+ * and c8b5 fields where the arch asks (struct ga10x_arch): state, and the
+ * calls between those three files.
  */
 #ifndef GM_GA10X_FIFO_H
 #define GM_GA10X_FIFO_H
@@ -22,6 +23,7 @@ struct ga10x_ce_state {
 	uint32_t offset_out_upper, offset_out_lower;
 	uint32_t pitch_in, pitch_out, line_length_in, line_count;
 	uint32_t remap_const_a, remap_const_b, remap_components;
+	uint32_t scrub_params;		/* c8b5 SET_MEMORY_SCRUB_PARAMETERS */
 };
 
 /* The host's method state of one channel (clc56f.h, clc076.h). */
@@ -52,6 +54,8 @@ struct ga10x_chan {
 	uint32_t entries, engine, ctrl, status;
 	/* GPFIFO progress: the next entry, and GP_PUT as last read */
 	uint32_t gp_get, gp_put;
+	/* c86f: VA bits 56:40 of the segments (SET_PB_SEGMENT_EXTENDED_BASE) */
+	uint64_t pb_base;
 	/* the pushbuffer segment being fetched: next dword's VA, dwords left */
 	uint64_t seg_va;
 	uint32_t seg_left;

@@ -53,7 +53,8 @@ struct ga10x_tlb_entry;
  * What differs between the architectures that run on these units: GA10x
  * (Ampere, regs.c) and GH100 (Hopper, ../gh100/), which keeps GA10x's
  * register block, channels, interrupt leaf and buffers and differs in its
- * page-table format and its MMU engine ids.
+ * page-table format, its MMU engine ids and a few fields of its host and
+ * copy classes.
  */
 struct ga10x_arch {
 	/*
@@ -74,6 +75,19 @@ struct ga10x_arch {
 	/* NV_PFAULT_MMU_ENG_ID_GRAPHICS: what the SMs' faults and
 	 * notifications carry (+ VEID 0) */
 	unsigned int mmu_eng_graphics;
+
+	/* host class: c56f (ga10x/host_c56f.h) or c86f (gh100/host_c86f.h) */
+	uint32_t sem_addr_hi_mask;	/* SEM_ADDR_HI's OFFSET */
+	uint32_t cancel_eng_id_mask;	/* MEM_OP_A's CANCEL_MMU_ENGINE_ID */
+	/* GPFIFO control entries SET_PB_SEGMENT_EXTENDED_BASE (c86f) */
+	int pb_extended_base;
+
+	/* copy class: c7b5 (ga10x/ce_c7b5.h) or c8b5 (gh100/ce_c8b5.h) */
+	uint32_t ce_class;		/* what SET_OBJECT binds on 0-4 */
+	uint32_t ce_upper_mask;		/* OFFSET_IN/OUT_UPPER, SEMAPHORE_A */
+	/* LAUNCH_DMA's COPY_TYPE and MEMORY_SCRUB_ENABLE, and
+	 * SET_MEMORY_SCRUB_PARAMETERS (c8b5) */
+	int ce_scrub;
 };
 
 /* The personality's state: the GPU's pers.priv, allocated by its init. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * GA10x personality: host methods of class c56f and the software class
- * c076 (include/ga10x/host_c56f.h), as nvidia-uvm's Ampere HAL emits them.
+ * c076 (include/ga10x/host_c56f.h), as nvidia-uvm's Ampere HAL emits them;
+ * in GH100 those of c86f, which widens SEM_ADDR_HI and MEM_OP_A's
+ * CANCEL_MMU_ENGINE_ID (struct ga10x_arch; include/gh100/host_c86f.h).
  *
  * Semaphores: SEM_EXECUTE takes the address and payload the SEM_* methods
  * staged. A release writes the payload (4 or 8 bytes), with
@@ -83,7 +85,8 @@ static int mem_op_tlb(struct gm_gpu *g, const struct ga10x_host_state *h,
 		r.access_type = h->mem_op_c >> C56F_MEM_OP_C_ACCESS_TYPE_SHIFT &
 				C56F_MEM_OP_C_ACCESS_TYPE_MASK;
 		r.pdb = mem_op_pdb(h->mem_op_c, d);
-		r.mmu_engine_id = h->mem_op_a & C56F_MEM_OP_A_CANCEL_MMU_ENGINE_ID_MASK;
+		r.mmu_engine_id = h->mem_op_a &
+				  ga10x_state(g)->arch->cancel_eng_id_mask;
 		break;
 	default:
 		return -EMGPU_ERR_BAD_DESCRIPTOR;
@@ -187,7 +190,8 @@ static int sem_execute(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 	uint32_t op = d & C56F_SEM_EXECUTE_OPERATION_MASK;
 	int wide = !!(d & C56F_SEM_EXECUTE_PAYLOAD_SIZE_64BIT);
 	unsigned int size = wide ? 8 : 4;
-	uint64_t va = (uint64_t)(h->sem_addr_hi & C56F_SEM_ADDR_HI_MASK) << 32 |
+	uint64_t va = (uint64_t)(h->sem_addr_hi &
+				 ga10x_state(g)->arch->sem_addr_hi_mask) << 32 |
 		      (h->sem_addr_lo & C56F_SEM_ADDR_LO_MASK);
 	uint64_t payload = (uint64_t)h->sem_payload_hi << 32 | h->sem_payload_lo;
 	uint8_t buf[C56F_SEM_TIMESTAMP_SIZE];
@@ -227,13 +231,14 @@ static int sem_execute(struct gm_gpu *g, struct ga10x_chan *c, uint32_t d)
 	return ga10x_chan_write(g, c, va, buf, size);
 }
 
-static int set_object(struct ga10x_chan *c, uint32_t subch, uint32_t d)
+static int set_object(struct gm_gpu *g, struct ga10x_chan *c, uint32_t subch,
+		      uint32_t d)
 {
 	uint32_t cls = d & C56F_SET_OBJECT_NVCLASS_MASK;
 
 	/* subchannels 0-4 hold the channel's engine, 5-7 software objects */
 	if (subch >= C56F_SW_SUBCH_FIRST ? cls != GP100_UVM_SW_CLASS :
-	    (ga10x_chan_ce(c) < 0 || cls != AMPERE_DMA_COPY_B_CLASS))
+	    (ga10x_chan_ce(c) < 0 || cls != ga10x_state(g)->arch->ce_class))
 		return -EMGPU_ERR_BAD_DESCRIPTOR;
 	c->subch_class[subch] = cls;
 	return GA10X_MTHD_DONE;
@@ -246,7 +251,7 @@ int ga10x_host_method(struct gm_gpu *g, struct ga10x_chan *c, uint32_t subch,
 
 	switch (method) {
 	case C56F_SET_OBJECT:
-		return set_object(c, subch, data);
+		return set_object(g, c, subch, data);
 	case C56F_NOP:
 	case C56F_WFI:
 	case C56F_FB_FLUSH:

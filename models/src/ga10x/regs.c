@@ -9,15 +9,24 @@
 
 #include "../internal.h"
 #include "ga10x.h"
+#include "ga10x/ce_c7b5.h"
 #include "ga10x/fault_c369.h"
+#include "ga10x/host_c56f.h"
 #include "ga10x/mmu_v2.h"
 
-/* Ampere: MMU VER2 (include/ga10x/mmu_v2.h), 49-bit VAs, no upper half */
+/* Ampere: MMU VER2 (include/ga10x/mmu_v2.h), 49-bit VAs, no upper half,
+ * host class c56f, copy class c7b5 */
 static const struct ga10x_arch ga10x_ampere = {
 	.va_bits = GA10X_MMU_VA_BITS,
 	.canonical = 0,
 	.walk = ga10x_mmu_walk_v2,
 	.mmu_eng_graphics = C369_MMU_ENG_ID_GRAPHICS,
+	.sem_addr_hi_mask = C56F_SEM_ADDR_HI_MASK,
+	.cancel_eng_id_mask = C56F_MEM_OP_A_CANCEL_MMU_ENGINE_ID_MASK,
+	.pb_extended_base = 0,
+	.ce_class = AMPERE_DMA_COPY_B_CLASS,
+	.ce_upper_mask = C7B5_OFFSET_UPPER_MASK,
+	.ce_scrub = 0,
 };
 
 int ga10x_init_arch(struct gm_gpu *g, const struct ga10x_arch *arch)

@@ -6,15 +6,24 @@
 #include "../internal.h"
 #include "gh100.h"
 #include "ga10x/mmu_v2.h"
+#include "gh100/ce_c8b5.h"
+#include "gh100/host_c86f.h"
 #include "gh100/mmu_v3.h"
 #include "gh100/regs.h"
 
-/* Hopper: MMU VER3, 57-bit VAs and their upper half, its engine ids */
+/* Hopper: MMU VER3, 57-bit VAs and their upper half, its engine ids,
+ * host class c86f, copy class c8b5 */
 static const struct ga10x_arch gh100_hopper = {
 	.va_bits = GH100_MMU_VA_BITS,
 	.canonical = 1,
 	.walk = gh100_mmu_walk_v3,
 	.mmu_eng_graphics = GH100_MMU_ENG_ID_GRAPHICS,
+	.sem_addr_hi_mask = C86F_SEM_ADDR_HI_MASK,
+	.cancel_eng_id_mask = C86F_MEM_OP_A_CANCEL_MMU_ENGINE_ID_MASK,
+	.pb_extended_base = 1,
+	.ce_class = HOPPER_DMA_COPY_A_CLASS,
+	.ce_upper_mask = C8B5_UPPER_MASK,
+	.ce_scrub = 1,
 };
 
 static int gh100_init(struct gm_gpu *g)

@@ -11,11 +11,13 @@
  *    access-counter buffer's (C365), the TLB, the SMs' side and lockstep;
  *    fault types (dev_fault.h's NV_PFAULT_FAULT_TYPE_* are unchanged);
  *  - its own: the MMU VER3 walk (mmu.c, include/gh100/mmu_v3.h), 57-bit
- *    VAs with the upper half, and Hopper's MMU engine ids
+ *    VAs with the upper half, Hopper's MMU engine ids
  *    (include/gh100/regs.h) in the entries the SMs' faults and
- *    notifications write;
- *  - not yet its own (still GA10x's): host class c86f's methods beyond
- *    c56f's, copy class c8b5's beyond c7b5's (docs/specs/emgpu.md).
+ *    notifications write, and through struct ga10x_arch the fields of
+ *    host class c86f (the pushbuffer's extended base, SEM_ADDR_HI's and
+ *    CANCEL_MMU_ENGINE_ID's widths) and copy class c8b5 (57-bit upper
+ *    words, COPY_TYPE, the fast scrubber) that differ from c56f and
+ *    c7b5, which ../ga10x/host.c, fifo.c and ce.c decode.
  * Its ops table is in gh100.c: GA10x's shared ops, its own description
  * and init.
  */
