@@ -622,14 +622,19 @@ static void test_replay_cancel(void)
 	CU_ASSERT_EQUAL(s->last_replay, 2);
 	CU_ASSERT_EQUAL(s->ack_all_pending, 1);
 	CU_ASSERT_EQUAL(t->g->st.replays, 2);
-	/* global (4) and VA-global (5) cancels release every stalled pair */
+	/* global (4) and VA-global (5) cancels release every stalled pair;
+	 * a VA-global one naming another MMU engine than the SMs' none */
 	ga10x_fault_report(t->g, &f);
-	r = (struct ga10x_replay){ .type = 5, .va = 0x100000 };
+	r = (struct ga10x_replay){ .type = 5, .va = 0x100000,
+				   .mmu_engine_id = C369_MMU_ENG_ID_HOST0 };
+	ga10x_fault_replay(t->g, &r);
+	CU_ASSERT_EQUAL(s->nstalled, 1);
+	r.mmu_engine_id = C369_MMU_ENG_ID_GRAPHICS;
 	ga10x_fault_replay(t->g, &r);
 	CU_ASSERT_EQUAL(s->nstalled, 0);
 	r.type = 4;
 	ga10x_fault_replay(t->g, &r);
-	CU_ASSERT_EQUAL(t->g->st.cancels, 3);
+	CU_ASSERT_EQUAL(t->g->st.cancels, 4);
 	CU_ASSERT_EQUAL(t->errors, 0);
 	/* NONE (a plain invalidate) and unknown values are not replays */
 	r.type = 0;
@@ -638,7 +643,7 @@ static void test_replay_cancel(void)
 	r = (struct ga10x_replay){ .type = 3, .gpc = 32 };
 	ga10x_fault_replay(t->g, &r);
 	CU_ASSERT_EQUAL(t->errors, 2);
-	CU_ASSERT_EQUAL(t->g->st.cancels, 3);
+	CU_ASSERT_EQUAL(t->g->st.cancels, 4);
 	ft_free(t);
 }
 

@@ -575,7 +575,12 @@ static void test_cancel(void)
 	CU_ASSERT_EQUAL(sx_run_free(t), GM_STOP_LAUNCH_DONE);
 	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_LAUNCH_STATUS), EMGPU_LAUNCH_DONE);
 
-	/* a VA-global cancel names the channel's page directory */
+	/*
+	 * a VA-global cancel names the channel's page directory and the
+	 * faults' MMU engine (graphics, VEID 0), as nvidia-uvm's
+	 * cancel_faults_va passes the fault entry's: another engine's (a
+	 * copy engine's, another VEID's) cancels nothing
+	 */
 	sx_unmap(t, 7);
 	ga10x_tlb_invalidate(t->g, 1, 0, 0, ~0ull);
 	sx_launch(t, 1, 1);
@@ -585,8 +590,15 @@ static void test_cancel(void)
 			.type = C56F_MEM_OP_C_REPLAY_CANCEL_VA_GLOBAL,
 			.va = SX_VA + 7 * 4096,
 			.pdb = SX_TABLES | GA10X_BASE_APERTURE_SYSMEM,
+			.mmu_engine_id = C369_MMU_ENG_ID_CE0,
 		};
 
+		ga10x_fault_replay(t->g, &r);
+		CU_ASSERT_EQUAL(rd(t, EMGPU_REG_LAUNCH_STATUS), EMGPU_LAUNCH_RUNNING);
+		r.mmu_engine_id = C369_MMU_ENG_ID_GRAPHICS + 1;
+		ga10x_fault_replay(t->g, &r);
+		CU_ASSERT_EQUAL(rd(t, EMGPU_REG_LAUNCH_STATUS), EMGPU_LAUNCH_RUNNING);
+		r.mmu_engine_id = C369_MMU_ENG_ID_GRAPHICS;
 		ga10x_fault_replay(t->g, &r);
 	}
 	CU_ASSERT_EQUAL(rd(t, EMGPU_REG_LAUNCH_STATUS), EMGPU_LAUNCH_CANCELLED);

@@ -134,8 +134,12 @@ static uint64_t fx_next_table(struct fx *f, uint64_t e, int small_half)
 	return t;
 }
 
-/* Maps [va, va + len) to sysmem pa in 4 KiB pages through VER3 tables. */
-static void fx_map(struct fx *f, uint64_t va, uint64_t pa, uint64_t len)
+/*
+ * Maps [va, va + len) to sysmem pa in 4 KiB pages through VER3 tables,
+ * PTE PCF pcf.
+ */
+static void fx_map_pcf(struct fx *f, uint64_t va, uint64_t pa, uint64_t len,
+		       unsigned int pcf)
 {
 	uint64_t off;
 
@@ -148,9 +152,15 @@ static void fx_map(struct fx *f, uint64_t va, uint64_t pa, uint64_t len)
 		t = fx_next_table(f, t + (v >> 29 & 511) * 8, 0);
 		t = fx_next_table(f, t + (v >> 21 & 255) * 16 + 8, 1);
 		wr64(f, t + (v >> 12 & 511) * 8,
-		     gh100_pte(GH100_PTE_APERTURE_SYS_COH, pa + off,
-			       GH100_PTE_PCF_UNCACHED, GH100_PTE_KIND_GENERIC_MEMORY, 0));
+		     gh100_pte(GH100_PTE_APERTURE_SYS_COH, pa + off, pcf,
+			       GH100_PTE_KIND_GENERIC_MEMORY, 0));
 	}
+}
+
+/* nvidia-uvm's sysmem PTE: uncached, counted */
+static void fx_map(struct fx *f, uint64_t va, uint64_t pa, uint64_t len)
+{
+	fx_map_pcf(f, va, pa, len, GH100_PTE_PCF_UNCACHED);
 }
 
 static void chan_reg_write(struct fx *f, unsigned int ch, uint32_t reg, uint32_t v)
@@ -534,6 +544,129 @@ static void test_c7b5_no_scrub(void)
 	fx_free(f);
 }
 
+/*
+ * Hopper's cancel_faults_va: a warp faults (its C369 entry carries the
+ * graphics engine id 384, beyond c56f's 7-bit CANCEL_MMU_ENGINE_ID), then
+ * a host channel's MEM_OP VA-global cancel naming that engine, the
+ * faulting page and the launch's page directory cancels the launch. With
+ * the engine id cut to c56f's 7 bits (0) the same cancel names nothing.
+ */
+#define FX_FAULTS	0x380000ull
+#define FX_LAUNCH	0x390000ull
+#define LAUNCH_VA	0x10000000ull	/* a kernel's buffer: below 2^48 */
+
+/* STREAM over [LAUNCH_VA, + 8 KiB) in graphics channel 10's context. */
+static void sm_launch(struct fx *f)
+{
+	const uint64_t args[3] = { LAUNCH_VA, 0x2000, 1 };
+	struct emgpu_launch_desc d = gmt_launch_desc(EMGPU_KERNEL_STREAM, 8, 7,
+						     args, 3);
+
+	chan_reg_write(f, 10, GA10X_REG_CHAN_INST_LO,
+		       0x3a0000 | GA10X_BASE_APERTURE_SYSMEM);
+	chan_reg_write(f, 10, GA10X_REG_CHAN_PDB_LO,
+		       (uint32_t)FX_TABLES | GA10X_BASE_APERTURE_SYSMEM);
+	chan_reg_write(f, 10, GA10X_REG_CHAN_ENGINE, GA10X_ENGINE_GRAPHICS);
+	chan_reg_write(f, 10, GA10X_REG_CHAN_CTRL, GA10X_CHAN_CTRL_ENABLE);
+	gm_reg_write(f->g, GA10X_REG_LAUNCH_CHANNEL, 10);
+	memcpy(f->sys + FX_LAUNCH, &d, sizeof(d));
+	gm_reg_write(f->g, EMGPU_REG_LAUNCH_DESC_LO, (uint32_t)FX_LAUNCH);
+	gm_reg_write(f->g, EMGPU_REG_LAUNCH_DESC_HI, 0);
+	gm_reg_write(f->g, EMGPU_REG_LAUNCH_DOORBELL, 1);
+}
+
+static uint32_t cancel_va(uint32_t engine_id)
+{
+	struct fx *f = fx_new(GM_PERSONALITY_GH100);
+	struct push p = { .n = 0 };
+	const uint64_t fault_va = LAUNCH_VA + 0x1000;
+	uint32_t m[4], put;
+
+	fx_map(f, PB_VA, FX_PB, 0x4000);
+	fx_map(f, LAUNCH_VA, FX_SRC, 0x1000);	/* the second page missing */
+	gm_reg_write(f->g, GA10X_REG_FAULT_BUF_HI, 0);
+	gm_reg_write(f->g, GA10X_REG_FAULT_BUF_LO,
+		     (uint32_t)FX_FAULTS | GA10X_BASE_APERTURE_SYSMEM);
+	gm_reg_write(f->g, GA10X_REG_FAULT_BUF_SIZE, 64);
+	gm_reg_write(f->g, GA10X_REG_FAULT_BUF_CTRL, EMGPU_RING_ENABLE);
+	sm_launch(f);
+	CU_ASSERT_EQUAL(gm_run(f->g, 0), GM_STOP_FAULT);
+	put = gm_reg_read(f->g, GA10X_REG_FAULT_BUF_PUT);
+	CU_ASSERT(put >= 1);
+	/* C369 word 6: ENGINE_ID 8:0 */
+	CU_ASSERT_EQUAL(rd32(f, FX_FAULTS + 24) & 0x1ff, 384u);
+
+	chan_setup(f, 11, GA10X_ENGINE_HOST, 1);
+	gp_put(f, 11, gh100_gp_set_pb_base(PB_VA));
+	m[0] = (engine_id & C86F_MEM_OP_A_CANCEL_MMU_ENGINE_ID_MASK) |
+	       (uint32_t)fault_va;	/* TARGET_ADDR_LO: VA bits 31:12 */
+	m[1] = (uint32_t)(fault_va >> 32);
+	m[2] = (uint32_t)FX_TABLES |	/* PDB ONE, ADDR_LO, GPC ENABLE */
+	       C56F_MEM_OP_C_REPLAY_CANCEL_VA_GLOBAL << C56F_MEM_OP_C_REPLAY_SHIFT |
+	       C56F_MEM_OP_C_ACCESS_TYPE_VIRT_ALL << C56F_MEM_OP_C_ACCESS_TYPE_SHIFT |
+	       C56F_MEM_OP_C_PDB_APERTURE_SYS_MEM_COHERENT << C56F_MEM_OP_C_PDB_APERTURE_SHIFT;
+	m[3] = C56F_MEM_OP_D_OPERATION_MMU_TLB_INVALIDATE_TARGETED <<
+	       C56F_MEM_OP_D_OPERATION_SHIFT;
+	push_inc(&p, 0, C56F_MEM_OP_A, 4, m);
+	submit_at(f, 11, &p, PB_VA, FX_PB);
+	CU_ASSERT_EQUAL(status(f, 11), GA10X_CHAN_STATUS_IDLE);
+	CU_ASSERT_EQUAL(f->errors, 0u);
+	put = gm_reg_read(f->g, EMGPU_REG_LAUNCH_STATUS);
+	fx_free(f);
+	return put;
+}
+
+static void test_cancel_va_engine_384(void)
+{
+	CU_ASSERT_EQUAL(cancel_va(384), EMGPU_LAUNCH_CANCELLED);
+	CU_ASSERT_EQUAL(cancel_va(384 & C56F_MEM_OP_A_CANCEL_MMU_ENGINE_ID_MASK),
+			EMGPU_LAUNCH_RUNNING);
+}
+
+/*
+ * Access counters and VER3's ACD: with a threshold of 1 a counted sysmem
+ * access notifies at once (a C365 entry whose MMU_ENGINE_ID is Hopper's
+ * graphics 384); through PTEs with ACD (nvidia-uvm's
+ * ACCESS_COUNTERS_DISABLED mappings) the same launch counts nothing.
+ */
+#define FX_AC		0x3b0000ull
+
+static enum gm_stop counted_launch(unsigned int pcf, uint32_t *put,
+				   uint32_t *engine_id)
+{
+	struct fx *f = fx_new(GM_PERSONALITY_GH100);
+	enum gm_stop stop;
+
+	fx_map_pcf(f, LAUNCH_VA, FX_SRC, 0x2000, pcf);
+	gm_reg_write(f->g, GA10X_REG_AC_BUF_HI, 0);
+	gm_reg_write(f->g, GA10X_REG_AC_BUF_LO,
+		     (uint32_t)FX_AC | GA10X_BASE_APERTURE_SYSMEM);
+	gm_reg_write(f->g, GA10X_REG_AC_BUF_SIZE, 64);
+	gm_reg_write(f->g, GA10X_REG_AC_CONFIG, 1);	/* threshold 1, 64K */
+	gm_reg_write(f->g, GA10X_REG_AC_CTRL, EMGPU_RING_ENABLE);
+	sm_launch(f);
+	stop = gm_run(f->g, 0);
+	*put = gm_reg_read(f->g, GA10X_REG_AC_BUF_PUT);
+	/* C365 word 7: MMU_ENGINE_ID 28:20 */
+	*engine_id = rd32(f, FX_AC + 28) >> 20 & 0x1ff;
+	CU_ASSERT_EQUAL(f->errors, 0u);
+	fx_free(f);
+	return stop;
+}
+
+static void test_acd_not_counted(void)
+{
+	uint32_t put, engine_id;
+
+	CU_ASSERT_EQUAL(counted_launch(GH100_PTE_PCF_UNCACHED, &put, &engine_id),
+			GM_STOP_NOTIFY);
+	CU_ASSERT_EQUAL(put, 1u);
+	CU_ASSERT_EQUAL(engine_id, 384u);
+	CU_ASSERT_EQUAL(counted_launch(GH100_PTE_PCF_UNCACHED | GH100_PTE_PCF_ACD,
+				       &put, &engine_id), GM_STOP_LAUNCH_DONE);
+	CU_ASSERT_EQUAL(put, 0u);
+}
+
 void add_gh100_fifo_suite(void)
 {
 	CU_pSuite s = CU_add_suite("gh100_fifo", NULL, NULL);
@@ -545,4 +678,7 @@ void add_gh100_fifo_suite(void)
 	CU_add_test(s, "c8b5 virtual copy above 2^56", test_c8b5_virtual_copy);
 	CU_add_test(s, "c8b5 fast scrubber", test_c8b5_scrub);
 	CU_add_test(s, "c7b5 has no scrubber", test_c7b5_no_scrub);
+	CU_add_test(s, "c86f VA-global cancel of engine 384",
+		    test_cancel_va_engine_384);
+	CU_add_test(s, "VER3 ACD: not counted", test_acd_not_counted);
 }

@@ -391,8 +391,13 @@ void ga10x_fault_replay(struct gm_gpu *g, const struct ga10x_replay *r)
 		}
 		unstall(f, r->gpc, r->client);
 		break;
-	case REPLAY_CANCEL_GLOBAL:
 	case REPLAY_CANCEL_VA_GLOBAL:
+		/* the SMs' accesses are the graphics engine's, VEID 0: a
+		 * cancel naming another engine names none of them */
+		if (r->mmu_engine_id != ga10x_state(g)->arch->mmu_eng_graphics)
+			break;
+		/* fall through */
+	case REPLAY_CANCEL_GLOBAL:
 		/*
 		 * Every stalled uTLB of the instance (global) or with an
 		 * access to the VA (VA-global): the model's one launch holds

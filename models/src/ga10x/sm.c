@@ -178,7 +178,9 @@ void ga10x_sm_cancel(struct gm_gpu *g, const struct ga10x_replay *r)
 		named = same_base(r->inst, c->inst);
 		break;
 	case C56F_MEM_OP_C_REPLAY_CANCEL_VA_GLOBAL:
-		named = same_base(r->pdb, c->pdb);
+		/* the launch's accesses: its directory, graphics VEID 0 */
+		named = same_base(r->pdb, c->pdb) &&
+			r->mmu_engine_id == ga10x_state(g)->arch->mmu_eng_graphics;
 		break;
 	}
 	if (named)
