@@ -78,6 +78,8 @@ static inline void gm_account_sysmem(struct gm_gpu *g, struct gm_warp *w,
 	gm_time_t per_warp = gm_max(g->prof.access_issue_ps, g->link_lat_ps);
 	gm_time_t t0 = w->t, t1;
 
+	if (g->untimed)
+		return;
 	g->st.sysmem_accesses++;
 	gm_charge(link, w, gm_sysmem_xfer(g, pa, len, per_128), per_warp);
 	if (req_ps) {
@@ -95,6 +97,8 @@ static inline void gm_account_sysmem(struct gm_gpu *g, struct gm_warp *w,
 static inline void gm_account_vram(struct gm_gpu *g, struct gm_warp *w,
 				   uint64_t pa)
 {
+	if (g->untimed)
+		return;
 	gm_wait_ready(g, w, pa);
 	g->st.vram_accesses++;
 	gm_charge(&g->vram_q, w, g->vram_128_ps,

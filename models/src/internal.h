@@ -121,6 +121,7 @@ struct gm_gpu {
 	struct gm_callbacks cb;
 	uint64_t seed;
 	int lockstep;
+	int untimed;	/* within gm_warp_load_untimed(): the access is not charged */
 	/* the personality (personality.h): its table, its own state */
 	struct {
 		const struct gm_personality_ops *ops;

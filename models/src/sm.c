@@ -237,7 +237,7 @@ int gm_emgpu_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 	if (r)
 		return r;
 	pa = entry_pa(e, va);
-	g->st.accesses++;
+	g->st.accesses += !g->untimed;
 	if (e->flags & GM_TLB_SYSMEM) {
 		uint32_t flags = e->flags;
 
@@ -265,7 +265,7 @@ int gm_emgpu_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 	if (r)
 		return r;
 	pa = entry_pa(e, va);
-	g->st.accesses++;
+	g->st.accesses += !g->untimed;
 	if (e->flags & GM_TLB_SYSMEM) {
 		uint32_t flags = e->flags;
 
@@ -293,6 +293,17 @@ int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		  const void *buf, uint32_t len)
 {
 	return g->pers.ops->warp_store(g, w, va, buf, len);
+}
+
+int gm_warp_load_untimed(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+			 void *buf, uint32_t len)
+{
+	int r;
+
+	g->untimed = 1;
+	r = gm_warp_load(g, w, va, buf, len, EMGPU_ACCESS_READ);
+	g->untimed = 0;
+	return r;
 }
 
 void gm_warp_compute(struct gm_gpu *g, struct gm_warp *w, uint32_t insts)

@@ -200,6 +200,34 @@ static void test_trace_compute(void)
 	CU_ASSERT(more - base + 1 >= want && more - base <= want + 1);
 }
 
+/*
+ * The replay's own streams (the warp table, the record lines) are not the
+ * program's accesses: one warp over every item, every page in sysmem,
+ * counts the data accesses alone. 40 reads, 4 writes and 4 reads, an
+ * atomic (its load and its store) and a read: 51; the 4 table entries and
+ * 4 record lines the warp also reads are neither counted nor charged.
+ */
+static void test_trace_streams_untimed(void)
+{
+	struct gm_stats st;
+	struct tk k;
+	uint64_t args[7], expect;
+	uint32_t n;
+
+	tk_init(&k, "h200-256m", 0);
+	n = tk_layout(&k, &expect);
+	tk_args(args, n, 0);
+	CU_ASSERT_EQUAL(th_launch(k.t, EMGPU_KERNEL_TRACE, 1, TK_SEED, args, 7),
+			EMGPU_LAUNCH_RUNNING);
+	CU_ASSERT_EQUAL(th_run_to_end(k.t, NULL, NULL, NULL), EMGPU_LAUNCH_DONE);
+	CU_ASSERT_EQUAL(gm_launch_result(k.t->g), expect);
+	gm_get_stats(k.t->g, &st);
+	CU_ASSERT_EQUAL(st.accesses, 51);
+	CU_ASSERT_EQUAL(st.sysmem_accesses, 51);
+	CU_ASSERT_EQUAL(st.vram_accesses, 0);
+	th_free(k.t);
+}
+
 /* A launch that fails: its status. */
 static uint32_t tk_bad(uint64_t *args, uint32_t *recs, uint32_t nrecs,
 		       const uint64_t *table, uint32_t warps)
@@ -254,5 +282,6 @@ void add_trace_kernel_suite(void)
 
 	CU_add_test(s, "trace: streams replayed, result and lines", test_trace_replay);
 	CU_add_test(s, "trace: compute per access at warp_issue_ps", test_trace_compute);
+	CU_add_test(s, "trace: its streams are neither counted nor timed", test_trace_streams_untimed);
 	CU_add_test(s, "trace: malformed streams fail the launch", test_trace_bad_streams);
 }

@@ -127,6 +127,16 @@ int gm_warp_load(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		 void *buf, uint32_t len, unsigned int access);
 int gm_warp_store(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 		  const void *buf, uint32_t len);
+/*
+ * A read the kernel makes for its own bookkeeping, which the program it
+ * stands for never made (the trace kernel's warp table and records):
+ * translated and read as gm_warp_load() reads, stalling on a fault alike,
+ * but charged no time and counted nowhere (accesses, the link and VRAM
+ * queues, the access counters), so that a replay's time and counts are
+ * its program's alone.
+ */
+int gm_warp_load_untimed(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
+			 void *buf, uint32_t len);
 
 /*
  * Ends a work item whose result is the 32 int32 sums in w->out: stores

@@ -218,11 +218,11 @@ static int warp_access(struct gm_gpu *g, struct gm_warp *w, uint64_t va,
 	} else if (r) {
 		return r;
 	}
-	g->st.accesses++;
+	g->st.accesses += !g->untimed;
 	if (x.sparse) {
 		if (!write)
 			memset(buf, 0, len);
-		w->t += g->prof.access_issue_ps;
+		w->t += g->untimed ? 0 : g->prof.access_issue_ps;
 		return 0;
 	}
 	if (x.aperture == EMGPU_APERTURE_SYSMEM) {

@@ -70,8 +70,9 @@ static int trace_step(struct gm_gpu *g, const struct gm_launch *l,
 	if (w->i >= a[1])
 		return GM_STEP_DONE;
 	if (!(w->pc & 1)) {
-		r = gm_warp_load(g, w, a[0] + w->i * TRACE_TABLE_ENTRY, entry,
-				 sizeof(entry), EMGPU_ACCESS_READ);
+		/* the replay's bookkeeping, not the program's: untimed */
+		r = gm_warp_load_untimed(g, w, a[0] + w->i * TRACE_TABLE_ENTRY, entry,
+					 sizeof(entry));
 		if (r)
 			return r;
 		/* a table the guest got wrong fails the launch, never reads past it */
@@ -87,8 +88,7 @@ static int trace_step(struct gm_gpu *g, const struct gm_launch *l,
 	}
 	rline = w->j / TRACE_RECS_PER_LINE;
 	if (w->k != rline + 1) {
-		r = gm_warp_load(g, w, a[2] + rline * 128, w->line, 128,
-				 EMGPU_ACCESS_READ);
+		r = gm_warp_load_untimed(g, w, a[2] + rline * 128, w->line, 128);
 		if (r)
 			return r;
 		w->k = rline + 1;	/* a cache: safe to keep if the access stalls */
