@@ -24,10 +24,12 @@
  * with Confidential Computing, SR-IOV, peers or RM-duplicated memory
  * (docs/rm-standin.md names the gate of each).
  */
+#include <linux/debugfs.h>
 #include <linux/interrupt.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "emgpu_rm.h"
@@ -42,6 +44,7 @@ static struct emgpu_rm {
 	struct UvmOpsUvmEvents *uvm_ops; /* nvidia-uvm's callbacks, or NULL */
 	unsigned int sessions;		/* open RM sessions */
 	struct emgpu_rm_gpu *gpu;	/* the probed device, or NULL */
+	struct dentry *debugfs;		/* emgpu-rm/ (set at init, before any probe) */
 } emgpu_rm = {
 	.lock = __MUTEX_INITIALIZER(emgpu_rm.lock),
 };
@@ -472,6 +475,132 @@ static const struct attribute_group emgpu_rm_group = {
 	.bin_attrs = emgpu_rm_bin_attrs,
 };
 
+/* ---- what the GPU's state holds: debugfs emgpu-rm/<PCI address>/objects ---- */
+
+static unsigned long user_va_spaces(struct emgpu_rm_gpu *gpu)
+{
+	struct uvmGpuAddressSpace_tag *vas;
+	unsigned long n = 0;
+
+	lockdep_assert_held(&gpu->lock);
+	list_for_each_entry(vas, &gpu->address_spaces, node)
+		n += !!vas->user.handle;
+	return n;
+}
+
+static unsigned long user_handles(struct emgpu_rm_gpu *gpu)
+{
+	struct emgpu_rm_object *obj;
+	unsigned long n = 0;
+	int id;
+
+	lockdep_assert_held(&gpu->lock);
+	idr_for_each_entry(&gpu->handles, obj, id)
+		n++;
+	return n;
+}
+
+static unsigned long pma_frames_used(struct emgpu_rm_gpu *gpu)
+{
+	unsigned long used;
+
+	spin_lock(&gpu->pma.lock);
+	used = gpu->pma.frames - gpu->pma.stats.numFreePages64k;
+	spin_unlock(&gpu->pma.lock);
+	return used;
+}
+
+/*
+ * Every kind of object the GPU's state holds: its name, its count now
+ * (under gpu->lock) and whether a GPU removed must hold none (an open
+ * file's account lives until the file closes). A test that closed all it
+ * opened finds every count as before it began (tests/fuzz-rm); remove
+ * warns of any left.
+ */
+#define EMGPU_RM_OBJECT_COUNTS(X)							\
+	X(registered,		gpu->registered,				true)	\
+	X(devices,		list_count_nodes(&gpu->devices),		true)	\
+	X(address_spaces,	list_count_nodes(&gpu->address_spaces),		true)	\
+	X(user_va_spaces,	user_va_spaces(gpu),				true)	\
+	X(tsgs,			list_count_nodes(&gpu->tsgs),			true)	\
+	X(channels,		list_count_nodes(&gpu->channels),		true)	\
+	X(hw_channels,		bitmap_weight(gpu->channel_used, GA10X_CHANNELS), true)	\
+	X(user_channels,	gpu->user_channels,				true)	\
+	X(retained,		list_count_nodes(&gpu->retained),		true)	\
+	X(launch_channel,	!!gpu->launch_channel,				true)	\
+	X(heap_pages,		emgpu_rm_heap_pages_used(gpu),			true)	\
+	X(pma_frames,		pma_frames_used(gpu),				true)	\
+	X(fault_buffer,		!!gpu->fault_buf,				true)	\
+	X(ac_buffer,		!!gpu->ac_buf,					true)	\
+	X(handles,		user_handles(gpu),				true)	\
+	X(clients,		list_count_nodes(&gpu->clients),		true)	\
+	X(accounts,		list_count_nodes(&gpu->accounts),		false)
+
+static int objects_show(struct seq_file *m, void *unused)
+{
+	struct emgpu_rm_gpu *gpu = m->private;
+
+	mutex_lock(&gpu->lock);
+#define EMGPU_RM_OBJECT_SHOW(name, count, none_at_remove) \
+	seq_printf(m, "%s %lu\n", #name, (unsigned long)(count));
+	EMGPU_RM_OBJECT_COUNTS(EMGPU_RM_OBJECT_SHOW)
+#undef EMGPU_RM_OBJECT_SHOW
+	mutex_unlock(&gpu->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(objects);
+
+/*
+ * debugfs emgpu-rm/<PCI address>/channels: every channel, nvidia-uvm's
+ * and the users', "HW HANDLE REFS RETAINS" a line (handle 0 and no
+ * references for nvidia-uvm's own), the launch's marked.
+ */
+static int channels_show(struct seq_file *m, void *unused)
+{
+	struct emgpu_rm_gpu *gpu = m->private;
+	struct uvmGpuChannel_tag *ch;
+	struct emgpu_rm_retained *r;
+
+	mutex_lock(&gpu->lock);
+	{
+		struct emgpu_rm_account *a;
+
+		list_for_each_entry(a, &gpu->accounts, node)
+			seq_printf(m, "uid %u: %u channels, %u refs\n",
+				   from_kuid(&init_user_ns, a->uid), a->channels, a->refs);
+	}
+	list_for_each_entry(ch, &gpu->channels, node) {
+		unsigned int retains = 0;
+
+		list_for_each_entry(r, &gpu->retained, node)
+			retains += r->channel == ch;
+		seq_printf(m, "%u 0x%x %u %u%s\n", ch->id, ch->user.handle,
+			   ch->account ? kref_read(&ch->ref) : 0, retains,
+			   gpu->launch_channel == ch ? " launch" : "");
+	}
+	mutex_unlock(&gpu->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(channels);
+
+/* The device went and nvidia-uvm with it: what is still held leaked. */
+static void objects_left_warn(struct emgpu_rm_gpu *gpu)
+{
+	bool left = false;
+
+	mutex_lock(&gpu->lock);
+#define EMGPU_RM_OBJECT_LEFT(name, count, none_at_remove)			\
+	if ((none_at_remove) && (count)) {					\
+		dev_err(&gpu->pdev->dev, "removed with %lu " #name " left\n",	\
+			(unsigned long)(count));				\
+		left = true;							\
+	}
+	EMGPU_RM_OBJECT_COUNTS(EMGPU_RM_OBJECT_LEFT)
+#undef EMGPU_RM_OBJECT_LEFT
+	mutex_unlock(&gpu->lock);
+	WARN_ON(left);
+}
+
 static void emgpu_rm_gpu_release(struct kref *kref)
 {
 	struct emgpu_rm_gpu *gpu = container_of(kref, struct emgpu_rm_gpu, kref);
@@ -592,6 +721,10 @@ static int emgpu_rm_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_group;
 	}
 
+	gpu->debugfs = debugfs_create_dir(pci_name(pdev), emgpu_rm.debugfs);
+	debugfs_create_file("objects", 0444, gpu->debugfs, gpu, &objects_fops);
+	debugfs_create_file("channels", 0444, gpu->debugfs, gpu, &channels_fops);
+
 	dev_info(&pdev->dev, "%s: %llu MiB VRAM (%llu MiB RM heap), BAR2 %llu MiB, %u GPCs, %u SMs, %u CEs\n",
 		 gpu->uuid_text, gpu->vram_size >> 20, gpu->heap_size >> 20,
 		 gpu->bar2_size >> 20, gpu->num_gpcs, gpu->num_sms, gpu->num_ces);
@@ -614,6 +747,7 @@ static void emgpu_rm_remove(struct pci_dev *pdev)
 {
 	struct emgpu_rm_gpu *gpu = pci_get_drvdata(pdev);
 
+	debugfs_remove_recursive(gpu->debugfs);
 	/* no new opens; open files' objects freed, their ioctls ENODEV */
 	emgpu_rm_user_remove(gpu);
 	/* nvidia-uvm holds this module while it uses the GPU: by now every
@@ -621,7 +755,7 @@ static void emgpu_rm_remove(struct pci_dev *pdev)
 	mutex_lock(&emgpu_rm.lock);
 	emgpu_rm.gpu = NULL;
 	mutex_unlock(&emgpu_rm.lock);
-	WARN_ON(gpu->registered || !list_empty(&gpu->devices));
+	objects_left_warn(gpu);
 	sysfs_remove_group(&pdev->dev.kobj, &emgpu_rm_group);
 	free_irq(gpu->irq, gpu);
 	pci_free_irq_vectors(pdev);
@@ -644,13 +778,20 @@ static struct pci_driver emgpu_rm_driver = {
 
 static int __init emgpu_rm_init(void)
 {
-	return pci_register_driver(&emgpu_rm_driver);
+	int ret;
+
+	emgpu_rm.debugfs = debugfs_create_dir("emgpu-rm", NULL);
+	ret = pci_register_driver(&emgpu_rm_driver);
+	if (ret)
+		debugfs_remove_recursive(emgpu_rm.debugfs);
+	return ret;
 }
 module_init(emgpu_rm_init);
 
 static void __exit emgpu_rm_exit(void)
 {
 	pci_unregister_driver(&emgpu_rm_driver);
+	debugfs_remove_recursive(emgpu_rm.debugfs);
 	/* nvidia-uvm holds a reference on this module while it is loaded. */
 	WARN_ON(emgpu_rm.uvm_ops || emgpu_rm.sessions);
 }

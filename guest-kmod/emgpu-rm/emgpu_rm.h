@@ -258,6 +258,7 @@ struct emgpu_rm_gpu {
 	 * reference (gpu->lock): one that timed out or was interrupted keeps
 	 * its channel's hardware channel until the device says it ended */
 	struct uvmGpuChannel_tag *launch_channel;
+	struct dentry *debugfs;		/* emgpu-rm/<PCI address>/ (emgpu_rm.c) */
 };
 
 #endif /* __GENKSYMS__ */
@@ -325,6 +326,7 @@ NV_STATUS emgpu_rm_vas_create(struct uvmGpuDevice_tag *d, u64 va_base, u64 va_si
 			      struct uvmGpuAddressSpace_tag **out, UvmGpuAddressSpaceInfo *info);
 void emgpu_rm_vas_free_locked(struct uvmGpuAddressSpace_tag *vas);
 void emgpu_rm_user_vas_free_if_unused(struct uvmGpuAddressSpace_tag *vas);
+unsigned long emgpu_rm_heap_pages_used(struct emgpu_rm_gpu *gpu);
 
 /* emgpu_rm_fifo.c: TSGs, channels, fault and access-counter buffers */
 void emgpu_rm_channel_program_pdb(struct uvmGpuChannel_tag *ch);

@@ -181,6 +181,13 @@ static void heap_free(struct emgpu_rm_gpu *gpu, u64 offset, u64 size)
 	bitmap_clear(gpu->heap_map, offset / RM_PAGE, size / RM_PAGE);
 }
 
+/* The RM heap's pages in use. LOCKING: gpu->lock. */
+unsigned long emgpu_rm_heap_pages_used(struct emgpu_rm_gpu *gpu)
+{
+	lockdep_assert_held(&gpu->lock);
+	return gpu->heap_map ? bitmap_weight(gpu->heap_map, gpu->heap_size / RM_PAGE) : 0;
+}
+
 /* ---- RM allocations ---- */
 
 /*
