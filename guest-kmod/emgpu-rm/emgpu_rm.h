@@ -187,6 +187,8 @@ struct uvmGpuChannel_tag {
 	struct emgpu_rm_object user;
 	struct emgpu_rm_account *account;
 	struct kref ref;
+	/* a compute channel stopped (StopChannel, its handle freed): for good */
+	bool stopped;
 };
 
 /* One RetainChannel: holds a reference on the channel until released. */

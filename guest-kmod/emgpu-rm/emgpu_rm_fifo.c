@@ -638,14 +638,17 @@ int emgpu_rm_compute_channel_create(struct uvmGpuAddressSpace_tag *vas,
 }
 
 /*
- * The user freed the channel (its handle is gone): the device fetches
- * nothing more from it and ends a launch running in it. What nvidia-uvm
+ * The user freed the channel (its handle is gone) or nvidia-uvm stopped
+ * it: the device fetches nothing more from it and ends a launch running
+ * in it. Nothing enables it again: the launches still asked of it are
+ * refused before the device is rung (ECANCELED). What nvidia-uvm
  * retained stays valid (disabled) until it releases it.
  */
 void emgpu_rm_compute_channel_stop(struct uvmGpuChannel_tag *ch)
 {
 	lockdep_assert_held(&ch->tsg->vas->device->gpu->lock);
 	chan_wr(ch->tsg->vas->device->gpu, ch->id, GA10X_REG_CHAN_CTRL, 0);
+	ch->stopped = true;
 }
 
 void emgpu_rm_channel_get(struct uvmGpuChannel_tag *ch)

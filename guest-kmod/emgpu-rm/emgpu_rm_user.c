@@ -526,6 +526,11 @@ static long ioctl_launch(struct emgpu_rm_client *client, void __user *arg)
 		ret = -EINVAL;
 		goto unlock;
 	}
+	/* nvidia-uvm stopped it (its unregistration): it runs nothing more */
+	if (ch->stopped) {
+		ret = -ECANCELED;
+		goto unlock;
+	}
 	if (launch_running(gpu)) {
 		ret = -EBUSY;	/* an earlier launch that timed out still runs */
 		goto unlock;

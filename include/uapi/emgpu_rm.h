@@ -54,10 +54,12 @@ struct emgpu_rm_free {
 /*
  * Runs one of the model's kernels (enum ember_kernel's numbers,
  * include/uapi/ember.h) on a channel and waits for it: 0, or EFAULT for a
- * launch that nvidia-uvm cancelled (a fault it could not service), EIO for
- * a device error, ETIMEDOUT after timeout_ms (0: 60 s), ENOENT for a
- * handle not this file's, EINVAL for a channel nvidia-uvm has not
- * registered (its VA space has no page directory yet).
+ * launch that nvidia-uvm cancelled (a fault it could not service),
+ * ECANCELED for a channel nvidia-uvm stopped (before or during the
+ * launch), EIO for a device error, ETIMEDOUT after timeout_ms (0: 60 s),
+ * ENOENT for a handle not this file's, EINVAL for a channel nvidia-uvm
+ * has not registered (its VA space has no page directory yet);
+ * docs/rm-standin.md lists them all.
  */
 struct emgpu_rm_launch {
 	__u32 h_client;			/* (in) */

@@ -19,8 +19,8 @@
  *   channel while nvidia-uvm still retains that, is on it once the first
  *   user exited, and its range at the same VA is never touched either
  *   time; a launch whose channel nvidia-uvm stops under it
- *   (UVM_UNREGISTER_CHANNEL from another thread) is ECANCELED
- *   (stopped_under_launch()); the per-user limit EDQUOT and the total ENOSPC
+ *   (UVM_UNREGISTER_CHANNEL from another thread) is ECANCELED, and so is
+ *   a launch on it afterwards (stopped_under_launch()); the per-user limit EDQUOT and the total ENOSPC
  *   (user_limits()); everything unregistered and freed.
  * With --ember (nvidia-uvm under Ember-adaptive: managed ranges mapped by
  * default), the launch takes no replayable fault: the GPU reads the host
@@ -58,7 +58,7 @@
 #include "uvm_test_ioctl.h"
 #include "uvm-user.h"
 
-#define PLANNED_BASE	43	/* every setting; the oversubscribed range's and ember_stats' below */
+#define PLANNED_BASE	44	/* every setting; the oversubscribed range's and ember_stats' below */
 #define PLANNED_OVERSUB	5	/* its data and free-VRAM checks; under Ember 3 counter checks more */
 #define VA_BLOCK_BYTES	UVM_VA_BLOCK_BYTES
 #define STREAM_BYTES	(512ull << 10)	/* 128 pages of 4K */
@@ -791,6 +791,7 @@ static void stopped_under_launch(int ufd, int rfd, const struct emgpu_rm_va_spac
 				 const uint8_t *gpu_uuid)
 {
 	const char *name = "EMGPU_RM_LAUNCH whose channel nvidia-uvm stops under it (UVM_UNREGISTER_CHANNEL): ECANCELED";
+	const char *stopped_name = "EMGPU_RM_LAUNCH on a channel nvidia-uvm stopped before: ECANCELED";
 	UVM_REGISTER_CHANNEL_PARAMS reg = { 0 };
 	struct emgpu_rm_channel ch = { .h_client = vs->h_client, .h_va_space = vs->h_va_space };
 	struct emgpu_rm_free fr = { .h_client = vs->h_client };
@@ -807,6 +808,7 @@ static void stopped_under_launch(int ufd, int rfd, const struct emgpu_rm_va_spac
 	reg.hChannel = ch.h_channel;
 	if (err || !uvm(ufd, UVM_REGISTER_CHANNEL, &reg, &reg.rmStatus, st.why, sizeof(st.why))) {
 		launch_verdict(false, name, "CHANNEL_CREATE errno %d; %s", err, st.why);
+		launch_verdict(false, stopped_name, "-");
 		return;
 	}
 	buf = uvm_managed_map(ufd, REUSE_A_BYTES);
@@ -824,6 +826,10 @@ static void stopped_under_launch(int ufd, int rfd, const struct emgpu_rm_va_spac
 		launch_verdict(st.ok && err == ECANCELED && l.status == EMGPU_LAUNCH_ERROR, name,
 			       "unregister: %s; errno %d, status %u", st.why, err, l.status);
 	}
+	/* stopped for good: refused before the device is rung, not its error (EIO) */
+	err = emgpu_rm_stream(rfd, vs->h_client, ch.h_channel, (uintptr_t)buf, REUSE_A_BYTES, 1,
+			      LAUNCH_TIMEOUT_MS, &l);
+	launch_verdict(st.ok && err == ECANCELED, stopped_name, "errno %d", err);
 	if (!st.ok)
 		uvm(ufd, UVM_UNREGISTER_CHANNEL, &st.p, &st.p.rmStatus, st.why, sizeof(st.why));
 	fr.handle = ch.h_channel;
