@@ -209,7 +209,7 @@ loaded-test: all
 # ember-agent against a hostile guest (tests/agent: fake-qemu in QEMU's place).
 report-test: host results-format-doc-check experiments-doc-check inject-doc-check \
 		modparams-doc-check guest-caps-doc-check docs-numbers-check fuzz-doc-check \
-		paper-inputs-doc-check
+		fuzz-rm-doc-check paper-inputs-doc-check
 	$(MAKE) -C userspace $(BUILD)/guest/ember-run
 	bash tests/report/run-test.sh $(AGENT) $(BUILD)/report-test $(BUILD)/guest/ember-run
 	$(CC) -std=gnu11 -Wall -Wextra -O2 -Ihost-agent -o $(BUILD)/report-test/test-judge \
@@ -257,6 +257,37 @@ FUZZ_IOCTL_CALLS ?= 0
 fuzz-ioctl: all
 	bash tests/fuzz-ioctl/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(INITRD) \
 		$(BUILD)/fuzz-ioctl $(FUZZ_IOCTL_SECONDS) $(FUZZ_IOCTL_SEED) $(FUZZ_IOCTL_CALLS)
+
+# Random abuse of the resource-manager stand-in's /dev/emgpu-rm with
+# NVIDIA's nvidia-uvm on it, from FUZZ_RM_THREADS racing threads
+# (tests/fuzz-rm): the nvidia-uvm image on FUZZ_RM_BRANCH, the guest under
+# panic_on_warn and slub_debug, for FUZZ_RM_SECONDS or FUZZ_RM_CALLS calls,
+# whichever comes first (0: no limit of that kind), seed FUZZ_RM_SEED.
+# fuzz-rm-campaign records the run in tests/fuzz-rm/runs.tsv, fuzz-rm-doc
+# writes the runs into docs/fuzzing.md (fuzz-rm-doc-check: part of
+# report-test).
+FUZZ_RM_SECONDS ?= 60
+FUZZ_RM_SEED ?= 1
+FUZZ_RM_CALLS ?= 0
+FUZZ_RM_THREADS ?= 4
+FUZZ_RM_BRANCH ?= 550.163.01
+FUZZ_RM_RUNS ?=
+fuzz-rm: qemu host image-nvidia-uvm
+	bash tests/fuzz-rm/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(NVIDIA_UVM_IMAGE) \
+		$(BUILD)/fuzz-rm $(FUZZ_RM_SECONDS) $(FUZZ_RM_SEED) $(FUZZ_RM_CALLS) $(FUZZ_RM_THREADS) \
+		$(FUZZ_RM_BRANCH) $(FUZZ_RM_RUNS)
+
+fuzz-rm-campaign:
+	$(MAKE) fuzz-rm FUZZ_RM_RUNS=$(CURDIR)/tests/fuzz-rm/runs.tsv
+
+fuzz-rm-report:
+	@bash tests/fuzz-rm/report.sh
+
+fuzz-rm-doc:
+	bash scripts/doc-block.sh write docs/fuzzing.md --block tests/fuzz-rm bash tests/fuzz-rm/report.sh
+
+fuzz-rm-doc-check:
+	@bash scripts/doc-block.sh check docs/fuzzing.md --block tests/fuzz-rm bash tests/fuzz-rm/report.sh
 
 # ember-agent through libvirt's C API, against a private libvirtd.
 libvirt-test: all
@@ -659,4 +690,4 @@ info: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check trace-model-doc trace-model-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check paper-inputs-doc paper-inputs-doc-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test driver-cost-test driver-cost counting-cost trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz fuzz-qemu fuzz-qemu-report fuzz-campaign fuzz-report fuzz-doc fuzz-doc-check bench replay-bench paper-programs vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean
+.PHONY: all deps model capture qemu guest host test $(TEST_STEP_TARGETS) $(TEST_LANE_TARGETS) nvidia-images image-reproducible vfio-dry-run fuzz-smoke unit table1-doc table1-doc-check profiles-doc profiles-doc-check trace-model-doc trace-model-doc-check results-format-doc results-format-doc-check guest-caps-doc guest-caps-doc-check experiments-doc experiments-doc-check inject-doc inject-doc-check modparams-doc modparams-doc-check docs-numbers-check paper-inputs-doc paper-inputs-doc-check qtest libvirt-test multihost-test inject-test loaded-test determinism-test driver-cost-test driver-cost counting-cost trace-replay-test figures-test inject-campaign inject-campaign-nvuvm sizes-test fuzz-ioctl fuzz-rm fuzz-rm-campaign fuzz-rm-report fuzz-rm-doc fuzz-rm-doc-check fuzz fuzz-qemu fuzz-qemu-report fuzz-campaign fuzz-report fuzz-doc fuzz-doc-check bench replay-bench paper-programs vm-test run run-clean figures figures-status figures-docs figures-docs-check scale profile-run paper paper-hosts report-test calibrate compare-card compare-card-small agreement info clean

@@ -2,9 +2,10 @@
 # Builds the resource-manager stand-in for one driver branch: emgpu-rm.ko
 # (against that branch's nv_uvm_interface.h, so that the CRCs nvidia-uvm.ko
 # was linked with match), uvm-builtin-tests, the guest runner of NVIDIA's
-# built-in tests, and uvm-launch-test, a program that does what libcuda
+# built-in tests, uvm-launch-test, a program that does what libcuda
 # does (tests/nvidia-uvm/, against that branch's uvm_ioctl.h and
-# uvm_test_ioctl.h).
+# uvm_test_ioctl.h), and emgpu-rm-fuzz, the ioctl fuzzer of /dev/emgpu-rm
+# with nvidia-uvm on it (tests/fuzz-rm/).
 #
 #   build.sh [--into DIR] BRANCH_DIR   (BRANCH_DIR: guest-kmod/nvidia-uvm/branches/<version>)
 #
@@ -46,7 +47,8 @@ models_inc="$top/models/include"
 sources=("$here"/Kbuild "$here"/*.[ch] "$here"/gen-unbacked.sh "$models_inc"/emgpu_hw.h
 	"$models_inc"/ga10x/regs.h "$models_inc"/ga10x/access_counter_c365.h "$top"/include/uapi/emgpu_rm.h
 	"$top"/tests/nvidia-uvm/uvm-builtin-tests.c "$top"/tests/nvidia-uvm/uvm-launch-test.c
-	"$top"/tests/nvidia-uvm/uvm-user.h)
+	"$top"/tests/nvidia-uvm/uvm-user.h "$top"/tests/fuzz-rm/emgpu-rm-fuzz.c
+	"$models_inc"/gpumodel/splitmix64.h)
 key=$( { echo "$sha256 $abi $nv_cflags"; cat "$0" "${sources[@]}"; } | sha256sum | cut -c1-16)
 out="$cache/rm-standin/$key"
 
@@ -75,6 +77,12 @@ if [ ! -f "$out/emgpu-rm.ko" ]; then
 		-I"$pristine/common/inc" -I"$top/include" -I"$models_inc" -o "$out.tmp/uvm-launch-test" \
 		"$top/tests/nvidia-uvm/uvm-launch-test.c" ||
 		die "uvm-launch-test did not build against $version's headers"
+	log "emgpu-rm-fuzz for $version"
+	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Wmissing-prototypes -Wstrict-prototypes -static \
+		-pthread -I"$pristine/nvidia-uvm" -I"$pristine/common/inc" -I"$top/include" \
+		-I"$models_inc" -I"$top/tests/nvidia-uvm" -o "$out.tmp/emgpu-rm-fuzz" \
+		"$top/tests/fuzz-rm/emgpu-rm-fuzz.c" ||
+		die "emgpu-rm-fuzz did not build against $version's headers"
 	rm -rf "$out" "$work"
 	mv "$out.tmp" "$out"
 fi

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the nvidia-uvm guest initramfs reproducibly (write_cpio in
 # images/common.sh): busybox-static, init, and per driver branch
-# lib/modules/<version>/ with emgpu-rm.ko, uvm-builtin-tests and
-# uvm-launch-test
+# lib/modules/<version>/ with emgpu-rm.ko, uvm-builtin-tests,
+# uvm-launch-test and emgpu-rm-fuzz
 # (guest-kmod/emgpu-rm/build.sh) and nvidia-uvm.ko exactly as guest-kmod/nvidia-uvm/build.sh made
 # it (the module that goes into the real-card image), Debian's own as
 # nvidia-uvm-stock.ko (guest-kmod/nvidia-uvm/build.sh --stock), and /bin/ember-run
@@ -45,6 +45,7 @@ for branch_dir in "${branches[@]}"; do
 	mkdir -p "$dest"
 	install -m 0644 "$nvidia/nvidia-uvm.ko" "$standin/emgpu-rm.ko" "$dest/"
 	install -m 0644 "$stock/nvidia-uvm.ko" "$dest/nvidia-uvm-stock.ko"
-	install -m 0755 "$standin/uvm-builtin-tests" "$standin/uvm-launch-test" "$dest/"
+	install -m 0755 "$standin/uvm-builtin-tests" "$standin/uvm-launch-test" \
+		"$standin/emgpu-rm-fuzz" "$dest/"
 done
 write_cpio "$root" "$out"
