@@ -219,7 +219,7 @@ enum op {
 	OP_OPEN, OP_CLOSE, OP_VAS_CREATE, OP_CH_CREATE, OP_FREE, OP_BAD, OP_RAW,
 	OP_CTX_OPEN, OP_CTX_CLOSE, OP_REG_VAS, OP_UNREG_VAS, OP_REG_CH, OP_UNREG_CH,
 	OP_REG_BAD, OP_LAUNCH, OP_LAUNCH_STALE, OP_LAUNCH_BAD, OP_FILL, OP_CHECK,
-	OP_FORK, OP_USERS, OP_USER_RANGE, OP_COUNT,
+	OP_FORK, OP_USERS, OP_USER_RANGE, OP_SIGNAL, OP_COUNT,
 };
 
 static const struct {
@@ -238,6 +238,7 @@ static const struct {
 	[OP_LAUNCH_BAD] = { "launch_bad", 4 },	[OP_FILL] = { "cpu_fill", 3 },
 	[OP_CHECK] = { "cpu_check", 2 },	[OP_FORK] = { "fork", 1, true },
 	[OP_USERS] = { "user_limits", 1, true }, [OP_USER_RANGE] = { "user_range", 1 },
+	[OP_SIGNAL] = { "signal", 2 },
 };
 
 struct fuzz {
@@ -265,6 +266,8 @@ struct fuzz {
 	/* calls begun, ever, that may add a channel of this process's user, or drop one */
 	uint64_t user_ups, user_downs;
 
+	struct worker *workers;	/* op_signal's targets */
+	unsigned int threads;
 	int null_fd, info_fd;
 	struct emgpu_rm_gpu_info info0;
 	const char *module_dir;
@@ -299,7 +302,21 @@ struct worker {
 	uint64_t rng;
 	uint64_t steps;
 	uint64_t ptimer;	/* the last PTIMER this thread read */
+	atomic_bool in_launch;	/* in an EMGPU_RM_LAUNCH: op_signal's target */
 };
+
+/*
+ * SIGUSR1s this thread took (op_signal interrupts a launch with one): a
+ * launch that took one may end EINTR. A handler can only count where
+ * its thread finds it.
+ */
+static __thread volatile sig_atomic_t signals_taken;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	signals_taken++;
+}
 
 /* ---- helpers ---- */
 
@@ -540,6 +557,30 @@ static int rm_ioctl(struct fuzz *f, struct rmfile *r, unsigned long cmd, void *a
 	lock(f);
 	file_call_done(r);
 	unlock(f);
+	return err;
+}
+
+/*
+ * EMGPU_RM_LAUNCH on r's descriptor: its errno; *interrupted whether a
+ * signal reached this thread meanwhile (then EINTR is the launch's to
+ * give, the launch running on).
+ */
+static int launch_ioctl(struct worker *w, struct rmfile *r, void *arg, bool *interrupted)
+{
+	sigset_t usr1;
+	sig_atomic_t taken;
+	int err;
+
+	/* SIGUSR1 reaches a worker only here (one pending arrives first) */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	atomic_store(&w->in_launch, true);
+	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
+	taken = signals_taken;
+	err = rm_ioctl(w->f, r, EMGPU_RM_LAUNCH, arg);
+	*interrupted = signals_taken != taken;
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	atomic_store(&w->in_launch, false);
 	return err;
 }
 
@@ -1128,6 +1169,9 @@ static void op_ch_create(struct worker *w)
 				    !f->file[i].ch[j].busy)
 					problem_locked(f, "CHANNEL_CREATE: hardware channel %u is channel %x's too",
 						       c.hw_channel, f->file[i].ch[j].handle);
+	} else if (!err && !ro && r->inflight) {
+		/* made in a file closed meanwhile that a call in flight still holds */
+		r->lingering++;
 	}
 	vas->creating--;
 	slot->pending = false;
@@ -2271,7 +2315,7 @@ static void op_launch_stale(struct worker *w)
 	struct ctx *c;
 	uint64_t epoch, ch_epoch, c_epoch, seq;
 	uint32_t allowed;
-	bool racy = false, busy_before, close_it = false;
+	bool racy = false, busy_before, close_it = false, intr = false;
 	uint64_t busy_events;
 	int err;
 
@@ -2308,16 +2352,18 @@ static void op_launch_stale(struct worker *w)
 		lock(f);
 		f->short_launches++;
 		unlock(f);
-		err = rm_ioctl(f, r, EMGPU_RM_LAUNCH, &l);
+		err = launch_ioctl(w, r, &l, &intr);
 		lock(f);
 		f->short_launches--;
-		if (err == ETIMEDOUT)
+		if (err == ETIMEDOUT || err == EINTR)
 			f->busy_events++;
 		allowed |= launch_race(f, r, epoch, ch, ch_epoch, c, c_epoch, busy_before, busy_events,
 					   &racy);
+		if (intr)
+			allowed |= E(EINTR);	/* it runs on, as one timed out */
 		if (device_outcome(err))
 			launch_reached(f, seq);
-		if (err == ETIMEDOUT)
+		if (err == ETIMEDOUT || err == EINTR)
 			launch_timed_out(f, ch->epoch == ch_epoch ? ch : NULL);
 		/* its file goes now, unless another call is closing or opening it */
 		close_it = r->open && !r->busy && r->epoch == epoch;
@@ -2417,12 +2463,20 @@ static void op_launch_bad(struct worker *w)
 		break;
 	}
 	if (arg) {
-		err = rm_ioctl(f, r, EMGPU_RM_LAUNCH, arg);
+		bool intr;
+
+		err = launch_ioctl(w, r, arg, &intr);
 		lock(f);
 		allowed |= launch_race(f, r, epoch, ch, ch_epoch, c, c_epoch, busy_before, busy_events,
 					   &racy);
+		if (intr)
+			allowed |= E(EINTR);	/* it runs on, as one timed out */
 		if (device_outcome(err) || (err == EINVAL && kind < 6))
 			launch_reached(f, seq);
+		if (err == EINTR) {
+			f->busy_events++;
+			launch_timed_out(f, NULL);
+		}
 		unlock(f);
 		count_launch(f, err);
 		if (err == ETIMEDOUT) {
@@ -2440,6 +2494,26 @@ static void op_launch_bad(struct worker *w)
 	lock(f);
 	ch->launching--;
 	unlock(f);
+}
+
+/*
+ * A signal to another worker in a launch that may be interrupted
+ * (op_launch_stale's, op_launch_bad's): its wait ends EINTR, the launch
+ * running on as one that timed out.
+ */
+static void op_signal(struct worker *w)
+{
+	struct fuzz *f = w->f;
+	unsigned int start = (unsigned int)below(w, f->threads);
+
+	for (unsigned int i = 0; i < f->threads; i++) {
+		struct worker *t = &f->workers[(start + i) % f->threads];
+
+		if (t != w && atomic_load(&t->in_launch)) {
+			pthread_kill(t->thread, SIGUSR1);
+			return;
+		}
+	}
 }
 
 /* ---- the CPU's half of the ranges ---- */
@@ -3080,7 +3154,7 @@ static void (*const op_fns[OP_COUNT])(struct worker *) = {
 	[OP_UNREG_CH] = op_unreg_ch, [OP_REG_BAD] = op_reg_bad, [OP_LAUNCH] = op_launch,
 	[OP_LAUNCH_STALE] = op_launch_stale, [OP_LAUNCH_BAD] = op_launch_bad,
 	[OP_FILL] = op_fill, [OP_CHECK] = op_check, [OP_FORK] = op_fork,
-	[OP_USERS] = op_users, [OP_USER_RANGE] = op_user_range,
+	[OP_USERS] = op_users, [OP_USER_RANGE] = op_user_range, [OP_SIGNAL] = op_signal,
 };
 
 static bool done(struct fuzz *f)
@@ -3134,6 +3208,14 @@ static void *worker(void *arg)
 
 	for (i = 0; i < OP_COUNT; i++)
 		total += ops[i].weight;
+	{
+		sigset_t usr1;
+
+		/* taken only inside the launches that may be interrupted */
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	}
 	while (!done(f)) {
 		uint64_t x = below(w, total);
 		double t0;
@@ -3362,6 +3444,19 @@ int main(int argc, char **argv)
 	}
 	if (!f->max_steps && !f->limit_s && !f->max_calls)
 		f->max_steps = 10000;
+	{
+		/* SA_RESTART: a pipe's read or waitpid goes on; a launch's wait still ends EINTR */
+		struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+		sigset_t usr1;
+
+		sigaction(SIGUSR1, &sa, NULL);
+		/* blocked in the threads that are not workers, and inherited so */
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	}
+	f->workers = workers;
+	f->threads = threads;
 	pthread_mutex_init(&f->lock, NULL);
 	{
 		pthread_rwlockattr_t attr;
