@@ -92,6 +92,8 @@
 #define HELD_MAX	(FILES * CH_SLOTS * 4)
 #define FD_BASE		200	/* the files' fixed descriptors */
 #define CTX_FD_BASE	(FD_BASE + 32)	/* the ctxs' */
+#define CHILD_FD_REPORT	1000	/* a child's ends of its pipes to the parent */
+#define CHILD_FD_READY	1001
 #define RANGE_BYTES	UVM_VA_BLOCK_BYTES	/* a ctx's managed range */
 #define CPU_BYTES	(RANGE_BYTES / 2)	/* its first half: filled and checked */
 #define CPU_WORDS	(CPU_BYTES / 4)
@@ -2682,14 +2684,21 @@ static pid_t child_start(struct fuzz *f,
 	fflush(NULL);
 	pid = fork();
 	if (!pid) {
-		close(p[0]);
-		close(rd[0]);
-		/* the parent's descriptors: not this process's to use */
-		close_range(keep_fds, ~0u, 0);
-		if (write(rd[1], &c, 1) != 1)
+		/*
+		 * The parent's descriptors are not this process's to use:
+		 * the slots' from keep_fds on, and every low one but the
+		 * pipes (another thread's open in flight, not yet in its
+		 * slot, would live on here, its file with it)
+		 */
+		if (dup2(p[1], CHILD_FD_REPORT) < 0 || dup2(rd[1], CHILD_FD_READY) < 0)
+			_exit(2);
+		close_range(3, FD_BASE - 1, 0);
+		close_range(keep_fds, CHILD_FD_REPORT - 1, 0);
+		close_range(CHILD_FD_READY + 1, ~0u, 0);
+		if (write(CHILD_FD_READY, &c, 1) != 1)
 			_exit(2);
 		fn(f, arg, rep);
-		if (write(p[1], rep, sizeof(*rep)) != sizeof(*rep))
+		if (write(CHILD_FD_REPORT, rep, sizeof(*rep)) != sizeof(*rep))
 			_exit(2);
 		_exit(0);
 	}
