@@ -25,7 +25,8 @@
  * nvidia-uvm's registrations and unregistrations (also of handles that
  * are not the caller's), STREAM launches on the range checked word for
  * word, launches with a short timeout followed by a close of their file
- * (the channel freed while its launch runs), fork (the child's calls on
+ * (the channel freed while its launch runs), signals to a thread waiting
+ * for such a launch (EINTR, the launch running on), fork (the child's calls on
  * the inherited descriptors, its registration of the parent's handles
  * refused) and unprivileged users in processes of their own (the per-open,
  * per-user and total channel limits, and launches at one same VA whose
@@ -52,10 +53,12 @@
  * every 10 s while it runs).
  *
  * usage: emgpu-rm-fuzz [-s SEED] [-j THREADS] [-n STEPS] [-t SECONDS]
- *                      [-c CALLS] [-m MODULE_DIR] [-o FILE]
+ *                      [-c CALLS] [-m MODULE_DIR] [-o FILE] [-d]
  * (it stops at whichever limit comes first; -m: the folder of emgpu-rm.ko
- * and nvidia-uvm.ko to reload from; tests/fuzz-rm/run-test.sh boots it,
- * `make fuzz-rm`)
+ * and nvidia-uvm.ko to reload from; -d: after every step, with no call in
+ * flight, each channel the state has is one of the stand-in's (debugfs
+ * channels), for a hunt; tests/fuzz-rm/run-test.sh boots it, `make
+ * fuzz-rm`)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -163,6 +166,8 @@ struct obj {
 	int vas;		/* a channel's VA space slot */
 	int ctx;		/* the ctx that registered (VA space) or retains (channel) it, -1 */
 	unsigned int launching;	/* a channel's launches in flight */
+	unsigned int registering;	/* a channel's UVM_REGISTER_CHANNEL in flight */
+	uint64_t launches;	/* a channel's launches begun, ever */
 	bool stopped;		/* a channel nvidia-uvm stopped: its launches are refused */
 	bool stale;		/* a channel whose launch timed out: it may still run */
 	uint32_t hw;		/* a channel's hardware channel */
@@ -265,6 +270,8 @@ struct fuzz {
 	unsigned int short_launches;
 	uint64_t busy_events;
 	unsigned int others_max;	/* channels user processes may hold now */
+	/* channels freed while a registration that may retain them was in flight */
+	unsigned int maybe_held;
 	/* calls begun, ever, that may add a channel of this process's user, or drop one */
 	uint64_t user_ups, user_downs;
 
@@ -567,22 +574,35 @@ static int rm_ioctl(struct fuzz *f, struct rmfile *r, unsigned long cmd, void *a
  * signal reached this thread meanwhile (then EINTR is the launch's to
  * give, the launch running on).
  */
-static int launch_ioctl(struct worker *w, struct rmfile *r, void *arg, bool *interrupted)
+static void launch_timed_out(struct fuzz *f, struct obj *ch);
+
+static int launch_ioctl(struct worker *w, struct rmfile *r, struct obj *ch, uint64_t ch_epoch,
+			void *arg, bool *interrupted)
 {
+	struct fuzz *f = w->f;
 	sigset_t usr1;
 	sig_atomic_t taken;
 	int err;
 
+	/* until it returned, it may end EINTR and run on: others' launches may be EBUSY */
+	lock(f);
+	f->short_launches++;
+	unlock(f);
 	/* SIGUSR1 reaches a worker only here (one pending arrives first) */
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
 	atomic_store(&w->in_launch, true);
 	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
 	taken = signals_taken;
-	err = rm_ioctl(w->f, r, EMGPU_RM_LAUNCH, arg);
+	err = rm_ioctl(f, r, EMGPU_RM_LAUNCH, arg);
 	*interrupted = signals_taken != taken;
 	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	atomic_store(&w->in_launch, false);
+	lock(f);
+	if (err == EINTR || err == ETIMEDOUT)
+		launch_timed_out(f, ch->epoch == ch_epoch ? ch : NULL);
+	f->short_launches--;
+	unlock(f);
 	return err;
 }
 
@@ -737,6 +757,8 @@ static void user_channels(struct fuzz *f, unsigned int *lo, unsigned int *hi)
 		n += f->held[i].used;
 		down += f->held[i].used && (f->held[i].busy || f->ctx[f->held[i].ctx].busy);
 	}
+	n += f->maybe_held;
+	down += f->maybe_held;
 	*lo = n > down ? n - down : 0;
 	*hi = n + up + f->stale;
 }
@@ -750,6 +772,9 @@ static bool engine_may_be_held(const struct fuzz *f)
 /* The channel's handle went (FREE, close): one a ctx retains still counts. */
 static void channel_gone(struct fuzz *f, struct rmfile *r, struct obj *ch)
 {
+	/* nvidia-uvm may have retained it already: counted till it says */
+	if (ch->ctx < 0 && ch->registering)
+		f->maybe_held++;
 	if (ch->ctx >= 0) {
 		for (unsigned int i = 0; i < HELD_MAX; i++) {
 			struct held *h = &f->held[i];
@@ -1190,7 +1215,7 @@ static void op_free(struct worker *w)
 	bool racy = false, is_ch = below(w, 2), is_client = below(w, 16) == 0;
 	struct rmfile *r;
 	struct obj *o = NULL;
-	uint64_t epoch, o_epoch = 0, ch_ups = 0, ch_downs = 0;
+	uint64_t epoch, o_epoch = 0, ch_ups = 0, ch_downs = 0, launches = 0;
 	const char *what;
 	int err;
 
@@ -1214,6 +1239,7 @@ static void op_free(struct worker *w)
 		/* EBUSY while a launch of it runs (or may, timed out) */
 		if (o->launching || o->stale)
 			allowed |= E(EBUSY);
+		launches = o->launches;
 		if (o->busy) {	/* another FREE of it */
 			allowed |= E(ENOENT);
 			racy = true;
@@ -1259,6 +1285,12 @@ static void op_free(struct worker *w)
 	if (o && (o->epoch != o_epoch || o->busy > 1)) {
 		allowed |= E(ENOENT) | OK;
 		racy = true;
+	}
+	/* a launch of the channel began meanwhile, or may run on */
+	if (is_ch && !is_client && (o->launching || o->stale || o->launches != launches)) {
+		if (!(allowed & E(EBUSY)))
+			racy = true;
+		allowed |= E(EBUSY);
 	}
 	/* a VA space's channels made or freed meanwhile: it may have had some, or none */
 	if (!is_ch && !is_client && (r->ch_ups != ch_ups || r->ch_downs != ch_downs)) {
@@ -1882,6 +1914,7 @@ static void op_reg_ch(struct worker *w)
 	}
 	c->busy++;
 	ch->busy++;
+	ch->registering++;
 	epoch = r->epoch;
 	ch_epoch = ch->epoch;
 	c_epoch = c->epoch;
@@ -1900,6 +1933,9 @@ static void op_reg_ch(struct worker *w)
 	judge_uvm(w, "UVM_REGISTER_CHANNEL", err, p.rmStatus, NV_OK,
 		  racy ? NV_ERR_INVALID_OBJECT_HANDLE : 0, 0, racy);
 	lock(f);
+	ch->registering--;
+	if (ch->epoch != ch_epoch)
+		f->maybe_held--;	/* now known: held (below) or not retained */
 	if (!err && p.rmStatus == NV_OK) {
 		if (ch->epoch == ch_epoch && file_quiet(r, epoch)) {
 			ch->ctx = (int)(c - f->ctx);
@@ -2224,6 +2260,7 @@ static void op_launch(struct worker *w)
 		return;
 	}
 	ch->launching++;
+	ch->launches++;
 	epoch = r->epoch;
 	ch_epoch = ch->epoch;
 	c_epoch = c->epoch;
@@ -2330,6 +2367,7 @@ static void op_launch_stale(struct worker *w)
 		return;
 	}
 	ch->launching++;
+	ch->launches++;
 	epoch = r->epoch;
 	ch_epoch = ch->epoch;
 	c_epoch = c->epoch;
@@ -2351,22 +2389,14 @@ static void op_launch_stale(struct worker *w)
 		l.args[1] = (RANGE_BYTES - CPU_BYTES) >> below(w, 4);
 		l.args[2] = 8 + (uint32_t)below(w, 57);
 		l.timeout_ms = 1 + (uint32_t)below(w, 20);
+		err = launch_ioctl(w, r, ch, ch_epoch, &l, &intr);
 		lock(f);
-		f->short_launches++;
-		unlock(f);
-		err = launch_ioctl(w, r, &l, &intr);
-		lock(f);
-		f->short_launches--;
-		if (err == ETIMEDOUT || err == EINTR)
-			f->busy_events++;
 		allowed |= launch_race(f, r, epoch, ch, ch_epoch, c, c_epoch, busy_before, busy_events,
 					   &racy);
 		if (intr)
 			allowed |= E(EINTR);	/* it runs on, as one timed out */
 		if (device_outcome(err))
 			launch_reached(f, seq);
-		if (err == ETIMEDOUT || err == EINTR)
-			launch_timed_out(f, ch->epoch == ch_epoch ? ch : NULL);
 		/* its file goes now, unless another call is closing or opening it */
 		close_it = r->open && !r->busy && r->epoch == epoch;
 		if (close_it)
@@ -2426,6 +2456,7 @@ static void op_launch_bad(struct worker *w)
 		return;
 	}
 	ch->launching++;
+	ch->launches++;
 	epoch = r->epoch;
 	ch_epoch = ch->epoch;
 	c_epoch = c->epoch;
@@ -2467,7 +2498,7 @@ static void op_launch_bad(struct worker *w)
 	if (arg) {
 		bool intr;
 
-		err = launch_ioctl(w, r, arg, &intr);
+		err = launch_ioctl(w, r, ch, ch_epoch, arg, &intr);
 		lock(f);
 		allowed |= launch_race(f, r, epoch, ch, ch_epoch, c, c_epoch, busy_before, busy_events,
 					   &racy);
@@ -2475,10 +2506,6 @@ static void op_launch_bad(struct worker *w)
 			allowed |= E(EINTR);	/* it runs on, as one timed out */
 		if (device_outcome(err) || (err == EINVAL && kind < 6))
 			launch_reached(f, seq);
-		if (err == EINTR) {
-			f->busy_events++;
-			launch_timed_out(f, NULL);
-		}
 		unlock(f);
 		count_launch(f, err);
 		if (err == ETIMEDOUT) {
