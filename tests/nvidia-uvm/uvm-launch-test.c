@@ -75,18 +75,15 @@
 #define USER_A		1001
 #define USER_B		1002
 /*
- * User A's launch: seconds of TCG after its faults, so that it outlasts
- * its 1 ms timeout however late the guest runs the waiting thread; user
- * B's launch waits out its EBUSY.
- */
-#define REUSE_PASSES	16384
-#define REUSE_A_BYTES	UVM_VA_BLOCK_BYTES
-/*
- * The launch stopped under it: the stream kernel's most passes (hours of
- * TCG), so only the unregister can end it, however late the thread that
- * unregisters runs on a loaded host.
+ * A launch that only a stop can end: the stream kernel's most passes
+ * (hours of TCG), so that it outlasts its timeout however late a loaded
+ * host lets the guest look, and only the stop of its channel (the user's
+ * close, nvidia-uvm's unregister) ends it. Fewer passes (seconds of
+ * TCG) were not enough: on a loaded host the waiting thread, frozen
+ * while the model ran, first looked when the launch was done.
  */
 #define STOP_PASSES	1000000
+#define REUSE_A_BYTES	UVM_VA_BLOCK_BYTES
 #define RM_PARAMS	"/sys/module/emgpu_rm/parameters/"
 
 static unsigned int n, failed, skipped;
@@ -624,12 +621,10 @@ static bool user_setup(struct user_ctx *u, struct user_report *r)
 }
 
 /*
- * User A: a long STREAM launch over its range, which nothing populated:
- * every page's first access faults in every setting (no CPU page to map
- * by default), so the launch cannot end before nvidia-uvm, in the guest,
- * serviced them, long after its 1 ms timeout. Then A closes
- * /dev/emgpu-rm: its channel's handle goes while nvidia-uvm still
- * retains the channel (until A's process exits).
+ * User A: a STREAM launch over its range that only a stop ends, so it
+ * times out (1 ms). Then A closes /dev/emgpu-rm: its channel's handle
+ * goes, which stops the channel and so the launch, while nvidia-uvm
+ * still retains the channel (until A's process exits).
  */
 static void user_a(struct user_report *r, void *arg)
 {
@@ -639,7 +634,7 @@ static void user_a(struct user_report *r, void *arg)
 	if (!user_setup(u, r))
 		return;
 	r->launch_err = emgpu_rm_stream(u->rfd, u->vs.h_client, u->ch.h_channel, (uintptr_t)u->buf,
-					u->bytes, REUSE_PASSES, 1, &l);
+					u->bytes, STOP_PASSES, 1, &l);
 	r->status = l.status;
 	close(u->rfd);
 }
@@ -670,7 +665,7 @@ static void user_b(struct user_report *r, void *arg)
 	usleep(200 * 1000);
 	for (uint64_t i = 0; i < words; i++)
 		r->touched += u->buf[i] != b_word(i);
-	/* EBUSY while A's launch, timed out, still runs (while A lives) */
+	/* EBUSY until the stop of A's channel (its close) ended its launch */
 	for (uint64_t t0 = now_ms();;) {
 		r->launch_err = emgpu_rm_stream(u->rfd, u->vs.h_client, u->ch.h_channel,
 						(uintptr_t)u->buf, u->bytes, 1, LAUNCH_TIMEOUT_MS, &l);
