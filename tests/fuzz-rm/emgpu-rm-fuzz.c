@@ -248,20 +248,36 @@ static const struct {
 	[OP_SIGNAL] = { "signal", 2 },
 };
 
+/* Whose channel a launch that may still run holds. */
+enum stale_owner { STALE_OURS, STALE_OTHERS, STALE_OWNERS };
+
 struct fuzz {
 	pthread_mutex_t lock;	/* the state below but the atomics */
+	/*
+	 * A fork and its child's close of what it inherited, or a ctx's
+	 * close: a child forked while a ctx closes would hold its nvidia-uvm
+	 * files, and their VA space and retained channels, past the close
+	 */
+	pthread_mutex_t fork_lock;
 	pthread_rwlock_t world;	/* ops hold it shared, exclusive ones whole */
 	struct rmfile file[FILES];
 	struct ctx ctx[CTXS];
 	struct held held[HELD_MAX];
 	/*
-	 * A launch timed out and may still run (stale_seq: the launch
-	 * sequence number then): launches may meet EBUSY, and its channel
-	 * may still count against its user and the total, until a launch
-	 * begun after it reached the device
+	 * A launch of this process's user (STALE_OURS) or of a user
+	 * process's (STALE_OTHERS, once that process exited) timed out or
+	 * was interrupted and may still run: launches may meet EBUSY, and its
+	 * channel may still count against its user and the total, until a
+	 * launch begun after it was recorded (the launch sequence number
+	 * then, seq) rang the device. The stand-in holds one at most.
 	 */
-	bool stale;
-	uint64_t stale_seq, launch_seq;
+	struct {
+		bool on;
+		uint64_t seq;
+		uint64_t events;	/* ever: one that began during a call */
+	} stale[STALE_OWNERS];
+	unsigned int stale_uids;	/* STALE_OTHERS': bit i for USER_IN_GROUP(i) */
+	uint64_t launch_seq;
 	/*
 	 * What else may hold the launch engine: launches of ms in flight
 	 * here (they may time out and run on), and the events ever that may
@@ -420,7 +436,8 @@ static void dump_trace_locked(struct fuzz *f)
 		fprintf(stderr, "  ctx %u: open %d busy %u registered %d file %d vas %x calls %u\n", j,
 			f->ctx[j].open, f->ctx[j].busy, f->ctx[j].registered, f->ctx[j].reg_file,
 			f->ctx[j].reg_vas, f->ctx[j].uvm_calls);
-	fprintf(stderr, "  stale %d others %u\n", f->stale, f->others_max);
+	fprintf(stderr, "  stale %d (others' %d) others %u\n", f->stale[STALE_OURS].on,
+		f->stale[STALE_OTHERS].on, f->others_max);
 	/* what the slots' descriptors are */
 	for (int fd = FD_BASE; fd < CTX_FD_BASE + 2 * CTXS; fd++) {
 		char link[64], target[96];
@@ -570,14 +587,15 @@ static int rm_ioctl(struct fuzz *f, struct rmfile *r, unsigned long cmd, void *a
 }
 
 /*
- * EMGPU_RM_LAUNCH on r's descriptor: its errno; *interrupted whether a
- * signal reached this thread meanwhile (then EINTR is the launch's to
- * give, the launch running on).
+ * EMGPU_RM_LAUNCH number @seq on r's descriptor: its errno; *interrupted
+ * whether a signal reached this thread meanwhile (then EINTR is the
+ * launch's to give, the launch running on).
  */
-static void launch_timed_out(struct fuzz *f, struct obj *ch);
+static void launch_reached(struct fuzz *f, uint64_t seq);
+static void launch_timed_out(struct fuzz *f, struct obj *ch, enum stale_owner owner);
 
 static int launch_ioctl(struct worker *w, struct rmfile *r, struct obj *ch, uint64_t ch_epoch,
-			void *arg, bool *interrupted)
+			uint64_t seq, void *arg, bool *interrupted)
 {
 	struct fuzz *f = w->f;
 	sigset_t usr1;
@@ -599,8 +617,11 @@ static int launch_ioctl(struct worker *w, struct rmfile *r, struct obj *ch, uint
 	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	atomic_store(&w->in_launch, false);
 	lock(f);
+	/* timed out: it rang the device; interrupted: maybe not yet */
+	if (err == ETIMEDOUT)
+		launch_reached(f, seq);
 	if (err == EINTR || err == ETIMEDOUT)
-		launch_timed_out(f, ch->epoch == ch_epoch ? ch : NULL);
+		launch_timed_out(f, ch->epoch == ch_epoch ? ch : NULL, STALE_OURS);
 	f->short_launches--;
 	unlock(f);
 	return err;
@@ -733,7 +754,8 @@ static uint32_t file_race(const struct rmfile *r, uint64_t epoch, bool *racy)
 /*
  * Bounds on the channels this process's user (root) holds: live handles,
  * those of closed files not yet released, those a ctx retains after their
- * user freed them, a timed-out launch's, and those in flight either way.
+ * user freed them, and those in flight either way; a timed-out launch's
+ * aside (stale_since()).
  */
 static void user_channels(struct fuzz *f, unsigned int *lo, unsigned int *hi)
 {
@@ -760,13 +782,38 @@ static void user_channels(struct fuzz *f, unsigned int *lo, unsigned int *hi)
 	n += f->maybe_held;
 	down += f->maybe_held;
 	*lo = n > down ? n - down : 0;
-	*hi = n + up + f->stale;
+	*hi = n + up;
+}
+
+/* What may have held a channel of a launch that may still run, from a mark on. */
+struct stale_mark {
+	bool on[STALE_OWNERS];
+	uint64_t events[STALE_OWNERS];
+};
+
+static void stale_mark(const struct fuzz *f, struct stale_mark *m)
+{
+	for (unsigned int o = 0; o < STALE_OWNERS; o++) {
+		m->on[o] = f->stale[o].on;
+		m->events[o] = f->stale[o].events;
+	}
+}
+
+/*
+ * Whether a launch of @owner's that may still run held its channel at some
+ * time since the mark @m: one then, or one that timed out since.
+ * LOCKING: f->lock.
+ */
+static bool stale_since(const struct fuzz *f, const struct stale_mark *m, enum stale_owner owner)
+{
+	return m->on[owner] || f->stale[owner].events != m->events[owner];
 }
 
 /* Whether the launch engine may be held by another's launch now. LOCKING: f->lock. */
 static bool engine_may_be_held(const struct fuzz *f)
 {
-	return f->stale || f->others_max || f->short_launches;
+	return f->stale[STALE_OURS].on || f->stale[STALE_OTHERS].on || f->others_max ||
+	       f->short_launches;
 }
 
 /* The channel's handle went (FREE, close): one a ctx retains still counts. */
@@ -1095,8 +1142,9 @@ static void op_ch_create(struct worker *w)
 {
 	struct fuzz *f = w->f;
 	struct emgpu_rm_channel c = { 0 };
-	bool racy = false, ro = below(w, 8) == 0, over_lo, over_hi;
-	unsigned int user_lo, user_hi, others;
+	bool racy = false, ro = below(w, 8) == 0, over_lo, over_hi, total_over_hi;
+	unsigned int user_lo, user_hi, others, total_hi;
+	struct stale_mark stale;
 	struct span open, user;
 	struct obj *vas, *slot;
 	uint32_t allowed = 0;
@@ -1127,6 +1175,7 @@ static void op_ch_create(struct worker *w)
 	user_channels(f, &user_lo, &user_hi);
 	user.lo = user_lo;
 	user.hi = user_hi;
+	stale_mark(f, &stale);
 	r->creating_ch++;
 	r->ch_ups++;
 	f->user_ups++;
@@ -1143,22 +1192,29 @@ static void op_ch_create(struct worker *w)
 	lock(f);
 	span_end(&open, r->ch_ups, r->ch_downs);
 	span_end(&user, f->user_ups, f->user_downs);
-	user.hi += f->stale;	/* a launch that timed out since: its channel may count */
 	if (f->others_max > others)
 		others = f->others_max;
+	/*
+	 * A launch that may still run holds its channel, charged to its user
+	 * and the total, one at most: ours counts in our quota, anyone's in
+	 * the total
+	 */
+	total_hi = user.hi + others +
+		   (stale_since(f, &stale, STALE_OURS) || stale_since(f, &stale, STALE_OTHERS));
+	user.hi += stale_since(f, &stale, STALE_OURS);
 	/* the stand-in's order: the open's and the user's quotas, then the total */
 	over_lo = open.lo >= LIMIT_CH_PER_OPEN || user.lo >= LIMIT_CH_PER_USER;
 	over_hi = open.hi >= LIMIT_CH_PER_OPEN || user.hi >= LIMIT_CH_PER_USER;
+	total_over_hi = total_hi >= LIMIT_USER_CHANNELS;
 	if (over_hi)
 		allowed |= E(EDQUOT);
 	if (!over_lo) {
-		if (user.hi + others >= LIMIT_USER_CHANNELS)
+		if (total_over_hi)
 			allowed |= E(ENOSPC);
 		if (user.lo < LIMIT_USER_CHANNELS)
 			allowed |= ro ? E(EFAULT) : OK;
 	}
-	racy = over_lo != over_hi ||
-	       (user.lo >= LIMIT_USER_CHANNELS) != (user.hi + others >= LIMIT_USER_CHANNELS);
+	racy = over_lo != over_hi || (user.lo >= LIMIT_USER_CHANNELS) != total_over_hi;
 	if (!file_quiet(r, epoch)) {
 		allowed |= E(ENOTTY) | E(ENOENT);	/* the handles are not the next open's */
 		racy = true;
@@ -1171,9 +1227,9 @@ static void op_ch_create(struct worker *w)
 	unlock(f);
 	if (ro)
 		munmap(arg, 4096);
-	snprintf(note, sizeof(note), "file %d vas %x -> ch %x hw %u; open %u..%u, user %u..%u, others ..%u",
+	snprintf(note, sizeof(note), "file %d vas %x -> ch %x hw %u; open %u..%u, user %u..%u, total ..%u",
 		 (int)(r - f->file), c.h_va_space, c.h_channel, c.hw_channel, open.lo, open.hi,
-		 user.lo, user.hi, others);
+		 user.lo, user.hi, total_hi);
 	judge_note(w, ro ? "CHANNEL_CREATE, out to a read-only page" : "CHANNEL_CREATE", err, allowed,
 		   racy, note);
 	lock(f);
@@ -1727,6 +1783,7 @@ static void ctx_close(struct fuzz *f, struct ctx *c)
 		}
 		usleep(1000);
 	}
+	pthread_mutex_lock(&f->fork_lock);
 	pthread_mutex_lock(&c->map_lock);
 	if (c->buf)
 		munmap(c->buf, RANGE_BYTES);
@@ -1735,6 +1792,7 @@ static void ctx_close(struct fuzz *f, struct ctx *c)
 	atomic_fetch_add(&f->calls, 2);
 	if (dup3(f->null_fd, c->fd, O_CLOEXEC) < 0 || dup3(f->null_fd, c->mmfd, O_CLOEXEC) < 0)
 		problem(f, "dup3 over /dev/nvidia-uvm: %s", strerror(errno));
+	pthread_mutex_unlock(&f->fork_lock);
 	lock(f);
 	note_locked(f, "close ctx %d", (int)(c - f->ctx));
 	ctx_unregistered(f, c);
@@ -2174,24 +2232,35 @@ static uint64_t stream_sum(const uint32_t *words, uint64_t n, uint32_t passes)
  */
 static void launch_reached(struct fuzz *f, uint64_t seq)
 {
-	if (f->stale && seq > f->stale_seq)
-		f->stale = false;
+	for (unsigned int o = 0; o < STALE_OWNERS; o++)
+		if (f->stale[o].on && seq > f->stale[o].seq)
+			f->stale[o].on = false;
+	if (!f->stale[STALE_OTHERS].on)
+		f->stale_uids = 0;
 }
 
-/* A launch timed out: it may run on. LOCKING: f->lock. */
-static void launch_timed_out(struct fuzz *f, struct obj *ch)
+/* A launch on @owner's channel timed out: it may run on. LOCKING: f->lock. */
+static void launch_timed_out(struct fuzz *f, struct obj *ch, enum stale_owner owner)
 {
-	f->stale = true;
-	f->stale_seq = f->launch_seq;
+	f->stale[owner].on = true;
+	f->stale[owner].seq = f->launch_seq;
+	f->stale[owner].events++;
 	f->busy_events++;
 	if (ch)
 		ch->stale = true;
 	atomic_fetch_add(&f->launches_timed_out, 1);
 }
 
-static bool device_outcome(int err)
+/*
+ * Whether a launch's outcome proves that it rang the device (the engine
+ * was free then): done, or ended by nvidia-uvm's cancel (EFAULT). Not
+ * ECANCELED: a channel stopped before the launch is refused before the
+ * device is rung, one stopped under it ends the launch there, and the two
+ * look alike.
+ */
+static bool launch_rang(int err)
 {
-	return !err || err == EFAULT || err == ECANCELED;
+	return !err || err == EFAULT;
 }
 
 /* What a channel's launch may meet from calls that overlapped it. LOCKING: f->lock. */
@@ -2292,14 +2361,14 @@ static void op_launch(struct worker *w)
 		lock(f);
 		allowed = OK | launch_race(f, r, epoch, ch, ch_epoch, c, c_epoch, busy_before, busy_events,
 					   &racy);
-		if (device_outcome(err))
+		if (launch_rang(err))
 			launch_reached(f, seq);
 		unlock(f);
 		count_launch(f, err);
 		if (err == ETIMEDOUT) {
 			lock(f);
 			f->hangs++;
-			launch_timed_out(f, NULL);
+			launch_timed_out(f, NULL, STALE_OURS);
 			problem_locked(f, "a launch on a retained channel did not end in %u ms",
 				       LAUNCH_TIMEOUT_MS);
 			unlock(f);
@@ -2389,13 +2458,13 @@ static void op_launch_stale(struct worker *w)
 		l.args[1] = (RANGE_BYTES - CPU_BYTES) >> below(w, 4);
 		l.args[2] = 8 + (uint32_t)below(w, 57);
 		l.timeout_ms = 1 + (uint32_t)below(w, 20);
-		err = launch_ioctl(w, r, ch, ch_epoch, &l, &intr);
+		err = launch_ioctl(w, r, ch, ch_epoch, seq, &l, &intr);
 		lock(f);
 		allowed |= launch_race(f, r, epoch, ch, ch_epoch, c, c_epoch, busy_before, busy_events,
 					   &racy);
 		if (intr)
 			allowed |= E(EINTR);	/* it runs on, as one timed out */
-		if (device_outcome(err))
+		if (launch_rang(err))
 			launch_reached(f, seq);
 		/* its file goes now, unless another call is closing or opening it */
 		close_it = r->open && !r->busy && r->epoch == epoch;
@@ -2498,20 +2567,24 @@ static void op_launch_bad(struct worker *w)
 	if (arg) {
 		bool intr;
 
-		err = launch_ioctl(w, r, ch, ch_epoch, arg, &intr);
+		err = launch_ioctl(w, r, ch, ch_epoch, seq, arg, &intr);
 		lock(f);
 		allowed |= launch_race(f, r, epoch, ch, ch_epoch, c, c_epoch, busy_before, busy_events,
 					   &racy);
 		if (intr)
 			allowed |= E(EINTR);	/* it runs on, as one timed out */
-		if (device_outcome(err) || (err == EINVAL && kind < 6))
+		/*
+		 * the device's refusal of the descriptor, unless nvidia-uvm let
+		 * the VA space go meanwhile (no directory: refused before)
+		 */
+		if (launch_rang(err) || (err == EINVAL && kind < 6 && c->epoch == c_epoch))
 			launch_reached(f, seq);
 		unlock(f);
 		count_launch(f, err);
 		if (err == ETIMEDOUT) {
 			lock(f);
 			f->hangs++;
-			launch_timed_out(f, NULL);
+			launch_timed_out(f, NULL, STALE_OURS);
 			problem_locked(f, "%s did not end in %u ms", what, LAUNCH_TIMEOUT_MS);
 			unlock(f);
 		} else {
@@ -2951,10 +3024,12 @@ static void outsider_child(struct fuzz *f, const void *arg, struct child_report 
 
 /*
  * The creates of a limits child against what its counts allow: the open's
- * and the user's quota (EDQUOT), then the total with this process's user's
- * channels (lo..hi: a timed-out launch's may have gone) (ENOSPC).
+ * and the user's quota (EDQUOT; its user's may hold one more, @mine: a
+ * launch of a user process of the same uid that may still run), then the
+ * total with this process's user's channels (lo..hi, a launch's that may
+ * still run among them) (ENOSPC).
  */
-static void judge_limits(struct child_report *rep, unsigned int lo, unsigned int hi)
+static void judge_limits(struct child_report *rep, unsigned int lo, unsigned int hi, bool mine)
 {
 	unsigned int per_file[USER_FILES] = { 0 }, user = 0;
 
@@ -2966,6 +3041,8 @@ static void judge_limits(struct child_report *rep, unsigned int lo, unsigned int
 			continue;
 		if (per_file[file] >= LIMIT_CH_PER_OPEN || user >= LIMIT_CH_PER_USER)
 			s->want_err = EDQUOT;
+		else if (user + mine >= LIMIT_CH_PER_USER && s->err == EDQUOT)
+			s->want_err = EDQUOT;	/* between the bounds: what it got is right */
 		else if (lo + user >= LIMIT_USER_CHANNELS)
 			s->want_err = ENOSPC;
 		else if (hi + user < LIMIT_USER_CHANNELS || !s->err)
@@ -3025,8 +3102,10 @@ static void op_users(struct worker *w)
 		v.parent_handle = HANDLE_BASE + 1;
 	bad_param(w);
 	user_channels(f, &lo, &hi);
+	/* exclusive: only the child's own creates may end a launch that may still run */
+	hi += f->stale[STALE_OURS].on || f->stale[STALE_OTHERS].on;
 	died = run_child(f, limits_child, &v, &rep, FD_BASE);
-	judge_limits(&rep, lo, hi);
+	judge_limits(&rep, lo, hi, (f->stale_uids >> (v.uid - USER_IN_GROUP(0))) & 1);
 	judge_child(w, &rep, died);
 	died = run_child(f, outsider_child, NULL, &rep, FD_BASE);
 	judge_child(w, &rep, died);
@@ -3136,11 +3215,13 @@ static void op_user_range(struct worker *w)
 	};
 	struct child_report rep;
 	uint32_t allowed;
+	uint64_t seq;
 	int died, fd = -1;
 	pid_t pid;
 
 	/* the child holds copies of every descriptor until it closed them */
 	lock(f);
+	seq = ++f->launch_seq;	/* the child's launch begins after */
 	f->others_max++;
 	f->busy_events++;
 	for (unsigned int i = 0; i < FILES; i++)
@@ -3148,7 +3229,9 @@ static void op_user_range(struct worker *w)
 	for (unsigned int i = 0; i < CTXS; i++)
 		f->ctx[i].uvm_calls++;
 	unlock(f);
+	pthread_mutex_lock(&f->fork_lock);
 	pid = child_start(f, range_child, &v, &rep, FD_BASE, &fd);
+	pthread_mutex_unlock(&f->fork_lock);
 	lock(f);
 	for (unsigned int i = 0; i < FILES; i++)
 		file_call_done(&f->file[i]);
@@ -3158,8 +3241,14 @@ static void op_user_range(struct worker *w)
 	died = child_finish(pid, fd, &rep);
 	lock(f);
 	f->others_max--;
-	if (rep.launch_err == ETIMEDOUT)
-		launch_timed_out(f, NULL);
+	/* done, cancelled by nvidia-uvm or timed out, it rang the device */
+	if (!rep.launch_err || rep.launch_err == EFAULT || rep.launch_err == ETIMEDOUT)
+		launch_reached(f, seq);
+	/* its channel, freed at the close, may count until the launch ends */
+	if (rep.launch_err == ETIMEDOUT) {
+		launch_timed_out(f, NULL, STALE_OTHERS);
+		f->stale_uids |= 1u << (v.uid - USER_IN_GROUP(0));
+	}
 	unlock(f);
 	judge_child(w, &rep, died);
 	if (rep.launch_err >= 0) {
@@ -3494,6 +3583,7 @@ int main(int argc, char **argv)
 	f->workers = workers;
 	f->threads = threads;
 	pthread_mutex_init(&f->lock, NULL);
+	pthread_mutex_init(&f->fork_lock, NULL);
 	{
 		pthread_rwlockattr_t attr;
 
