@@ -486,9 +486,15 @@ image-nvidia: deps
 	$(MAKE) -C images/nvidia
 endif
 
+# NVIDIA_PERSONALITY=gh100 runs it all on emgpu's GH100 personality (the
+# stand-in reports a Hopper GH100, nvidia-uvm takes its Hopper HAL) into
+# build/nvidia-vm-test-gh100; make test runs the default, ga10x.
+NVIDIA_PERSONALITY ?= ga10x
 nvidia-vm-test: image-nvidia-uvm image-nvidia qemu host
-	bash tests/nvidia-uvm/run-test.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
-		$(NVIDIA_UVM_IMAGE) $(BUILD)/nvidia-vm-test $(NVIDIA_BRANCHES)
+	NVIDIA_PERSONALITY=$(NVIDIA_PERSONALITY) bash tests/nvidia-uvm/run-test.sh $(AGENT) \
+		"$$(cat $(QEMU_PATH))" $(KERNEL) $(NVIDIA_UVM_IMAGE) \
+		$(BUILD)/nvidia-vm-test$(if $(filter-out ga10x,$(NVIDIA_PERSONALITY)),-$(NVIDIA_PERSONALITY)) \
+		$(NVIDIA_BRANCHES)
 
 .PHONY: image-nvidia-uvm nvidia-vm-test
 

@@ -472,6 +472,12 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 			return cfg_error(file, ln, "bad nvuvm_branch '%s' (a driver version, "
 					 "535.261.03)", val);
 		strcpy(m->settings.nvuvm_branch, val);
+	} else if (!strcmp(key, "nvuvm_personality")) {
+		/* the GPU the stand-in reports: Ampere's HAL or Hopper's */
+		if (strcmp(val, "ga10x") && strcmp(val, "gh100"))
+			return cfg_error(file, ln, "bad nvuvm_personality '%s' (ga10x or "
+					 "gh100)", val);
+		strcpy(m->settings.nvuvm_personality, val);
 	} else if (!strcmp(key, "factors") || !strcmp(key, "seeds")) {
 		bool factors = key[0] == 'f';
 
@@ -674,6 +680,7 @@ int em_matrix_load(const char *path, struct em_matrix *m)
 	m->settings.memory_mib = 1024;
 	m->settings.timeout_s = 600;
 	strcpy(m->settings.driver_cost, "measured");
+	strcpy(m->settings.nvuvm_personality, "ga10x");
 
 	while (!ret && fgets(line, sizeof(line), f)) {
 		ln++;
@@ -701,6 +708,8 @@ int em_matrix_load(const char *path, struct em_matrix *m)
 		ret = check_nvuvm(m, path, ln);
 	if (!ret && m->settings.nvuvm_branch[0] && !em_matrix_has_nvuvm(m))
 		ret = cfg_error(path, ln, "nvuvm_branch without driver nvidia-uvm%s", "");
+	if (!ret && strcmp(m->settings.nvuvm_personality, "ga10x") && !em_matrix_has_nvuvm(m))
+		ret = cfg_error(path, ln, "nvuvm_personality without driver nvidia-uvm%s", "");
 	if (!ret)
 		ret = check_traces(m, path, ln);
 	return ret;

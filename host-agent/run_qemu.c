@@ -131,18 +131,21 @@ static int qemu_start(struct em_backend *be, struct em_run *r, const char **host
 		.hold_at_end = true,
 		.hold = &device_stats_at_hold, .hold_arg = r,
 	};
-	char append[512], digest[96];
+	char append[512], digest[96], device_opts[32];
 
 	/*
 	 * nvidia-uvm: its image (whose init runs ember-run under
-	 * EMBER_DRIVER=nvidia-uvm) on the GA10x personality, nvidia-uvm of
+	 * EMBER_DRIVER=nvidia-uvm) on the matrix's personality (GA10x unless
+	 * nvuvm_personality says gh100), nvidia-uvm of
 	 * the matrix's branch loaded with the variant's parameters. The
 	 * stand-in reports the profile's VRAM as ember.ko does, so the run's
 	 * footprint and the host's digest of its outputs are ember's.
 	 */
 	if (!strcmp(r->driver, EM_DRIVER_NVIDIA_UVM)) {
 		cfg.initrd = p->initrd_nvidia_uvm;
-		cfg.device_opts = ",personality=ga10x";
+		snprintf(device_opts, sizeof(device_opts), ",personality=%s",
+			 set->nvuvm_personality);
+		cfg.device_opts = device_opts;
 		cfg.modparams = NULL;
 		snprintf(append, sizeof(append), "nvuvm_module=%s%s%s%s%s",
 			 r->nvuvm_module && r->nvuvm_module[0] ? r->nvuvm_module : "nvidia-uvm",

@@ -44,8 +44,11 @@ abi=$(kernel_abi)
 kdir="/usr/src/linux-headers-$abi-cloud-amd64"
 [ -f "$kdir/.config" ] || die "no kernel headers at $kdir (scripts/setup.sh installs them)"
 models_inc="$top/models/include"
-sources=("$here"/Kbuild "$here"/*.[ch] "$here"/gen-unbacked.sh "$models_inc"/emgpu_hw.h
-	"$models_inc"/ga10x/regs.h "$models_inc"/ga10x/access_counter_c365.h "$top"/include/uapi/emgpu_rm.h
+# the model's headers the stand-in includes (copied into the build folder)
+model_headers=(emgpu_hw.h ga10x/regs.h ga10x/access_counter_c365.h ga10x/mmu_v2.h
+	gh100/regs.h gh100/mmu_v3.h)
+sources=("$here"/Kbuild "$here"/*.[ch] "$here"/gen-unbacked.sh
+	"${model_headers[@]/#/$models_inc/}" "$top"/include/uapi/emgpu_rm.h
 	"$top"/tests/nvidia-uvm/uvm-builtin-tests.c "$top"/tests/nvidia-uvm/uvm-launch-test.c
 	"$top"/tests/nvidia-uvm/uvm-user.h "$top"/tests/fuzz-rm/emgpu-rm-fuzz.c
 	"$models_inc"/gpumodel/splitmix64.h)
@@ -55,9 +58,12 @@ out="$cache/rm-standin/$key"
 if [ ! -f "$out/emgpu-rm.ko" ]; then
 	work="$cache/rm-standin/build"
 	rm -rf "$work" "$out.tmp"
-	mkdir -p "$work/ga10x" "$work/uapi" "$out.tmp"
-	cp "$here"/Kbuild "$here"/*.[ch] "$models_inc"/emgpu_hw.h "$work/"
-	cp "$models_inc"/ga10x/regs.h "$models_inc"/ga10x/access_counter_c365.h "$work/ga10x/"
+	mkdir -p "$work/uapi" "$out.tmp"
+	cp "$here"/Kbuild "$here"/*.[ch] "$work/"
+	for h in "${model_headers[@]}"; do
+		mkdir -p "$work/$(dirname "$h")"
+		cp "$models_inc/$h" "$work/$h"
+	done
 	cp "$top"/include/uapi/emgpu_rm.h "$work/uapi/"
 	bash "$here/gen-unbacked.sh" "$pristine/common/inc/nv_uvm_interface.h" "$here"/emgpu_rm*.c \
 		>"$work/emgpu_rm_unbacked.c"

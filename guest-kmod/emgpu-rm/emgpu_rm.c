@@ -9,8 +9,10 @@
  * modversions CRCs nvidia-uvm.ko was linked with match
  * (tests/nvidia-uvm/run-test.sh compares them with nvidia.ko's).
  *
- * It is also the PCI driver of emgpu in its GA10x personality
- * (EMGPU_PCI_VENDOR_ID:GA10X_PCI_DEVICE_ID): it maps BAR0 and BAR2, takes
+ * It is also the PCI driver of emgpu in its GA10x and GH100 personalities
+ * (EMGPU_PCI_VENDOR_ID:GA10X_PCI_DEVICE_ID, GH100_PCI_DEVICE_ID; the
+ * device id says which, and the stand-in reports that GPU, an Ampere GA102
+ * or a Hopper GH100, and writes that MMU's page tables): it maps BAR0 and BAR2, takes
  * the interrupt leaf's MSI-X vector and gives the GPU a UUID made from its
  * PCI address (sysfs gpu_uuid, gpu_uuid_raw), which RegisterGpu and
  * GetGpuInfo know; any other UUID is NV_ERR_GPU_UUID_NOT_FOUND, as the RM
@@ -261,20 +263,22 @@ NV_STATUS nvUvmInterfaceGetGpuInfo(const NvProcessorUuid *gpuUuid,
 		return NV_ERR_GPU_UUID_NOT_FOUND;
 
 	memset(pGpuInfo, 0, sizeof(*pGpuInfo));
-	snprintf(pGpuInfo->name, sizeof(pGpuInfo->name), "emgpu GA10x");
+	snprintf(pGpuInfo->name, sizeof(pGpuInfo->name), "%s", gpu->arch->name);
 	pGpuInfo->uuid = gpu->uuid;
-	/* uvm_hal.c's arch table: GA100 selects the Ampere HAL; GA102 (not
-	 * GA100/GA000) leaves map_remap_larger_page_promotion off */
-	pGpuInfo->gpuArch = EMGPU_RM_ARCH_GA100;
-	pGpuInfo->gpuImplementation = EMGPU_RM_IMPL_GA102;
-	pGpuInfo->hostClass = EMGPU_RM_HOST_CLASS;
-	pGpuInfo->ceClass = EMGPU_RM_CE_CLASS;
-	pGpuInfo->computeClass = EMGPU_RM_COMPUTE_CLASS;
+	pGpuInfo->gpuArch = gpu->arch->arch;
+	pGpuInfo->gpuImplementation = gpu->arch->impl;
+	pGpuInfo->hostClass = gpu->arch->host_class;
+	pGpuInfo->ceClass = gpu->arch->ce_class;
+	pGpuInfo->computeClass = gpu->arch->compute_class;
 	pGpuInfo->gpuInTcc = NV_FALSE;
 	pGpuInfo->subdeviceCount = 1;		/* gpu_supports_uvm() */
 	pGpuInfo->virtMode = UVM_VIRT_MODE_NONE;
 	pGpuInfo->isSimulated = NV_FALSE;	/* nvidia-uvm changes paths on simulators */
-	/* two SMs a TPC, as on GA10x; Ampere's uTLBs a GPC are 2 * TPCs + 1 */
+	/*
+	 * two SMs a TPC, as on GA10x and GH100; nvidia-uvm counts 2 * TPCs + 1
+	 * uTLBs a GPC on both (uvm_ampere/hopper_get_utlbs_per_gpc), at most
+	 * 17 on Ampere and 19 on Hopper (GH100's 9 TPCs a GPC)
+	 */
 	tpcs = max(1u, gpu->num_sms / 2);
 	pGpuInfo->gpcCount = gpu->num_gpcs;
 	pGpuInfo->maxGpcCount = gpu->num_gpcs;
@@ -283,7 +287,7 @@ NV_STATUS nvUvmInterfaceGetGpuInfo(const NvProcessorUuid *gpuUuid,
 	pGpuInfo->smcEnabled = NV_FALSE;
 	pGpuInfo->gpuConfComputeCaps.mode = UVM_GPU_CONF_COMPUTE_MODE_NONE;
 	pGpuInfo->sysmemLink = UVM_LINK_TYPE_PCIE;
-	pGpuInfo->sysmemLinkRateMBps = 16000;	/* PCIe 4 x16, as a GA102 card */
+	pGpuInfo->sysmemLinkRateMBps = 16000;	/* PCIe 4 x16, what both report on PCIe */
 	pGpuInfo->connectedToSwitch = NV_FALSE;
 	return NV_OK;
 }
@@ -626,6 +630,7 @@ static int emgpu_rm_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	gpu = kzalloc(sizeof(*gpu), GFP_KERNEL);
 	if (!gpu)
 		return -ENOMEM;
+	gpu->arch = (const struct emgpu_rm_arch *)id->driver_data;
 	kref_init(&gpu->kref);
 	idr_init(&gpu->handles);
 	INIT_LIST_HEAD(&gpu->clients);
@@ -650,7 +655,7 @@ static int emgpu_rm_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_put;
 	if (pci_resource_len(pdev, 0) < GA10X_REGS_SIZE ||
 	    !(pci_resource_flags(pdev, GA10X_BAR_VRAM) & IORESOURCE_MEM)) {
-		dev_err(&pdev->dev, "BAR0 or BAR2 is not the GA10x personality's\n");
+		dev_err(&pdev->dev, "BAR0 or BAR2 is not the GA10x register block's\n");
 		ret = -ENODEV;
 		goto err_put;
 	}
@@ -725,8 +730,8 @@ static int emgpu_rm_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	debugfs_create_file("objects", 0444, gpu->debugfs, gpu, &objects_fops);
 	debugfs_create_file("channels", 0444, gpu->debugfs, gpu, &channels_fops);
 
-	dev_info(&pdev->dev, "%s: %llu MiB VRAM (%llu MiB RM heap), BAR2 %llu MiB, %u GPCs, %u SMs, %u CEs\n",
-		 gpu->uuid_text, gpu->vram_size >> 20, gpu->heap_size >> 20,
+	dev_info(&pdev->dev, "%s: %s, %llu MiB VRAM (%llu MiB RM heap), BAR2 %llu MiB, %u GPCs, %u SMs, %u CEs\n",
+		 gpu->uuid_text, gpu->arch->name, gpu->vram_size >> 20, gpu->heap_size >> 20,
 		 gpu->bar2_size >> 20, gpu->num_gpcs, gpu->num_sms, gpu->num_ces);
 	return 0;
 
@@ -763,8 +768,44 @@ static void emgpu_rm_remove(struct pci_dev *pdev)
 	emgpu_rm_gpu_put(gpu);
 }
 
+/*
+ * The GPUs the stand-in reports, one a personality of emgpu. Both run on
+ * the GA10x register block; nvidia-uvm's HAL follows gpuArch and the
+ * classes (uvm_hal.c). What Hopper's HAL asks of the RM beyond Ampere's:
+ * its classes, and page tables in VER3 (a root of 2 PDE4 entries in
+ * SetPageDirectory, the RM's range one whole PDE4 entry, 64 PB); its big
+ * page size (64K), subcontexts (64) and fault and access-counter buffers
+ * are Ampere's.
+ */
+static const struct emgpu_rm_arch emgpu_rm_ga10x = {
+	/* GA100 selects the Ampere HAL; GA102 (not GA100/GA000) leaves
+	 * map_remap_larger_page_promotion off */
+	.name = "emgpu GA10x",
+	.arch = EMGPU_RM_ARCH_GA100,
+	.impl = EMGPU_RM_IMPL_GA102,
+	.host_class = EMGPU_RM_CLASS_AMPERE_CHANNEL_GPFIFO_A,
+	.ce_class = EMGPU_RM_CLASS_AMPERE_DMA_COPY_B,
+	.compute_class = EMGPU_RM_CLASS_AMPERE_COMPUTE_B,
+	.mmu = &emgpu_rm_mmu_ver2,
+	.rm_va_end = 1ull << 40,
+};
+
+static const struct emgpu_rm_arch emgpu_rm_gh100 = {
+	.name = "emgpu GH100",
+	.arch = EMGPU_RM_ARCH_GH100,
+	.impl = EMGPU_RM_IMPL_GH100,
+	.host_class = EMGPU_RM_CLASS_HOPPER_CHANNEL_GPFIFO_A,
+	.ce_class = EMGPU_RM_CLASS_HOPPER_DMA_COPY_A,
+	.compute_class = EMGPU_RM_CLASS_HOPPER_COMPUTE_A,
+	.mmu = &emgpu_rm_mmu_ver3,
+	.rm_va_end = 1ull << GH100_PDE4_SHIFT,
+};
+
 static const struct pci_device_id emgpu_rm_ids[] = {
-	{ PCI_DEVICE(EMGPU_PCI_VENDOR_ID, GA10X_PCI_DEVICE_ID) },
+	{ PCI_DEVICE(EMGPU_PCI_VENDOR_ID, GA10X_PCI_DEVICE_ID),
+	  .driver_data = (kernel_ulong_t)&emgpu_rm_ga10x },
+	{ PCI_DEVICE(EMGPU_PCI_VENDOR_ID, GH100_PCI_DEVICE_ID),
+	  .driver_data = (kernel_ulong_t)&emgpu_rm_gh100 },
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, emgpu_rm_ids);

@@ -39,40 +39,83 @@
 #include "emgpu_hw.h"
 #include "ga10x/regs.h"
 #include "ga10x/access_counter_c365.h"
+#include "ga10x/mmu_v2.h"
+#include "gh100/mmu_v3.h"
+#include "gh100/regs.h"
 
 /* Answer of a function not backed: warns once, NV_ERR_NOT_SUPPORTED. */
 NV_STATUS emgpu_rm_unbacked(const char *function);
 
 /* ---- what the stand-in reports (values are NVIDIA's) ---- */
-#define EMGPU_RM_ARCH_GA100		0x170	/* NV2080_CTRL_MC_ARCH_INFO_ARCHITECTURE_GA100 */
-#define EMGPU_RM_IMPL_GA102		0x2	/* NV2080_CTRL_MC_ARCH_INFO_IMPLEMENTATION_GA102 */
-#define EMGPU_RM_HOST_CLASS		0xc56f	/* AMPERE_CHANNEL_GPFIFO_A */
-#define EMGPU_RM_CE_CLASS		0xc7b5	/* AMPERE_DMA_COPY_B */
-#define EMGPU_RM_COMPUTE_CLASS		0xc7c0	/* AMPERE_COMPUTE_B */
+/* NV2080_CTRL_MC_ARCH_INFO_* (ctrl2080mc.h) and the classes of each */
+#define EMGPU_RM_ARCH_GA100		0x170
+#define EMGPU_RM_IMPL_GA102		0x2
+#define EMGPU_RM_ARCH_GH100		0x180
+#define EMGPU_RM_IMPL_GH100		0x0
+#define EMGPU_RM_CLASS_AMPERE_CHANNEL_GPFIFO_A	0xc56f
+#define EMGPU_RM_CLASS_AMPERE_DMA_COPY_B	0xc7b5
+#define EMGPU_RM_CLASS_AMPERE_COMPUTE_B		0xc7c0
+#define EMGPU_RM_CLASS_HOPPER_CHANNEL_GPFIFO_A	0xc86f
+#define EMGPU_RM_CLASS_HOPPER_DMA_COPY_A	0xc8b5
+#define EMGPU_RM_CLASS_HOPPER_COMPUTE_A		0xcbc0
+/* the only big page size nvidia-uvm's Ampere and Hopper MMU HALs take */
 #define EMGPU_RM_BIG_PAGE_SIZE		(64u << 10)
-#define EMGPU_RM_MAX_SUBCTX		64	/* VEIDs of a GA10x TSG */
+#define EMGPU_RM_MAX_SUBCTX		64	/* VEIDs of a TSG, both */
 #define EMGPU_RM_FAULT_ENTRY_SIZE	32	/* NVC369_BUF_SIZE */
 #define EMGPU_RM_AC_ENTRY_SIZE		32	/* NVC365_NOTIFY_BUF_SIZE */
 #define EMGPU_RM_FAULT_ENTRIES		1024
 #define EMGPU_RM_AC_ENTRIES		1024
 /* VRAM below this (and below BAR2's end) is the RM's own heap */
 #define EMGPU_RM_HEAP_MAX		(32ull << 20)
-/* the RM's GPU VAs: inside nvidia-uvm's rm range, below max_channel_va */
+/* the RM's GPU VAs start here and end at the arch's rm_va_end */
 #define EMGPU_RM_VA_START		(4ull << 30)
-#define EMGPU_RM_VA_END			(1ull << 40)
 /* the user's RM handles (/dev/emgpu-rm): BASE + a cyclic id below IDS */
 #define EMGPU_RM_HANDLE_BASE		0xe7000000u
 #define EMGPU_RM_HANDLE_IDS		(1u << 24)
 
-/* ---- MMU VER2 (hwref/turing/tu102/dev_mmu.h), for the RM's own tables ---- */
-#define EMGPU_RM_MMU_LEVELS		5	/* PD3, PD2, PD1, PD0 (dual), PT (4K) */
-#define EMGPU_RM_PDE_APERTURE_SHIFT	1	/* bits 2:1 */
-#define EMGPU_RM_PDE_APERTURE_VID	1ull
-#define EMGPU_RM_PDE_APERTURE_SYS	2ull	/* SYSTEM_COHERENT_MEMORY */
-#define EMGPU_RM_PDE_ADDRESS_SHIFT	8	/* address >> 12 at bit 8 */
-#define EMGPU_RM_PTE_VALID		1ull
-#define EMGPU_RM_PTE_APERTURE_VID	0ull
-#define EMGPU_RM_PTE_APERTURE_SYS	2ull
+/*
+ * The page-table format of the RM's own address spaces (written by the
+ * CPU in sysmem, 4K PTEs only), as the personality's MMU walks them:
+ * MMU VER2 on GA10x, VER3 on GH100 (the encoders are the model's,
+ * ga10x/mmu_v2.h and gh100/mmu_v3.h). Level 0 is the root nvidia-uvm's
+ * SetPageDirectory hands over; level @pd0 holds dual PDEs, whose small
+ * half points at the last level, the 4K table.
+ */
+#define EMGPU_RM_MMU_LEVELS_MAX		6
+
+struct emgpu_rm_mmu_format {
+	unsigned int levels;
+	unsigned int pd0;
+	unsigned int shift[EMGPU_RM_MMU_LEVELS_MAX];	/* lowest VA bit indexed */
+	unsigned int entries[EMGPU_RM_MMU_LEVELS_MAX];
+	u64 (*pde)(u64 table);		/* a sysmem table */
+	u64 (*pde0_small)(u64 table);	/* PD0's high word: a sysmem 4K table */
+	u64 (*pte)(bool sysmem, u64 phys);
+};
+
+extern const struct emgpu_rm_mmu_format emgpu_rm_mmu_ver2, emgpu_rm_mmu_ver3;
+
+/*
+ * What nvidia-uvm is told of one personality of emgpu (GetGpuInfo,
+ * ChannelAllocate) and the RM's page-table format in it. Probe picks one
+ * by the PCI device id the device's personality has (emgpu_rm_ids), so the
+ * stand-in can never report one architecture while the device walks
+ * another's tables.
+ */
+struct emgpu_rm_arch {
+	const char *name;		/* UvmGpuInfo.name */
+	u32 arch, impl;			/* selects nvidia-uvm's HAL (uvm_hal.c) */
+	u32 host_class, ce_class, compute_class;
+	const struct emgpu_rm_mmu_format *mmu;
+	/*
+	 * The end of the RM's GPU VAs: inside nvidia-uvm's rm range and below
+	 * its max_channel_va (the VAs host and copy engine reach): 1 TB on
+	 * Ampere; on Hopper the whole rm range (64 PB), as nvidia-uvm asks
+	 * for RM memory aligned to 1 TB there (a pushbuffer in an upper
+	 * segment, CHANNEL_SANITY's pushbuffer extension base test)
+	 */
+	u64 rm_va_end;
+};
 
 /*
  * The objects behind nvidia-uvm's handles. genksyms must not see them:
@@ -83,7 +126,7 @@ NV_STATUS emgpu_rm_unbacked(const char *function);
 struct emgpu_rm_pt {
 	u64 *cpu;			/* one 4K page, DMA-coherent */
 	dma_addr_t dma;
-	struct emgpu_rm_pt **child;	/* 512 (PD0: 256) or NULL for a PT */
+	struct emgpu_rm_pt **child;	/* one per entry, or NULL for a PT */
 };
 
 /* One RM allocation: backing memory and its RM VA. */
@@ -133,7 +176,7 @@ struct uvmGpuDevice_tag {
 struct uvmGpuAddressSpace_tag {
 	struct list_head node;		/* in gpu->address_spaces */
 	struct uvmGpuDevice_tag *device;
-	struct emgpu_rm_pt root;	/* the RM's PD3 */
+	struct emgpu_rm_pt root;	/* the RM's root directory */
 	u64 va_next, va_end;		/* bump allocator of RM VAs */
 	struct list_head allocs;
 	/* nvidia-uvm's page directory once SetPageDirectory moved us there */
@@ -216,6 +259,7 @@ struct emgpu_rm_pma {
 
 struct emgpu_rm_gpu {
 	struct pci_dev *pdev;
+	const struct emgpu_rm_arch *arch;	/* by the PCI device id */
 	void __iomem *bar0;
 	void __iomem *bar2;
 	u64 bar2_size;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * emgpu-rm.ko: the host side of the GA10x personality. TSGs and GPFIFO
+ * emgpu-rm.ko: the host side of the GA10x register block. TSGs and GPFIFO
  * channels (their memory from emgpu_rm_mem.c, their registers
  * GA10X_REG_CHAN_*), the replayable fault buffer and the access-counter
  * buffer (sysmem, GA10X_REG_FAULT_BUF_* and GA10X_REG_AC_*), the fault
@@ -245,7 +245,7 @@ NV_STATUS nvUvmInterfaceChannelAllocate(const uvmGpuTsgHandle tsg,
 	channelInfo->gpPut = (volatile unsigned *)(userd + GA10X_USERD_GP_PUT);
 	channelInfo->gpFifoEntries = emgpu_rm_alloc_cpu(gpu, ch->gpfifo);
 	channelInfo->numGpFifoEntries = entries;
-	channelInfo->channelClassNum = EMGPU_RM_HOST_CLASS;
+	channelInfo->channelClassNum = gpu->arch->host_class;
 	channelInfo->errorNotifier = emgpu_rm_alloc_cpu(gpu, ch->notifier);
 	channelInfo->hwRunlistId = t->ce;	/* one runlist a CE */
 	channelInfo->hwChannelId = ch->id;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * emgpu-rm.ko: memory. The RM heap (VRAM below min(32 MiB, BAR2, VRAM/4),
- * in 4K pages), the RM's GPU address spaces with their MMU VER2 page
- * tables (in sysmem, written by the CPU; the RM's VAs are mapped with 4K
- * PTEs), RM allocations in sysmem (DMA-coherent) and vidmem (CPU-mapped
+ * in 4K pages), the RM's GPU address spaces with their page tables in the
+ * personality's format (MMU VER2 or VER3; in sysmem, written by the CPU;
+ * the RM's VAs are mapped with 4K PTEs), RM allocations in sysmem (DMA-coherent) and vidmem (CPU-mapped
  * through BAR2), and the PMA nvidia-uvm takes its own VRAM from (64K
  * frames above the heap). Locking: emgpu_rm.h.
  */
@@ -20,11 +20,73 @@
 
 #define RM_PAGE		4096ull
 
-/* VA bits each level indexes (dev_mmu.h VER2, 49-bit VA) */
-static const unsigned int level_shift[EMGPU_RM_MMU_LEVELS] = { 47, 38, 29, 21, 12 };
-static const unsigned int level_entries[EMGPU_RM_MMU_LEVELS] = { 4, 512, 512, 256, 512 };
-#define LEVEL_PD0	3
-#define LEVEL_PT	4
+/* ---- the page-table formats (emgpu_rm.h) ---- */
+
+static u64 ver2_pde(u64 table)
+{
+	return ga10x_pde(GA10X_PDE_APERTURE_SYS_COH, table);
+}
+
+static u64 ver2_pde0_small(u64 table)
+{
+	return ga10x_dual_pde_small(GA10X_PDE_APERTURE_SYS_COH, table);
+}
+
+/* cached, kind PITCH: what nvidia-uvm's Ampere HAL writes for its own */
+static u64 ver2_pte(bool sysmem, u64 phys)
+{
+	return ga10x_pte(sysmem ? GA10X_PTE_APERTURE_SYS_COH : GA10X_PTE_APERTURE_VIDEO,
+			 phys, 0, 0, 0);
+}
+
+/* dev_mmu.h VER2 (hwref turing/tu102), 49-bit VA: PD3, PD2, PD1, PD0, PT */
+const struct emgpu_rm_mmu_format emgpu_rm_mmu_ver2 = {
+	.levels = 5,
+	.pd0 = 3,
+	.shift = { GA10X_PD3_SHIFT, GA10X_PD2_SHIFT, GA10X_PD1_SHIFT, GA10X_PD0_SHIFT,
+		   GA10X_PT_4K_SHIFT },
+	.entries = { GA10X_PD3_ENTRIES, GA10X_PD2_ENTRIES, GA10X_PD1_ENTRIES,
+		     GA10X_PD0_ENTRIES, GA10X_PT_4K_ENTRIES },
+	.pde = ver2_pde,
+	.pde0_small = ver2_pde0_small,
+	.pte = ver2_pte,
+};
+
+static u64 ver3_pde(u64 table)
+{
+	return gh100_pde(GH100_PDE_APERTURE_SYS_COH, table);
+}
+
+static u64 ver3_pde0_small(u64 table)
+{
+	return gh100_dual_pde_small(GH100_PDE_APERTURE_SYS_COH, table);
+}
+
+/* PCF 0 (read-write, atomics, cached, counted), kind GENERIC_MEMORY: what
+ * nvidia-uvm's Hopper HAL writes for its own (make_pte_hopper) */
+static u64 ver3_pte(bool sysmem, u64 phys)
+{
+	return gh100_pte(sysmem ? GH100_PTE_APERTURE_SYS_COH : GH100_PTE_APERTURE_VIDEO,
+			 phys, 0, GH100_PTE_KIND_GENERIC_MEMORY, 0);
+}
+
+/* dev_mmu.h VER3 (hwref hopper/gh100), 57-bit VA: PDE4, PDE3, PDE2, PDE1, PDE0, PT */
+const struct emgpu_rm_mmu_format emgpu_rm_mmu_ver3 = {
+	.levels = 6,
+	.pd0 = 4,
+	.shift = { GH100_PDE4_SHIFT, GH100_PDE3_SHIFT, GH100_PDE2_SHIFT, GH100_PDE1_SHIFT,
+		   GH100_PDE0_SHIFT, GH100_PT_4K_SHIFT },
+	.entries = { GH100_PDE4_ENTRIES, GH100_PDE3_ENTRIES, GH100_PDE2_ENTRIES,
+		     GH100_PDE1_ENTRIES, GH100_PDE0_ENTRIES, GH100_PT_4K_ENTRIES },
+	.pde = ver3_pde,
+	.pde0_small = ver3_pde0_small,
+	.pte = ver3_pte,
+};
+
+static const struct emgpu_rm_mmu_format *mmu_of(const struct emgpu_rm_gpu *gpu)
+{
+	return gpu->arch->mmu;
+}
 
 /* ---- handles: every pointer nvidia-uvm passes is looked up, never trusted ---- */
 
@@ -69,12 +131,6 @@ struct uvmGpuAddressSpace_tag *emgpu_rm_vas_get(const void *handle)
 
 /* ---- page tables ---- */
 
-static u64 pde_to(dma_addr_t table)
-{
-	return (EMGPU_RM_PDE_APERTURE_SYS << EMGPU_RM_PDE_APERTURE_SHIFT) |
-	       ((table >> 12) << EMGPU_RM_PDE_ADDRESS_SHIFT);
-}
-
 static int pt_alloc(struct emgpu_rm_gpu *gpu, struct emgpu_rm_pt *pt, unsigned int level)
 {
 	pt->cpu = dma_alloc_coherent(&gpu->pdev->dev, RM_PAGE, &pt->dma, GFP_KERNEL);
@@ -82,9 +138,9 @@ static int pt_alloc(struct emgpu_rm_gpu *gpu, struct emgpu_rm_pt *pt, unsigned i
 		return -ENOMEM;
 	memset(pt->cpu, 0, RM_PAGE);
 	pt->child = NULL;
-	if (level == LEVEL_PT)
+	if (level == mmu_of(gpu)->levels - 1)
 		return 0;
-	pt->child = kcalloc(level_entries[level], sizeof(*pt->child), GFP_KERNEL);
+	pt->child = kcalloc(mmu_of(gpu)->entries[level], sizeof(*pt->child), GFP_KERNEL);
 	if (!pt->child) {
 		dma_free_coherent(&gpu->pdev->dev, RM_PAGE, pt->cpu, pt->dma);
 		pt->cpu = NULL;
@@ -100,7 +156,7 @@ static void pt_free(struct emgpu_rm_gpu *gpu, struct emgpu_rm_pt *pt, unsigned i
 	if (!pt->cpu)
 		return;
 	if (pt->child) {
-		for (i = 0; i < level_entries[level]; i++) {
+		for (i = 0; i < mmu_of(gpu)->entries[level]; i++) {
 			if (!pt->child[i])
 				continue;
 			pt_free(gpu, pt->child[i], level + 1);
@@ -112,9 +168,9 @@ static void pt_free(struct emgpu_rm_gpu *gpu, struct emgpu_rm_pt *pt, unsigned i
 	pt->cpu = NULL;
 }
 
-static unsigned int pt_index(u64 va, unsigned int level)
+static unsigned int pt_index(const struct emgpu_rm_mmu_format *mmu, u64 va, unsigned int level)
 {
-	return (va >> level_shift[level]) & (level_entries[level] - 1);
+	return (va >> mmu->shift[level]) & (mmu->entries[level] - 1);
 }
 
 /* The child table of @pt at @idx, made (and pointed at) when @create. */
@@ -133,12 +189,12 @@ static struct emgpu_rm_pt *pt_child(struct emgpu_rm_gpu *gpu, struct emgpu_rm_pt
 		return NULL;
 	}
 	pt->child[idx] = c;
-	if (level == LEVEL_PD0) {
+	if (level == mmu_of(gpu)->pd0) {
 		/* dual PDE: big half invalid (aperture 0), small half the 4K table */
 		pt->cpu[2 * idx] = 0;
-		pt->cpu[2 * idx + 1] = pde_to(c->dma);
+		pt->cpu[2 * idx + 1] = mmu_of(gpu)->pde0_small(c->dma);
 	} else {
-		pt->cpu[idx] = pde_to(c->dma);
+		pt->cpu[idx] = mmu_of(gpu)->pde(c->dma);
 	}
 	return c;
 }
@@ -147,15 +203,16 @@ static struct emgpu_rm_pt *pt_child(struct emgpu_rm_gpu *gpu, struct emgpu_rm_pt
 static u64 *pt_slot(struct emgpu_rm_gpu *gpu, struct uvmGpuAddressSpace_tag *vas, u64 va,
 		    bool create)
 {
+	const struct emgpu_rm_mmu_format *mmu = mmu_of(gpu);
 	struct emgpu_rm_pt *pt = &vas->root;
 	unsigned int level;
 
-	for (level = 0; level < LEVEL_PT; level++) {
-		pt = pt_child(gpu, pt, level, pt_index(va, level), create);
+	for (level = 0; level < mmu->levels - 1; level++) {
+		pt = pt_child(gpu, pt, level, pt_index(mmu, va, level), create);
 		if (!pt)
 			return NULL;
 	}
-	return &pt->cpu[pt_index(va, LEVEL_PT)];
+	return &pt->cpu[pt_index(mmu, va, level)];
 }
 
 /* ---- the RM heap ---- */
@@ -357,10 +414,7 @@ NV_STATUS emgpu_rm_alloc_mem(struct uvmGpuAddressSpace_tag *vas, u64 size, u64 v
 			return NV_ERR_NO_MEMORY;
 		}
 		phys = alloc_phys(a, off);
-		WRITE_ONCE(*slot, EMGPU_RM_PTE_VALID |
-			   ((sysmem ? EMGPU_RM_PTE_APERTURE_SYS : EMGPU_RM_PTE_APERTURE_VID)
-			    << EMGPU_RM_PDE_APERTURE_SHIFT) |
-			   ((phys >> 12) << EMGPU_RM_PDE_ADDRESS_SHIFT));
+		WRITE_ONCE(*slot, mmu_of(gpu)->pte(sysmem, phys));
 	}
 	wmb();
 	vas->va_next = va + size;
@@ -420,13 +474,14 @@ NV_STATUS emgpu_rm_vas_create(struct uvmGpuDevice_tag *d, u64 va_base, u64 va_si
 	struct emgpu_rm_gpu *gpu = d->gpu;
 	struct uvmGpuAddressSpace_tag *vas;
 	u64 start = max(va_base, EMGPU_RM_VA_START);
-	u64 end = min(va_base + va_size, EMGPU_RM_VA_END);
+	u64 end = min(va_base + va_size, gpu->arch->rm_va_end);
 
 	lockdep_assert_held(&gpu->lock);
 	if (va_base + va_size < va_base || start >= end)
 		return NV_ERR_INVALID_ARGUMENT;
-	/* the RM's range must stay below PD3 entry 0 (nvidia-uvm's rm range) */
-	if (end > (1ull << level_shift[0]))
+	/* the RM's range must stay inside root entry 0 (nvidia-uvm's rm range:
+	 * 128 TB on Ampere, 64 PB on Hopper) */
+	if (end > (1ull << mmu_of(gpu)->shift[0]))
 		return NV_ERR_INVALID_ARGUMENT;
 
 	vas = kzalloc(sizeof(*vas), GFP_KERNEL);
@@ -440,7 +495,7 @@ NV_STATUS emgpu_rm_vas_create(struct uvmGpuDevice_tag *d, u64 va_base, u64 va_si
 		kfree(vas);
 		return NV_ERR_NO_MEMORY;
 	}
-	/* PD3[0]'s PD2 exists from the start, so the entry SetPageDirectory
+	/* root entry 0's table exists from the start, so the entry SetPageDirectory
 	 * copies into nvidia-uvm's root stays valid for every later map */
 	if (!pt_child(gpu, &vas->root, 0, 0, true)) {
 		pt_free(gpu, &vas->root, 0);
@@ -611,7 +666,7 @@ void nvUvmInterfaceAddressSpaceDestroy(uvmGpuAddressSpaceHandle vaSpace)
 }
 EXPORT_SYMBOL(nvUvmInterfaceAddressSpaceDestroy);
 
-/* Writes the RM's PD3 entry 0 into nvidia-uvm's root at @pdb. */
+/* Writes the RM's root entry 0 into nvidia-uvm's root at @pdb. */
 static NV_STATUS write_root_entry(struct uvmGpuAddressSpace_tag *vas, u64 pdb, bool vidmem)
 {
 	struct emgpu_rm_gpu *gpu = vas->device->gpu;
@@ -654,15 +709,17 @@ NV_STATUS nvUvmInterfaceSetPageDirectory(uvmGpuAddressSpaceHandle vaSpace,
 
 	if (!vas)
 		return NV_ERR_INVALID_OBJECT_HANDLE;
-	/* a VER2 root: 4 PD3 entries, 4K-aligned */
-	if (numEntries != level_entries[0] || (physAddress & (RM_PAGE - 1))) {
+	/* a root of the personality's format (VER2: 4 PD3 entries; VER3: 2
+	 * PDE4 entries), 4K-aligned */
+	if (numEntries != mmu_of(vas->device->gpu)->entries[0] ||
+	    (physAddress & (RM_PAGE - 1))) {
 		status = NV_ERR_INVALID_ARGUMENT;
 		goto out;
 	}
 	if (vas->user.handle) {
 		/*
-		 * A user VA space: PD3[0] is nvidia-uvm's own there (managed
-		 * ranges lie at CPU addresses, below 128 TB), and nothing the
+		 * A user VA space: root entry 0 is nvidia-uvm's own there
+		 * (managed ranges lie at CPU addresses, below 128 TB), and nothing the
 		 * GPU reaches by VA is the RM's (a compute channel's instance
 		 * block is physical), so no RM entry goes in. Set once, as
 		 * the RM allows: a second registration of it fails.

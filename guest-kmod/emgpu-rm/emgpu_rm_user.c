@@ -345,7 +345,7 @@ static long ioctl_va_space_create(struct emgpu_rm_client *client, void __user *a
 	lockdep_assert_held(&gpu->lock);
 	if (client->va_spaces >= READ_ONCE(max_va_spaces_per_open))
 		return -EDQUOT;
-	status = emgpu_rm_vas_create(&gpu->user_device, 0, EMGPU_RM_VA_END, &vas, NULL);
+	status = emgpu_rm_vas_create(&gpu->user_device, 0, gpu->arch->rm_va_end, &vas, NULL);
 	if (status != NV_OK)
 		return -ENOMEM;
 	ret = handle_alloc(gpu, &vas->user, EMGPU_RM_OBJ_VA_SPACE, client);

@@ -9,7 +9,9 @@
 #     and the real-card image of that branch (make image-nvidia) carries it
 #     byte for byte;
 # then one boot of the image (images/nvidia-uvm/) under TCG with emgpu in
-# its GA10x personality, in which per branch emgpu-rm.ko binds the emulated
+# the personality NVIDIA_PERSONALITY names (ga10x, the default: the
+# stand-in reports an Ampere GA102 and nvidia-uvm takes its Ampere HAL;
+# gh100: a Hopper GH100, its Hopper HAL), in which per branch emgpu-rm.ko binds the emulated
 # GPU and nvidia-uvm.ko (uvm_enable_builtin_tests=1, Ember's master switch
 # on, so the glue's load-time checks and VA-space hooks run) loads,
 # NVIDIA's GPU-free built-in tests and a managed range's checks pass, then
@@ -34,7 +36,7 @@
 # the same modelled time, device stats and trace hash.
 # KTAP, then "N passed, M failed, K skipped".
 #
-#   run-test.sh AGENT QEMU KERNEL INITRD WORKDIR BRANCH_DIR...
+#   [NVIDIA_PERSONALITY=ga10x|gh100] run-test.sh AGENT QEMU KERNEL INITRD WORKDIR BRANCH_DIR...
 set -uo pipefail
 
 agent=$1 qemu=$2 kernel=$3 initrd=$4 work=$5
@@ -42,6 +44,13 @@ shift 5
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/scripts/common.sh"
 . "$top/scripts/ktap.sh"
+# the emulated GPU's personality, and the name the stand-in gives it
+personality=${NVIDIA_PERSONALITY:-ga10x}
+case $personality in
+ga10x) gpu_name='emgpu GA10x' ;;
+gh100) gpu_name='emgpu GH100' ;;
+*) die "NVIDIA_PERSONALITY=$personality: ga10x or gh100" ;;
+esac
 rm -rf "$work"
 mkdir -p "$work"
 
@@ -136,11 +145,11 @@ for branch_dir in "$@"; do
 		"$top/tests/nvidia-uvm/uvm-builtin-tests.c" "$top/docs/nvidia-uvm.md"
 done
 
-# emgpu in its GA10x personality: the stand-in binds it and nvidia-uvm
+# emgpu in that personality: the stand-in binds it and nvidia-uvm
 # registers it (the runner's --gpu section)
 "$agent" vm --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" --memory 1024 \
 	--timeout 900 --scenarios none --json --workdir "$work/vm" \
-	--profile h200-512m --device-opts ',personality=ga10x' \
+	--profile h200-512m --device-opts ",personality=$personality" \
 	--append 'nvuvm_modparams=cpu_preferred_blocks_enable=1 nvuvm_refused=cpu_preferred_blocks_enable=1,perf_access_counter_threshold=0' \
 	>"$work/lines" 2>"$work/agent.err"
 rc=$?
@@ -191,8 +200,10 @@ ktap_checks() {
 for v in "${versions[@]}"; do
 	b="\"branch\":\"$v\""
 	check "$v: emgpu-rm.ko loads" line "$b" '"insmod":"emgpu-rm","ret":0'
-	check "$v: emgpu-rm.ko binds the GA10x emgpu and names its UUID" \
+	check "$v: emgpu-rm.ko binds the emgpu ($personality) and names its UUID" \
 		line "$b" '"gpu_uuid":"GPU-'
+	check "$v: emgpu-rm.ko reports it as $gpu_name (the PCI device id's personality)" \
+		line "$b" ": $gpu_name, "
 	check "$v: the Ember glue refuses perf_access_counter_threshold=0 at load, naming it" \
 		line "$b" 'Invalid Ember-adaptive parameters: perf_access_counter_threshold'
 	check "$v: nvidia-uvm.ko loads against it" line "$b" '"insmod":"nvidia-uvm","ret":0'
@@ -243,7 +254,8 @@ run_stats() {
 # matrix on nvidia-uvm, branch $v
 nvuvm_conf() {
 	printf '%s\n' "name = $2" "profile = $3" "apps = $4" "variants = $5" \
-		"driver = nvidia-uvm" "nvuvm_branch = $v" "factors = $6" "seeds = 1" \
+		"driver = nvidia-uvm" "nvuvm_branch = $v" "nvuvm_personality = $personality" \
+		"factors = $6" "seeds = 1" \
 		"memory = $7" "timeout = $8" "jobs = 1" >"$1"
 }
 # same_twice DIR1 DIR2 RUN [adaptive]

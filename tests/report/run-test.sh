@@ -282,7 +282,8 @@ for bad in 'driver = cuda' 'driver = ember ember' 'driver =' $'driver = nvidia-u
 	   $'driver = nvidia-uvm\npolicies = uvm mine' $'driver = nvidia-uvm\nmodparams = ce_retries=1' \
 	   $'driver = nvidia-uvm\ninjects = hang' $'driver = nvidia-uvm\nsweep = -P uvm x' \
 	   $'driver = nvidia-uvm\nnvuvm_branch = 550/x' $'driver = nvidia-uvm\nnvuvm_branch =' \
-	   'nvuvm_branch = 550.163.01'; do
+	   'nvuvm_branch = 550.163.01' $'driver = nvidia-uvm\nnvuvm_personality = gh10' \
+	   $'driver = nvidia-uvm\nnvuvm_personality =' 'nvuvm_personality = gh100'; do
 	printf 'apps = hotset\nvariants = static\nfactors = 1\n%s\n' "$bad" >"$work/bad.conf"
 	if "$agent" run "$work/bad.conf" --list >/dev/null 2>"$work/bad.err" ||
 	   ! grep -q 'bad.conf:[0-9]*: ' "$work/bad.err"; then

@@ -32,7 +32,11 @@
 #ifndef GA10X_MMU_V2_H
 #define GA10X_MMU_V2_H
 
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
 #include <stdint.h>
+#endif
 
 /* ---- VA layout ---- */
 #define GA10X_MMU_VA_BITS		49

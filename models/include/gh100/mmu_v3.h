@@ -45,7 +45,11 @@
 #ifndef GH100_MMU_V3_H
 #define GH100_MMU_V3_H
 
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
 #include <stdint.h>
+#endif
 
 /* ---- VA layout ---- */
 #define GH100_MMU_VA_BITS		57
