@@ -821,15 +821,38 @@ static const char *const vas_names[VAS_TESTS] = {
 	[VAS_TEARDOWN] = "GPU VA space: ranges unmapped, channels and RM VA space freed",
 };
 
-/* 550 has versioned tools event queues (V1/V2); 535 one layout */
-#ifdef UVM_MAX_PROCESSORS_V2
+/*
+ * The tools event queue's V2 layout (the one with every processor), as
+ * each branch asks for it: 580 through ioctls of their own (..._V2), 555
+ * and 550 by a version field (550 with a control block of its own, named
+ * by UVM_MAX_PROCESSORS_V2; 555 names V1 instead), 535 has one layout.
+ */
+#if defined(UVM_TOOLS_INIT_EVENT_TRACKER_V2)
 typedef UvmEventEntry_V2 tools_entry_t;
+typedef UvmToolsEventControlData tools_ctrl_t;
+typedef UVM_TEST_INJECT_TOOLS_EVENT_V2_PARAMS tools_inject_t;
+#define TOOLS_TRACKER_IOCTL UVM_TOOLS_INIT_EVENT_TRACKER_V2
+#define TOOLS_INJECT_IOCTL UVM_TEST_INJECT_TOOLS_EVENT_V2
+#define TOOLS_VERSION(p) ((void)(p))
+#define INJECT_ENTRY(p) (&(p)->entry_v2)
+#elif defined(UVM_MAX_PROCESSORS_V1) || defined(UVM_MAX_PROCESSORS_V2)
+typedef UvmEventEntry_V2 tools_entry_t;
+#ifdef UVM_MAX_PROCESSORS_V2
 typedef UvmToolsEventControlData_V2 tools_ctrl_t;
+#else
+typedef UvmToolsEventControlData tools_ctrl_t;
+#endif
+typedef UVM_TEST_INJECT_TOOLS_EVENT_PARAMS tools_inject_t;
+#define TOOLS_TRACKER_IOCTL UVM_TOOLS_INIT_EVENT_TRACKER
+#define TOOLS_INJECT_IOCTL UVM_TEST_INJECT_TOOLS_EVENT
 #define TOOLS_VERSION(p) ((p)->requestedVersion = UvmToolsEventQueueVersion_V2)
 #define INJECT_ENTRY(p) ((p)->version = UvmToolsEventQueueVersion_V2, &(p)->entry_v2)
 #else
 typedef UvmEventEntry tools_entry_t;
 typedef UvmToolsEventControlData tools_ctrl_t;
+typedef UVM_TEST_INJECT_TOOLS_EVENT_PARAMS tools_inject_t;
+#define TOOLS_TRACKER_IOCTL UVM_TOOLS_INIT_EVENT_TRACKER
+#define TOOLS_INJECT_IOCTL UVM_TEST_INJECT_TOOLS_EVENT
 #define TOOLS_VERSION(p) ((void)(p))
 #define INJECT_ENTRY(p) (&(p)->entry)
 #endif
@@ -1432,7 +1455,7 @@ static bool tools_tracker(struct vas *v, int *fd, void *queue, uint32_t entries,
 	t.processor = *processor;
 	t.uvmFd = v->c->fd;
 	TOOLS_VERSION(&t);
-	return uvm(*fd, UVM_TOOLS_INIT_EVENT_TRACKER, &t, &t.rmStatus, why, len);
+	return uvm(*fd, TOOLS_TRACKER_IOCTL, &t, &t.rmStatus, why, len);
 }
 
 /* Page-aligned, zeroed memory the tools trackers pin. */
@@ -1451,7 +1474,7 @@ static void *tools_buffer(size_t bytes)
 static void vas_tools_inject(struct vas *v)
 {
 	UVM_TOOLS_EVENT_QUEUE_ENABLE_EVENTS_PARAMS en = { 0 };
-	UVM_TEST_INJECT_TOOLS_EVENT_PARAMS t;
+	tools_inject_t t;
 	tools_entry_t *e;
 	char why[200] = "";
 	NvU32 put = 0;
@@ -1475,7 +1498,7 @@ static void vas_tools_inject(struct vas *v)
 	e->eventData.throttlingStart.address = (uintptr_t)v->r1;
 	e->eventData.throttlingStart.timeStamp = 0x0123456789abcdefull;
 	t.count = 3;
-	ok = ok && uvm(v->c->fd, UVM_TEST_INJECT_TOOLS_EVENT, &t, &t.rmStatus, why, sizeof(why));
+	ok = ok && uvm(v->c->fd, TOOLS_INJECT_IOCTL, &t, &t.rmStatus, why, sizeof(why));
 	if (ok) {
 		put = __atomic_load_n(&v->ctrl->put_behind, __ATOMIC_ACQUIRE);
 		ok = put == 3 && v->ctrl->get_behind == 0;
