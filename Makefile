@@ -209,7 +209,7 @@ loaded-test: all
 # ember-agent against a hostile guest (tests/agent: fake-qemu in QEMU's place).
 report-test: host results-format-doc-check experiments-doc-check inject-doc-check \
 		modparams-doc-check guest-caps-doc-check docs-numbers-check fuzz-doc-check \
-		fuzz-rm-doc-check paper-inputs-doc-check
+		fuzz-rm-doc-check paper-inputs-doc-check nvidia-branches-doc-check
 	$(MAKE) -C userspace $(BUILD)/guest/ember-run
 	bash tests/report/run-test.sh $(AGENT) $(BUILD)/report-test $(BUILD)/guest/ember-run
 	$(CC) -std=gnu11 -Wall -Wextra -O2 -Ihost-agent -o $(BUILD)/report-test/test-judge \
@@ -449,6 +449,21 @@ fuzz-doc-check:
 # series and the policy core, one build per driver branch, into
 # build/nvidia/<version>/ (guest-kmod/nvidia-uvm/build.sh says how).
 NVIDIA_BRANCHES := guest-kmod/nvidia-uvm/branches/535.261.03 guest-kmod/nvidia-uvm/branches/550.163.01
+# NVIDIA_SRC=/path/to/open-gpu-kernel-modules (or a kernel-open tree with
+# nvidia/nv-kernel.o_binary): that tree's modules in the branches' place
+# (guest-kmod/nvidia-uvm/tree-branch.sh makes its branch directory), with
+# the Ember series of NVIDIA_SERIES (a branch directory, default the
+# newest one here), or with NVIDIA_STOCK=1 NVIDIA's nvidia-uvm alone.
+ifneq ($(NVIDIA_SRC),)
+NVIDIA_SERIES ?= $(lastword $(sort $(wildcard guest-kmod/nvidia-uvm/branches/*)))
+NVIDIA_TREE_BRANCH := $(BUILD)/nvidia-src
+NVIDIA_TREE_BRANCH_MADE := $(shell bash guest-kmod/nvidia-uvm/tree-branch.sh $(NVIDIA_TREE_BRANCH) \
+	'$(NVIDIA_SRC)' $(if $(filter 1,$(NVIDIA_STOCK)),--stock,$(NVIDIA_SERIES)) >&2 && echo yes)
+ifneq ($(NVIDIA_TREE_BRANCH_MADE),yes)
+$(error NVIDIA_SRC=$(NVIDIA_SRC): no branch directory (tree-branch.sh said why))
+endif
+NVIDIA_BRANCHES := $(NVIDIA_TREE_BRANCH)
+endif
 nvidia: deps
 	for b in $(NVIDIA_BRANCHES); do \
 		bash guest-kmod/nvidia-uvm/build.sh --into $(BUILD)/nvidia $$b >/dev/null || exit 1; done
@@ -462,7 +477,7 @@ nvidia-test: nvidia
 # the resource-manager stand-in (guest-kmod/emgpu-rm/: emgpu-rm.ko, one build per
 # branch) in nvidia.ko's place, then NVIDIA's built-in tests
 # (tests/nvidia-uvm/), both branches in one image (images/nvidia-uvm/).
-NVIDIA_UVM_IMAGE := $(BUILD)/images/initramfs-nvidia-uvm.cpio
+NVIDIA_UVM_IMAGE := $(BUILD)/images/initramfs-nvidia-uvm$(if $(NVIDIA_SRC),-src).cpio
 # In make test's steps after nvidia-images (NVIDIA_BUILT=1) both kinds of
 # image are made already.
 ifeq ($(NVIDIA_BUILT),1)
@@ -472,7 +487,7 @@ image-nvidia-uvm: deps
 	$(MAKE) -C images $(KERNEL)
 	$(MAKE) -C userspace $(BUILD)/guest/ember-run
 	$(MAKE) -C images nvidia-uvm-image NVIDIA_UVM_IMAGE=$(NVIDIA_UVM_IMAGE) \
-		NVIDIA_BRANCHES="$(addprefix $(CURDIR)/,$(NVIDIA_BRANCHES))"
+		NVIDIA_BRANCHES="$(abspath $(NVIDIA_BRANCHES))"
 
 # The guest images for a real card (images/nvidia): the cloud kernel
 # (build/images/vmlinuz) and build/images/initramfs-nvidia.cpio with the
@@ -490,13 +505,28 @@ endif
 # stand-in reports a Hopper GH100, nvidia-uvm takes its Hopper HAL) into
 # build/nvidia-vm-test-gh100; make test runs the default, ga10x.
 NVIDIA_PERSONALITY ?= ga10x
+NVIDIA_VM_TEST_DIR := $(BUILD)/nvidia-vm-test$(if $(filter-out ga10x,$(NVIDIA_PERSONALITY)),-$(NVIDIA_PERSONALITY))
 nvidia-vm-test: image-nvidia-uvm image-nvidia qemu host
-	NVIDIA_PERSONALITY=$(NVIDIA_PERSONALITY) bash tests/nvidia-uvm/run-test.sh $(AGENT) \
-		"$$(cat $(QEMU_PATH))" $(KERNEL) $(NVIDIA_UVM_IMAGE) \
-		$(BUILD)/nvidia-vm-test$(if $(filter-out ga10x,$(NVIDIA_PERSONALITY)),-$(NVIDIA_PERSONALITY)) \
-		$(NVIDIA_BRANCHES)
+	bash -o pipefail -c 'NVIDIA_PERSONALITY=$(NVIDIA_PERSONALITY) bash tests/nvidia-uvm/run-test.sh $(AGENT) \
+		"$$(cat $(QEMU_PATH))" $(KERNEL) $(NVIDIA_UVM_IMAGE) $(NVIDIA_VM_TEST_DIR) \
+		$(abspath $(NVIDIA_BRANCHES)) | tee $(NVIDIA_VM_TEST_DIR).tap'
 
-.PHONY: image-nvidia-uvm nvidia-vm-test
+# The last nvidia-vm-test's branches (of NVIDIA_PERSONALITY), one line each, into
+# tests/nvidia-uvm/branch-runs.tsv (to commit); nvidia-branches-doc puts
+# the newest of each into docs/nvidia-uvm.md (checked by report-test).
+nvidia-vm-record:
+	NVIDIA_PERSONALITY=$(NVIDIA_PERSONALITY) bash tests/nvidia-uvm/branch-record.sh \
+		$(NVIDIA_VM_TEST_DIR).tap $$(cat $(NVIDIA_VM_TEST_DIR)/branches)
+
+nvidia-branches-doc:
+	bash scripts/doc-block.sh write docs/nvidia-uvm.md --block tests/nvidia-uvm/branch-report.sh \
+		bash tests/nvidia-uvm/branch-report.sh
+
+nvidia-branches-doc-check:
+	@bash scripts/doc-block.sh check docs/nvidia-uvm.md --block tests/nvidia-uvm/branch-report.sh \
+		bash tests/nvidia-uvm/branch-report.sh
+
+.PHONY: image-nvidia-uvm nvidia-vm-test nvidia-vm-record nvidia-branches-doc nvidia-branches-doc-check
 
 # Their contents listed and checked (images/nvidia/check.sh), each rebuilt
 # byte for byte, then each booted under TCG with no card
@@ -524,7 +554,7 @@ bench: deps
 REPLAY_PASSES ?= 382
 REPLAY_DRIVERS ?= ember nvidia-uvm
 replay-bench: all capture
-	NVIDIA_BRANCHES="$(addprefix $(CURDIR)/,$(NVIDIA_BRANCHES))" bash scripts/replay-bench.sh \
+	NVIDIA_BRANCHES="$(abspath $(NVIDIA_BRANCHES))" bash scripts/replay-bench.sh \
 		$(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(BUILD)/replay-bench $(REPLAY_PASSES) \
 		"$(REPLAY_DRIVERS)"
 

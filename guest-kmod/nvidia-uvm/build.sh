@@ -16,13 +16,16 @@
 # compiles nvidia-uvm alone: the series is built first.
 #
 # BRANCH_DIR holds branch.conf (Debian suite, package, version, sha256 of
-# the .deb) and patches/ (quilt layout: series + numbered patches). Steps,
-# each failing with a message naming it:
+# the .deb; or tree=PATH, a local tree: common.sh) and patches/ (quilt
+# layout: series + numbered patches). Steps, each failing with a message
+# naming it:
 #   fetch   apt-get download through a private apt configuration whose
 #           URIs come from this machine's /etc/apt/sources.list.d/*.sources
 #           (scripts/apt-private.sh; suite from branch.conf, contrib);
 #           sha256 checked
 #   unpack  the .deb's usr/src/nvidia-open-kernel.tar.xz
+#   import  instead of both, for a local tree: its kernel-open, with
+#           nv-kernel.o built from its src/nvidia (import_tree)
 #   patch   the series, `patch -p1 --fuzz=0`, in series order
 #   core    policy/*.[ch] copied byte for byte into nvidia-uvm/
 #   glue    guest-kmod/nvidia-uvm/glue/uvm_ember.[ch], the branch's uvm_ember_compat.h and
@@ -96,6 +99,43 @@ unpack() {
 	touch "$pristine/.ember-unpacked"
 }
 
+# A local tree's pristine copy (branch.conf tree=), refreshed when its
+# sources change. From an open-gpu-kernel-modules checkout, nvidia.ko's
+# OS-agnostic core (nv-kernel.o) is built first from src/nvidia/ by that
+# directory's own Makefile, in a copy under the cache (the tree is never
+# written), and goes in as nvidia/nv-kernel.o_binary, where Debian's
+# package and the .run installer ship it prebuilt.
+import_tree() {
+	local pristine="$cache/pristine" src="$cache/src" ko kernel_o
+	ko=$(tree_kernel_open)
+	step import "$nvidia_src ($version, sources $sha256)"
+	[ "$(cat "$pristine/.ember-unpacked" 2>/dev/null)" = "$sha256" ] && return
+	rm -rf "$pristine" "$pristine.tmp"
+	if [ -d "$nvidia_src/src/nvidia" ]; then
+		step import "nv-kernel.o from $nvidia_src/src/nvidia (make -C src/nvidia)"
+		mkdir -p "$src"
+		rsync -a --delete --exclude=_out --exclude=.git "$nvidia_src/" "$src/" ||
+			fail "cannot copy $nvidia_src into $src"
+		if ! nice make -C "$src/src/nvidia" -j"$(nproc)" >"$src/nv-kernel.log" 2>&1; then
+			grep -E 'error|Error' "$src/nv-kernel.log" | head -n 30 >&2
+			fail "nv-kernel.o did not build; see $src/nv-kernel.log"
+		fi
+		kernel_o=$(find "$src/src/nvidia/_out" -name nv-kernel.o | head -n1)
+		[ -f "$kernel_o" ] || fail "no nv-kernel.o under $src/src/nvidia/_out"
+		cp -a "$src/kernel-open" "$pristine.tmp"
+		rm -f "$pristine.tmp/nvidia/nv-kernel.o_binary"
+		cp "$kernel_o" "$pristine.tmp/nvidia/nv-kernel.o_binary"
+		[ -f "$nvidia_src/README.md" ] && gzip -9n <"$nvidia_src/README.md" >"$pristine.tmp/.README.md.gz"
+	else
+		[ -f "$ko/nvidia/nv-kernel.o_binary" ] ||
+			fail "$nvidia_src has no src/nvidia/ to build nv-kernel.o from and no nvidia/nv-kernel.o_binary"
+		rsync -a --exclude=conftest --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+			--include='nv-kernel.o_binary' "$ko/" "$pristine.tmp/" || fail "cannot copy $ko"
+	fi
+	echo "$sha256" >"$pristine.tmp/.ember-unpacked"
+	mv "$pristine.tmp" "$pristine"
+}
+
 # The series' build fixes: its patches that change no file of nvidia-uvm/
 # (0001 adapts nvidia.ko's nv-pci.c to this kernel's pci_resize_resource()).
 build_fixes() {
@@ -109,7 +149,7 @@ build_fixes() {
 # the patch's output goes to stderr.
 apply_series() {
 	local dir=$1 name patches
-	if [ $stock = 1 ]; then patches=$(build_fixes); else patches=$(series_patches); fi
+	if [ $stock = 1 ] || [ "$stock_only" = 1 ]; then patches=$(build_fixes); else patches=$(series_patches); fi
 	step patch "$(wc -w <<<"$patches") patches from $branch_dir/patches/series"
 	for name in $patches; do
 		[ -f "$branch_dir/patches/$name" ] || fail "series names $name, which is not in patches/"
@@ -206,7 +246,7 @@ main() {
 		die "step 'build': no kernel headers for $uname at $kdir and $ksrc (scripts/setup.sh installs them)"
 	core_files >/dev/null || die "step 'core': policy core files missing in $core_dir"
 	glue_files >/dev/null || die "step 'glue': no uvm_ember*.[ch] in $glue_dir"
-	[ -f "$compat_header" ] || die "step 'glue': no $compat_header"
+	[ "$stock_only" = 1 ] || [ -f "$compat_header" ] || die "step 'glue': no $compat_header"
 	[ -f "$uapi_header" ] || die "step 'glue': no $uapi_header"
 	[ -f "$branch_dir/patches/series" ] || die "step 'patch': no $branch_dir/patches/series"
 
@@ -231,7 +271,7 @@ main() {
 	key=$( {
 		echo "$tree_key"
 		cat "$0" "$here/common.sh"
-		if [ $stock = 1 ]; then
+		if [ $stock = 1 ] || [ "$stock_only" = 1 ]; then
 			echo stock	# the package and its build fixes
 			build_fixes | while read -r f; do cat "$branch_dir/patches/$f"; done
 		else
@@ -250,8 +290,12 @@ main() {
 	exec 9>"$cache/lock"
 	flock 9
 
-	fetch
-	unpack
+	if [ -n "$nvidia_src" ]; then
+		import_tree
+	else
+		fetch
+		unpack
+	fi
 
 	# The series and the core go into a hard-linked copy of the pristine
 	# tree (patch breaks the links of the files it changes), then into the
@@ -261,7 +305,7 @@ main() {
 	rm -rf "$staging"
 	cp -al "$cache/pristine" "$staging"
 	apply_series "$staging"
-	if [ $stock = 0 ]; then
+	if [ $stock = 0 ] && [ "$stock_only" = 0 ]; then
 		copy_core "$staging"
 		copy_glue "$staging"
 	else

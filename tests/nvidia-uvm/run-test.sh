@@ -53,6 +53,8 @@ gh100) gpu_name='emgpu GH100' ;;
 esac
 rm -rf "$work"
 mkdir -p "$work"
+# for make nvidia-vm-record
+printf '%s\n' "$@" >"$work/branches"
 
 # export_crcs SYMVERS MODULE: "symbol crc" of MODULE's exports, sorted
 export_crcs() { awk -v m="$2" '$3 ~ "(^|/)" m "$" { print $2, $1 }' "$1" | LC_ALL=C sort; }
@@ -111,37 +113,50 @@ stock_imports_match() {
 	echo "$(echo "$imports" | wc -l) imports, CRCs equal"
 }
 
+# image_module_is_built VERSION MODULE BUILT
 image_module_is_built() {
-	local version=$1 built=$2 x
-	x=$work/image/lib/modules/$version/nvidia-uvm.ko
-	cmp "$built" "$x"
+	cmp "$3" "$work/image/lib/modules/$1/$2.ko"
 }
 
 echo "KTAP version 1"
 mkdir -p "$work/image"
 (cd "$work/image" && cpio -idm --quiet) <"$initrd"
 versions=()
+declare -A stock_only_of
 for branch_dir in "$@"; do
-	. "$branch_dir/branch.conf"
-	v=${version%-*}
+	eval "$(bash "$top/guest-kmod/nvidia-uvm/branch-info.sh" "$branch_dir")"
+	v=$version
 	versions+=("$v")
+	stock_only_of[$v]=$stock_only
 	nvidia_out=$(bash "$top/guest-kmod/nvidia-uvm/build.sh" "$branch_dir" 2>/dev/null)
 	standin_out=$(bash "$top/guest-kmod/emgpu-rm/build.sh" "$branch_dir" 2>/dev/null)
-	symvers="$EMBER_CACHE/nvidia/$version/tree/Module.symvers"
+	stock_out=$(bash "$top/guest-kmod/nvidia-uvm/build.sh" --stock "$branch_dir" 2>/dev/null)
+	symvers="$nvidia_cache/tree/Module.symvers"
 	uvm_side "$symvers" "$nvidia_out/nvidia-uvm.ko" >"$work/nvidia-$v.crcs"
 	export_crcs "$standin_out/emgpu-rm.symvers" emgpu-rm >"$work/emgpu-rm-$v.crcs"
 	check "$v: emgpu-rm.ko exports nvidia.ko's UVM interface, each with nvidia.ko's CRC" \
 		same_exports "$work/nvidia-$v.crcs" "$work/emgpu-rm-$v.crcs"
-	check "$v: the image's nvidia-uvm.ko is make nvidia's" \
-		image_module_is_built "$v" "$nvidia_out/nvidia-uvm.ko"
-	check "$v: the real-card image carries that same nvidia-uvm.ko" \
-		real_card_carries "$v" "$nvidia_out/nvidia-uvm.ko"
-	stock_out=$(bash "$top/guest-kmod/nvidia-uvm/build.sh" --stock "$branch_dir" 2>/dev/null)
-	check "$v: Debian's nvidia-uvm.ko (--stock) imports the stand-in's exports with their CRCs" \
+	if [ "$stock_only" = 1 ]; then
+		skip "$v: the image's nvidia-uvm.ko is make nvidia's" "a stock-only branch: no module of the series"
+		skip "$v: the real-card image carries that same nvidia-uvm.ko" "a stock-only branch: no module of the series"
+	else
+		check "$v: the image's nvidia-uvm.ko is make nvidia's" \
+			image_module_is_built "$v" nvidia-uvm "$nvidia_out/nvidia-uvm.ko"
+		if [ "$real_card" = 1 ]; then
+			check "$v: the real-card image carries that same nvidia-uvm.ko" \
+				real_card_carries "$v" "$nvidia_out/nvidia-uvm.ko"
+		else
+			skip "$v: the real-card image carries that same nvidia-uvm.ko" \
+				"images/nvidia makes no real-card image of this branch"
+		fi
+	fi
+	check "$v: the image's nvidia-uvm-stock.ko is make nvidia's --stock" \
+		image_module_is_built "$v" nvidia-uvm-stock "$stock_out/nvidia-uvm.ko"
+	check "$v: NVIDIA's nvidia-uvm.ko as packaged (--stock) imports the stand-in's exports with their CRCs" \
 		stock_imports_match "$stock_out/nvidia-uvm.ko" "$work/emgpu-rm-$v.crcs"
 	check "$v: every UVM_TEST_* ioctl is run or listed as not run with its reason" \
 		bash "$top/tests/nvidia-uvm/coverage.sh" \
-		"$EMBER_CACHE/nvidia/$version/pristine/nvidia-uvm/uvm_test_ioctl.h" \
+		"$nvidia_cache/pristine/nvidia-uvm/uvm_test_ioctl.h" \
 		"$top/tests/nvidia-uvm/uvm-builtin-tests.c" "$top/docs/nvidia-uvm.md"
 done
 
@@ -204,19 +219,31 @@ for v in "${versions[@]}"; do
 		line "$b" '"gpu_uuid":"GPU-'
 	check "$v: emgpu-rm.ko reports it as $gpu_name (the PCI device id's personality)" \
 		line "$b" ": $gpu_name, "
-	check "$v: the Ember glue refuses perf_access_counter_threshold=0 at load, naming it" \
-		line "$b" 'Invalid Ember-adaptive parameters: perf_access_counter_threshold'
-	check "$v: nvidia-uvm.ko loads against it" line "$b" '"insmod":"nvidia-uvm","ret":0'
+	settings="ember off stock" module=nvidia-uvm
+	if [ "${stock_only_of[$v]}" = 1 ]; then
+		settings=stock module=nvidia-uvm-stock
+		skip "$v: the Ember glue refuses perf_access_counter_threshold=0 at load, naming it" \
+			"a stock-only branch: no Ember glue"
+	else
+		check "$v: the Ember glue refuses perf_access_counter_threshold=0 at load, naming it" \
+			line "$b" 'Invalid Ember-adaptive parameters: perf_access_counter_threshold'
+	fi
+	check "$v: $module.ko loads against it" line "$b" "\"insmod\":\"$module\",\"ret\":0"
 	check "$v: nvidia-uvm registers its device" line "$b" 'Loaded the UVM driver'
-	check "$v: the Ember glue makes Ember-adaptive the policy of new VA spaces" \
-		line "$b" '"ember":"' 'Ember-adaptive is the policy of new VA spaces'
+	if [ "${stock_only_of[$v]}" = 1 ]; then
+		skip "$v: the Ember glue makes Ember-adaptive the policy of new VA spaces" \
+			"a stock-only branch: no Ember glue"
+	else
+		check "$v: the Ember glue makes Ember-adaptive the policy of new VA spaces" \
+			line "$b" '"ember":"' 'Ember-adaptive is the policy of new VA spaces'
+	fi
 	# NVIDIA's tests and the managed-range checks, then a kernel launched
 	# through /dev/emgpu-rm on a managed range (uvm-launch-test), one check
 	# each, named by the runners' KTAP lines. settings: ember (our series,
 	# Ember's switch on), off (our series, switch off: NVIDIA's behaviour),
-	# debian (Debian's nvidia-uvm.ko as shipped, guest-kmod/nvidia-uvm/build.sh --stock:
-	# NVIDIA's source alone)
-	for setting in ember off debian; do
+	# stock (NVIDIA's nvidia-uvm.ko as packaged, guest-kmod/nvidia-uvm/build.sh --stock:
+	# NVIDIA's source alone; a stock-only branch has this one only)
+	for setting in $settings; do
 		bs="$b,\"setting\":\"$setting\""
 		ktap_checks "$v ($setting)" "$bs" ktap
 		ktap_checks "$v ($setting) launch" "$bs" launch_ktap
@@ -280,8 +307,10 @@ for v in "${versions[@]}"; do
 	nvuvm_conf "$work/det-$v.conf" "det-$v" h200-512m stream uvm 0.05 1024 600
 	nvuvm_conf "$work/det-adaptive-$v.conf" "det-adaptive-$v" "$ADAPTIVE_PROFILE" "$ADAPTIVE_APP" \
 		adaptive "$ADAPTIVE_FACTOR" 1536 1200
+	pairs="det-$v det-adaptive-$v"
+	[ "${stock_only_of[$v]}" = 1 ] && pairs="det-$v"
 	# the two runs of a pair side by side: each is the other's load
-	for conf in det-$v det-adaptive-$v; do
+	for conf in $pairs; do
 		for k in 1 2; do
 			"$agent" run "$work/$conf.conf" --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
 				--nvidia-uvm-initrd "$initrd" --results "$work/det-$k" >"$work/$conf-$k.log" 2>&1 &
@@ -293,13 +322,18 @@ for v in "${versions[@]}"; do
 	nvuvm_conf "$work/small-$v.conf" "small-$v" h200-64m stream uvm 0.5 1024 300
 	"$agent" run "$work/small-$v.conf" --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
 		--nvidia-uvm-initrd "$initrd" --results "$work/small" >"$work/small-$v.log" 2>&1
-	check "$v: stream at 0.5x on h200-64m (48 MiB for nvidia-uvm's PMA) under Debian's nvidia-uvm: verified" \
+	check "$v: stream at 0.5x on h200-64m (48 MiB for nvidia-uvm's PMA) under NVIDIA's nvidia-uvm as packaged: verified" \
 		verified "$work/small/small-$v" stream-uvm-x0.5-s1-Dnvidia-uvm
-	check "$v: stream at 0.05x under Debian's nvidia-uvm, twice: the same sim_ns, trace hash and device stats (TLB hits and walks aside)" \
+	check "$v: stream at 0.05x under NVIDIA's nvidia-uvm as packaged, twice: the same sim_ns, trace hash and device stats (TLB hits and walks aside)" \
 		same_twice "$work/det-1/det-$v" "$work/det-2/det-$v" stream-uvm-x0.05-s1-Dnvidia-uvm
-	check "$v: $ADAPTIVE_APP at ${ADAPTIVE_FACTOR}x on $ADAPTIVE_PROFILE under Ember-adaptive on nvidia-uvm, twice: the same sim_ns, trace hash, device stats and glue counters, notifications, promotions and eager evictions > 0" \
-		same_twice "$work/det-1/det-adaptive-$v" "$work/det-2/det-adaptive-$v" \
-		"$ADAPTIVE_APP-adaptive-x$ADAPTIVE_FACTOR-s1-Dnvidia-uvm" adaptive
+	adaptive_name="$v: $ADAPTIVE_APP at ${ADAPTIVE_FACTOR}x on $ADAPTIVE_PROFILE under Ember-adaptive on nvidia-uvm, twice: the same sim_ns, trace hash, device stats and glue counters, notifications, promotions and eager evictions > 0"
+	if [ "${stock_only_of[$v]}" = 1 ]; then
+		skip "$adaptive_name" "a stock-only branch: no Ember-adaptive"
+	else
+		check "$adaptive_name" \
+			same_twice "$work/det-1/det-adaptive-$v" "$work/det-2/det-adaptive-$v" \
+			"$ADAPTIVE_APP-adaptive-x$ADAPTIVE_FACTOR-s1-Dnvidia-uvm" adaptive
+	fi
 done
 echo "1..$n"
 ktap_summary
