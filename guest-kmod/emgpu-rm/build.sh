@@ -44,6 +44,24 @@ abi=$(kernel_abi)
 kdir="/usr/src/linux-headers-$abi-cloud-amd64"
 [ -f "$kdir/.config" ] || die "no kernel headers at $kdir (scripts/setup.sh installs them)"
 models_inc="$top/models/include"
+# What the branch's nv_uvm_interface.h declares that earlier branches did
+# not, as -D flags, tested on the header itself (as NVIDIA's conftest tests
+# the kernel): a tree between the branches here gets what it declares.
+interface_features() {
+	local h="$pristine/common/inc/nv_uvm_interface.h"
+	grep -q 'NvU64 \*dmaAddress)' "$h" && echo -DEMGPU_RM_PD_DMA_ADDRESS
+	grep -q 'const UvmGpuAccessCntrConfig \*pAccessCntrConfig' "$h" &&
+		echo -DEMGPU_RM_AC_CONFIG_CONST=const || echo -DEMGPU_RM_AC_CONFIG_CONST=
+	grep -q 'nvUvmInterfaceGetNvlinkInfo(' "$h" && echo -DEMGPU_RM_HAS_NVLINK_INFO
+	return 0
+}
+# The same for the guest programs and the branch's test ioctls (members
+# of structs, which the C preprocessor cannot test): MIMC/MOMC access
+# counters, gone in 575.
+test_features() {
+	grep -q 'mimc_granularity' "$pristine/nvidia-uvm/uvm_test_ioctl.h" && echo -DUVM_TEST_AC_MIMC
+	return 0
+}
 # the model's headers the stand-in includes (copied into the build folder)
 model_headers=(emgpu_hw.h ga10x/regs.h ga10x/access_counter_c365.h ga10x/mmu_v2.h
 	gh100/regs.h gh100/mmu_v3.h)
@@ -68,13 +86,13 @@ if [ ! -f "$out/emgpu-rm.ko" ]; then
 	bash "$here/gen-unbacked.sh" "$pristine/common/inc/nv_uvm_interface.h" "$here"/emgpu_rm*.c \
 		>"$work/emgpu_rm_unbacked.c"
 	log "emgpu-rm.ko for $version against $kdir"
-	make -C "$kdir" M="$work" NV_CFLAGS="$nv_cflags" EMGPU_RM_BRANCH="${version%%.*}" \
-		modules >"$work/build.log" 2>&1 ||
+	make -C "$kdir" M="$work" NV_CFLAGS="$nv_cflags $(interface_features | tr '\n' ' ')" \
+		EMGPU_RM_BRANCH="${version%%.*}" modules >"$work/build.log" 2>&1 ||
 		{ tail -n 30 "$work/build.log" >&2; die "emgpu-rm.ko did not build; see $work/build.log"; }
 	strip --strip-debug -o "$out.tmp/emgpu-rm.ko" "$work/emgpu-rm.ko"
 	cp "$work/Module.symvers" "$out.tmp/emgpu-rm.symvers"
 	log "uvm-builtin-tests for $version"
-	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -static -I"$pristine/nvidia-uvm" \
+	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -static $(test_features) -I"$pristine/nvidia-uvm" \
 		-I"$pristine/common/inc" -I"$top/include" -I"$models_inc" -o "$out.tmp/uvm-builtin-tests" \
 		"$top/tests/nvidia-uvm/uvm-builtin-tests.c" ||
 		die "uvm-builtin-tests did not build against $version's headers"

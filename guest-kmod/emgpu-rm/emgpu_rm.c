@@ -416,6 +416,21 @@ NV_STATUS nvUvmInterfaceGetEccInfo(uvmGpuDeviceHandle device, UvmGpuEccInfo *ecc
 }
 EXPORT_SYMBOL(nvUvmInterfaceGetEccInfo);
 
+#ifdef EMGPU_RM_HAS_NVLINK_INFO
+/* From 580 nvidia-uvm asks at registration; the emulated GPU has no NVLink */
+NV_STATUS nvUvmInterfaceGetNvlinkInfo(uvmGpuDeviceHandle device, UvmGpuNvlinkInfo *nvlinkInfo)
+{
+	if (!nvlinkInfo)
+		return NV_ERR_INVALID_ARGUMENT;
+	if (!emgpu_rm_device_find(device))
+		return NV_ERR_INVALID_OBJECT_HANDLE;
+	memset(nvlinkInfo, 0, sizeof(*nvlinkInfo));
+	nvlinkInfo->bNvlinkRecoveryEnabled = NV_FALSE;
+	return NV_OK;
+}
+EXPORT_SYMBOL(nvUvmInterfaceGetNvlinkInfo);
+#endif
+
 /* ---- the PCI device ---- */
 
 /*

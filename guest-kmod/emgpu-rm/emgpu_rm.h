@@ -183,6 +183,8 @@ struct uvmGpuAddressSpace_tag {
 	bool external_pdb;
 	u64 pdb;
 	bool pdb_vidmem;
+	/* the stand-in's own DMA mapping of a sysmem pdb (EMGPU_RM_PD_DMA_ADDRESS) */
+	bool pdb_mapped;
 	/*
 	 * A user VA space (EMGPU_RM_VA_SPACE_CREATE): its handle, and the
 	 * DupAddressSpace references nvidia-uvm holds on it; it lives until

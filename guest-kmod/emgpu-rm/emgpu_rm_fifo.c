@@ -521,7 +521,7 @@ static bool ac_value_ok(NvU32 v)
 
 NV_STATUS nvUvmInterfaceEnableAccessCntr(uvmGpuDeviceHandle device,
 					 UvmGpuAccessCntrInfo *pAccessCntrInfo,
-					 UvmGpuAccessCntrConfig *pAccessCntrConfig)
+					 EMGPU_RM_AC_CONFIG_CONST UvmGpuAccessCntrConfig *pAccessCntrConfig)
 {
 	struct uvmGpuDevice_tag *d = emgpu_rm_device_find(device);
 	UvmGpuAccessCntrConfig *c = pAccessCntrConfig;

@@ -700,11 +700,51 @@ static void reprogram_channels(struct uvmGpuAddressSpace_tag *vas)
 			emgpu_rm_channel_program_pdb(ch);
 }
 
+#ifdef EMGPU_RM_PD_DMA_ADDRESS
+/*
+ * From 580 a directory in system memory comes as a CPU physical address:
+ * the RM maps it for the device, hands the mapping back (dmaAddress) and
+ * unmaps it when the directory is unset. Before, nvidia-uvm passed its
+ * own DMA address.
+ */
+static NV_STATUS map_pdb(struct uvmGpuAddressSpace_tag *vas, u64 phys, u64 *dma_out)
+{
+	struct device *dev = &vas->device->gpu->pdev->dev;
+	dma_addr_t dma;
+
+	if (!dma_out)
+		return NV_ERR_INVALID_ARGUMENT;
+	dma = dma_map_page(dev, pfn_to_page(PHYS_PFN(phys)), 0, RM_PAGE, DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(dev, dma))
+		return NV_ERR_NO_MEMORY;
+	*dma_out = dma;
+	return NV_OK;
+}
+
+static void unmap_pdb(struct uvmGpuAddressSpace_tag *vas)
+{
+	if (!vas->pdb_mapped)
+		return;
+	dma_unmap_page(&vas->device->gpu->pdev->dev, vas->pdb, RM_PAGE, DMA_BIDIRECTIONAL);
+	vas->pdb_mapped = false;
+}
+
+NV_STATUS nvUvmInterfaceSetPageDirectory(uvmGpuAddressSpaceHandle vaSpace,
+					 NvU64 physAddress, unsigned numEntries,
+					 NvBool bVidMemAperture, NvU32 pasid,
+					 NvU64 *dmaAddress)
+#else
+static void unmap_pdb(struct uvmGpuAddressSpace_tag *vas)
+{
+}
+
 NV_STATUS nvUvmInterfaceSetPageDirectory(uvmGpuAddressSpaceHandle vaSpace,
 					 NvU64 physAddress, unsigned numEntries,
 					 NvBool bVidMemAperture, NvU32 pasid)
+#endif
 {
 	struct uvmGpuAddressSpace_tag *vas = emgpu_rm_vas_get(vaSpace);
+	bool mapped = false;
 	NV_STATUS status;
 
 	if (!vas)
@@ -716,27 +756,42 @@ NV_STATUS nvUvmInterfaceSetPageDirectory(uvmGpuAddressSpaceHandle vaSpace,
 		status = NV_ERR_INVALID_ARGUMENT;
 		goto out;
 	}
-	if (vas->user.handle) {
-		/*
-		 * A user VA space: root entry 0 is nvidia-uvm's own there
-		 * (managed ranges lie at CPU addresses, below 128 TB), and nothing the
-		 * GPU reaches by VA is the RM's (a compute channel's instance
-		 * block is physical), so no RM entry goes in. Set once, as
-		 * the RM allows: a second registration of it fails.
-		 */
-		if (vas->external_pdb) {
-			status = NV_ERR_INVALID_STATE;
-			goto out;
-		}
-	} else {
-		status = write_root_entry(vas, physAddress, bVidMemAperture);
+	/*
+	 * A user VA space (EMGPU_RM_VA_SPACE_CREATE): root entry 0 is
+	 * nvidia-uvm's own there (managed ranges lie at CPU addresses, below
+	 * 128 TB), and nothing the GPU reaches by VA is the RM's (a compute
+	 * channel's instance block is physical), so no RM entry goes in. Set
+	 * once, as the RM allows: a second registration of it fails.
+	 */
+	if (vas->user.handle && vas->external_pdb) {
+		status = NV_ERR_INVALID_STATE;
+		goto out;
+	}
+#ifdef EMGPU_RM_PD_DMA_ADDRESS
+	if (!bVidMemAperture) {
+		status = map_pdb(vas, physAddress, dmaAddress);
 		if (status != NV_OK)
 			goto out;
+		physAddress = *dmaAddress;	/* the device's address from here on */
+		mapped = true;
 	}
+#endif
+	if (!vas->user.handle) {
+		status = write_root_entry(vas, physAddress, bVidMemAperture);
+		if (status != NV_OK) {
+			if (mapped)
+				dma_unmap_page(&vas->device->gpu->pdev->dev, physAddress, RM_PAGE,
+					       DMA_BIDIRECTIONAL);
+			goto out;
+		}
+	}
+	unmap_pdb(vas);		/* a directory moved again: the old one's mapping */
 	vas->external_pdb = true;
 	vas->pdb = physAddress;
 	vas->pdb_vidmem = bVidMemAperture;
+	vas->pdb_mapped = mapped;
 	reprogram_channels(vas);
+	status = NV_OK;
 out:
 	emgpu_rm_vas_put(vas);
 	return status;
@@ -756,6 +811,7 @@ NV_STATUS nvUvmInterfaceUnsetPageDirectory(uvmGpuAddressSpaceHandle vaSpace)
 		reprogram_channels(vas);
 		/* the directory is nvidia-uvm's again, to free or reuse */
 		tlb_invalidate_locked(vas->device->gpu, revoked);
+		unmap_pdb(vas);
 	}
 	emgpu_rm_vas_put(vas);
 	return NV_OK;
