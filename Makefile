@@ -70,7 +70,8 @@ endif
 # nvidia-uvm).
 TEST_TIMES := $(BUILD)/test-times
 TIMED := bash scripts/timed.sh $(TEST_TIMES)
-TEST_CHAIN := nvidia-test nvidia-images nvidia-vm-test image-nvidia-test trace-replay-test
+TEST_CHAIN := nvidia-test nvidia-images nvidia-vm-test image-nvidia-test trace-replay-test \
+	fuzz-rm
 TEST_LANE_STEPS := unit qtest image-reproducible libvirt-test multihost-test vfio-dry-run \
 	inject-test loaded-test determinism-test driver-cost-test sizes-test \
 	report-test figures-test fuzz-ioctl fuzz-smoke vm-test
@@ -122,11 +123,12 @@ test-step-nvidia-images: test-step-nvidia-test test-step-build
 # nothing of them: made one after the other, the second would leave a
 # core idle at the end of the step.
 test-step-nvidia-images: private STEP_JOBS := -j2
-# trace-replay-test boots the nvidia-uvm image too: after it, beside them.
-test-step-nvidia-vm-test test-step-image-nvidia-test test-step-trace-replay-test: \
-	test-step-nvidia-images
-test-step-nvidia-vm-test test-step-image-nvidia-test test-step-trace-replay-test: \
-	private STEP_VARS := EMBER_SET_UP=1 EMBER_BUILT=1 NVIDIA_BUILT=1
+# trace-replay-test and fuzz-rm (FUZZ_RM_SECONDS of it, one core) boot the
+# nvidia-uvm image too: after it, beside them.
+test-step-nvidia-vm-test test-step-image-nvidia-test test-step-trace-replay-test \
+	test-step-fuzz-rm: test-step-nvidia-images
+test-step-nvidia-vm-test test-step-image-nvidia-test test-step-trace-replay-test \
+	test-step-fuzz-rm: private STEP_VARS := EMBER_SET_UP=1 EMBER_BUILT=1 NVIDIA_BUILT=1
 test-step-build test-step-nvidia-test test-step-nvidia-images test-step-nvidia-vm-test: \
 	private STEP_NICE :=
 $(TEST_STEP_TARGETS): test-step-%:
