@@ -44,11 +44,19 @@ shift 5
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/scripts/common.sh"
 . "$top/scripts/ktap.sh"
-# the emulated GPU's personality, and the name the stand-in gives it
+# the emulated GPU's personality, the name the stand-in gives it and what
+# nvidia-uvm's info file must then say of the GPU (the architecture picks
+# its HAL; the classes, nvidia-uvm's host and copy HALs)
 personality=${NVIDIA_PERSONALITY:-ga10x}
 case $personality in
-ga10x) gpu_name='emgpu GA10x' ;;
-gh100) gpu_name='emgpu GH100' ;;
+ga10x)
+	gpu_name='emgpu GA10x'
+	uvm_gpu='architecture 0x170 implementation 0x2 host_class 0xC56F ce_class 0xC7B5 big_page_size 65536'
+	;;
+gh100)
+	gpu_name='emgpu GH100'
+	uvm_gpu='architecture 0x180 implementation 0x0 host_class 0xC86F ce_class 0xC8B5 big_page_size 65536'
+	;;
 *) die "NVIDIA_PERSONALITY=$personality: ga10x or gh100" ;;
 esac
 rm -rf "$work"
@@ -219,6 +227,8 @@ for v in "${versions[@]}"; do
 		line "$b" '"gpu_uuid":"GPU-'
 	check "$v: emgpu-rm.ko reports it as $gpu_name (the PCI device id's personality)" \
 		line "$b" ": $gpu_name, "
+	check "$v: nvidia-uvm took it as that GPU: $uvm_gpu" \
+		line "$b" "nvidia-uvm's GPU: $uvm_gpu "
 	settings="ember off stock" module=nvidia-uvm
 	if [ "${stock_only_of[$v]}" = 1 ]; then
 		settings=stock module=nvidia-uvm-stock

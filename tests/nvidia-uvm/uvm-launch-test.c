@@ -1126,6 +1126,23 @@ int main(int argc, char **argv)
 	reg_ch.hChannel = ch.h_channel;
 	ok = uvm(ufd, UVM_REGISTER_CHANNEL, &reg_ch, &reg_ch.rmStatus, why, sizeof(why));
 	verdict(ok, "UVM_REGISTER_CHANNEL: nvidia-uvm retains the compute channel", "%s", why);
+	/*
+	 * the GPU as nvidia-uvm took it (the architecture selects its HAL;
+	 * make nvidia-vm-test checks it against the personality)
+	 */
+	{
+		static const char *const fields[] = {
+			"architecture", "implementation", "host_class", "ce_class",
+			"big_page_size", "max_tpcs_per_gpc", "rm_va_size",
+		};
+		char v[64];
+
+		printf("# nvidia-uvm's GPU:");
+		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			printf(" %s %s", fields[i],
+			       uvm_gpu_info(fields[i], v, sizeof(v)) ? "?" : v);
+		printf("\n");
+	}
 
 	/* the CPU populates every page first */
 	for (uint64_t i = 0; i < words; i++) {

@@ -92,6 +92,34 @@ static inline long long uvm_fault_stat(const char *name)
 }
 
 /*
+ * A field of the registered GPU's info file as nvidia-uvm reports it
+ * (/proc/driver/nvidia-uvm/gpus/<GPU>/info, gpu_info_print_common): the
+ * first word after the line's leading @name ("architecture",
+ * "host_class", ...) into @out; 0, or -1 if no such GPU or line.
+ */
+static inline int uvm_gpu_info(const char *name, char *out, size_t len)
+{
+	char line[160], word[64], value[64];
+	int ret = -1;
+	glob_t g;
+	FILE *f;
+
+	if (glob("/proc/driver/nvidia-uvm/gpus/*/info", 0, NULL, &g))
+		return -1;
+	f = fopen(g.gl_pathv[0], "r");
+	globfree(&g);
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, " %63s %63s", word, value) == 2 && !strcmp(word, name)) {
+			snprintf(out, len, "%s", value);
+			ret = 0;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/*
  * The STREAM kernel over [va, va + bytes), @passes times, on a channel of
  * /dev/emgpu-rm, waited for: EMGPU_RM_LAUNCH's errno, @l its outcome.
  */
