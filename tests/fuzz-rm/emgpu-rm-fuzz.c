@@ -166,6 +166,13 @@ struct obj {
 	int vas;		/* a channel's VA space slot */
 	int ctx;		/* the ctx that registered (VA space) or retains (channel) it, -1 */
 	unsigned int launching;	/* a channel's launches in flight */
+	/*
+	 * A channel freed (FREE) while its launches were in flight: its
+	 * handle. A launch that rang holds the channel, and its charge, until
+	 * its ioctl returned (once the device ended it, a FREE no longer
+	 * waits for it: EBUSY only while it runs).
+	 */
+	uint32_t launch_held;
 	unsigned int registering;	/* a channel's UVM_REGISTER_CHANNEL in flight */
 	uint64_t launches;	/* a channel's launches begun, ever */
 	bool stopped;		/* a channel nvidia-uvm stopped: its launches are refused */
@@ -427,6 +434,9 @@ static void dump_trace_locked(struct fuzz *f)
 				fprintf(stderr, "    ch %x hw %u vas %d ctx %d busy %u stopped %d stale %d\n",
 					r->ch[j].handle, r->ch[j].hw, r->ch[j].vas, r->ch[j].ctx,
 					r->ch[j].busy, r->ch[j].stopped, r->ch[j].stale);
+			else if (r->ch[j].launch_held)
+				fprintf(stderr, "    ch %x freed, %u launches of it in flight\n",
+					r->ch[j].launch_held, r->ch[j].launching);
 	}
 	for (unsigned int j = 0; j < HELD_MAX; j++)
 		if (f->held[j].used)
@@ -751,11 +761,20 @@ static uint32_t file_race(const struct rmfile *r, uint64_t epoch, bool *racy)
 	return E(ENOTTY) | E(ENOENT);
 }
 
+/* Whether a ctx retains channel @h its user freed (a held entry). LOCKING: f->lock. */
+static bool held_entry(const struct fuzz *f, uint32_t h)
+{
+	for (unsigned int i = 0; i < HELD_MAX; i++)
+		if (f->held[i].used && f->held[i].h_channel == h)
+			return true;
+	return false;
+}
+
 /*
  * Bounds on the channels this process's user (root) holds: live handles,
  * those of closed files not yet released, those a ctx retains after their
- * user freed them, and those in flight either way; a timed-out launch's
- * aside (stale_since()).
+ * user freed them, those freed under a launch in flight, and those in
+ * flight either way; a timed-out launch's aside (stale_since()).
  */
 static void user_channels(struct fuzz *f, unsigned int *lo, unsigned int *hi)
 {
@@ -767,6 +786,11 @@ static void user_channels(struct fuzz *f, unsigned int *lo, unsigned int *hi)
 		for (unsigned int j = 0; j < CH_SLOTS; j++) {
 			n += !!r->ch[j].handle;
 			down += r->ch[j].handle && r->ch[j].busy;
+			/* may be held by a launch in flight, unless a ctx's retain counts it */
+			if (r->ch[j].launch_held && !held_entry(f, r->ch[j].launch_held)) {
+				n++;
+				down++;
+			}
 		}
 		n += r->lingering;
 		down += r->lingering;
@@ -1372,6 +1396,8 @@ static void op_free(struct worker *w)
 	if (!err && file_quiet(r, epoch) && o->handle == fr.handle) {
 		if (is_ch) {
 			channel_gone(f, r, o);
+			if (o->launching)
+				o->launch_held = fr.handle;
 		} else {
 			/* nvidia-uvm's dup keeps it: the ctx stays registered */
 			clear_obj(o);
@@ -2289,6 +2315,13 @@ static uint32_t launch_race(struct fuzz *f, const struct rmfile *r, uint64_t epo
 	return allowed;
 }
 
+/* A launch of channel slot @ch returned. LOCKING: f->lock. */
+static void launch_done(struct obj *ch)
+{
+	if (!--ch->launching)
+		ch->launch_held = 0;
+}
+
 static void count_launch(struct fuzz *f, int err)
 {
 	if (!err)
@@ -2404,7 +2437,7 @@ static void op_launch(struct worker *w)
 	}
 	pthread_mutex_unlock(&c->data_lock);
 	lock(f);
-	ch->launching--;
+	launch_done(ch);
 	unlock(f);
 }
 
@@ -2487,7 +2520,7 @@ static void op_launch_stale(struct worker *w)
 		}
 	}
 	lock(f);
-	ch->launching--;
+	launch_done(ch);
 	unlock(f);
 }
 
@@ -2594,7 +2627,7 @@ static void op_launch_bad(struct worker *w)
 			munmap(arg, 4096);
 	}
 	lock(f);
-	ch->launching--;
+	launch_done(ch);
 	unlock(f);
 }
 
