@@ -53,6 +53,7 @@ interface_features() {
 	grep -q 'const UvmGpuAccessCntrConfig \*pAccessCntrConfig' "$h" &&
 		echo -DEMGPU_RM_AC_CONFIG_CONST=const || echo -DEMGPU_RM_AC_CONFIG_CONST=
 	grep -q 'nvUvmInterfaceGetNvlinkInfo(' "$h" && echo -DEMGPU_RM_HAS_NVLINK_INFO
+	grep -q 'mimcGranularity' "$pristine/common/inc/nv_uvm_types.h" && echo -DEMGPU_RM_AC_MIMC_MOMC
 	return 0
 }
 # The same for the guest programs and the branch's test ioctls (members

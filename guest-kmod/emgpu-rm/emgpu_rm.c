@@ -86,7 +86,7 @@ struct emgpu_rm_gpu *emgpu_rm_gpu_by_uuid(const NvProcessorUuid *uuid)
 
 	mutex_lock(&emgpu_rm.lock);
 	gpu = emgpu_rm.gpu;
-	if (gpu && memcmp(gpu->uuid.uuid, uuid->uuid, UVM_UUID_LEN))
+	if (gpu && memcmp(gpu->uuid.uuid, uuid->uuid, NV_UUID_LEN))
 		gpu = NULL;
 	mutex_unlock(&emgpu_rm.lock);
 	return gpu;
@@ -285,7 +285,8 @@ NV_STATUS nvUvmInterfaceGetGpuInfo(const NvProcessorUuid *gpuUuid,
 	pGpuInfo->tpcCount = tpcs;
 	pGpuInfo->maxTpcPerGpcCount = DIV_ROUND_UP(tpcs, gpu->num_gpcs);
 	pGpuInfo->smcEnabled = NV_FALSE;
-	pGpuInfo->gpuConfComputeCaps.mode = UVM_GPU_CONF_COMPUTE_MODE_NONE;
+	/* Confidential Computing off: the memset's zero in every branch's
+	 * layout (mode UVM_GPU_CONF_COMPUTE_MODE_NONE; from 575 bConfComputingEnabled) */
 	pGpuInfo->sysmemLink = UVM_LINK_TYPE_PCIE;
 	pGpuInfo->sysmemLinkRateMBps = 16000;	/* PCIe 4 x16, what both report on PCIe */
 	pGpuInfo->connectedToSwitch = NV_FALSE;
@@ -475,9 +476,9 @@ static ssize_t gpu_uuid_raw_read(struct file *file, struct kobject *kobj,
 {
 	struct emgpu_rm_gpu *gpu = pci_get_drvdata(to_pci_dev(kobj_to_dev(kobj)));
 
-	return memory_read_from_buffer(buf, count, &off, gpu->uuid.uuid, UVM_UUID_LEN);
+	return memory_read_from_buffer(buf, count, &off, gpu->uuid.uuid, NV_UUID_LEN);
 }
-static BIN_ATTR_RO(gpu_uuid_raw, UVM_UUID_LEN);
+static BIN_ATTR_RO(gpu_uuid_raw, NV_UUID_LEN);
 
 static struct attribute *emgpu_rm_attrs[] = {
 	&dev_attr_gpu_uuid.attr,

@@ -524,15 +524,36 @@ NV_STATUS nvUvmInterfaceEnableAccessCntr(uvmGpuDeviceHandle device,
 					 EMGPU_RM_AC_CONFIG_CONST UvmGpuAccessCntrConfig *pAccessCntrConfig)
 {
 	struct uvmGpuDevice_tag *d = emgpu_rm_device_find(device);
-	UvmGpuAccessCntrConfig *c = pAccessCntrConfig;
+	EMGPU_RM_AC_CONFIG_CONST UvmGpuAccessCntrConfig *c = pAccessCntrConfig;
 	struct emgpu_rm_gpu *gpu;
 	NV_STATUS status = NV_OK;
+	u32 mimc_gran, momc_gran, mimc_limit, momc_limit;
 
 	if (!pAccessCntrInfo || !c)
 		return NV_ERR_INVALID_ARGUMENT;
+	/* the hardware's values are the UVM_ACCESS_COUNTER_* enums less one */
+#ifdef EMGPU_RM_AC_MIMC_MOMC
 	if (!ac_value_ok(c->mimcGranularity) || !ac_value_ok(c->momcGranularity) ||
-	    !ac_value_ok(c->mimcUseLimit) || !ac_value_ok(c->momcUseLimit) ||
-	    !c->threshold || c->threshold > 0xffff)
+	    !ac_value_ok(c->mimcUseLimit) || !ac_value_ok(c->momcUseLimit))
+		return NV_ERR_INVALID_ARGUMENT;
+	mimc_gran = c->mimcGranularity - 1;
+	momc_gran = c->momcGranularity - 1;
+	mimc_limit = c->mimcUseLimit - 1;
+	momc_limit = c->momcUseLimit - 1;
+#else
+	/*
+	 * From 575 one granularity, the MIMC's: the RM programs the MOMC
+	 * counters at 64K with no use, the MIMC's at full use
+	 * (nv_gpu_ops.c: UVM no longer uses MOMC)
+	 */
+	if (!ac_value_ok(c->granularity))
+		return NV_ERR_INVALID_ARGUMENT;
+	mimc_gran = c->granularity - 1;
+	momc_gran = C365_GRAN_64K;
+	mimc_limit = C365_USE_LIMIT_FULL;
+	momc_limit = C365_USE_LIMIT_NONE;
+#endif
+	if (!c->threshold || c->threshold > 0xffff)
 		return NV_ERR_INVALID_ARGUMENT;
 	if (!d)
 		return NV_ERR_INVALID_OBJECT_HANDLE;
@@ -542,14 +563,13 @@ NV_STATUS nvUvmInterfaceEnableAccessCntr(uvmGpuDeviceHandle device,
 		status = NV_ERR_INVALID_STATE;
 		goto unlock;
 	}
-	/* NV_PFB_NISO_ACCESS_COUNTER_CONFIG: the hardware's values are the
-	 * UVM_ACCESS_COUNTER_* enums less one, as the RM programs them */
+	/* NV_PFB_NISO_ACCESS_COUNTER_CONFIG, as the RM programs it */
 	emgpu_rm_wr(gpu, GA10X_REG_AC_CONFIG,
 		    (c->threshold & C365_CONFIG_THRESHOLD_MASK) |
-		    ((c->mimcGranularity - 1) << C365_CONFIG_MIMC_GRAN_SHIFT) |
-		    ((c->momcGranularity - 1) << C365_CONFIG_MOMC_GRAN_SHIFT) |
-		    ((c->mimcUseLimit - 1) << C365_CONFIG_MIMC_USE_LIMIT_SHIFT) |
-		    ((c->momcUseLimit - 1) << C365_CONFIG_MOMC_USE_LIMIT_SHIFT));
+		    (mimc_gran << C365_CONFIG_MIMC_GRAN_SHIFT) |
+		    (momc_gran << C365_CONFIG_MOMC_GRAN_SHIFT) |
+		    (mimc_limit << C365_CONFIG_MIMC_USE_LIMIT_SHIFT) |
+		    (momc_limit << C365_CONFIG_MOMC_USE_LIMIT_SHIFT));
 	emgpu_rm_wr(gpu, GA10X_REG_AC_CTRL, EMGPU_RING_ENABLE);
 unlock:
 	mutex_unlock(&gpu->lock);
