@@ -54,6 +54,8 @@ interface_features() {
 		echo -DEMGPU_RM_AC_CONFIG_CONST=const || echo -DEMGPU_RM_AC_CONFIG_CONST=
 	grep -q 'nvUvmInterfaceGetNvlinkInfo(' "$h" && echo -DEMGPU_RM_HAS_NVLINK_INFO
 	grep -q 'mimcGranularity' "$pristine/common/inc/nv_uvm_types.h" && echo -DEMGPU_RM_AC_MIMC_MOMC
+	grep -q 'accessCntrBufferCount' "$pristine/common/inc/nv_uvm_types.h" &&
+		echo -DEMGPU_RM_AC_BUFFER_COUNT
 	return 0
 }
 # The same for the guest programs and the branch's test ioctls (members

@@ -287,6 +287,11 @@ NV_STATUS nvUvmInterfaceGetGpuInfo(const NvProcessorUuid *gpuUuid,
 	pGpuInfo->smcEnabled = NV_FALSE;
 	/* Confidential Computing off: the memset's zero in every branch's
 	 * layout (mode UVM_GPU_CONF_COMPUTE_MODE_NONE; from 575 bConfComputingEnabled) */
+#ifdef EMGPU_RM_AC_BUFFER_COUNT
+	/* from 575 nvidia-uvm takes access counters as supported with a
+	 * notification buffer: the one the device has */
+	pGpuInfo->accessCntrBufferCount = 1;
+#endif
 	pGpuInfo->sysmemLink = UVM_LINK_TYPE_PCIE;
 	pGpuInfo->sysmemLinkRateMBps = 16000;	/* PCIe 4 x16, what both report on PCIe */
 	pGpuInfo->connectedToSwitch = NV_FALSE;

@@ -378,10 +378,16 @@ NV_STATUS emgpu_rm_alloc_mem(struct uvmGpuAddressSpace_tag *vas, u64 size, u64 v
 	a->sysmem = sysmem;
 	a->va = va;
 	if (sysmem && size > EMGPU_RM_CONTIG_MAX) {
-		/* pages: only an alignment of one page is possible */
+		/*
+		 * pages: only an alignment of one page is possible. A bigger
+		 * one (580 asks 2M pages for the pushbuffer) is memory the
+		 * stand-in does not have, as the RM answers when no
+		 * contiguous chunk is left: nvidia-uvm then asks again with
+		 * the default page size.
+		 */
 		if (phys_align > PAGE_SIZE || alloc_pages_of(gpu, a)) {
 			kfree(a);
-			return phys_align > PAGE_SIZE ? NV_ERR_INVALID_ARGUMENT : NV_ERR_NO_MEMORY;
+			return NV_ERR_NO_MEMORY;
 		}
 	} else if (sysmem) {
 		/* naturally aligned to its order, which covers phys_align
