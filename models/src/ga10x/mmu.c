@@ -205,9 +205,13 @@ static int walk_leaf(struct gm_gpu *g, uint64_t e, uint64_t va,
 	ap = ga10x_pte_aperture(e);
 	if (ap == GA10X_PTE_APERTURE_PEER)
 		return ga10x_mmu_bad_pte(g, va);
-	t->pa = ga10x_pte_address(e);
-	if (t->pa & ((1ull << shift) - 1))
-		return ga10x_mmu_bad_pte(g, va);
+	/*
+	 * A big or huge page's offset comes from the VA: the address bits
+	 * below the page size are ignored, as nvidia-uvm's own
+	 * UVM_TEST_MEM_SANITY (580: test_huge_page_size) relies on when it
+	 * maps a 512M PTE at an unaligned sysmem address.
+	 */
+	t->pa = ga10x_pte_address(e) & ~((1ull << shift) - 1);
 	t->aperture = ap == GA10X_PTE_APERTURE_VIDEO ? EMGPU_APERTURE_VIDMEM
 						     : EMGPU_APERTURE_SYSMEM;
 	t->flags = (e & GA10X_PTE_READ_ONLY ? GA10X_TLB_RO : 0) |

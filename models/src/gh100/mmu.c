@@ -78,9 +78,8 @@ static int walk_leaf(struct gm_gpu *g, uint64_t e, uint64_t va,
 	ap = gh100_pte_aperture(e);
 	if (ap == GH100_PTE_APERTURE_PEER)
 		return ga10x_mmu_bad_pte(g, va);
-	t->pa = gh100_pte_address(e);
-	if (t->pa & ((1ull << shift) - 1))
-		return ga10x_mmu_bad_pte(g, va);
+	/* the address bits below the page size are ignored (ga10x/mmu.c) */
+	t->pa = gh100_pte_address(e) & ~((1ull << shift) - 1);
 	t->aperture = ap == GH100_PTE_APERTURE_VIDEO ? EMGPU_APERTURE_VIDMEM
 						     : EMGPU_APERTURE_SYSMEM;
 	t->flags = (pcf & GH100_PTE_PCF_READ_ONLY ? GA10X_TLB_RO : 0) |
