@@ -293,6 +293,7 @@ struct fuzz {
 	unsigned int short_launches;
 	uint64_t busy_events;
 	unsigned int others_max;	/* channels user processes may hold now */
+	uint64_t others_ups;		/* user processes begun, ever */
 	/* channels freed while a registration that may retain them was in flight */
 	unsigned int maybe_held;
 	/* calls begun, ever, that may add a channel of this process's user, or drop one */
@@ -1168,6 +1169,7 @@ static void op_ch_create(struct worker *w)
 	struct emgpu_rm_channel c = { 0 };
 	bool racy = false, ro = below(w, 8) == 0, over_lo, over_hi, total_over_hi;
 	unsigned int user_lo, user_hi, others, total_hi;
+	uint64_t others_ups;
 	struct stale_mark stale;
 	struct span open, user;
 	struct obj *vas, *slot;
@@ -1208,6 +1210,7 @@ static void op_ch_create(struct worker *w)
 	user.ups = f->user_ups;
 	user.downs = f->user_downs;
 	others = f->others_max;
+	others_ups = f->others_ups;
 	unlock(f);
 	/* a read-only page: made, then freed when its handles cannot go out */
 	if (ro)
@@ -1216,8 +1219,8 @@ static void op_ch_create(struct worker *w)
 	lock(f);
 	span_end(&open, r->ch_ups, r->ch_downs);
 	span_end(&user, f->user_ups, f->user_downs);
-	if (f->others_max > others)
-		others = f->others_max;
+	/* user processes begun meanwhile: each may hold its channel */
+	others += (unsigned int)(f->others_ups - others_ups);
 	/*
 	 * A launch that may still run holds its channel, charged to its user
 	 * and the total, one at most: ours counts in our quota, anyone's in
@@ -3183,7 +3186,8 @@ static void range_child(struct fuzz *f, const void *arg, struct child_report *re
 	ch.h_client = vs.h_client;
 	ch.h_va_space = vs.h_va_space;
 	err = ioctl(rfd, EMGPU_RM_CHANNEL_CREATE, &ch) ? errno : 0;
-	child_step(rep, "CHANNEL_CREATE (a user)", err, 0, 0, 0);
+	/* want_err: the parent's, from its counts (judge_user_create) */
+	child_step(rep, "CHANNEL_CREATE (a user)", err, 0, -1, 0);
 	if (err)
 		return;
 	memcpy(rv.gpuUuid.uuid, f->info0.uuid, 16);
@@ -3238,6 +3242,33 @@ static void range_child(struct fuzz *f, const void *arg, struct child_report *re
 					     (!err && i < v->words ? v->passes : 0);
 }
 
+/*
+ * A user process's CHANNEL_CREATE against its user's quota (EDQUOT: at
+ * most @same channels of its uid besides) and the total (ENOSPC: with
+ * @lo..@hi others, this process's user's channels, the other user
+ * processes' and a launch's that may still run).
+ */
+static void judge_user_create(struct child_report *rep, unsigned int lo, unsigned int hi,
+			      unsigned int same)
+{
+	for (unsigned int i = 0; i < rep->n; i++) {
+		struct child_step *s = &rep->s[i];
+		uint32_t allowed = 0;
+
+		if (s->want_err != -1)
+			continue;
+		if (same >= LIMIT_CH_PER_USER)
+			allowed |= E(EDQUOT);
+		if (hi >= LIMIT_USER_CHANNELS)
+			allowed |= E(ENOSPC);
+		if (lo < LIMIT_USER_CHANNELS)
+			allowed |= OK;
+		/* between the bounds: what it got is right */
+		s->want_err = (allowed & (1u << outcome_of(s->err))) ? s->err :
+			      (allowed & OK) ? 0 : ENOSPC;
+	}
+}
+
 static void op_user_range(struct worker *w)
 {
 	struct fuzz *f = w->f;
@@ -3247,14 +3278,25 @@ static void op_user_range(struct worker *w)
 		.sleep_us = (uint32_t)below(w, 100000),
 	};
 	struct child_report rep;
+	struct stale_mark stale;
+	struct span user;
 	uint32_t allowed;
-	uint64_t seq;
+	uint64_t seq, others_ups;
+	unsigned int others;
+	bool stale_ours, stale_others;
 	int died, fd = -1;
 	pid_t pid;
 
 	/* the child holds copies of every descriptor until it closed them */
 	lock(f);
 	seq = ++f->launch_seq;	/* the child's launch begins after */
+	/* what its CHANNEL_CREATE meets: counted over its whole life */
+	user_channels(f, &user.lo, &user.hi);
+	user.ups = f->user_ups;
+	user.downs = f->user_downs;
+	stale_mark(f, &stale);
+	others = f->others_max;
+	others_ups = ++f->others_ups;
 	f->others_max++;
 	f->busy_events++;
 	for (unsigned int i = 0; i < FILES; i++)
@@ -3274,6 +3316,12 @@ static void op_user_range(struct worker *w)
 	died = child_finish(pid, fd, &rep);
 	lock(f);
 	f->others_max--;
+	span_end(&user, f->user_ups, f->user_downs);
+	others += (unsigned int)(f->others_ups - others_ups);	/* begun since */
+	stale_ours = stale_since(f, &stale, STALE_OURS);
+	stale_others = stale_since(f, &stale, STALE_OTHERS);
+	judge_user_create(&rep, user.lo, user.hi + others + (stale_ours || stale_others),
+			  others + stale_others);
 	/* done, cancelled by nvidia-uvm or timed out, it rang the device */
 	if (!rep.launch_err || rep.launch_err == EFAULT || rep.launch_err == ETIMEDOUT)
 		launch_reached(f, seq);
