@@ -86,10 +86,15 @@ int em_uvm_abi_of_version(const char *version, enum em_uvm_abi *abi)
 	major = strtol(version, &end, 10);
 	if (errno || end == version || (*end && *end != '.' && *end != '\n'))
 		return -ENOTSUP;
-	/* the branches whose headers abi_check.c compares: 535 and 550 */
+	/*
+	 * The branches whose headers abi_check.c compared: 535; 550 and 555
+	 * (Debian's), and the public trees' 560.28.03, 565.57.01, 570.86.15,
+	 * 575.51.02, 580.65.06 and 580.142 keep 550's layouts; 590.44.01
+	 * changed them.
+	 */
 	if (major >= 535 && major < 550)
 		*abi = EM_UVM_ABI_535;
-	else if (major >= 550 && major < 560)
+	else if (major >= 550 && major < 590)
 		*abi = EM_UVM_ABI_550;
 	else
 		return -ENOTSUP;

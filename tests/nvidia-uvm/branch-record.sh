@@ -33,7 +33,7 @@ for branch_dir in "$@"; do
 	skipped=$(grep -c ' # SKIP ' <<<"$mine" || true)
 	failed=$(grep -c '^not ok' <<<"$mine" || true)
 	passed=$(( $(grep -c . <<<"$mine" || true) - skipped - failed ))
-	not_passed=$(grep '^not ok' <<<"$mine" | sed 's/^not ok [0-9]* //' | paste -sd';' -)
+	not_passed=$( { grep '^not ok' <<<"$mine" || true; } | sed 's/^not ok [0-9]* //' | paste -sd';' -)
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n' "$date" "$commit" "$version" \
 		"${NVIDIA_PERSONALITY:-ga10x}" "$source" "$mode" \
 		"$passed" "$failed" "$skipped" "${not_passed:--}" >>"$runs"

@@ -250,7 +250,10 @@ static void test_abi_of_version(void)
 	CU_ASSERT_EQUAL(abi, EM_UVM_ABI_550);
 	CU_ASSERT_EQUAL(em_uvm_abi_of_version("535.261.03", &abi), 0);
 	CU_ASSERT_EQUAL(abi, EM_UVM_ABI_535);
-	CU_ASSERT_EQUAL(em_uvm_abi_of_version("560.35.03", &abi), -ENOTSUP);
+	CU_ASSERT_EQUAL(em_uvm_abi_of_version("580.142", &abi), 0);
+	CU_ASSERT_EQUAL(abi, EM_UVM_ABI_550);
+	abi = EM_UVM_ABI_535;
+	CU_ASSERT_EQUAL(em_uvm_abi_of_version("590.44.01", &abi), -ENOTSUP);
 	CU_ASSERT_EQUAL(em_uvm_abi_of_version("470.1", &abi), -ENOTSUP);
 	CU_ASSERT_EQUAL(em_uvm_abi_of_version("550x", &abi), -ENOTSUP);
 	CU_ASSERT_EQUAL(em_uvm_abi_of_version("", &abi), -ENOTSUP);
@@ -429,7 +432,7 @@ static void test_open_fails(void)
 	CU_ASSERT_EQUAL(em_nvuvm_ops.open(&c), -ENODEV);
 	CU_ASSERT_EQUAL(fk.ncalls, 0);
 	/* a branch not checked: refused before any call */
-	fake_reset("560.35.03");
+	fake_reset("590.44.01");
 	CU_ASSERT_EQUAL(em_nvuvm_ops.open(&c), -ENOTSUP);
 	CU_ASSERT_EQUAL(fk.ncalls, 0);
 	CU_ASSERT_EQUAL(fk.nclosed, 3);
