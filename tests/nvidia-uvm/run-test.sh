@@ -239,7 +239,7 @@ for v in "${versions[@]}"; do
 			line "$b" 'Invalid Ember-adaptive parameters: perf_access_counter_threshold'
 	fi
 	check "$v: $module.ko loads against it" line "$b" "\"insmod\":\"$module\",\"ret\":0"
-	check "$v: nvidia-uvm registers its device" line "$b" 'Loaded the UVM driver'
+	check "$v: nvidia-uvm registers its device" line "$b" '"chrdev":"nvidia-uvm '
 	if [ "${stock_only_of[$v]}" = 1 ]; then
 		skip "$v: the Ember glue makes Ember-adaptive the policy of new VA spaces" \
 			"a stock-only branch: no Ember glue"
