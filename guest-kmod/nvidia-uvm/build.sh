@@ -130,7 +130,7 @@ import_tree() {
 		[ -f "$ko/nvidia/nv-kernel.o_binary" ] ||
 			fail "$nvidia_src has no src/nvidia/ to build nv-kernel.o from and no nvidia/nv-kernel.o_binary"
 		rsync -a --exclude=conftest --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
-			--include='nv-kernel.o_binary' "$ko/" "$pristine.tmp/" || fail "cannot copy $ko"
+			"$ko/" "$pristine.tmp/" || fail "cannot copy $ko"
 	fi
 	echo "$sha256" >"$pristine.tmp/.ember-unpacked"
 	mv "$pristine.tmp" "$pristine"

@@ -22,10 +22,6 @@ date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 commit=$(git -C "$top" rev-parse --short=7 HEAD)
 for branch_dir in "$@"; do
 	eval "$(bash "$top/guest-kmod/nvidia-uvm/branch-info.sh" "$branch_dir")"
-	source=$(top=$top branch_dir=$(cd "$branch_dir" && pwd) bash -c '
-		. "$top/guest-kmod/nvidia-uvm/common.sh"
-		if [ -n "$nvidia_src" ]; then echo "tree ${version%-tree} (sources ${sha256:0:12})"
-		else echo "Debian $suite $package $version"; fi')
 	mode=series
 	[ "$stock_only" = 1 ] && mode=stock
 	# this branch's checks: their names start "VERSION:" or "VERSION ("
