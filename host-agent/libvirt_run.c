@@ -111,6 +111,12 @@ struct lv_job {
 	/* the results port's line being received (the hold line is acted on) */
 	char line[8192];
 	size_t line_len;
+	/* the console's line being received, as far as EM_VM_END_LINE's length */
+	char console_line[sizeof(EM_VM_END_LINE)];
+	size_t console_len;
+	/* the guest's last lines (host_ends), on the results port and the console */
+	bool results_end, console_end;
+	bool ending;		/* its streams closed, the domain told to stop */
 	double started;
 	bool timed_out;
 	bool held;		/* the guest's one hold was answered */
@@ -236,6 +242,7 @@ static char *domain_xml(const struct em_paths *p, const struct em_run *r)
 		.modparams = set->modparams[0] ? set->modparams : NULL,
 		/* the device's stats are read at the guest's end, as with QEMU */
 		.hold_at_end = true,
+		.host_ends = true,
 	};
 	char name[200];
 
@@ -243,7 +250,13 @@ static char *domain_xml(const struct em_paths *p, const struct em_run *r)
 	return em_libvirt_domain_xml(&cfg, name);
 }
 
-static void job_close(struct lv_job *j)
+/*
+ * Closes the console streams. Done before the domain is stopped: libvirt
+ * 9.0's virChrdevFree (the domain going) holds the device hash's lock and
+ * takes each open stream's, while a stream closing at the domain's end
+ * holds its own and takes the hash's, so the two can deadlock the daemon.
+ */
+static void job_close_streams(struct lv_job *j)
 {
 	int i;
 
@@ -253,6 +266,24 @@ static void job_close(struct lv_job *j)
 			virStreamFree(j->st[i]);
 			j->st[i] = NULL;
 		}
+	}
+}
+
+/* Stops the domain, its console streams closed first (job_close_streams). */
+static void job_stop(struct lv_job *j)
+{
+	job_close_streams(j);
+	if (!j->ending && j->dom)
+		virDomainDestroy(j->dom);
+	j->ending = true;
+}
+
+static void job_close(struct lv_job *j)
+{
+	int i;
+
+	job_close_streams(j);
+	for (i = 0; i < NPORTS; i++) {
 		if (j->out[i]) {
 			fclose(j->out[i]);
 			j->out[i] = NULL;
@@ -382,6 +413,9 @@ static void results_line(struct lv_job *j)
 	json_t *obj = json_loads(j->line, 0, NULL);
 	const char *scenario = json_string_value(json_object_get(obj, "scenario"));
 
+	if (scenario && !strcmp(scenario, "boot") &&
+	    json_is_true(json_object_get(obj, "end")))
+		j->results_end = true;
 	if (scenario && !strcmp(scenario, "hold") && json_object_get(obj, "waiting")) {
 		if (j->held) {
 			j->guest_errors++;
@@ -393,9 +427,25 @@ static void results_line(struct lv_job *j)
 	json_decref(obj);
 }
 
+/* A console character: whether its line is the guest's last (host_ends). */
+static void console_char(struct lv_job *j, char c)
+{
+	if (c != '\n') {
+		if (j->console_len < sizeof(j->console_line) - 1)
+			j->console_line[j->console_len] = c;
+		j->console_len++;
+		return;
+	}
+	if (j->console_len == sizeof(EM_VM_END_LINE) - 1 &&
+	    !memcmp(j->console_line, EM_VM_END_LINE, j->console_len))
+		j->console_end = true;
+	j->console_len = 0;
+}
+
 /*
- * Keeps what port i sent, up to its cap (vm.h's EM_VM_CAPS: past it the
- * domain is stopped); the results port's lines are also parsed.
+ * Keeps what port i sent, up to its cap (vm.h's EM_VM_CAPS: past it
+ * job_poll stops the domain); the results port's lines are also parsed,
+ * and the console's for its last.
  */
 static void job_take(struct lv_job *j, int i, const char *buf, int n)
 {
@@ -408,15 +458,16 @@ static void job_take(struct lv_job *j, int i, const char *buf, int n)
 	if (j->bytes[i] + (uint64_t)n > cap) {
 		n = (int)(cap - j->bytes[i]);
 		j->cap_hit = (int)port_cap[i];
-		virDomainDestroy(j->dom);
 	}
 	j->bytes[i] += (uint64_t)n;
 	for (k = 0; k < n; k++) {
 		if (buf[k] == '\r')
 			continue;
 		fputc(buf[k], j->out[i]);
-		if (i != 1)
+		if (i == 0) {
+			console_char(j, buf[k]);
 			continue;
+		}
 		if (buf[k] == '\n') {
 			j->line[j->line_len] = '\0';
 			results_line(j);
@@ -441,7 +492,8 @@ static int job_poll(struct lv_job *j, unsigned int timeout_s)
 	for (i = 0; i < NPORTS; i++) {
 		if (!j->st[i])
 			continue;
-		while ((n = virStreamRecv(j->st[i], buf, sizeof(buf))) > 0)
+		n = -2;		/* nothing read: past a cap, this port is not read */
+		while (j->cap_hit < 0 && (n = virStreamRecv(j->st[i], buf, sizeof(buf))) > 0)
 			job_take(j, i, buf, n);
 		fflush(j->out[i]);
 		if (n == 0 || n == -1) {	/* end of stream, or the domain went */
@@ -453,6 +505,12 @@ static int job_poll(struct lv_job *j, unsigned int timeout_s)
 			j->st[i] = NULL;
 		}
 	}
+	/*
+	 * The guest has said its last on both ports (host_ends): nothing of
+	 * either is left in flight, so the streams close, then the domain.
+	 */
+	if ((j->cap_hit >= 0 || (j->results_end && j->console_end)) && !j->ending)
+		job_stop(j);
 	if (virDomainGetState(j->dom, &state, &reason, 0) < 0) {
 		/* a transient domain that powered off is gone: it ended */
 		if (virGetLastErrorCode() == VIR_ERR_NO_DOMAIN)
@@ -463,7 +521,7 @@ static int job_poll(struct lv_job *j, unsigned int timeout_s)
 		return JOB_ENDED;
 	if (now_s() - j->started >= timeout_s && !j->timed_out) {
 		j->timed_out = true;
-		virDomainDestroy(j->dom);
+		job_stop(j);
 	}
 	return JOB_RUNNING;
 }
@@ -582,7 +640,7 @@ static void lv_stop_all(struct em_backend *be)
 
 	for (k = 0; k < b->active; k++) {
 		if (b->jobs[k].c->conn)
-			virDomainDestroy(b->jobs[k].dom);
+			job_stop(&b->jobs[k]);
 		job_close(&b->jobs[k]);
 	}
 	b->active = 0;

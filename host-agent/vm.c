@@ -131,7 +131,7 @@ void em_vm_cmdline(const struct em_vm_config *cfg, char *buf, size_t len)
 	if (!digest && cfg->run_args && !cfg->device_opts &&
 	    !em_run_digest(cfg->profile, cfg->run_args, computed, sizeof(computed)))
 		digest = computed;
-	snprintf(buf, len, "%s%s ember_scenarios=%s ember_run=%s%s%s%s%s%s%s%s%s%s%s%s", GUEST_APPEND,
+	snprintf(buf, len, "%s%s ember_scenarios=%s ember_run=%s%s%s%s%s%s%s%s%s%s%s%s%s", GUEST_APPEND,
 		 tcg_append(cfg),
 		 cfg->scenarios ? cfg->scenarios : "",
 		 cfg->run_args ? cfg->run_args : "",
@@ -140,6 +140,7 @@ void em_vm_cmdline(const struct em_vm_config *cfg, char *buf, size_t len)
 		 cfg->ubench_args ? " ember_ubench=" : "",
 		 cfg->ubench_args ? cfg->ubench_args : "",
 		 cfg->hold_at_end ? " ember_hold=1" : "",
+		 cfg->host_ends ? " ember_end=host" : "",
 		 cfg->modparams ? " ember_modparams=" : "",
 		 cfg->modparams ? cfg->modparams : "",
 		 cfg->fuzz_args ? " ember_fuzz=" : "",

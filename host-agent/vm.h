@@ -103,6 +103,12 @@ struct em_vm_config {
 	unsigned int timeout_s;		/* wall-clock limit, default 120 */
 	bool paused;			/* start with -S: QMP "cont" runs it */
 	bool hold_at_end;		/* the guest waits for the host before poweroff */
+	/*
+	 * ember_end=host: once the guest has said its last line on both ports
+	 * (EM_VM_END_LINE last on the console), it waits for the host to end
+	 * it (it powers off by itself after EM_VM_END_WAIT_S)
+	 */
+	bool host_ends;
 	const char *vfio;		/* a real card passed through, "DDDD:BB:SS.F" */
 	const char *append;		/* more kernel command line words, or NULL */
 	/*
@@ -115,6 +121,10 @@ struct em_vm_config {
 	const struct em_vm_hold_ops *hold;	/* with hold_at_end; may be NULL */
 	void *hold_arg;
 };
+
+/* The console's last line from a guest booted with host_ends. */
+#define EM_VM_END_LINE		"ember: end of boot"
+#define EM_VM_END_WAIT_S	120
 
 /* Where the guest's one hold is (em_vm_hold_ops). */
 enum em_vm_hold_state {

@@ -81,7 +81,7 @@ run_agent() {	# conf: runs it, output in $work/NAME.out, returns its status
 }
 
 echo "KTAP version 1"
-echo "1..11"
+echo "1..12"
 rm -rf "$work"
 mkdir -p "$work"
 runs=8
@@ -136,6 +136,28 @@ if [ -n "$(comparable "$res")" ] && [ -z "$d" ]; then
 	report ok "spread results identical to the local run's, run by run (trace hashes, counters, results)"
 else
 	report fail "spread results identical to the local run's" "$(head -c 1500 <<<"$d")"
+fi
+# Each spread domain was ended by the agent, its console streams closed
+# first (libvirt 9.0 can deadlock when a console stream closes as its
+# domain goes): the console's last line is the guest's EM_VM_END_LINE. A
+# guest that powered off by itself would end it with the kernel's
+# "reboot: Power down".
+ended=0 consoles=0 last=
+for c in "$work"/results/spread[12]/runs/*/console.log; do
+	[ -f "$c" ] || continue
+	consoles=$((consoles + 1))
+	l=$(tr -d '\r' <"$c" | grep -v '^$' | tail -n 1)
+	if [ "$l" = "ember: end of boot" ]; then
+		ended=$((ended + 1))
+	else
+		last="$c: $l"
+	fi
+done
+if [ "$consoles" = "$runs" ] && [ "$ended" = "$runs" ]; then
+	report ok "every spread domain ended by the agent after its console streams closed ($ended of $runs)"
+else
+	report fail "every spread domain ended by the agent after its console streams closed" \
+		"$ended of $consoles consoles end with the guest's last line ($runs runs); $last"
 fi
 
 # Host 1 lost once its first run is under way, on the matrix's runs of
