@@ -23,7 +23,9 @@
 #define TRACE_MAGIC "EMBTRACE"
 #define TRACE_MAGIC_SIZE 8
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 0
+/* 1: a file with a TRACE_COMPRESSION_DELTA_ZSTD section; files without
+ * one are written as 1.0, byte for byte what a 1.0 writer wrote. */
+#define TRACE_VERSION_MINOR 1
 #define TRACE_HEADER_SIZE 64
 #define TRACE_SECTION_ENTRY_SIZE 48
 #define TRACE_EVENT_SIZE 48
@@ -49,6 +51,10 @@ enum trace_section_type {
 enum trace_compression {
 	TRACE_COMPRESSION_NONE = 0,
 	TRACE_COMPRESSION_ZSTD = 1,
+	/* ACCESSES only: the warp table and each warp's records as varint
+	 * deltas (docs/trace-format.md), then one zstd frame; the table's
+	 * raw size is the decoded size, the layout compression 1 stores. */
+	TRACE_COMPRESSION_DELTA_ZSTD = 2,
 };
 
 enum trace_event_kind {
@@ -156,7 +162,10 @@ struct trace_info {
 struct trace_reader_limits {
 	uint64_t max_section_raw_bytes;	/* a section's decompressed size */
 	uint64_t max_total_raw_bytes;	/* all sections' decompressed sizes */
-	/* all sections' decompressed sizes over the file's size */
+	/* all sections' decompressed sizes over the file's size, delta-coded
+	 * ACCESSES sections left out: a sequential sweep codes to a small
+	 * fraction of a byte a record, far past any ratio that would still
+	 * stop a bomb of zstd alone; the two limits above bound them */
 	uint64_t max_compression_ratio;
 	uint64_t max_file_bytes;
 };
@@ -254,6 +263,11 @@ int trace_writer_set_meta(struct trace_writer *writer, const char *key,
 void trace_writer_set_flags(struct trace_writer *writer, uint32_t flags);
 /* zstd level of every section written after this (default 3). */
 void trace_writer_set_level(struct trace_writer *writer, int level);
+/* How ACCESSES sections written after this are stored:
+ * TRACE_COMPRESSION_ZSTD (the default) or TRACE_COMPRESSION_DELTA_ZSTD;
+ * 0, or -1 for another value. */
+int trace_writer_set_accesses_compression(struct trace_writer *writer,
+					  uint32_t compression);
 int trace_writer_add_event(struct trace_writer *writer,
 			   const struct trace_event *event);
 /* Appends the launch (launch_index and name_offset are filled in) and its

@@ -69,6 +69,31 @@ static inline void put_le64(uint8_t *p, uint64_t v)
 	put_le32(p + 4, (uint32_t)(v >> 32));
 }
 
+/*
+ * TRACE_COMPRESSION_DELTA_ZSTD (docs/trace-format.md, "Delta coding"):
+ * unsigned LEB128 varints, a record's line as the zigzag of its distance
+ * in lines from the record before it, its flags in the value's low two
+ * bits (1 read, 2 write, 3 both) or, with those bits 0, in a byte after.
+ */
+#define DELTA_VARINT_MAX 10		/* bytes of a 64-bit varint */
+#define DELTA_LINE_SHIFT 7		/* a line's number is its address >> 7 */
+#define DELTA_LINE_LIMIT (1ull << (64 - DELTA_LINE_SHIFT)) /* line numbers */
+#define DELTA_FLAGS_FOLDED 0x3ull	/* flags that fit in the low bits */
+/* Coded bytes per decoded byte, at most: a warp entry's two varints (up
+ * to 10 bytes for 8) and a record (a 9-byte varint and a flags byte for
+ * 8) both stay within 5/4. */
+#define delta_coded_max(raw_size) ((raw_size) + (raw_size) / 4)
+
+static inline uint64_t delta_zigzag(int64_t v)
+{
+	return v < 0 ? ((uint64_t)-(v + 1) << 1) | 1 : (uint64_t)v << 1;
+}
+
+static inline int64_t delta_unzigzag(uint64_t v)
+{
+	return v & 1 ? -(int64_t)(v >> 1) - 1 : (int64_t)(v >> 1);
+}
+
 /* Event and launch records, encoded and decoded field by field so that the
  * file's layout does not depend on the compiler's struct padding. */
 void trace_encode_event(uint8_t *out, const struct trace_event *event);

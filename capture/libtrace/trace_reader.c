@@ -74,6 +74,9 @@ struct trace_reader {
 	size_t allocation_count;
 };
 
+static int delta_load(struct trace_reader *r, size_t launch_index,
+		      uint8_t **payload, struct trace_error *error);
+
 struct trace_warps {
 	uint8_t *payload;	/* decompressed; its records decoded in place */
 	size_t count;
@@ -302,7 +305,7 @@ static int check_table(struct trace_reader *r, struct trace_error *error)
 	const uint8_t *table = r->table;
 	size_t count = r->info.section_count;
 	size_t table_size = count * TRACE_SECTION_ENTRY_SIZE;
-	uint64_t previous_end = TRACE_HEADER_SIZE, total_raw = 0;
+	uint64_t previous_end = TRACE_HEADER_SIZE, total_raw = 0, ratio_total = 0;
 	uint64_t ratio_raw = ratio_limit(r->file_size,
 					 r->limits.max_compression_ratio);
 	uint32_t stored_crc = get_le32(table + table_size);
@@ -332,10 +335,15 @@ static int check_table(struct trace_reader *r, struct trace_error *error)
 		if (s->type < TRACE_SECTION_META || s->type > TRACE_SECTION_ACCESSES)
 			return refuse(error, r->name, at + SEC_TYPE,
 				      "section %zu: unknown type %u", i, s->type);
-		if (s->compression > TRACE_COMPRESSION_ZSTD)
+		if (s->compression > TRACE_COMPRESSION_DELTA_ZSTD)
 			return refuse(error, r->name, at + SEC_COMPRESSION,
 				      "section %zu: unknown compression %u", i,
 				      s->compression);
+		if (s->compression == TRACE_COMPRESSION_DELTA_ZSTD &&
+		    s->type != TRACE_SECTION_ACCESSES)
+			return refuse(error, r->name, at + SEC_COMPRESSION,
+				      "section %zu (%s): delta coding (compression 2) is for ACCESSES sections only",
+				      i, section_type_name(s->type));
 		if (get_le64(e + SEC_RESERVED))
 			return refuse(error, r->name, at + SEC_RESERVED,
 				      "section %zu: reserved field is not zero", i);
@@ -367,11 +375,14 @@ static int check_table(struct trace_reader *r, struct trace_error *error)
 				      i, section_type_name(s->type),
 				      (unsigned long long)r->limits.max_total_raw_bytes);
 		total_raw += s->raw_size;
-		if (total_raw > ratio_raw)
+		/* Delta-coded sections are out of the ratio: see trace.h. */
+		if (s->compression != TRACE_COMPRESSION_DELTA_ZSTD)
+			ratio_total += s->raw_size;
+		if (ratio_total > ratio_raw)
 			return refuse_errno(error, EFBIG, r->name, at + SEC_RAW_SIZE,
 				      "section %zu (%s): decompressed sizes add up to %llu bytes, more than %llu times the file's %zu",
 				      i, section_type_name(s->type),
-				      (unsigned long long)total_raw,
+				      (unsigned long long)ratio_total,
 				      (unsigned long long)r->limits.max_compression_ratio,
 				      r->file_size);
 		if (s->compression == TRACE_COMPRESSION_NONE &&
@@ -1190,7 +1201,9 @@ int trace_warps_open(struct trace_reader *r, size_t launch_index,
 		return refuse_errno(error, ENOMEM, r->name, 0, "out of memory");
 	si = r->access_sections[launch_index];
 	if (si != SIZE_MAX &&
-	    (load_section(r, si, &w->payload, error) ||
+	    ((r->sections[si].compression == TRACE_COMPRESSION_DELTA_ZSTD ?
+	      delta_load(r, launch_index, &w->payload, error) :
+	      load_section(r, si, &w->payload, error)) ||
 	     check_warps(r, launch_index, si, w, error))) {
 		trace_warps_close(w);
 		errno = error->errnum;
@@ -1229,7 +1242,9 @@ void trace_warps_close(struct trace_warps *w)
  * One launch's streams a warp at a time (trace_records_open): the section
  * read from the file a chunk at a time and decompressed as it goes, so
  * that only the warp table and one warp's records are held. The bytes'
- * CRC is summed as they are read and compared at the end.
+ * CRC is summed as they are read and compared at the end. A delta-coded
+ * section's frame decompresses to its coded stream, decoded a warp at a
+ * time from a chunk of it.
  */
 struct trace_records {
 	struct trace_reader *r;
@@ -1238,14 +1253,23 @@ struct trace_records {
 	uint8_t *in;			/* stored bytes read, not yet decompressed */
 	size_t in_size, in_pos;
 	uint64_t stored_at, stored_left;	/* the next stored bytes to read */
-	uint64_t raw_left;		/* decompressed bytes not yet produced */
+	uint64_t raw_left;		/* frame bytes not yet produced */
 	uint32_t crc;
 	int frame_done;
 	size_t count, next;		/* warps, the next to hand out */
 	uint32_t *ids, *counts;
 	uint64_t *records;		/* the current warp's, decoded */
 	size_t records_cap;
+	/* delta coding (TRACE_COMPRESSION_DELTA_ZSTD) */
+	bool delta;
+	uint8_t *coded;			/* a chunk of the coded stream */
+	size_t coded_pos, coded_len;
+	uint64_t coded_at;		/* coded bytes consumed: messages' offsets */
+	int64_t first;			/* line of the last warp's first record */
 };
+
+/* The coded stream is decompressed this much at a time. */
+#define CODED_CHUNK (64u << 10)
 
 static int records_refuse(struct trace_records *s, struct trace_error *error,
 			  const char *what)
@@ -1254,6 +1278,12 @@ static int records_refuse(struct trace_records *s, struct trace_error *error,
 
 	return refuse(error, s->r->name, sec->offset, "section %zu (ACCESSES): %s", s->si, what);
 }
+
+/* A refusal about byte `at` of a section's coded stream. */
+#define refuse_coded(s, error, at, format, ...)                                \
+	refuse(error, (s)->r->name, (s)->r->sections[(s)->si].offset,          \
+	       "section %zu (ACCESSES), coded byte %llu: " format, (s)->si,     \
+	       (unsigned long long)(at), __VA_ARGS__)
 
 /* Reads the next chunk of stored bytes into s->in, its CRC summed. */
 static int records_fill(struct trace_records *s, struct trace_error *error)
@@ -1315,11 +1345,92 @@ static int records_pull(struct trace_records *s, void *dst, size_t n,
 	return 0;
 }
 
+/* Why a coded varint or byte could not be read (0: it was). */
+enum coded_fault {
+	CODED_OK = 0,
+	CODED_ERROR,		/* *error filled: a read or zstd failure */
+	CODED_TRUNCATED,	/* the stream ends inside it */
+	CODED_PAST_64_BITS,	/* a varint of more than 64 bits */
+	CODED_OVERLONG,		/* a varint ending in a zero byte */
+};
+
+static const char *coded_fault_name(enum coded_fault fault)
+{
+	switch (fault) {
+	case CODED_TRUNCATED: return "the coded stream ends inside it";
+	case CODED_PAST_64_BITS: return "a varint of more than 64 bits";
+	case CODED_OVERLONG: return "an overlong varint (its last byte is 0)";
+	default: return "";
+	}
+}
+
+/* The next coded byte, decompressing the next chunk when needed. */
+static enum coded_fault coded_byte(struct trace_records *s, uint8_t *byte,
+				   struct trace_error *error)
+{
+	if (s->coded_pos == s->coded_len) {
+		size_t n = s->raw_left < CODED_CHUNK ? (size_t)s->raw_left : CODED_CHUNK;
+
+		if (!n)
+			return CODED_TRUNCATED;
+		if (records_pull(s, s->coded, n, error))
+			return CODED_ERROR;
+		s->coded_pos = 0;
+		s->coded_len = n;
+	}
+	*byte = s->coded[s->coded_pos++];
+	s->coded_at++;
+	return CODED_OK;
+}
+
+/* An unsigned LEB128 varint: 7 bits a byte, low first, the top bit set
+ * on every byte but the last; at most 10 bytes (64 bits), and the
+ * shortest (a last byte of 0 would only lengthen a shorter one). */
+static enum coded_fault coded_varint(struct trace_records *s, uint64_t *value,
+				     struct trace_error *error)
+{
+	uint64_t v = 0;
+
+	for (unsigned int k = 0;; k++) {
+		enum coded_fault fault;
+		uint8_t b;
+
+		if (s->coded_pos < s->coded_len) {	/* the common case, inline */
+			b = s->coded[s->coded_pos++];
+			s->coded_at++;
+		} else if ((fault = coded_byte(s, &b, error))) {
+			return fault;
+		}
+		if (k == DELTA_VARINT_MAX - 1 && b > 1)
+			return CODED_PAST_64_BITS;
+		v |= (uint64_t)(b & 0x7f) << (7 * k);
+		if (!(b & 0x80)) {
+			if (!b && k)
+				return CODED_OVERLONG;
+			*value = v;
+			return CODED_OK;
+		}
+	}
+}
+
+/* Refuses a coded fault of what starts at coded byte `at`. */
+static int coded_refuse(struct trace_records *s, struct trace_error *error,
+			enum coded_fault fault, uint64_t at, const char *what)
+{
+	if (fault == CODED_ERROR)
+		return -1;
+	return refuse_coded(s, error, at, "%s: %s", what, coded_fault_name(fault));
+}
+
 /* The end: the frame complete, every stored byte read, their CRC the table's. */
 static int records_finish(struct trace_records *s, struct trace_error *error)
 {
 	uint8_t spare;
 
+	if (s->delta && (s->coded_pos != s->coded_len || s->raw_left))
+		return refuse_coded(s, error, s->coded_at,
+				    "%llu coded bytes after the last record",
+				    (unsigned long long)(s->coded_len - s->coded_pos + s->raw_left));
 	while (s->dctx && !s->frame_done) {
 		ZSTD_outBuffer ob = { &spare, sizeof(spare), 0 };
 		ZSTD_inBuffer ib;
@@ -1346,12 +1457,74 @@ static int records_finish(struct trace_records *s, struct trace_error *error)
 	return 0;
 }
 
+/*
+ * A delta-coded section's frame: its content size (the coded stream's)
+ * from its header, at most what the table's decoded size can code to.
+ */
+static int delta_frame_size(struct trace_records *s, struct trace_error *error)
+{
+	uint64_t raw_size = s->r->sections[s->si].raw_size;
+	unsigned long long content;
+	char what[200];
+
+	if (records_fill(s, error))
+		return -1;
+	content = ZSTD_getFrameContentSize(s->in, s->in_size);
+	if (content >= ZSTD_CONTENTSIZE_ERROR - 1) {
+		snprintf(what, sizeof(what), "zstd frame holds %s bytes",
+			 content == ZSTD_CONTENTSIZE_ERROR ? "(not a frame)" : "(unknown)");
+		return records_refuse(s, error, what);
+	}
+	if (content > delta_coded_max(raw_size)) {
+		snprintf(what, sizeof(what), "zstd frame holds %llu coded bytes, more than "
+			 "the %llu the table's %llu decoded bytes can code to", content,
+			 (unsigned long long)delta_coded_max(raw_size),
+			 (unsigned long long)raw_size);
+		return records_refuse(s, error, what);
+	}
+	s->raw_left = content;
+	return 0;
+}
+
+/* The delta coding's warp table: each id as the gap from the one before
+ * less one (the first whole), then its record count. */
+static int delta_warp_table(struct trace_records *s, uint64_t grid_warps,
+			    struct trace_error *error)
+{
+	for (size_t n = 0; n < s->count; n++) {
+		uint64_t at = s->coded_at, gap, count;
+		uint64_t floor = n ? (uint64_t)s->ids[n - 1] + 1 : 0;
+		enum coded_fault fault;
+
+		if ((fault = coded_varint(s, &gap, error)) ||
+		    (fault = coded_varint(s, &count, error))) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "warp entry %zu", n);
+			return coded_refuse(s, error, fault, at, what);
+		}
+		/* floor <= grid_warps <= 2^32: the id saturates, never wraps */
+		if (gap >= grid_warps - floor)
+			return refuse_coded(s, error, at,
+					    "warp entry %zu: warp %llu is beyond the grid's %llu warps",
+					    n, (unsigned long long)(gap > UINT64_MAX - floor ?
+								    UINT64_MAX : floor + gap),
+					    (unsigned long long)grid_warps);
+		if (count > UINT32_MAX)
+			return refuse_coded(s, error, at, "warp entry %zu: %llu records, more than 2^32",
+					    n, (unsigned long long)count);
+		s->ids[n] = (uint32_t)(floor + gap);
+		s->counts[n] = (uint32_t)count;
+	}
+	return 0;
+}
+
 int trace_records_open(struct trace_reader *r, size_t launch_index,
 		       struct trace_records **out, struct trace_error *error)
 {
 	const struct trace_launch *l;
 	struct trace_records *s;
-	uint64_t grid_warps, total = 0;
+	uint64_t grid_warps, total = 0, raw_size;
 	uint8_t head[8];
 	size_t n;
 
@@ -1369,25 +1542,44 @@ int trace_records_open(struct trace_reader *r, size_t launch_index,
 		*out = s;
 		return 0;
 	}
+	raw_size = r->sections[s->si].raw_size;
+	if (raw_size < 8) {
+		refuse_in(r, error, s->si, 0, "%s", "too short for its warp count");
+		goto fail;
+	}
 	s->stored_at = r->sections[s->si].offset;
 	s->stored_left = r->sections[s->si].stored_size;
-	s->raw_left = r->sections[s->si].raw_size;
+	s->raw_left = raw_size;
+	s->delta = r->sections[s->si].compression == TRACE_COMPRESSION_DELTA_ZSTD;
 	s->in = malloc(READ_CHUNK);
 	if (r->sections[s->si].compression != TRACE_COMPRESSION_NONE &&
 	    !(s->dctx = ZSTD_createDCtx()))
 		goto nomem;
-	if (!s->in)
+	if (!s->in || (s->delta && !(s->coded = malloc(CODED_CHUNK))))
 		goto nomem;
-	if (records_pull(s, head, sizeof(head), error))
+	if (s->delta) {
+		if (delta_frame_size(s, error))
+			goto fail;
+		for (n = 0; n < sizeof(head); n++) {
+			enum coded_fault fault = coded_byte(s, &head[n], error);
+
+			if (fault) {
+				coded_refuse(s, error, fault, 0, "the warp count");
+				goto fail;
+			}
+		}
+	} else if (records_pull(s, head, sizeof(head), error)) {
 		goto fail;
+	}
 	s->count = get_le32(head);
 	if (get_le32(head + 4)) {
 		refuse_in(r, error, s->si, 4, "%s", "reserved word is not zero");
 		goto fail;
 	}
-	if (s->raw_left / TRACE_WARP_ENTRY_SIZE < s->count) {
+	/* bounded by the table's size, as the allocations below are */
+	if ((raw_size - 8) / TRACE_WARP_ENTRY_SIZE < s->count) {
 		refuse_in(r, error, s->si, 0, "%zu warps are beyond the section's %llu bytes",
-			  s->count, (unsigned long long)r->sections[s->si].raw_size);
+			  s->count, (unsigned long long)raw_size);
 		goto fail;
 	}
 	s->ids = malloc((s->count + 1) * sizeof(*s->ids));
@@ -1395,13 +1587,17 @@ int trace_records_open(struct trace_reader *r, size_t launch_index,
 	if (!s->ids || !s->counts)
 		goto nomem;
 	grid_warps = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2] * l->warps_per_block;
+	if (s->delta && delta_warp_table(s, grid_warps, error))
+		goto fail;
 	for (n = 0; n < s->count; n++) {
 		uint8_t e[TRACE_WARP_ENTRY_SIZE];
 
-		if (records_pull(s, e, sizeof(e), error))
-			goto fail;
-		s->ids[n] = get_le32(e);
-		s->counts[n] = get_le32(e + 4);
+		if (!s->delta) {
+			if (records_pull(s, e, sizeof(e), error))
+				goto fail;
+			s->ids[n] = get_le32(e);
+			s->counts[n] = get_le32(e + 4);
+		}
 		if (s->ids[n] >= grid_warps || (n && s->ids[n] <= s->ids[n - 1])) {
 			refuse_in(r, error, s->si, 8 + n * TRACE_WARP_ENTRY_SIZE,
 				  "warp entry %zu: warp %u is out of order or beyond the grid's %llu warps",
@@ -1410,10 +1606,13 @@ int trace_records_open(struct trace_reader *r, size_t launch_index,
 		}
 		total += s->counts[n];
 	}
-	if (total != l->access_count || s->raw_left != total * 8) {
+	/* the decoded size (a delta-coded section's too) is the table's */
+	if (total != l->access_count || raw_size % 8 ||
+	    (raw_size - 8) / 8 - s->count != total) {
 		refuse_in(r, error, s->si, 8, "the warps hold %llu records, the launch record says "
-			  "%llu, the section %llu", (unsigned long long)total,
-			  (unsigned long long)l->access_count, (unsigned long long)s->raw_left / 8);
+			  "%llu, the section's %llu bytes %llu", (unsigned long long)total,
+			  (unsigned long long)l->access_count, (unsigned long long)raw_size,
+			  (unsigned long long)((raw_size - 8) / 8 - s->count));
 		goto fail;
 	}
 	*out = s;
@@ -1429,6 +1628,51 @@ fail:
 size_t trace_records_warps(const struct trace_records *s)
 {
 	return s->count;
+}
+
+/* One warp's n records of the coded stream into s->records. */
+static int delta_warp(struct trace_records *s, uint32_t n, struct trace_error *error)
+{
+	int64_t previous = s->first;
+	uint32_t id = s->ids[s->next];
+
+	for (uint32_t j = 0; j < n; j++) {
+		uint64_t at = s->coded_at, value, flags;
+		enum coded_fault fault;
+		int64_t line;
+		char what[64];
+
+		if ((fault = coded_varint(s, &value, error))) {
+			snprintf(what, sizeof(what), "warp %u record %u", id, j);
+			return coded_refuse(s, error, fault, at, what);
+		}
+		flags = value & DELTA_FLAGS_FOLDED;
+		if (!flags) {	/* flags other than read, write or both: a byte */
+			uint8_t b;
+
+			if ((fault = coded_byte(s, &b, error))) {
+				snprintf(what, sizeof(what), "warp %u record %u's flags", id, j);
+				return coded_refuse(s, error, fault, at, what);
+			}
+			if (b & ~TRACE_ACCESS_FLAG_MASK || (b && !(b & ~DELTA_FLAGS_FOLDED)))
+				return refuse_coded(s, error, at,
+						    "warp %u record %u: flags byte %#x (bits 0..6, and not 1, 2 or 3: those fold into the varint)",
+						    id, j, b);
+			flags = b;
+		}
+		/* |delta| < 2^62 and 0 <= previous < 2^57: no overflow */
+		line = previous + delta_unzigzag(value >> 2);
+		if (line < 0 || (uint64_t)line >= DELTA_LINE_LIMIT)
+			return refuse_coded(s, error, at,
+					    "warp %u record %u: a delta of %lld lines from line %#llx leads outside 64 bits",
+					    id, j, (long long)delta_unzigzag(value >> 2),
+					    (unsigned long long)previous << DELTA_LINE_SHIFT);
+		s->records[j] = (uint64_t)line << DELTA_LINE_SHIFT | flags;
+		if (!j)
+			s->first = line;
+		previous = line;
+	}
+	return 0;
 }
 
 int trace_records_next(struct trace_records *s, uint32_t *warp_id,
@@ -1448,10 +1692,15 @@ int trace_records_next(struct trace_records *s, uint32_t *warp_id,
 		s->records = grown;
 		s->records_cap = n;
 	}
-	if (records_pull(s, s->records, (size_t)n * 8, error))
-		return -1;
-	for (j = 0; j < n; j++)
-		s->records[j] = get_le64((const uint8_t *)&s->records[j]);
+	if (s->delta) {
+		if (delta_warp(s, n, error))
+			return -1;
+	} else {
+		if (records_pull(s, s->records, (size_t)n * 8, error))
+			return -1;
+		for (j = 0; j < n; j++)
+			s->records[j] = get_le64((const uint8_t *)&s->records[j]);
+	}
 	*warp_id = s->ids[s->next++];
 	*records = s->records;
 	*record_count = n;
@@ -1464,8 +1713,55 @@ void trace_records_close(struct trace_records *s)
 		return;
 	ZSTD_freeDCtx(s->dctx);
 	free(s->in);
+	free(s->coded);
 	free(s->ids);
 	free(s->counts);
 	free(s->records);
 	free(s);
+}
+
+/*
+ * A delta-coded section decoded whole, for trace_warps_open(): through
+ * the stream above, into the layout compression 1 stores (raw_size
+ * bytes, as the table says: trace_records_open() checked that the warps
+ * fill exactly that), so that check_warps() reads both alike.
+ */
+static int delta_load(struct trace_reader *r, size_t launch_index,
+		      uint8_t **payload, struct trace_error *error)
+{
+	uint64_t raw_size = r->sections[r->access_sections[launch_index]].raw_size;
+	struct trace_records *s;
+	const uint64_t *records;
+	uint32_t id, count;
+	uint8_t *raw, *p;
+	int rc;
+
+	*payload = NULL;
+	if (trace_records_open(r, launch_index, &s, error))
+		return -1;
+	raw = malloc(raw_size + 1);
+	if (!raw) {
+		trace_records_close(s);
+		return refuse_errno(error, ENOMEM, r->name, r->sections[s->si].offset,
+				    "section %zu: out of memory for %llu bytes", s->si,
+				    (unsigned long long)raw_size);
+	}
+	put_le32(raw, (uint32_t)s->count);
+	put_le32(raw + 4, 0);
+	p = raw + 8;
+	for (size_t n = 0; n < s->count; n++, p += TRACE_WARP_ENTRY_SIZE) {
+		put_le32(p, s->ids[n]);
+		put_le32(p + 4, s->counts[n]);
+	}
+	while (!(rc = trace_records_next(s, &id, &records, &count, error)))
+		for (uint32_t j = 0; j < count; j++, p += 8)
+			put_le64(p, records[j]);
+	trace_records_close(s);
+	if (rc < 0) {
+		free(raw);
+		return -1;
+	}
+	raw[raw_size] = 0;
+	*payload = raw;
+	return 0;
 }

@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ struct byte_buffer {
 
 struct section_entry {
 	uint32_t type;
+	uint32_t compression;	/* enum trace_compression */
 	uint32_t launch_index;
 	uint64_t offset;
 	uint64_t stored_size;
@@ -40,6 +42,7 @@ struct trace_writer {
 	uint64_t position;	/* bytes written so far */
 	uint32_t flags;
 	int level;
+	uint32_t accesses_compression;	/* how ACCESSES sections are stored */
 	struct byte_buffer meta;
 	struct byte_buffer events;	/* encoded event records */
 	struct byte_buffer launches;	/* encoded launch records */
@@ -99,10 +102,12 @@ static int write_bytes(struct trace_writer *writer, const void *data,
 	return 0;
 }
 
-/* Compresses `raw` and writes it as one section. */
+/* Compresses `raw` and writes it as one section. A delta-coded section's
+ * raw bytes are its coded stream: its table entry gives the size they
+ * decode to, `decoded_size`; other sections' raw bytes are their own. */
 static int write_section(struct trace_writer *writer, uint32_t type,
-			 uint32_t launch_index, const void *raw,
-			 size_t raw_size)
+			 uint32_t compression, uint32_t launch_index,
+			 const void *raw, size_t raw_size, size_t decoded_size)
 {
 	size_t bound = ZSTD_compressBound(raw_size);
 	void *stored = malloc(bound ? bound : 1);
@@ -134,10 +139,11 @@ static int write_section(struct trace_writer *writer, uint32_t type,
 	}
 	entry = &writer->sections[writer->section_count++];
 	entry->type = type;
+	entry->compression = compression;
 	entry->launch_index = launch_index;
 	entry->offset = writer->position;
 	entry->stored_size = stored_size;
-	entry->raw_size = raw_size;
+	entry->raw_size = decoded_size;
 	entry->crc = trace_crc32(0, stored, stored_size);
 	if (write_bytes(writer, stored, stored_size)) {
 		free(stored);
@@ -162,6 +168,7 @@ int trace_writer_open(const char *path, struct trace_writer **out,
 		return -1;
 	}
 	writer->level = 3;
+	writer->accesses_compression = TRACE_COMPRESSION_ZSTD;
 	writer->file = fopen(path, "wb");
 	if (!writer->file) {
 		snprintf(error->message, sizeof(error->message), "%s: %s", path,
@@ -204,6 +211,17 @@ void trace_writer_set_flags(struct trace_writer *writer, uint32_t flags)
 void trace_writer_set_level(struct trace_writer *writer, int level)
 {
 	writer->level = level;
+}
+
+int trace_writer_set_accesses_compression(struct trace_writer *writer,
+					  uint32_t compression)
+{
+	if (compression != TRACE_COMPRESSION_ZSTD &&
+	    compression != TRACE_COMPRESSION_DELTA_ZSTD)
+		return writer_fail(writer, "ACCESSES sections cannot be stored with compression %u",
+				   compression);
+	writer->accesses_compression = compression;
+	return 0;
 }
 
 int trace_writer_add_event(struct trace_writer *writer,
@@ -261,25 +279,95 @@ int trace_writer_update_launch(struct trace_writer *writer,
 	return 0;
 }
 
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/*
+ * The delta coding of one launch's warps (docs/trace-format.md, "Delta
+ * coding") into `coded` (delta_coded_max() of the decoded size, at
+ * least); returns the coded size. A warp's first record is coded against
+ * the first record of the warp before it that has one: a launch's warps
+ * mostly start a fixed stride apart, so the stream repeats from warp to
+ * warp and zstd finds it.
+ */
+static size_t delta_encode(uint8_t *coded, const struct trace_warp_records *warps,
+			   size_t warp_count)
+{
+	uint8_t *p = coded;
+	int64_t first = 0;
+
+	put_le32(p, (uint32_t)warp_count);
+	put_le32(p + 4, 0);
+	p += 8;
+	for (size_t i = 0; i < warp_count; i++) {
+		/* ids ascend: the gap less one, the first id whole */
+		p = put_varint(p, i ? (uint64_t)warps[i].warp_id - warps[i - 1].warp_id - 1 :
+				      warps[i].warp_id);
+		p = put_varint(p, warps[i].record_count);
+	}
+	for (size_t i = 0; i < warp_count; i++) {
+		int64_t previous = first;
+
+		for (uint32_t j = 0; j < warps[i].record_count; j++) {
+			uint64_t record = warps[i].records[j];
+			uint64_t flags = record & TRACE_ACCESS_FLAG_MASK;
+			int64_t line = (int64_t)(record >> DELTA_LINE_SHIFT);
+			uint64_t folded = flags && !(flags & ~DELTA_FLAGS_FOLDED) ? flags : 0;
+
+			p = put_varint(p, delta_zigzag(line - previous) << 2 | folded);
+			if (!folded)
+				*p++ = (uint8_t)flags;
+			if (!j)
+				first = line;
+			previous = line;
+		}
+	}
+	return (size_t)(p - coded);
+}
+
 int trace_writer_add_accesses(struct trace_writer *writer,
 			      uint32_t launch_index,
 			      const struct trace_warp_records *warps,
 			      size_t warp_count)
 {
+	bool delta = writer->accesses_compression == TRACE_COMPRESSION_DELTA_ZSTD;
 	size_t record_total = 0, raw_size, at;
 	uint8_t *raw;
 	int rc;
 
-	for (size_t i = 0; i < warp_count; i++)
+	for (size_t i = 0; i < warp_count; i++) {
 		record_total += warps[i].record_count;
+		/* coded as gaps: descending ids have none (the plain layout
+		 * writes them, for the reader to refuse) */
+		if (delta && i && warps[i].warp_id <= warps[i - 1].warp_id)
+			return writer_fail(writer, "launch %u: warp %u after warp %u: delta coding needs ascending warp ids",
+					   launch_index, warps[i].warp_id, warps[i - 1].warp_id);
+	}
 	if (warp_count > UINT32_MAX ||
 	    record_total > (SIZE_MAX - 8) / 8 - warp_count)
 		return writer_fail(writer, "launch %u: too many records",
 				   launch_index);
 	raw_size = 8 + TRACE_WARP_ENTRY_SIZE * warp_count + 8 * record_total;
-	raw = malloc(raw_size);
+	if (delta && raw_size > SIZE_MAX / 5 * 4)
+		return writer_fail(writer, "launch %u: too many records",
+				   launch_index);
+	raw = malloc(delta ? delta_coded_max(raw_size) : raw_size);
 	if (!raw)
 		return writer_fail(writer, "out of memory");
+	if (delta) {
+		rc = write_section(writer, TRACE_SECTION_ACCESSES,
+				   TRACE_COMPRESSION_DELTA_ZSTD, launch_index, raw,
+				   delta_encode(raw, warps, warp_count), raw_size);
+		free(raw);
+		return rc;
+	}
 	put_le32(raw, (uint32_t)warp_count);
 	put_le32(raw + 4, 0);
 	at = 8;
@@ -290,8 +378,8 @@ int trace_writer_add_accesses(struct trace_writer *writer,
 	for (size_t i = 0; i < warp_count; i++)
 		for (uint32_t j = 0; j < warps[i].record_count; j++, at += 8)
 			put_le64(raw + at, warps[i].records[j]);
-	rc = write_section(writer, TRACE_SECTION_ACCESSES, launch_index, raw,
-			   raw_size);
+	rc = write_section(writer, TRACE_SECTION_ACCESSES, TRACE_COMPRESSION_ZSTD,
+			   launch_index, raw, raw_size, raw_size);
 	free(raw);
 	return rc;
 }
@@ -327,6 +415,7 @@ static int write_table_and_header(struct trace_writer *writer)
 	uint8_t *table = calloc(1, table_size + 4);
 	uint8_t header[TRACE_HEADER_SIZE] = { 0 };
 	uint64_t table_offset = writer->position;
+	uint16_t minor = 0;
 
 	if (!table)
 		return writer_fail(writer, "out of memory");
@@ -335,7 +424,10 @@ static int write_table_and_header(struct trace_writer *writer)
 		const struct section_entry *s = &writer->sections[i];
 
 		put_le32(e + SEC_TYPE, s->type);
-		put_le32(e + SEC_COMPRESSION, TRACE_COMPRESSION_ZSTD);
+		put_le32(e + SEC_COMPRESSION, s->compression);
+		/* 1.1 only where 1.1 is needed: a 1.0 reader reads the rest */
+		if (s->compression == TRACE_COMPRESSION_DELTA_ZSTD)
+			minor = 1;
 		put_le64(e + SEC_OFFSET, s->offset);
 		put_le64(e + SEC_STORED_SIZE, s->stored_size);
 		put_le64(e + SEC_RAW_SIZE, s->raw_size);
@@ -351,7 +443,7 @@ static int write_table_and_header(struct trace_writer *writer)
 
 	memcpy(header + HDR_MAGIC, TRACE_MAGIC, TRACE_MAGIC_SIZE);
 	put_le16(header + HDR_VERSION_MAJOR, TRACE_VERSION_MAJOR);
-	put_le16(header + HDR_VERSION_MINOR, TRACE_VERSION_MINOR);
+	put_le16(header + HDR_VERSION_MINOR, minor);
 	put_le32(header + HDR_FLAGS, writer->flags);
 	put_le32(header + HDR_HEADER_SIZE, TRACE_HEADER_SIZE);
 	put_le32(header + HDR_LINE_SIZE, TRACE_LINE_SIZE);
@@ -380,11 +472,11 @@ int trace_writer_close(struct trace_writer *writer, struct trace_error *error)
 	    buffer_append(&events, writer->events.data, writer->events.size))
 		rc = writer_fail(writer, "out of memory");
 	if (!rc)
-		rc = write_section(writer, TRACE_SECTION_META, 0,
-				   writer->meta.data, writer->meta.size);
+		rc = write_section(writer, TRACE_SECTION_META, TRACE_COMPRESSION_ZSTD, 0,
+				   writer->meta.data, writer->meta.size, writer->meta.size);
 	if (!rc)
-		rc = write_section(writer, TRACE_SECTION_EVENTS, 0, events.data,
-				   events.size);
+		rc = write_section(writer, TRACE_SECTION_EVENTS, TRACE_COMPRESSION_ZSTD, 0,
+				   events.data, events.size, events.size);
 	free(events.data);
 	if (!rc) {
 		struct byte_buffer launches = { 0 };
@@ -395,13 +487,15 @@ int trace_writer_close(struct trace_writer *writer, struct trace_error *error)
 				  writer->launches.size))
 			rc = writer_fail(writer, "out of memory");
 		if (!rc)
-			rc = write_section(writer, TRACE_SECTION_LAUNCHES, 0,
-					   launches.data, launches.size);
+			rc = write_section(writer, TRACE_SECTION_LAUNCHES,
+					   TRACE_COMPRESSION_ZSTD, 0, launches.data,
+					   launches.size, launches.size);
 		free(launches.data);
 	}
 	if (!rc)
-		rc = write_section(writer, TRACE_SECTION_NAMES, 0,
-				   writer->names.data, writer->names.size);
+		rc = write_section(writer, TRACE_SECTION_NAMES, TRACE_COMPRESSION_ZSTD, 0,
+				   writer->names.data, writer->names.size,
+				   writer->names.size);
 	if (!rc)
 		rc = write_table_and_header(writer);
 	if (fclose(writer->file) && !rc)

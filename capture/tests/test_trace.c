@@ -7,7 +7,8 @@
  * checksums that guard them) or written directly with the writer, which
  * checks no semantics.
  *
- * Leaves good.trace in the working directory: the fuzzer's seed.
+ * Leaves good.trace and good-delta.trace (the same, its ACCESSES
+ * delta-coded) in the working directory: the fuzzer's seeds.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include <CUnit/Basic.h>
+#include <zstd.h>
 
 #include "trace.h"
 
@@ -718,6 +720,456 @@ static void test_writer_refuses_bad_meta(void)
 	CU_ASSERT_EQUAL(trace_writer_close(w, &error), 0);
 }
 
+
+/*
+ * Delta coding (TRACE_COMPRESSION_DELTA_ZSTD). The edge trace: one
+ * allocation of every byte but the last, so that any line is inside it;
+ * launch 0 (2^20 warps) with an empty warp, a warp of one record, the
+ * largest deltas both ways, a warp at the grid's end, every valid flag;
+ * launch 1 with the flags the checked reader refuses (0, bits 2..6),
+ * which the coding must keep as they are (the stream reads them back).
+ */
+#define LAST_LINE (UINT64_MAX & ~TRACE_ACCESS_FLAG_MASK)
+static const uint64_t edge_one[] = { 0 | TRACE_ACCESS_READ };
+static const uint64_t edge_far[] = {
+	LAST_LINE | TRACE_ACCESS_WRITE,			/* + (2^57 - 1) lines */
+	0 | TRACE_ACCESS_READ | TRACE_ACCESS_WRITE,	/* - (2^57 - 1) lines */
+	LAST_LINE | TRACE_ACCESS_READ,
+	LAST_LINE | TRACE_ACCESS_READ,			/* a delta of 0 */
+	0x80 | TRACE_ACCESS_WRITE,
+};
+static const uint64_t edge_stride[] = { 0x1000 | 1, 0x1080 | 1, 0x1100 | 2 };
+static const uint64_t edge_flags[] = { 0x4000, 0x4000 | 0x7f, 0x4080 | 0x04,
+				       0x4080 | 0x43 };
+
+static void write_edge_trace(const char *path, uint32_t compression)
+{
+	struct trace_warp_records warps[] = {
+		{ 0, 0, NULL },
+		{ 1, 1, edge_one },
+		{ 7, 5, edge_far },
+		{ 8, 0, NULL },
+		{ (1u << 20) - 1, 3, edge_stride },
+	};
+	struct trace_warp_records flags = { 2, 4, edge_flags };
+	struct trace_writer *w;
+	struct trace_error error;
+	uint32_t launch;
+
+	CU_ASSERT_EQUAL_FATAL(trace_writer_open(path, &w, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_set_accesses_compression(w, compression), 0);
+	add_event(w, TRACE_EVENT_ALLOC, TRACE_MEMORY_MANAGED, 0, UINT64_MAX, 0, 1);
+	launch = add_launch(w, "edges", 1u << 19, 64, 2);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_add_accesses(w, launch, warps, 5), 0);
+	finish_launch(w, launch, 1u << 19, 64, 9, 3);
+	launch = add_launch(w, "flags", 1, 96, 4);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_add_accesses(w, launch, &flags, 1), 0);
+	finish_launch(w, launch, 1, 96, 4, 5);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_close(w, &error), 0);
+}
+
+/* Every launch's streams of two traces, word for word: streamed and,
+ * where `checked` has the launch's bit, opened whole. */
+static void expect_same_records(const char *a, const char *b, unsigned int checked)
+{
+	struct trace_reader *ra, *rb;
+	struct trace_error error;
+
+	CU_ASSERT_EQUAL_FATAL(trace_open(a, NULL, &ra, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_open(b, NULL, &rb, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_launch_count(ra), trace_launch_count(rb));
+	for (size_t l = 0; l < trace_launch_count(ra); l++) {
+		struct trace_records *sa, *sb;
+		const uint64_t *xa, *xb;
+		uint32_t ida, idb, na, nb;
+		int rca, rcb;
+
+		CU_ASSERT_EQUAL_FATAL(trace_records_open(ra, l, &sa, &error), 0);
+		CU_ASSERT_EQUAL_FATAL(trace_records_open(rb, l, &sb, &error), 0);
+		CU_ASSERT_EQUAL(trace_records_warps(sa), trace_records_warps(sb));
+		do {
+			rca = trace_records_next(sa, &ida, &xa, &na, &error);
+			rcb = trace_records_next(sb, &idb, &xb, &nb, &error);
+			CU_ASSERT_EQUAL_FATAL(rca, rcb);
+			if (rca)
+				break;
+			CU_ASSERT_EQUAL(ida, idb);
+			CU_ASSERT_EQUAL_FATAL(na, nb);
+			CU_ASSERT(!na || !memcmp(xa, xb, na * sizeof(*xa)));
+		} while (1);
+		CU_ASSERT_EQUAL(rca, 1);
+		trace_records_close(sa);
+		trace_records_close(sb);
+		if (checked & (1u << l)) {
+			struct trace_warps *wa, *wb;
+
+			CU_ASSERT_EQUAL_FATAL(trace_warps_open(ra, l, &wa, &error), 0);
+			CU_ASSERT_EQUAL_FATAL(trace_warps_open(rb, l, &wb, &error), 0);
+			CU_ASSERT_EQUAL_FATAL(trace_warps_count(wa), trace_warps_count(wb));
+			for (size_t k = 0; k < trace_warps_count(wa); k++) {
+				trace_warps_get(wa, k, &ida, &xa, &na);
+				trace_warps_get(wb, k, &idb, &xb, &nb);
+				CU_ASSERT_EQUAL(ida, idb);
+				CU_ASSERT_EQUAL_FATAL(na, nb);
+				CU_ASSERT(!na || !memcmp(xa, xb, na * sizeof(*xa)));
+			}
+			trace_warps_close(wa);
+			trace_warps_close(wb);
+		}
+	}
+	trace_close(ra);
+	trace_close(rb);
+}
+
+static void test_delta_round_trip(void)
+{
+	struct trace_reader *r;
+	struct trace_records *s;
+	struct trace_warps *w;
+	struct trace_error error;
+	const uint64_t *records;
+	uint32_t id, count;
+
+	write_edge_trace("edge.trace", TRACE_COMPRESSION_ZSTD);
+	write_edge_trace("edge-delta.trace", TRACE_COMPRESSION_DELTA_ZSTD);
+	expect_same_records("edge.trace", "edge-delta.trace", 1u << 0);
+
+	CU_ASSERT_EQUAL_FATAL(trace_open("edge-delta.trace", NULL, &r, &error), 0);
+	/* 1.1: the file has a delta-coded section */
+	CU_ASSERT_EQUAL(trace_get_info(r)->version_minor, 1);
+	/* launch 0, checked whole: the records as written */
+	CU_ASSERT_EQUAL_FATAL(trace_warps_open(r, 0, &w, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_warps_count(w), 5);
+	trace_warps_get(w, 0, &id, &records, &count);
+	CU_ASSERT_EQUAL(id, 0);
+	CU_ASSERT_EQUAL(count, 0);
+	trace_warps_get(w, 1, &id, &records, &count);
+	CU_ASSERT_EQUAL(id, 1);
+	CU_ASSERT_EQUAL_FATAL(count, 1);
+	CU_ASSERT_EQUAL(records[0], edge_one[0]);
+	trace_warps_get(w, 2, &id, &records, &count);
+	CU_ASSERT_EQUAL(id, 7);
+	CU_ASSERT_EQUAL_FATAL(count, 5);
+	CU_ASSERT_EQUAL(memcmp(records, edge_far, sizeof(edge_far)), 0);
+	trace_warps_get(w, 3, &id, &records, &count);
+	CU_ASSERT_EQUAL(id, 8);
+	CU_ASSERT_EQUAL(count, 0);
+	trace_warps_get(w, 4, &id, &records, &count);
+	CU_ASSERT_EQUAL(id, (1u << 20) - 1);
+	CU_ASSERT_EQUAL_FATAL(count, 3);
+	CU_ASSERT_EQUAL(memcmp(records, edge_stride, sizeof(edge_stride)), 0);
+	trace_warps_close(w);
+	/* launch 1: its flags kept, streamed; refused checked */
+	CU_ASSERT_EQUAL_FATAL(trace_records_open(r, 1, &s, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_records_next(s, &id, &records, &count, &error), 0);
+	CU_ASSERT_EQUAL(id, 2);
+	CU_ASSERT_EQUAL_FATAL(count, 4);
+	CU_ASSERT_EQUAL(memcmp(records, edge_flags, sizeof(edge_flags)), 0);
+	CU_ASSERT_EQUAL(trace_records_next(s, &id, &records, &count, &error), 1);
+	trace_records_close(s);
+	errno = 0;
+	CU_ASSERT_EQUAL(trace_warps_open(r, 1, &w, &error), -1);
+	CU_ASSERT_EQUAL(errno, EBADMSG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, "warp 2 record 0: flags 0"));
+	trace_close(r);
+
+	/* the good trace, delta-coded: the same records; the fuzzer's seed */
+	write_trace(GOOD, 0, 0);
+	{
+		struct trace_writer *dw;
+		uint64_t warp3[1] = { warp3_records[0] };
+		struct trace_warp_records warps[2] = { { 0, 3, warp0_records },
+						       { 3, 1, warp3 } };
+		uint32_t launch;
+
+		CU_ASSERT_EQUAL_FATAL(trace_writer_open("good-delta.trace", &dw, &error), 0);
+		CU_ASSERT_EQUAL(trace_writer_set_accesses_compression(dw, 7), -1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(trace_writer_last_error(dw), "compression 7"));
+		CU_ASSERT_EQUAL_FATAL(trace_writer_set_accesses_compression(dw,
+					TRACE_COMPRESSION_DELTA_ZSTD), 0);
+		/* ids coded as gaps must ascend */
+		{
+			struct trace_warp_records backwards[2] = { warps[1], warps[0] };
+
+			CU_ASSERT_EQUAL(trace_writer_add_accesses(dw, 0, backwards, 2), -1);
+			CU_ASSERT_PTR_NOT_NULL(strstr(trace_writer_last_error(dw),
+				"launch 0: warp 0 after warp 3: delta coding needs ascending warp ids"));
+		}
+		trace_writer_set_flags(dw, TRACE_FLAG_TIMES_INSTRUMENTED);
+		add_event(dw, TRACE_EVENT_ALLOC, TRACE_MEMORY_MANAGED, MANAGED_BASE,
+			  MANAGED_SIZE, 0, 100);
+		add_event(dw, TRACE_EVENT_ALLOC, TRACE_MEMORY_DEVICE, DEVICE_BASE,
+			  DEVICE_SIZE, 0, 200);
+		add_event(dw, TRACE_EVENT_ADVISE, TRACE_ADVISE_SET_READ_MOSTLY,
+			  MANAGED_BASE, MANAGED_SIZE, 0, 300);
+		add_event(dw, TRACE_EVENT_PREFETCH, 0, MANAGED_BASE, 0x8000, 0, 400);
+		add_event(dw, TRACE_EVENT_MEMCPY, 1, DEVICE_BASE, 256, 0x5000, 500);
+		launch = add_launch(dw, "kernel_a", 2, 64, 600);
+		CU_ASSERT_EQUAL_FATAL(trace_writer_add_accesses(dw, launch, warps, 2), 0);
+		finish_launch(dw, launch, 2, 64, 4, 12345);
+		add_event(dw, TRACE_EVENT_FREE, 0, DEVICE_BASE, 0, 0, 700);
+		launch = add_launch(dw, "kernel_b", 1, 32, 800);
+		finish_launch(dw, launch, 1, 32, 0, 77);
+		add_event(dw, TRACE_EVENT_SYNC, 0, 0, 0, 0, 900);
+		CU_ASSERT_EQUAL_FATAL(trace_writer_close(dw, &error), 0);
+	}
+	expect_same_records(GOOD, "good-delta.trace", 3);
+	/* a trace without a delta-coded section stays 1.0 */
+	CU_ASSERT_EQUAL_FATAL(trace_open(GOOD, NULL, &r, &error), 0);
+	CU_ASSERT_EQUAL(trace_get_info(r)->version_minor, 0);
+	trace_close(r);
+}
+
+/*
+ * good-delta.trace with section 0 (launch 0's ACCESSES, right after the
+ * header) replaced by `coded` compressed, its table saying `raw_size`
+ * decoded bytes: the sections after it moved, the table and the header
+ * fixed. Returns the new file (*size: its size).
+ */
+static uint8_t *with_coded_section(const uint8_t *coded, size_t coded_size,
+				   uint64_t raw_size, size_t *size)
+{
+	size_t old_size, bound = ZSTD_compressBound(coded_size), stored;
+	uint8_t *old = read_whole("good-delta.trace", &old_size);
+	uint64_t table = le64(old + 32), old_stored = le64(old + table + 16);
+	uint32_t count = old[28];
+	uint8_t *frame = malloc(bound), *out;
+	int64_t shift;
+
+	stored = ZSTD_compress(frame, bound, coded, coded_size, 3);
+	CU_ASSERT_FATAL(!ZSTD_isError(stored));
+	shift = (int64_t)stored - (int64_t)old_stored;
+	*size = old_size + shift;
+	out = malloc(*size);
+	memcpy(out, old, 64);
+	memcpy(out + 64, frame, stored);
+	memcpy(out + 64 + stored, old + 64 + old_stored, old_size - 64 - old_stored);
+	table += shift;
+	set_le64(out + 32, table);
+	set_le64(out + 40, *size);
+	set_le64(out + table + 16, stored);
+	set_le64(out + table + 24, raw_size);
+	set_le32(out + table + 32, trace_crc32(0, frame, stored));
+	for (uint32_t i = 1; i < count; i++) {
+		uint8_t *e = out + table + i * TRACE_SECTION_ENTRY_SIZE;
+
+		set_le64(e + 8, le64(e + 8) + shift);
+	}
+	fix_checksums(out, *size);
+	free(frame);
+	free(old);
+	return out;
+}
+
+/* The trace opens; launch 0's accesses are refused, whole and streamed,
+ * with EBADMSG at the section's offset (64) saying `words`. */
+static void expect_coded_refusal(const uint8_t *coded, size_t coded_size,
+				 uint64_t raw_size, const char *words)
+{
+	size_t size;
+	uint8_t *data = with_coded_section(coded, coded_size, raw_size, &size);
+	struct trace_reader *r;
+	struct trace_records *s;
+	struct trace_warps *w;
+	struct trace_error error = { 0 };
+	const uint64_t *records;
+	uint32_t id, count;
+	int rc = -1;
+
+	CU_ASSERT_EQUAL_FATAL(trace_open_memory(data, size, "bad.trace", NULL, &r, &error), 0);
+	errno = 0;
+	CU_ASSERT_EQUAL(trace_warps_open(r, 0, &w, &error), -1);
+	CU_ASSERT_EQUAL(errno, EBADMSG);
+	CU_ASSERT_EQUAL(error.errnum, EBADMSG);
+	CU_ASSERT_EQUAL(error.offset, 64);
+	CU_ASSERT_EQUAL(strncmp(error.message, "bad.trace: offset 64: section 0 (ACCESSES)", 42), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, words));
+	if (!strstr(error.message, words))
+		fprintf(stderr, "\n  got: %s\n", error.message);
+	memset(&error, 0, sizeof(error));
+	errno = 0;
+	if (!trace_records_open(r, 0, &s, &error)) {
+		while (!(rc = trace_records_next(s, &id, &records, &count, &error)))
+			;
+		trace_records_close(s);
+	}
+	CU_ASSERT_EQUAL(rc, -1);
+	CU_ASSERT_EQUAL(errno, EBADMSG);
+	CU_ASSERT_EQUAL(error.offset, 64);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message, words));
+	trace_close(r);
+	free(data);
+}
+
+static void test_delta_hostile(void)
+{
+	/* launch 0 of the good trace (2 blocks of 64 threads: warps 0..3)
+	 * coded by hand: the warp count, then each warp's id gap and record
+	 * count; then warp 0's records (its first from line 0: 7 bytes, coded
+	 * bytes 12..18; then 1 byte each), warp 3's (from warp 0's first: 2
+	 * bytes, 21..22). */
+	const uint8_t head[] = { 2, 0, 0, 0, 0, 0, 0, 0,
+				 0, 3,	/* warp 0: 3 records */
+				 2, 1 };/* warp 3: 1 record */
+	uint8_t coded[64];
+	size_t n;
+	/* warp 0's first record: line MANAGED_BASE >> 7 from line 0, read */
+	const uint64_t first = (MANAGED_BASE >> 7) << 3 | TRACE_ACCESS_READ;
+
+#define PUT_VARINT(v)                                                          \
+	do {                                                                   \
+		uint64_t x_ = (v);                                             \
+		while (x_ >= 0x80) {                                           \
+			coded[n++] = (uint8_t)(x_ | 0x80);                     \
+			x_ >>= 7;                                              \
+		}                                                              \
+		coded[n++] = (uint8_t)x_;                                      \
+	} while (0)
+	/* a well-formed stream first: the good trace's launch 0, which
+	 * reads back (so that each case below fails for its one fault) */
+	memcpy(coded, head, sizeof(head));
+	n = sizeof(head);
+	PUT_VARINT(first);			/* +line, read */
+	PUT_VARINT(1u << 3 | 2);		/* +1 line (zigzag 2), write */
+	PUT_VARINT(1u << 2 | 1);		/* -1 line (zigzag 1), read */
+	PUT_VARINT(((DEVICE_BASE - MANAGED_BASE) >> 7) << 3 | 3); /* warp 3 */
+	{
+		size_t size;
+		uint8_t *data = with_coded_section(coded, n, 8 + 16 + 32, &size);
+		struct trace_reader *r;
+		struct trace_warps *w;
+		struct trace_error error;
+
+		CU_ASSERT_EQUAL_FATAL(trace_open_memory(data, size, "ok.trace", NULL, &r,
+							&error), 0);
+		CU_ASSERT_EQUAL(trace_warps_open(r, 0, &w, &error), 0);
+		trace_warps_close(w);
+		trace_close(r);
+		free(data);
+	}
+	/* the same, with one byte more: refused at the end */
+	coded[n] = 0;
+	expect_coded_refusal(coded, n + 1, 56, "coded byte 23: 1 coded bytes after the last record");
+	/* truncated: the last varint's continuation with nothing after it */
+	coded[n - 1] |= 0x80;
+	expect_coded_refusal(coded, n, 56, "coded byte 21: warp 3 record 0: the coded stream ends inside it");
+	/* overlong: the last varint's extra zero byte */
+	coded[n] = 0;
+	expect_coded_refusal(coded, n + 1, 56, "coded byte 21: warp 3 record 0: an overlong varint");
+	/* a varint of 65 bits: ten bytes, the tenth 2 */
+	n = sizeof(head);
+	for (int k = 0; k < 9; k++)
+		coded[n++] = 0xff;
+	coded[n++] = 2;
+	expect_coded_refusal(coded, n, 56, "coded byte 12: warp 0 record 0: a varint of more than 64 bits");
+	/* a delta of -1 line from line 0 */
+	n = sizeof(head);
+	PUT_VARINT(1u << 2 | 1);
+	expect_coded_refusal(coded, n, 56,
+			     "coded byte 12: warp 0 record 0: a delta of -1 lines from line 0 leads outside 64 bits");
+	/* a delta of 2^57 lines from line 0 */
+	n = sizeof(head);
+	PUT_VARINT((1ull << 58) << 2 | 1);
+	expect_coded_refusal(coded, n, 56, "leads outside 64 bits");
+	/* flags 1 in a flags byte: it folds into the varint */
+	n = sizeof(head);
+	PUT_VARINT(first & ~3ull);
+	coded[n++] = 1;
+	expect_coded_refusal(coded, n, 56, "warp 0 record 0: flags byte 0x1");
+	/* the table says more decoded bytes than the warps fill */
+	n = sizeof(head);
+	PUT_VARINT(first);
+	expect_coded_refusal(coded, n, 64,
+			     "the warps hold 4 records, the launch record says 4, the section's 64 bytes 5");
+	/* a frame that holds more than its decoded size can code to */
+	memset(coded + sizeof(head), 0x80, sizeof(coded) - sizeof(head));
+	expect_coded_refusal(coded, sizeof(coded), 40,
+			     "zstd frame holds 64 coded bytes, more than the 50 the table's 40 decoded bytes can code to");
+	/* a warp id past the grid (warp 1 + 3 + 1 of 4) */
+	memcpy(coded, head, sizeof(head));
+	coded[10] = 3;
+	expect_coded_refusal(coded, sizeof(head), 56,
+			     "coded byte 10: warp entry 1: warp 4 is beyond the grid's 4 warps");
+#undef PUT_VARINT
+}
+
+/* Delta coding only for ACCESSES: refused on another section at open. */
+static void test_delta_only_accesses(void)
+{
+	size_t size;
+	uint8_t *data = read_whole("good-delta.trace", &size);
+	uint64_t table = le64(data + 32);
+
+	/* entry 1: META */
+	set_le32(data + table + TRACE_SECTION_ENTRY_SIZE + 4, TRACE_COMPRESSION_DELTA_ZSTD);
+	fix_checksums(data, size);
+	expect_refusal(data, size, table + TRACE_SECTION_ENTRY_SIZE + 4,
+		       "section 1 (META): delta coding (compression 2) is for ACCESSES sections only");
+	set_le32(data + table + TRACE_SECTION_ENTRY_SIZE + 4, 3);
+	fix_checksums(data, size);
+	expect_refusal(data, size, table + TRACE_SECTION_ENTRY_SIZE + 4,
+		       "section 1: unknown compression 3");
+	free(data);
+}
+
+/*
+ * A delta-coded section is out of the compression ratio (a sweep codes to
+ * a few bits a warp), not out of the size limits: 8 Mi identical records
+ * (64 MiB decoded) in a file of a few hundred bytes open under the
+ * default limits and read back; under a section limit below their size
+ * they are refused at open, EFBIG, before anything is decoded.
+ */
+static void test_delta_limits(void)
+{
+	enum { RECORDS = 8u << 20 };
+	uint64_t *records = malloc(RECORDS * sizeof(*records));
+	struct trace_warp_records warp = { 0, RECORDS, records };
+	struct trace_reader_limits limits;
+	struct trace_reader *r;
+	struct trace_records *s;
+	struct trace_writer *w;
+	struct trace_error error;
+	const uint64_t *got;
+	uint32_t launch, id, count;
+	size_t size;
+	uint8_t *data;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(records);
+	for (size_t i = 0; i < RECORDS; i++)
+		records[i] = MANAGED_BASE | TRACE_ACCESS_READ;
+	CU_ASSERT_EQUAL_FATAL(trace_writer_open("sweep.trace", &w, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_set_accesses_compression(w,
+				TRACE_COMPRESSION_DELTA_ZSTD), 0);
+	trace_writer_set_level(w, 19);
+	add_event(w, TRACE_EVENT_ALLOC, TRACE_MEMORY_MANAGED, MANAGED_BASE,
+		  MANAGED_SIZE, 0, 1);
+	launch = add_launch(w, "sweep", 1, 32, 2);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_add_accesses(w, launch, &warp, 1), 0);
+	finish_launch(w, launch, 1, 32, RECORDS, 3);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_close(w, &error), 0);
+	free(records);
+	data = read_whole("sweep.trace", &size);
+	CU_ASSERT(size < (RECORDS * sizeof(*records)) / 1024);
+	CU_ASSERT_EQUAL_FATAL(trace_open("sweep.trace", NULL, &r, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_records_open(r, 0, &s, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_records_next(s, &id, &got, &count, &error), 0);
+	CU_ASSERT_EQUAL(count, RECORDS);
+	CU_ASSERT_EQUAL(got[0], MANAGED_BASE | TRACE_ACCESS_READ);
+	CU_ASSERT_EQUAL(got[RECORDS - 1], MANAGED_BASE | TRACE_ACCESS_READ);
+	CU_ASSERT_EQUAL(trace_records_next(s, &id, &got, &count, &error), 1);
+	trace_records_close(s);
+	trace_close(r);
+	trace_reader_default_limits(&limits);
+	limits.max_section_raw_bytes = RECORDS * 8ull;
+	errno = 0;
+	CU_ASSERT_EQUAL(trace_open("sweep.trace", &limits, &r, &error), -1);
+	CU_ASSERT_EQUAL(errno, EFBIG);
+	CU_ASSERT_EQUAL(error.offset, le64(data + 32) + 24);
+	CU_ASSERT_PTR_NOT_NULL(strstr(error.message,
+		"section 0 (ACCESSES): absurd decompressed size 67108880"));
+	free(data);
+}
+
 int main(void)
 {
 	CU_pSuite suite;
@@ -748,6 +1200,12 @@ int main(void)
 	CU_add_test(suite, "file read again", test_file_read_again);
 	CU_add_test(suite, "bad events", test_bad_events);
 	CU_add_test(suite, "writer refuses bad meta", test_writer_refuses_bad_meta);
+	/* good.trace is rewritten by the first of these, good-delta.trace
+	 * written for the rest */
+	CU_add_test(suite, "delta coding: round trip", test_delta_round_trip);
+	CU_add_test(suite, "delta coding: hostile streams", test_delta_hostile);
+	CU_add_test(suite, "delta coding: ACCESSES only", test_delta_only_accesses);
+	CU_add_test(suite, "delta coding: limits", test_delta_limits);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures();

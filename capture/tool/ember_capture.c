@@ -743,6 +743,7 @@ int InitializeInjection(void)
 	const char *cap = getenv("EMBER_CAPTURE_MAX_RECORDS");
 	const char *patch = getenv("EMBER_CAPTURE_PATCH");
 	const char *gate = getenv("EMBER_CAPTURE_GATE");
+	const char *delta = getenv("EMBER_CAPTURE_DELTA");
 	uint64_t gate_ns = now_ns();
 	struct trace_error error;
 	char why[512];
@@ -778,6 +779,10 @@ int InitializeInjection(void)
 		return 0;
 	}
 	trace_writer_set_level(s->writer, 9);
+	/* delta-coded accesses: a fraction of the bytes, and of zstd's work */
+	if (delta && !strcmp(delta, "1"))
+		trace_writer_set_accesses_compression(s->writer,
+						      TRACE_COMPRESSION_DELTA_ZSTD);
 	add_meta_from_environment(s);
 	if (gate && *gate) {
 		snprintf(why, sizeof(why), "%llu", (unsigned long long)(gate_ns / 1000000));

@@ -3,10 +3,12 @@
  * trace-recompress: rewrites a trace, record for record, with every
  * section compressed at zstd LEVEL (default 19, the level the committed
  * traces are stored at; ember-capture writes at 9 to keep up with the
- * card). What the trace says is unchanged: META, flags, events in their
- * order, launches and each launch's per-warp lines; trace-dump prints the
- * same lines for both files but the first (the file's size).
- *   trace-recompress [-LEVEL] IN OUT
+ * card), its ACCESSES sections delta-coded with --delta (compression 2:
+ * docs/trace-format.md) and plainly (compression 1) without. What the
+ * trace says is unchanged: META, flags, events in their order, launches
+ * and each launch's per-warp lines; trace-dump prints the same lines for
+ * both files but the first (the file's size and version).
+ *   trace-recompress [-LEVEL] [--delta] IN OUT
  * Exit 0, or 1 with the reader's or the writer's message.
  */
 #include <stdio.h>
@@ -75,17 +77,20 @@ out:
 int main(int argc, char **argv)
 {
 	int level = 19, argi = 1;
+	uint32_t compression = TRACE_COMPRESSION_ZSTD;
 	struct trace_reader_limits limits;
 	struct trace_reader *r;
 	struct trace_writer *w;
 	struct trace_error error = { 0 };
 
-	if (argc == 4 && argv[1][0] == '-') {
-		level = atoi(argv[1] + 1);
-		argi = 2;
+	for (; argi < argc - 2 && argv[argi][0] == '-'; argi++) {
+		if (!strcmp(argv[argi], "--delta"))
+			compression = TRACE_COMPRESSION_DELTA_ZSTD;
+		else
+			level = atoi(argv[argi] + 1);
 	}
 	if (argc - argi != 2 || level < 1 || level > 22) {
-		fprintf(stderr, "usage: trace-recompress [-LEVEL] IN OUT (LEVEL 1 to 22)\n");
+		fprintf(stderr, "usage: trace-recompress [-LEVEL] [--delta] IN OUT (LEVEL 1 to 22)\n");
 		return 2;
 	}
 	/* A capture is a trusted file here: take it whole, whatever its size. */
@@ -104,6 +109,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	trace_writer_set_level(w, level);
+	if (trace_writer_set_accesses_compression(w, compression))
+		goto fail;
 	trace_writer_set_flags(w, trace_get_info(r)->flags);
 	if (copy_meta(r, w))
 		goto fail;
