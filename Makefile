@@ -396,7 +396,8 @@ table1-doc-check: $(BUILD)/table1-doc
 
 # docs/profiles.md, emgpu's profiles, printed by scripts/profiles-doc.c from
 # the model's table (models/src/profile.c); profiles-doc-check likewise.
-$(BUILD)/profiles-doc: scripts/profiles-doc.c models/src/profile.c models/include/gpumodel/profile.h
+$(BUILD)/profiles-doc: scripts/profiles-doc.c models/src/profile.c models/include/gpumodel/profile.h \
+		models/include/gpumodel/personality.h
 	@mkdir -p $(BUILD)
 	$(CC) -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Imodels/include \
 		-o $@ scripts/profiles-doc.c models/src/profile.c

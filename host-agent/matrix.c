@@ -54,6 +54,19 @@ bool em_matrix_has_nvuvm(const struct em_matrix *m)
 
 /* ---- config ---- */
 
+/* "ga10x or gh100": the personalities NVIDIA's driver meets, for a message. */
+static void nvidia_personality_names(char *buf, size_t len)
+{
+	const char *name;
+	size_t o = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; (name = gm_personality_name(i)) && o < len; i++)
+		if (i != GM_PERSONALITY_EMGPU)
+			o += snprintf(buf + o, len - o, "%s%s", o ? " or " : "", name);
+}
+
 static char *trim(char *s)
 {
 	char *e;
@@ -473,10 +486,15 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 					 "535.261.03)", val);
 		strcpy(m->settings.nvuvm_branch, val);
 	} else if (!strcmp(key, "nvuvm_personality")) {
-		/* the GPU the stand-in reports: Ampere's HAL or Hopper's */
-		if (strcmp(val, "ga10x") && strcmp(val, "gh100"))
-			return cfg_error(file, ln, "bad nvuvm_personality '%s' (ga10x or "
-					 "gh100)", val);
+		/* the GPU the stand-in reports: one of NVIDIA's (not emgpu's own) */
+		enum gm_personality pers;
+		char names[64], what[128];
+
+		if (gm_personality_lookup(val, &pers) || pers == GM_PERSONALITY_EMGPU) {
+			nvidia_personality_names(names, sizeof(names));
+			snprintf(what, sizeof(what), "'%.40s' (%s)", val, names);
+			return cfg_error(file, ln, "bad nvuvm_personality %s", what);
+		}
 		strcpy(m->settings.nvuvm_personality, val);
 	} else if (!strcmp(key, "factors") || !strcmp(key, "seeds")) {
 		bool factors = key[0] == 'f';
@@ -661,6 +679,23 @@ static int check_nvuvm(const struct em_matrix *m, const char *file, unsigned int
 	return 0;
 }
 
+/*
+ * nvidia-uvm's personality when the matrix names none: the one of the
+ * profile's card (models/src/profile.c), so that an H200's runs take
+ * nvidia-uvm's Hopper HAL and an A40's its Ampere one.
+ */
+static int default_personality(struct em_matrix *m, const char *path, unsigned int ln)
+{
+	struct gm_profile prof;
+
+	if (gm_profile_lookup(m->settings.profile, &prof))
+		return cfg_error(path, ln, "driver nvidia-uvm: unknown profile '%s' (its "
+				 "card names nvidia-uvm's personality)", m->settings.profile);
+	snprintf(m->settings.nvuvm_personality, sizeof(m->settings.nvuvm_personality),
+		 "%s", gm_personality_name(prof.nvidia_personality));
+	return 0;
+}
+
 int em_matrix_load(const char *path, struct em_matrix *m)
 {
 	char line[1024], *hash, *eq, *key, *val;
@@ -680,7 +715,6 @@ int em_matrix_load(const char *path, struct em_matrix *m)
 	m->settings.memory_mib = 1024;
 	m->settings.timeout_s = 600;
 	strcpy(m->settings.driver_cost, "measured");
-	strcpy(m->settings.nvuvm_personality, "ga10x");
 
 	while (!ret && fgets(line, sizeof(line), f)) {
 		ln++;
@@ -708,8 +742,10 @@ int em_matrix_load(const char *path, struct em_matrix *m)
 		ret = check_nvuvm(m, path, ln);
 	if (!ret && m->settings.nvuvm_branch[0] && !em_matrix_has_nvuvm(m))
 		ret = cfg_error(path, ln, "nvuvm_branch without driver nvidia-uvm%s", "");
-	if (!ret && strcmp(m->settings.nvuvm_personality, "ga10x") && !em_matrix_has_nvuvm(m))
+	if (!ret && m->settings.nvuvm_personality[0] && !em_matrix_has_nvuvm(m))
 		ret = cfg_error(path, ln, "nvuvm_personality without driver nvidia-uvm%s", "");
+	if (!ret && !m->settings.nvuvm_personality[0] && em_matrix_has_nvuvm(m))
+		ret = default_personality(m, path, ln);
 	if (!ret)
 		ret = check_traces(m, path, ln);
 	return ret;
@@ -868,8 +904,9 @@ int em_matrix_list(const struct em_matrix *m, const struct em_paths *p)
 		printf("%s %s", r->id, r->args);
 		/* nvidia-uvm: what the guest loads, and with which parameters */
 		if (!strcmp(r->driver, EM_DRIVER_NVIDIA_UVM))
-			printf(" module=%s params=%s", r->nvuvm_module,
-			       r->nvuvm_modparams[0] ? r->nvuvm_modparams : "-");
+			printf(" module=%s params=%s personality=%s", r->nvuvm_module,
+			       r->nvuvm_modparams[0] ? r->nvuvm_modparams : "-",
+			       r->settings->nvuvm_personality);
 		putchar('\n');
 	}
 	free(runs);

@@ -25,8 +25,8 @@
  *               policy is in result.json, results.csv and the report.
  *   driver    = ember nvidia-uvm           # the driver under the workload (default
  *               ember): ember.ko, or NVIDIA's nvidia-uvm in the nvidia-uvm
- *               image (--nvidia-uvm-initrd) with emgpu's GA10x personality
- *               (nvuvm_personality),
+ *               image (--nvidia-uvm-initrd) on one of emgpu's NVIDIA
+ *               personalities (nvuvm_personality),
  *               ember-run under EMBER_DRIVER=nvidia-uvm. There variants uvm,
  *               prefetch, mapped and static are the same call sequences as
  *               on ember, on Debian's nvidia-uvm.ko as shipped
@@ -40,8 +40,11 @@
  *               the guest loads (a directory of the image's /lib/modules;
  *               default the newest it carries); result.json's "branch"
  *   nvuvm_personality = gh100             # under nvidia-uvm, emgpu's personality:
- *               ga10x (default; the stand-in reports an Ampere GA102) or
- *               gh100 (a Hopper GH100: nvidia-uvm's Hopper HAL)
+ *               ga10x (the stand-in reports an Ampere GA102: nvidia-uvm's
+ *               Ampere HAL) or gh100 (a Hopper GH100: its Hopper HAL);
+ *               default the profile's card's (models/src/profile.c,
+ *               nvidia_personality: gh100 for h200, h200x16, gh200 and
+ *               rtx5080, ga10x for a40); result.json's "personality"
  *   factors   = 0.5 1.5                    # footprint / VRAM
  *   seeds     = 1
  *   memory    = 1024                       # guest RAM, MiB

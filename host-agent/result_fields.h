@@ -43,8 +43,8 @@
 	  "the ember.ko policy it ran under (the last -P, else uvm); under " \
 	  "nvidia-uvm the variant's (adaptive: ember; the others: uvm, Debian's module)") \
 	X(driver, TOP, STRING, "", s->r->driver, true,			\
-	  "ember (ember.ko) or nvidia-uvm (NVIDIA's nvidia-uvm with our series "	\
-	  "through the stand-in, emgpu's GA10x personality), matrix key driver") \
+	  "ember (ember.ko) or nvidia-uvm (NVIDIA's nvidia-uvm through the " \
+	  "resource-manager stand-in), matrix key driver")		\
 	X(nvuvm_module, TOP, STRING, "", s->r->nvuvm_module ? s->r->nvuvm_module : "", \
 	  s->r->nvuvm_module && s->r->nvuvm_module[0],			\
 	  "under nvidia-uvm, the module loaded: nvidia-uvm-stock (Debian's, "	\
@@ -52,6 +52,11 @@
 	X(branch, RUN, STRING, "", 0, false,				\
 	  "under nvidia-uvm, the driver branch the guest loaded (matrix key " \
 	  "nvuvm_branch, else the image's newest)")			\
+	X(personality, TOP, STRING, "", s->r->settings->nvuvm_personality, \
+	  !strcmp(s->r->driver, EM_DRIVER_NVIDIA_UVM),			\
+	  "under nvidia-uvm, emgpu's personality, the GPU nvidia-uvm drove: " \
+	  "ga10x (Ampere's HAL) or gh100 (Hopper's); matrix key "	\
+	  "nvuvm_personality, else the profile's card's")		\
 	X(factor, TOP, REAL, "%g", s->r->factor, true,			\
 	  "footprint / VRAM, ember-run -x")				\
 	X(seed, TOP, INT, "", (json_int_t)s->r->seed, true,		\

@@ -36,7 +36,9 @@ struct em_run_settings {
 	char run_args[256];	/* extra ember-run arguments */
 	char modparams[512];	/* ember.ko's, comma-separated, for the guest's insmod */
 	char nvuvm_branch[32];	/* "": the nvidia-uvm image's newest */
-	/* under nvidia-uvm, emgpu's personality: "ga10x" (the default) or "gh100" */
+	/* under nvidia-uvm, emgpu's personality ("ga10x", "gh100"): the matrix's
+	 * nvuvm_personality, else the profile's nvidia_personality; "" without
+	 * nvidia-uvm */
 	char nvuvm_personality[8];
 	/* emgpu's driver-cost, "measured" (the default) or "assumed" */
 	char driver_cost[16];

@@ -135,8 +135,8 @@ static int qemu_start(struct em_backend *be, struct em_run *r, const char **host
 
 	/*
 	 * nvidia-uvm: its image (whose init runs ember-run under
-	 * EMBER_DRIVER=nvidia-uvm) on the matrix's personality (GA10x unless
-	 * nvuvm_personality says gh100), nvidia-uvm of
+	 * EMBER_DRIVER=nvidia-uvm) on the matrix's personality (its
+	 * nvuvm_personality, else its profile's card's), nvidia-uvm of
 	 * the matrix's branch loaded with the variant's parameters. The
 	 * stand-in reports the profile's VRAM as ember.ko does, so the run's
 	 * footprint and the host's digest of its outputs are ember's.

@@ -28,17 +28,20 @@ int main(void)
 	       "multiple of 2 MiB, at least 64 MiB, at most the base's VRAM) stands for the\n"
 	       "paper's %" PRIu64 " GiB card at 1/k by the scaling rule (`docs/model.md`): only VRAM\n"
 	       "and the access counters shrink in the model (the driver scales its periods);\n"
-	       "`-norule` after the size shrinks VRAM only.\n\n",
+	       "`-norule` after the size shrinks VRAM only. nvidia-uvm is the personality\n"
+	       "a matrix's nvidia-uvm runs on the profile get unless its `nvuvm_personality`\n"
+	       "names another (`docs/experiments.md`).\n\n",
 	       (uint64_t)GM_PAPER_CARD_BYTES / GiB);
 	printf("| profile | id | VRAM | SMs | access counters | copy engines | VRAM MB/s | "
-	       "link h2d MB/s | link d2h MB/s | link latency ns |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|\n");
+	       "link h2d MB/s | link d2h MB/s | link latency ns | nvidia-uvm |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (i = 0; (p = gm_profile_at(i)); i++)
 		printf("| `%s` | %d | %" PRIu64 " GiB | %u | %u | %u | %" PRIu64 " | %" PRIu64
-		       " | %" PRIu64 " | %u |\n", p->name, (int)p->id, p->vram_bytes / GiB,
-		       p->num_sms, p->num_access_counters, p->num_copy_engines,
-		       p->vram_bw_mbps, p->link_h2d_mbps, p->link_d2h_mbps,
-		       p->link_latency_ns);
+		       " | %" PRIu64 " | %u | `%s` |\n", p->name, (int)p->id,
+		       p->vram_bytes / GiB, p->num_sms, p->num_access_counters,
+		       p->num_copy_engines, p->vram_bw_mbps, p->link_h2d_mbps,
+		       p->link_d2h_mbps, p->link_latency_ns,
+		       gm_personality_name(p->nvidia_personality));
 	if (first && !gm_profile_lookup("h200-256m", &s))
 		printf("\nFor example `h200-256m`: %" PRIu64 " MiB of VRAM standing for %" PRIu64
 		       " GiB (k = %" PRIu64 "), %u access counters.\n", s.vram_bytes >> 20,

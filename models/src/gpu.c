@@ -158,12 +158,6 @@ static const struct gm_personality_ops *const personalities[] = {
 #undef GM_PERSONALITY_TABLE
 };
 
-static const char *const personality_names[] = {
-#define GM_PERSONALITY_NAME(id, name) [GM_PERSONALITY_##id] = #name,
-	GM_PERSONALITIES(GM_PERSONALITY_NAME)
-#undef GM_PERSONALITY_NAME
-};
-
 struct gm_gpu *gm_create(const struct gm_config *cfg,
 			 const struct gm_callbacks *cb)
 {
@@ -331,24 +325,7 @@ const char *gm_stop_name(enum gm_stop s)
 	return (unsigned int)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
-const char *gm_personality_name(enum gm_personality p)
-{
-	return (unsigned int)p < sizeof(personality_names) / sizeof(personality_names[0]) ?
-	       personality_names[p] : NULL;
-}
-
 const struct gm_personality_desc *gm_personality_desc(enum gm_personality p)
 {
 	return gm_personality_name(p) ? &personalities[p]->desc : NULL;
-}
-
-int gm_personality_lookup(const char *name, enum gm_personality *out)
-{
-	int i = gm_name_index(personality_names, sizeof(personality_names) /
-			      sizeof(personality_names[0]), name);
-
-	if (i < 0)
-		return -1;
-	*out = (enum gm_personality)i;
-	return 0;
 }

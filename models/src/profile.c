@@ -194,6 +194,7 @@ static const struct gm_profile base_profiles[] = {
 		.utlbs_per_gpc = 4,
 		.num_access_counters = 256,
 		.num_copy_engines = 2,
+		.nvidia_personality = GM_PERSONALITY_GH100,	/* Blackwell: its HAL extends Hopper's */
 		TIMING_COMMON,
 	},
 	{
@@ -211,6 +212,7 @@ static const struct gm_profile base_profiles[] = {
 		.utlbs_per_gpc = 4,
 		.num_access_counters = 256,
 		.num_copy_engines = 2,
+		.nvidia_personality = GM_PERSONALITY_GA10X,	/* Ampere GA102 */
 		TIMING_COMMON,
 	},
 	{
@@ -228,6 +230,7 @@ static const struct gm_profile base_profiles[] = {
 		.utlbs_per_gpc = 5,
 		.num_access_counters = 256,
 		.num_copy_engines = 2,
+		.nvidia_personality = GM_PERSONALITY_GH100,	/* Hopper GH100 */
 		TIMING_H200_CARD,
 	},
 	{
@@ -255,6 +258,7 @@ static const struct gm_profile base_profiles[] = {
 		.utlbs_per_gpc = 5,
 		.num_access_counters = 256,
 		.num_copy_engines = 2,
+		.nvidia_personality = GM_PERSONALITY_GH100,	/* Hopper GH100 */
 		TIMING_H200_CARD,
 	},
 	{
@@ -272,6 +276,7 @@ static const struct gm_profile base_profiles[] = {
 		.utlbs_per_gpc = 5,
 		.num_access_counters = 256,
 		.num_copy_engines = 2,
+		.nvidia_personality = GM_PERSONALITY_GH100,	/* Hopper GH100 */
 		TIMING_COMMON,
 	},
 };

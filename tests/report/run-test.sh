@@ -238,11 +238,24 @@ fi
 printf 'name = n\nprofile = h200-512m\napps = kmeans\nvariants = uvm adaptive\ndriver = nvidia-uvm\nfactors = 1.5\n' \
 	>"$work/nvuvm.conf"
 "$agent" run "$work/nvuvm.conf" --list >"$work/nvuvm.out"
-expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=-"
-expect "$work/nvuvm.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm params=cpu_preferred_blocks_enable=1,ember_gpu_clock=1,ember_vram_bytes=536870912,ember_full_vram_bytes=17179869184"
+expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=- personality=gh100"
+expect "$work/nvuvm.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm params=cpu_preferred_blocks_enable=1,ember_gpu_clock=1,ember_vram_bytes=536870912,ember_full_vram_bytes=17179869184 personality=gh100"
 sed -i 's/h200-512m/h200/' "$work/nvuvm.conf"
 "$agent" run "$work/nvuvm.conf" --list >"$work/nvuvm.out"
-expect "$work/nvuvm.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm params=cpu_preferred_blocks_enable=1,ember_gpu_clock=1"
+expect "$work/nvuvm.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm params=cpu_preferred_blocks_enable=1,ember_gpu_clock=1 personality=gh100"
+# nvidia-uvm's personality: the profile's card's (models/src/profile.c),
+# Hopper's GH100 on the H200s above, Ampere's GA10x on the A40; the matrix
+# key wins over it either way
+sed -i 's/^profile = h200$/profile = a40-512m/' "$work/nvuvm.conf"
+"$agent" run "$work/nvuvm.conf" --list >"$work/nvuvm.out"
+expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=- personality=ga10x"
+printf 'nvuvm_personality = gh100\n' >>"$work/nvuvm.conf"
+"$agent" run "$work/nvuvm.conf" --list >"$work/nvuvm.out"
+expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=- personality=gh100"
+sed -i 's/^profile = a40-512m$/profile = h200-512m/; s/^nvuvm_personality = gh100$/nvuvm_personality = ga10x/' \
+	"$work/nvuvm.conf"
+"$agent" run "$work/nvuvm.conf" --list >"$work/nvuvm.out"
+expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=- personality=ga10x"
 for bad in $'policies = uvm mine\nsweep = -P uvm x' $'policies = a a' $'policies = a/b' \
 	   $'policies = mine\nrun_args = -P x'; do
 	printf 'apps = hotset\nvariants = static\nfactors = 1\n%s\n' "$bad" >"$work/bad.conf"
@@ -269,9 +282,9 @@ printf 'name = d\napps = kmeans\nvariants = uvm adaptive\nfactors = 1.5\ndriver 
 	>"$work/drv.conf"
 "$agent" run "$work/drv.conf" --list >"$work/drv.out"
 expect "$work/drv.out" "kmeans-uvm-x1.5-s1 -k kmeans -x 1.5 -s 1 -v uvm  "
-expect "$work/drv.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=-"
+expect "$work/drv.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=- personality=gh100"
 expect "$work/drv.out" "kmeans-adaptive-x1.5-s1 -k kmeans -x 1.5 -s 1 -v uvm -P ember  "
-expect "$work/drv.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm params=cpu_preferred_blocks_enable=1,ember_gpu_clock=1,ember_vram_bytes=134217728,ember_full_vram_bytes=17179869184"
+expect "$work/drv.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm params=cpu_preferred_blocks_enable=1,ember_gpu_clock=1,ember_vram_bytes=134217728,ember_full_vram_bytes=17179869184 personality=gh100"
 if [ "$(wc -l <"$work/drv.out")" -eq 4 ]; then
 	echo "ok: 4 driver runs"
 else
@@ -283,7 +296,9 @@ for bad in 'driver = cuda' 'driver = ember ember' 'driver =' $'driver = nvidia-u
 	   $'driver = nvidia-uvm\ninjects = hang' $'driver = nvidia-uvm\nsweep = -P uvm x' \
 	   $'driver = nvidia-uvm\nnvuvm_branch = 550/x' $'driver = nvidia-uvm\nnvuvm_branch =' \
 	   'nvuvm_branch = 550.163.01' $'driver = nvidia-uvm\nnvuvm_personality = gh10' \
-	   $'driver = nvidia-uvm\nnvuvm_personality =' 'nvuvm_personality = gh100'; do
+	   $'driver = nvidia-uvm\nnvuvm_personality =' 'nvuvm_personality = gh100' \
+	   'nvuvm_personality = ga10x' $'driver = nvidia-uvm\nnvuvm_personality = emgpu' \
+	   $'driver = nvidia-uvm\nprofile = v100-512m'; do
 	printf 'apps = hotset\nvariants = static\nfactors = 1\n%s\n' "$bad" >"$work/bad.conf"
 	if "$agent" run "$work/bad.conf" --list >/dev/null 2>"$work/bad.err" ||
 	   ! grep -q 'bad.conf:[0-9]*: ' "$work/bad.err"; then
@@ -737,7 +752,7 @@ fields=$("$agent" result-fields |
 	sed -n 's/^| `\([a-z_0-9]*\)` | result.json[a-z ]* | \(string\|integer\|number\) |.*/\1/p' |
 	paste -sd,)
 expect "$work/csv/c/results.csv" "$fields"
-expect "$work/csv/c/results.csv" "0123456789ab,h200-128m,stream,uvm,mine,ember,,,0.5,1,ok,1.50,,42,,,,,,,,,0,stream-uvm-x0.5-s1-Pmine,local,0,,,\"-k,stream,-x,0.5,-s,1,-v,uvm,-P,mine\",,,,,,,,,00ff,,,,,,,,,,,,,,"
+expect "$work/csv/c/results.csv" "0123456789ab,h200-128m,stream,uvm,mine,ember,,,,0.5,1,ok,1.50,,42,,,,,,,,,0,stream-uvm-x0.5-s1-Pmine,local,0,,,\"-k,stream,-x,0.5,-s,1,-v,uvm,-P,mine\",,,,,,,,,00ff,,,,,,,,,,,,,,"
 if [ "$(wc -l <"$work/csv/c/results.jsonl")" -eq 2 ]; then
 	echo "ok: results.jsonl has both runs"
 else

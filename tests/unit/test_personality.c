@@ -79,6 +79,46 @@ static void test_desc_every(void)
 	CU_ASSERT_PTR_NULL(gm_personality_desc(i));
 }
 
+/*
+ * Each profile names its card's NVIDIA personality, the one a matrix's
+ * nvidia-uvm runs get by default: one that emgpu-rm.ko binds (never
+ * emgpu's own, which only ember.ko drives), the Hopper GH100 for the
+ * H200s, Ampere's GA10x for the A40; a scaled profile keeps its card's.
+ */
+static void test_profile_nvidia_personality(void)
+{
+	static const struct {
+		const char *profile;
+		enum gm_personality personality;
+	} cards[] = {
+		{ "a40", GM_PERSONALITY_GA10X },
+		{ "a40-512m", GM_PERSONALITY_GA10X },
+		{ "h200", GM_PERSONALITY_GH100 },
+		{ "h200-512m", GM_PERSONALITY_GH100 },
+		{ "h200-64m-norule", GM_PERSONALITY_GH100 },
+		{ "h200x16-2g", GM_PERSONALITY_GH100 },
+		{ "gh200-512m", GM_PERSONALITY_GH100 },
+	};
+	const struct gm_profile *p;
+	struct gm_profile s;
+	enum gm_personality found;
+	size_t i;
+
+	for (i = 0; (p = gm_profile_at(i)); i++) {
+		CU_ASSERT_PTR_NOT_NULL(gm_personality_name(p->nvidia_personality));
+		CU_ASSERT_NOT_EQUAL(p->nvidia_personality, GM_PERSONALITY_EMGPU);
+	}
+	for (i = 0; i < sizeof(cards) / sizeof(cards[0]); i++) {
+		CU_ASSERT_EQUAL_FATAL(gm_profile_lookup(cards[i].profile, &s), 0);
+		CU_ASSERT_EQUAL(s.nvidia_personality, cards[i].personality);
+	}
+	/* the names round-trip, an unknown one is refused */
+	CU_ASSERT_EQUAL(gm_personality_lookup("gh100", &found), 0);
+	CU_ASSERT_EQUAL(found, GM_PERSONALITY_GH100);
+	CU_ASSERT_EQUAL(gm_personality_lookup("gh10", &found), -1);
+	CU_ASSERT_PTR_NULL(gm_personality_name(GM_PERSONALITY_COUNT));
+}
+
 void add_personality_suite(void)
 {
 	CU_pSuite s = CU_add_suite("personality", NULL, NULL);
@@ -87,4 +127,6 @@ void add_personality_suite(void)
 	CU_add_test(s, "GA10x's description and register names", test_desc_ga10x);
 	CU_add_test(s, "every personality described, BAR0 as created",
 		    test_desc_every);
+	CU_add_test(s, "every profile names its card's NVIDIA personality",
+		    test_profile_nvidia_personality);
 }

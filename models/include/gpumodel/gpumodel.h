@@ -35,6 +35,7 @@
 
 #include "emgpu_hw.h"
 #include "gpumodel/inject_kinds.h"
+#include "gpumodel/personality.h"
 #include "gpumodel/profile.h"
 
 struct gm_gpu;
@@ -67,34 +68,7 @@ enum gm_event_type {
 };
 const char *gm_event_name(unsigned int type);
 
-/*
- * Hardware personality: which register set and in-memory formats the
- * device presents. EMGPU is emgpu_hw.h's, driven by ember.ko; GA10X adds
- * the block of ga10x/regs.h with NVIDIA's GPFIFO channels, MMU VER2 and
- * fault/access-counter formats, driven by NVIDIA's nvidia-uvm through the
- * resource-manager stand-in. GH100 is GA10X's block with Hopper's
- * in-memory formats (MMU VER3, 57-bit VAs, its engine ids; gh100/regs.h).
- * All share the timing, counters, trace hash and fault injection of this
- * model.
- *
- * The list: X(ID, name) gives GM_PERSONALITY_<ID>, its name, and the
- * model's ops table <name>_personality (models/src/personality.h); a new
- * personality is a line here and its own folder under models/src/.
- */
-#define GM_PERSONALITIES(X) \
-	X(EMGPU, emgpu) \
-	X(GA10X, ga10x) \
-	X(GH100, gh100)
-
-enum gm_personality {
-#define GM_PERSONALITY_ENUM(id, name) GM_PERSONALITY_##id,
-	GM_PERSONALITIES(GM_PERSONALITY_ENUM)
-#undef GM_PERSONALITY_ENUM
-};
-/* "emgpu", "ga10x", ...; NULL for an unknown value. */
-const char *gm_personality_name(enum gm_personality p);
-/* 0 and *out set, or -1 for an unknown name. */
-int gm_personality_lookup(const char *name, enum gm_personality *out);
+/* The personalities (GM_PERSONALITIES, gm_personality_name()): personality.h. */
 
 /*
  * What an embedder presents of a personality besides its registers' and

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "emgpu_hw.h"
+#include "gpumodel/personality.h"
 
 struct gm_profile {
 	const char *name;
@@ -37,6 +38,13 @@ struct gm_profile {
 	uint32_t utlbs_per_gpc;
 	uint32_t num_access_counters;
 	uint32_t num_copy_engines;
+	/*
+	 * The personality NVIDIA's nvidia-uvm meets on this card unless told
+	 * otherwise (a matrix's nvuvm_personality): the nearest to the HAL
+	 * nvidia-uvm takes on the real card. Never GM_PERSONALITY_EMGPU,
+	 * which only ember.ko drives.
+	 */
+	enum gm_personality nvidia_personality;
 
 	/*
 	 * Timing model (models/src/timing.c applies these; see the comments in
