@@ -27,6 +27,12 @@
 #              the card [0: one run at a time]; see validate_overlapped
 #   LEVEL      zstd level the accesses traces are rewritten at [19]
 #   RECOMPRESS programs whose accesses traces are rewritten [PROGRAMS]
+#   DELTA      1: rewritten delta-coded (trace-recompress --delta), 0:
+#              plainly [1]; each rewrite is compared record for record
+#              with the capture (trace-compare) before it replaces it
+#   SPLIT_MB   a trace larger than this many MiB is also written in parts
+#              of that size, NAME.trace.partNN (cat them in order; sha256
+#              lists the whole) [15: a returned file's 16 MiB cap; 0: none]
 #   KMEANS_ITERATIONS  kmeans_standard's iterations [3]
 #   RUN_TIMEOUT  seconds per run [300]; with OVERLAP, from the run's
 #              start, its wait for the card included
@@ -46,6 +52,9 @@ modes=${MODES-accesses timing resident}
 no_accesses=${NO_ACCESSES-bitonic}
 level=${LEVEL:-19}
 recompress=${RECOMPRESS-$programs}
+delta=()
+[ "${DELTA:-1}" = 1 ] && delta=(--delta)
+split_mb=${SPLIT_MB:-15}
 build=$root/build/paper-programs
 inputs=$build/inputs
 exec > >(tee -a "$out/paper-programs.log") 2>&1
@@ -204,12 +213,18 @@ for size in $sizes; do
 			*" dropped 0 "*) ;;
 			*) echo "INCOMPLETE $p-$size-$mode: records dropped" ;;
 			esac
-			# Rewritten at LEVEL while the next runs go on.
+			# Rewritten at LEVEL while the next runs go on; the
+			# rewrite replaces the capture only once it reads back
+			# the same, record for record.
 			case $mode:" $recompress " in
 			accesses:*" $p "*)
-				( "$build/trace-recompress" "-$level" "$trace" "$trace.z" &&
+				( was=$(stat -c %s "$trace")
+				  "$build/trace-recompress" "-$level" "${delta[@]}" "$trace" "$trace.z" &&
+					"$build/trace-compare" "$trace" "$trace.z" 1 >"$trace.compare" &&
 					mv "$trace.z" "$trace" &&
-					echo "RECOMPRESSED $(basename "$trace") $(stat -c %s "$trace") $(date -u +%H:%M:%S)" ) &
+					echo "RECOMPRESSED $(basename "$trace") $was -> $(stat -c %s "$trace") bytes${delta:+ delta-coded}: $(head -1 "$trace.compare") $(date -u +%H:%M:%S)" ||
+					echo "RECOMPRESS-FAILED $(basename "$trace"): the capture is kept as it was"
+				  rm -f "$trace.z" "$trace.compare" ) &
 				rewriters+=($!) ;;
 			esac
 		done
@@ -299,3 +314,17 @@ fi
 echo "== traces $(date -u +%H:%M:%S)"
 (cd "$out" && find . -name '*.trace' | sort | xargs sha256sum >sha256)
 ls -l "$out"
+# Each trace's size, and its bytes a record (the accesses traces).
+for trace in "$out"/*.trace; do
+	[ -e "$trace" ] || continue
+	records=$("$build/trace-dump" --summary "$trace" 2>/dev/null | tail -1 |
+		  sed -n 's/.* records \([0-9]*\).*/\1/p')
+	bytes=$(stat -c %s "$trace")
+	echo "SIZE $(basename "$trace") $bytes bytes, ${records:-?} records$(
+		[ "${records:-0}" -gt 0 ] 2>/dev/null &&
+		awk -v b="$bytes" -v r="$records" 'BEGIN { printf ", %.3f bytes a record", b / r }')"
+	if [ "$split_mb" -gt 0 ] && [ "$bytes" -gt $((split_mb << 20)) ]; then
+		split -b "${split_mb}M" -d -a 2 "$trace" "$trace.part"
+		echo "SPLIT $(basename "$trace") into $(ls "$trace".part* | wc -l) parts of ${split_mb} MiB"
+	fi
+done
