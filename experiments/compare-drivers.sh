@@ -6,7 +6,8 @@
 # then for each run the device's own counters (QEMU's emgpu, the same
 # counters under both drivers): bytes it copied each way, fault entries
 # it wrote, notifications it raised, and the run's promotions and
-# evictions as its driver reported them. A cell that either folder lacks,
+# evictions as its driver reported them; first, the personality (result.json's
+# "personality") nvidia-uvm's runs met. A cell that either folder lacks,
 # or whose run is not ok and verified, is printed as such and counted.
 #
 #   compare-drivers.sh EMBER_RESULTS NVIDIA_UVM_RESULTS
@@ -31,6 +32,10 @@ rows() {
 		LC_ALL=C sort
 }
 
+# which GPU nvidia-uvm drove: emgpu's personality (gh100: its Hopper HAL)
+echo "nvidia-uvm's runs on emgpu's personality: $(jq -r '.personality // "not recorded"' \
+	"$2/results.jsonl" | LC_ALL=C sort -u | paste -sd' ')"
+echo
 join -t $'\t' -a1 -a2 -e MISSING -o auto <(rows "$1") <(rows "$2") | awk -F'\t' '
 function ratio(a, b) { return b > 0 ? sprintf("%.2f", a / b) : "-" }
 {

@@ -90,12 +90,24 @@ static const char *n_of(char *buf, size_t len, unsigned int n, unsigned int of)
 	return buf;
 }
 
+/* The driver as the page names it: nvidia-uvm with the personality it ran on. */
+static void driver_label(char *buf, size_t len, const struct table *t, const char *driver)
+{
+	if (!strcmp(driver, EM_DRIVER_NVIDIA_UVM) &&
+	    !strcmp(t->nvuvm_personality, REP_NOT_RECORDED))
+		snprintf(buf, len, "`%s`, personality not recorded", driver);
+	else if (!strcmp(driver, EM_DRIVER_NVIDIA_UVM) && t->nvuvm_personality[0])
+		snprintf(buf, len, "`%s` on `%s`", driver, t->nvuvm_personality);
+	else
+		snprintf(buf, len, "`%s`", driver);
+}
+
 static void summary_row(struct agreement *ag, const char *set, const char *driver,
 			const char *factor, const struct counts *p)
 {
 	char b[3][32];
 
-	fprintf(ag->summary, "| %s | `%s` | %s | %s | %s | %s |\n", set, driver, factor,
+	fprintf(ag->summary, "| %s | %s | %s | %s | %s | %s |\n", set, driver, factor,
 		n_of(b[0], 32, p->close, p->cells), n_of(b[1], 32, p->agree, p->pairs),
 		n_of(b[2], 32, p->picked, p->apps));
 }
@@ -374,7 +386,7 @@ static void agree_section(struct agreement *ag, const struct table *t, const cha
 			  const char *driver, size_t f, enum app_kind kind, struct counts *paper_all)
 {
 	struct counts pc = { 0 };
-	char gpu[64], size[16], label[96], series_name[32], b[3][32];
+	char gpu[64], size[16], label[96], series_name[32], b[3][32], shown[64];
 	FILE *out = ag->body, *apps;
 	char *apps_text = NULL;
 	size_t apps_len = 0, a, i;
@@ -391,7 +403,8 @@ static void agree_section(struct agreement *ag, const struct table *t, const cha
 		return;
 
 	snprintf(label, sizeof(label), "%s%s", set, app_kind_label[kind]);
-	fprintf(out, "\n## `%s` at %s (%s)\n\n", driver, size, label);
+	driver_label(shown, sizeof(shown), t, driver);
+	fprintf(out, "\n## %s at %s (%s)\n\n", shown, size, label);
 	fprintf(out, "Profile `%s`; the paper's `%s` column at %s.\n\n", t->profile, gpu,
 		rep_paper_size(gpu, size));
 	fprintf(out, "| app | variant | testbed ms | paper s | speedup over uvm: testbed | paper | "
@@ -481,7 +494,7 @@ static void agree_section(struct agreement *ag, const struct table *t, const cha
 		"order, its fastest variant in %s apps.\n", n_of(b[0], 32, pc.close, pc.cells),
 		TOLERANCE * 100, n_of(b[1], 32, pc.agree, pc.pairs),
 		n_of(b[2], 32, pc.picked, pc.apps));
-	summary_row(ag, label, driver, size, &pc);
+	summary_row(ag, label, shown, size, &pc);
 	counts_add(paper_all, &pc);
 }
 
@@ -935,6 +948,10 @@ static void print_head(const struct agreement *ag, const char *png, FILE *out)
 		"modelled run (setup and kernels) on the scaled card, in ms; the paper's is "
 		"its runtime in seconds in the column of the profile's GPU (`>`: the run hit "
 		"the paper's cap, so the time is a lower bound).\n"
+		"- **`nvidia-uvm` on `P`**: NVIDIA's nvidia-uvm, its runs on emgpu's "
+		"personality P (result.json's `personality`): `gh100`, a Hopper GH100, "
+		"nvidia-uvm's Hopper HAL (MMU VER3); `ga10x`, an Ampere GA102, its Ampere "
+		"HAL; `personality not recorded`: runs from before results named it.\n"
 		"- **Within %.0f %%**: |testbed speedup / their speedup - 1| <= %.2f (marked "
 		"✓). UVM's own row is not a cell, and a cell whose time or UVM's time the "
 		"paper gives only as a bound is not counted.\n"
@@ -1059,13 +1076,14 @@ int em_agreement(const struct em_agreement_args *args)
 			rep_paper_driver(t, drivers[k]);
 			for (kind = kinds; kind < kinds + nkinds; kind++) {
 				struct counts p = { 0 };
-				char label[96];
+				char label[96], shown[64];
 
 				for (f = 0; f < t->nfactors; f++)
 					agree_section(ag, t, set, drivers[k], f, *kind, &p);
 				snprintf(label, sizeof(label), "%s%s", set, app_kind_label[*kind]);
+				driver_label(shown, sizeof(shown), t, drivers[k]);
 				if (t->nfactors > 1)
-					summary_row(ag, label, drivers[k], "all", &p);
+					summary_row(ag, label, shown, "all", &p);
 			}
 		}
 		json_array_extend(runs, all);

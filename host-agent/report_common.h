@@ -58,12 +58,18 @@ struct cell {
 	bool dup;		/* a second run claimed the cell: not shown */
 };
 
+#define REP_NOT_RECORDED	"not recorded"
+
 struct table {
 	char apps[MAX_APPS][64];	/* "trace:pathfinder-256m-accesses.trace" fits */
 	size_t napps;
 	double factors[MAX_FACTORS];
 	size_t nfactors;
 	char profile[64];
+	/* nvidia-uvm's runs' emgpu personality (result.json's "personality"):
+	 * "gh100", "ga10x", "mixed", or REP_NOT_RECORDED (runs from before
+	 * the field); "" without nvidia-uvm runs */
+	char nvuvm_personality[16];
 	/* the moving hot set's drift (ember-run -d), -1: none (size_label) */
 	int drift;
 	struct column cols[MAX_COLUMNS];

@@ -185,12 +185,15 @@ void rep_print_tables(const struct table *t, const char *paper_csv, FILE *out)
 		for (a = 0; a < t->napps && !paper; a++)
 			paper = rep_paper_value(paper_csv, gpu, size, t->apps[a], "uvm",
 						&capped) > 0;
+		fprintf(out, "\nSpeedup over UVM at %s (profile %s", size, t->profile);
+		/* which HAL nvidia-uvm took: emgpu's personality */
+		if (!strcmp(t->nvuvm_personality, REP_NOT_RECORDED))
+			fprintf(out, "; nvidia-uvm's personality not recorded");
+		else if (t->nvuvm_personality[0])
+			fprintf(out, "; nvidia-uvm on %s", t->nvuvm_personality);
 		if (paper)
-			fprintf(out, "\nSpeedup over UVM at %s (profile %s; paper's %s in brackets)\n",
-				size, t->profile, gpu);
-		else
-			fprintf(out, "\nSpeedup over UVM at %s (profile %s)\n", size,
-				t->profile);
+			fprintf(out, "; paper's %s in brackets", gpu);
+		fprintf(out, ")\n");
 		/* several stock uvm columns (sweep points, seeds): each its own base */
 		if (bases)
 			fprintf(out, "(each column over stock uvm on its own driver, at its own sweep point and seed)\n");

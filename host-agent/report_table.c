@@ -130,6 +130,15 @@ static void cell_fill(struct table *t, json_t *o)
 		return;
 	snprintf(t->profile, sizeof(t->profile), "%s",
 		 json_string_value(json_object_get(o, "profile")) ?: "?");
+	if (!strcmp(key.driver, EM_DRIVER_NVIDIA_UVM)) {
+		const char *pers = json_string_value(json_object_get(o, "personality")) ?:
+				   REP_NOT_RECORDED;
+
+		if (!t->nvuvm_personality[0])
+			snprintf(t->nvuvm_personality, sizeof(t->nvuvm_personality), "%s", pers);
+		else if (strcmp(t->nvuvm_personality, pers))
+			snprintf(t->nvuvm_personality, sizeof(t->nvuvm_personality), "mixed");
+	}
 	a = REP_SLOT(t->apps, &t->napps, MAX_APPS, app);
 	fi = factor_slot(t, json_number_value(json_object_get(o, "factor")));
 	if (a == MAX_APPS || fi == MAX_FACTORS)

@@ -519,7 +519,9 @@ paper_rows() {
 }
 mkdir -p "$work/agr/paper" "$work/agr/paper-nvuvm" "$work/agr/compare-card"
 for drv in ember nvidia-uvm; do
-	paper_rows '{"app":"%s","variant":"%s","policy":"%s","driver":"'$drv'","profile":"h200-512m","factor":%s,"seed":1,"sweep":"","status":"ok","run":{"sim_ns":%.0f,"setup_ns":0}}\n' 1e9
+	pers=
+	[ $drv = nvidia-uvm ] && pers=',"personality":"gh100"'
+	paper_rows '{"app":"%s","variant":"%s","policy":"%s","driver":"'$drv'"'"$pers"',"profile":"h200-512m","factor":%s,"seed":1,"sweep":"","status":"ok","run":{"sim_ns":%.0f,"setup_ns":0}}\n' 1e9
 done >"$work/agr/all.jsonl"
 grep '"driver":"ember"' "$work/agr/all.jsonl" >"$work/agr/paper/results.jsonl"
 grep '"driver":"nvidia-uvm"' "$work/agr/all.jsonl" >"$work/agr/paper-nvuvm/results.jsonl"
@@ -598,11 +600,20 @@ tb_run() {
 "$agent" agreement "$work/agr/paper" "$work/agr/paper-nvuvm" --paper experiments/paper/table4.csv \
 	--card "$work/agr/card.jsonl" --card-testbed "$work/agr/compare-card" --card-scale 32 \
 	--causes docs/agreement-causes.md --out "$work/agr/agreement.md" >"$work/agr/out"
-for drv in "paper | \`ember\`" "paper-nvuvm | \`nvidia-uvm\`"; do
+for drv in "paper | \`ember\`" "paper-nvuvm | \`nvidia-uvm\` on \`gh100\`"; do
 	expect "$work/agr/out" "| $drv | 0.5x | 23 of 23 | 59 of 59 | 6 of 6 |"
 	expect "$work/agr/out" "| $drv | 1.5x | 20 of 20 | 57 of 57 | 6 of 6 |"
 	expect "$work/agr/out" "| $drv | all | 43 of 43 | 116 of 116 | 12 of 12 |"
 done
+expect "$work/agr/agreement.md" "## \`nvidia-uvm\` on \`gh100\` at 0.5x (paper-nvuvm)"
+# the personality in the report's headings; runs from before the field:
+# not recorded, never guessed
+"$agent" report "$work/agr/paper-nvuvm" --paper experiments/paper/table4.csv >"$work/agr/rep-gh100"
+expect "$work/agr/rep-gh100" "Speedup over UVM at 0.5x (profile h200-512m; nvidia-uvm on gh100; paper's h200 in brackets)"
+mkdir -p "$work/agr/old-nvuvm"
+sed 's/,"personality":"gh100"//' "$work/agr/paper-nvuvm/results.jsonl" >"$work/agr/old-nvuvm/results.jsonl"
+"$agent" report "$work/agr/old-nvuvm" --paper experiments/paper/table4.csv >"$work/agr/rep-old"
+expect "$work/agr/rep-old" "Speedup over UVM at 0.5x (profile h200-512m; nvidia-uvm's personality not recorded; paper's h200 in brackets)"
 # a capped cell: its speedup a bound, not compared with the paper
 expect "$work/agr/agreement.md" "| conv | mapped | 1800000.000 | >1800 | 0.41 | <0.41 | - |"
 expect "$work/agr/agreement.md" "| bfs | prefetch = static | prefetch = static | yes | 9 of 9 |"
