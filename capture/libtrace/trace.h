@@ -23,9 +23,11 @@
 #define TRACE_MAGIC "EMBTRACE"
 #define TRACE_MAGIC_SIZE 8
 #define TRACE_VERSION_MAJOR 1
-/* 1: a file with a TRACE_COMPRESSION_DELTA_ZSTD section; files without
- * one are written as 1.0, byte for byte what a 1.0 writer wrote. */
-#define TRACE_VERSION_MINOR 1
+/* 1: a file with a TRACE_COMPRESSION_DELTA_ZSTD section; 2: one whose
+ * ACCESSES sections share bytes (a launch repeating an earlier launch's
+ * lines); files with neither are written as 1.0, byte for byte what a 1.0
+ * writer wrote. */
+#define TRACE_VERSION_MINOR 2
 #define TRACE_HEADER_SIZE 64
 #define TRACE_SECTION_ENTRY_SIZE 48
 #define TRACE_EVENT_SIZE 48

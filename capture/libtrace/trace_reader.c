@@ -60,6 +60,9 @@ struct trace_reader {
 	struct trace_reader_limits limits;
 	struct trace_info info;
 	struct section *sections;
+	/* while the table is checked: the sections with bytes of their own */
+	size_t *owners;
+	size_t owned;
 	char *meta;
 	size_t meta_size;
 	char *names;
@@ -299,6 +302,36 @@ static uint64_t ratio_limit(uint64_t file_size, uint64_t ratio)
 	return file_size * ratio;
 }
 
+/*
+ * Whether ACCESSES section `s` shares the bytes of an earlier one (format
+ * 1.2: a launch that repeats another's lines): the section with bytes of
+ * its own at its offset is an ACCESSES section equal to it in every field
+ * but the launch index. Its bytes were checked with that section.
+ */
+static bool shares_bytes(const struct trace_reader *r, const struct section *s)
+{
+	size_t lo = 0, hi = r->owned;
+	const struct section *o;
+
+	if (s->type != TRACE_SECTION_ACCESSES)
+		return false;
+	while (lo < hi) {	/* owners are in file order */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->sections[r->owners[mid]].offset < s->offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == r->owned)
+		return false;
+	o = &r->sections[r->owners[lo]];
+	return o->offset == s->offset && o->type == TRACE_SECTION_ACCESSES &&
+	       o->compression == s->compression &&
+	       o->stored_size == s->stored_size && o->raw_size == s->raw_size &&
+	       o->crc == s->crc;
+}
+
 static int check_table(struct trace_reader *r, struct trace_error *error)
 {
 	uint64_t table_offset = get_le64(r->header + HDR_TABLE_OFFSET);
@@ -316,12 +349,14 @@ static int check_table(struct trace_reader *r, struct trace_error *error)
 			      "section table checksum mismatch: stored %08x, computed %08x",
 			      stored_crc, trace_crc32(0, table, table_size));
 	r->sections = calloc(count ? count : 1, sizeof(*r->sections));
-	if (!r->sections)
+	r->owners = calloc(count ? count : 1, sizeof(*r->owners));
+	if (!r->sections || !r->owners)
 		return refuse_errno(error, ENOMEM, r->name, table_offset, "out of memory");
 	for (size_t i = 0; i < count; i++) {
 		const uint8_t *e = table + i * TRACE_SECTION_ENTRY_SIZE;
 		uint64_t at = table_offset + i * TRACE_SECTION_ENTRY_SIZE;
 		struct section *s = &r->sections[i];
+		bool shared;
 		uint32_t crc;
 
 		s->table_position = at;
@@ -351,17 +386,24 @@ static int check_table(struct trace_reader *r, struct trace_error *error)
 			return refuse(error, r->name, at + SEC_LAUNCH_INDEX,
 				      "section %zu (%s): launch index %u on a section of no launch",
 				      i, section_type_name(s->type), s->launch_index);
-		/* Sections follow each other in file order, between the
-		 * header and the table, without overlap. */
-		if (s->offset < previous_end || s->offset > table_offset ||
-		    s->stored_size > table_offset - s->offset)
+		/*
+		 * Sections follow each other in file order, between the
+		 * header and the table, without overlap, but for an ACCESSES
+		 * section that shares an earlier one's bytes.
+		 */
+		shared = s->offset < previous_end && shares_bytes(r, s);
+		if (!shared && (s->offset < previous_end || s->offset > table_offset ||
+				s->stored_size > table_offset - s->offset))
 			return refuse(error, r->name, at + SEC_OFFSET,
 				      "section %zu (%s): %llu bytes at offset %llu overlap another section or run past the table at %llu",
 				      i, section_type_name(s->type),
 				      (unsigned long long)s->stored_size,
 				      (unsigned long long)s->offset,
 				      (unsigned long long)table_offset);
-		previous_end = s->offset + s->stored_size;
+		if (!shared) {
+			previous_end = s->offset + s->stored_size;
+			r->owners[r->owned++] = i;
+		}
 		if (s->raw_size > r->limits.max_section_raw_bytes)
 			return refuse_errno(error, EFBIG, r->name, at + SEC_RAW_SIZE,
 				      "section %zu (%s): absurd decompressed size %llu (limit %llu)",
@@ -391,6 +433,8 @@ static int check_table(struct trace_reader *r, struct trace_error *error)
 				      "section %zu: uncompressed, but sizes %llu and %llu differ",
 				      i, (unsigned long long)s->raw_size,
 				      (unsigned long long)s->stored_size);
+		if (shared)
+			continue;
 		/* in file order, so the whole file's CRC goes on with it */
 		crc = 0;
 		if (crc_at(r, s->offset, s->stored_size, &crc, &file_crc, error))
@@ -405,6 +449,8 @@ static int check_table(struct trace_reader *r, struct trace_error *error)
 			      "%llu unaccounted bytes before the section table",
 			      (unsigned long long)(table_offset - previous_end));
 	r->info.file_crc32 = trace_crc32(file_crc, table, table_size + 4);
+	free(r->owners);
+	r->owners = NULL;
 	return 0;
 }
 
@@ -975,6 +1021,7 @@ void trace_close(struct trace_reader *r)
 	free(r->file);
 	free(r->table);
 	free(r->sections);
+	free(r->owners);
 	free(r->meta);
 	free(r->names);
 	free(r->events);

@@ -51,6 +51,16 @@ struct trace_writer {
 	struct section_entry *sections;
 	size_t section_count;
 	size_t section_capacity;
+	/*
+	 * The ACCESSES sections written, by their stored bytes' CRC (open
+	 * addressing, 0 empty, else the section's index + 1): a launch whose
+	 * stored bytes equal an earlier one's shares them (docs/trace-format.md,
+	 * "Shared sections")
+	 */
+	size_t *by_crc;
+	size_t by_crc_size;	/* a power of two, at least twice the entries */
+	size_t by_crc_count;
+	bool shared;		/* some section shares another's bytes */
 	char error[320];
 };
 
@@ -102,6 +112,102 @@ static int write_bytes(struct trace_writer *writer, const void *data,
 	return 0;
 }
 
+/* Whether the `size` stored bytes at `offset` of the file are `stored`. */
+static int stored_equal(struct trace_writer *writer, uint64_t offset,
+			const void *stored, size_t size, bool *equal)
+{
+	uint8_t chunk[65536];
+	size_t done = 0;
+
+	*equal = false;
+	if (fflush(writer->file) || fseeko(writer->file, (off_t)offset, SEEK_SET))
+		return writer_fail(writer, "reading back at offset %llu: %s",
+				   (unsigned long long)offset, strerror(errno));
+	while (done < size) {
+		size_t n = size - done < sizeof(chunk) ? size - done : sizeof(chunk);
+
+		if (fread(chunk, 1, n, writer->file) != n)
+			return writer_fail(writer, "reading back at offset %llu: %s",
+					   (unsigned long long)(offset + done),
+					   ferror(writer->file) ? strerror(errno) : "short file");
+		if (memcmp(chunk, (const uint8_t *)stored + done, n))
+			break;
+		done += n;
+	}
+	*equal = done == size;
+	if (fseeko(writer->file, (off_t)writer->position, SEEK_SET))
+		return writer_fail(writer, "seeking to the end: %s", strerror(errno));
+	return 0;
+}
+
+/* The slot of `crc` in by_crc: its section's, or the empty one to take. */
+static size_t crc_slot(const struct trace_writer *writer, uint32_t crc)
+{
+	size_t mask = writer->by_crc_size - 1, i = crc & mask;
+
+	while (writer->by_crc[i] &&
+	       writer->sections[writer->by_crc[i] - 1].crc != crc)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Remembers ACCESSES section `index` by its CRC (the first of a CRC only). */
+static int remember_accesses(struct trace_writer *writer, size_t index)
+{
+	size_t slot;
+
+	if (2 * (writer->by_crc_count + 1) > writer->by_crc_size) {
+		size_t size = writer->by_crc_size ? 2 * writer->by_crc_size : 256;
+		size_t *old = writer->by_crc, old_size = writer->by_crc_size;
+
+		writer->by_crc = calloc(size, sizeof(*writer->by_crc));
+		if (!writer->by_crc) {
+			writer->by_crc = old;
+			return writer_fail(writer, "out of memory");
+		}
+		writer->by_crc_size = size;
+		for (size_t i = 0; i < old_size; i++)
+			if (old[i])
+				writer->by_crc[crc_slot(writer, writer->sections[old[i] - 1].crc)] =
+					old[i];
+		free(old);
+	}
+	slot = crc_slot(writer, writer->sections[index].crc);
+	if (!writer->by_crc[slot]) {
+		writer->by_crc[slot] = index + 1;
+		writer->by_crc_count++;
+	}
+	return 0;
+}
+
+/*
+ * The earlier ACCESSES section whose stored bytes, compression and decoded
+ * size are the new one's (compared byte for byte), or NULL.
+ */
+static int find_shared(struct trace_writer *writer, const struct section_entry *e,
+		       const void *stored, const struct section_entry **found)
+{
+	const struct section_entry *c;
+	size_t slot;
+	bool equal;
+
+	*found = NULL;
+	if (!writer->by_crc_size)
+		return 0;
+	slot = crc_slot(writer, e->crc);
+	if (!writer->by_crc[slot])
+		return 0;
+	c = &writer->sections[writer->by_crc[slot] - 1];
+	if (c->compression != e->compression || c->stored_size != e->stored_size ||
+	    c->raw_size != e->raw_size)
+		return 0;
+	if (stored_equal(writer, c->offset, stored, e->stored_size, &equal))
+		return -1;
+	if (equal)
+		*found = c;
+	return 0;
+}
+
 /* Compresses `raw` and writes it as one section. A delta-coded section's
  * raw bytes are its coded stream: its table entry gives the size they
  * decode to, `decoded_size`; other sections' raw bytes are their own. */
@@ -137,7 +243,7 @@ static int write_section(struct trace_writer *writer, uint32_t type,
 		writer->sections = grown;
 		writer->section_capacity = capacity;
 	}
-	entry = &writer->sections[writer->section_count++];
+	entry = &writer->sections[writer->section_count];
 	entry->type = type;
 	entry->compression = compression;
 	entry->launch_index = launch_index;
@@ -145,11 +251,29 @@ static int write_section(struct trace_writer *writer, uint32_t type,
 	entry->stored_size = stored_size;
 	entry->raw_size = decoded_size;
 	entry->crc = trace_crc32(0, stored, stored_size);
+	if (type == TRACE_SECTION_ACCESSES) {
+		const struct section_entry *same;
+
+		if (find_shared(writer, entry, stored, &same)) {
+			free(stored);
+			return -1;
+		}
+		if (same) {	/* a launch that repeats an earlier one's lines */
+			entry->offset = same->offset;
+			writer->section_count++;
+			writer->shared = true;
+			free(stored);
+			return 0;
+		}
+	}
 	if (write_bytes(writer, stored, stored_size)) {
 		free(stored);
 		return -1;
 	}
 	free(stored);
+	writer->section_count++;
+	if (type == TRACE_SECTION_ACCESSES)
+		return remember_accesses(writer, writer->section_count - 1);
 	return 0;
 }
 
@@ -169,7 +293,8 @@ int trace_writer_open(const char *path, struct trace_writer **out,
 	}
 	writer->level = 3;
 	writer->accesses_compression = TRACE_COMPRESSION_ZSTD;
-	writer->file = fopen(path, "wb");
+	/* read too: a section is compared with an earlier one's bytes */
+	writer->file = fopen(path, "w+b");
 	if (!writer->file) {
 		snprintf(error->message, sizeof(error->message), "%s: %s", path,
 			 strerror(errno));
@@ -391,6 +516,7 @@ static void writer_free(struct trace_writer *writer)
 	free(writer->launches.data);
 	free(writer->names.data);
 	free(writer->sections);
+	free(writer->by_crc);
 	free(writer->path);
 	free(writer);
 }
@@ -426,7 +552,7 @@ static int write_table_and_header(struct trace_writer *writer)
 		put_le32(e + SEC_TYPE, s->type);
 		put_le32(e + SEC_COMPRESSION, s->compression);
 		/* 1.1 only where 1.1 is needed: a 1.0 reader reads the rest */
-		if (s->compression == TRACE_COMPRESSION_DELTA_ZSTD)
+		if (s->compression == TRACE_COMPRESSION_DELTA_ZSTD && minor < 1)
 			minor = 1;
 		put_le64(e + SEC_OFFSET, s->offset);
 		put_le64(e + SEC_STORED_SIZE, s->stored_size);
@@ -434,6 +560,8 @@ static int write_table_and_header(struct trace_writer *writer)
 		put_le32(e + SEC_CRC, s->crc);
 		put_le32(e + SEC_LAUNCH_INDEX, s->launch_index);
 	}
+	if (writer->shared)
+		minor = 2;
 	put_le32(table + table_size, trace_crc32(0, table, table_size));
 	if (write_bytes(writer, table, table_size + 4)) {
 		free(table);

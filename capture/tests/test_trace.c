@@ -7,7 +7,8 @@
  * checksums that guard them) or written directly with the writer, which
  * checks no semantics.
  *
- * Leaves good.trace and good-delta.trace (the same, its ACCESSES
+ * Leaves good.trace, good-delta.trace (the same, its ACCESSES
+ * delta-coded) and shared.trace (a launch sharing another's ACCESSES,
  * delta-coded) in the working directory: the fuzzer's seeds.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -1113,6 +1114,132 @@ static void test_delta_only_accesses(void)
 }
 
 /*
+ * The shared-sections trace: launches 0 and 2 record the same lines (warp
+ * 0 of the good trace's launch 0), launch 1 others, each ACCESSES section
+ * stored as `compression` says.
+ */
+static void write_shared_trace(const char *path, uint32_t compression)
+{
+	static const uint64_t other[] = { (MANAGED_BASE + 0x100) | TRACE_ACCESS_WRITE };
+	struct trace_warp_records same = { 0, 3, warp0_records };
+	struct trace_warp_records different = { 1, 1, other };
+	struct trace_writer *w;
+	struct trace_error error;
+
+	CU_ASSERT_EQUAL_FATAL(trace_writer_open(path, &w, &error), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_writer_set_accesses_compression(w, compression), 0);
+	add_event(w, TRACE_EVENT_ALLOC, TRACE_MEMORY_MANAGED, MANAGED_BASE,
+		  MANAGED_SIZE, 0, 100);
+	for (uint32_t i = 0; i < 3; i++) {
+		uint32_t launch = add_launch(w, "kernel", 1, 64, 200 + i);
+
+		CU_ASSERT_EQUAL_FATAL(trace_writer_add_accesses(w, launch,
+					i == 1 ? &different : &same, 1), 0);
+		finish_launch(w, launch, 1, 64, i == 1 ? 1 : 3, 1000 + i);
+	}
+	CU_ASSERT_EQUAL_FATAL(trace_writer_close(w, &error), 0);
+}
+
+/* The table entry of launch `launch`'s ACCESSES section, in the file. */
+static uint8_t *accesses_entry(uint8_t *data, uint32_t launch)
+{
+	uint64_t table = le64(data + 32);
+	uint32_t count = data[28] | data[29] << 8;
+
+	for (uint32_t i = 0; i < count; i++) {
+		uint8_t *e = data + table + i * TRACE_SECTION_ENTRY_SIZE;
+
+		if (e[0] == TRACE_SECTION_ACCESSES &&
+		    (e[36] | e[37] << 8) == (int)launch)
+			return e;
+	}
+	CU_FAIL_FATAL("no ACCESSES section of that launch");
+	return NULL;
+}
+
+/*
+ * A launch that repeats an earlier launch's lines shares its stored bytes
+ * (format 1.2): one copy in the file, two table entries; read back word for
+ * word through both paths, plain or delta-coded. A table entry at another
+ * section's bytes that is not its equal is refused as an overlap.
+ */
+static void test_shared_sections(void)
+{
+	static const uint32_t kinds[] = { TRACE_COMPRESSION_ZSTD,
+					  TRACE_COMPRESSION_DELTA_ZSTD };
+
+	for (size_t k = 0; k < 2; k++) {
+		struct trace_reader *r;
+		struct trace_error error;
+		struct trace_records *records;
+		const uint64_t *got;
+		uint32_t warp, n;
+		size_t size;
+		uint8_t *data, *e0, *e1, *e2, *meta;
+
+		write_shared_trace("shared.trace", kinds[k]);
+		CU_ASSERT_EQUAL_FATAL(trace_open("shared.trace", NULL, &r, &error), 0);
+		CU_ASSERT_EQUAL(trace_get_info(r)->version_minor, 2);
+		for (size_t launch = 0; launch < 3; launch += 2) {
+			CU_ASSERT_EQUAL_FATAL(trace_records_open(r, launch, &records, &error), 0);
+			CU_ASSERT_EQUAL_FATAL(trace_records_next(records, &warp, &got, &n, &error), 0);
+			CU_ASSERT_EQUAL(warp, 0);
+			CU_ASSERT_EQUAL_FATAL(n, 3);
+			CU_ASSERT_EQUAL(memcmp(got, warp0_records, sizeof(warp0_records)), 0);
+			CU_ASSERT_EQUAL(trace_records_next(records, &warp, &got, &n, &error), 1);
+			trace_records_close(records);
+		}
+		{
+			struct trace_warps *warps;
+
+			CU_ASSERT_EQUAL_FATAL(trace_warps_open(r, 2, &warps, &error), 0);
+			CU_ASSERT_EQUAL(trace_warps_count(warps), 1);
+			trace_warps_get(warps, 0, &warp, &got, &n);
+			CU_ASSERT_EQUAL(n, 3);
+			CU_ASSERT_EQUAL(memcmp(got, warp0_records, sizeof(warp0_records)), 0);
+			trace_warps_close(warps);
+		}
+		trace_close(r);
+
+		data = read_whole("shared.trace", &size);
+		e0 = accesses_entry(data, 0);
+		e1 = accesses_entry(data, 1);
+		e2 = accesses_entry(data, 2);
+		CU_ASSERT_EQUAL(le64(e2 + 8), le64(e0 + 8));	/* one copy */
+		CU_ASSERT_NOT_EQUAL(le64(e1 + 8), le64(e0 + 8));
+		/* an entry at launch 0's bytes with another checksum */
+		set_le32(e2 + 32, le64(e2 + 32) ^ 1);
+		fix_checksums(data, size);
+		expect_refusal(data, size, (uint64_t)(e2 + 8 - data),
+			       "overlap another section");
+		set_le32(e2 + 32, le64(e0 + 32));
+		/* at launch 1's bytes, whose entry it does not equal */
+		set_le64(e2 + 8, le64(e1 + 8));
+		fix_checksums(data, size);
+		expect_refusal(data, size, (uint64_t)(e2 + 8 - data),
+			       "overlap another section");
+		/* a META entry at launch 0's bytes: only ACCESSES share */
+		meta = data + le64(data + 32) + TRACE_SECTION_ENTRY_SIZE * 3;
+		CU_ASSERT_EQUAL_FATAL(meta[0], TRACE_SECTION_META);
+		set_le64(e2 + 8, le64(e0 + 8));
+		memcpy(meta + 8, e0 + 8, 28);	/* offset .. crc */
+		fix_checksums(data, size);
+		expect_refusal(data, size, (uint64_t)(meta + 8 - data),
+			       "overlap another section");
+		free(data);
+	}
+	/* nothing repeated: no section shared, the version stays below 1.2 */
+	{
+		struct trace_reader *r;
+		struct trace_error error;
+
+		CU_ASSERT_EQUAL_FATAL(trace_open("good-delta.trace", NULL, &r, &error), 0);
+		CU_ASSERT_EQUAL(trace_get_info(r)->version_minor, 1);
+		trace_close(r);
+	}
+}
+
+/*
  * A delta-coded section is out of the compression ratio (a sweep codes to
  * a few bits a warp), not out of the size limits: 8 Mi identical records
  * (64 MiB decoded) in a file of a few hundred bytes open under the
@@ -1206,6 +1333,7 @@ int main(void)
 	CU_add_test(suite, "delta coding: hostile streams", test_delta_hostile);
 	CU_add_test(suite, "delta coding: ACCESSES only", test_delta_only_accesses);
 	CU_add_test(suite, "delta coding: limits", test_delta_limits);
+	CU_add_test(suite, "shared sections", test_shared_sections);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures();
