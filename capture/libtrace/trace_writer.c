@@ -34,6 +34,9 @@ struct section_entry {
 	uint64_t stored_size;
 	uint64_t raw_size;
 	uint32_t crc;
+	/* what was compressed (a delta-coded section's coded stream) */
+	uint64_t input_size;
+	uint32_t input_crc;
 };
 
 struct trace_writer {
@@ -52,10 +55,10 @@ struct trace_writer {
 	size_t section_count;
 	size_t section_capacity;
 	/*
-	 * The ACCESSES sections written, by their stored bytes' CRC (open
-	 * addressing, 0 empty, else the section's index + 1): a launch whose
-	 * stored bytes equal an earlier one's shares them (docs/trace-format.md,
-	 * "Shared sections")
+	 * The ACCESSES sections written, by the CRC of what was compressed
+	 * (open addressing, 0 empty, else the section's index + 1): a launch
+	 * whose accesses equal an earlier one's shares its stored bytes
+	 * (docs/trace-format.md, "Shared sections")
 	 */
 	size_t *by_crc;
 	size_t by_crc_size;	/* a power of two, at least twice the entries */
@@ -112,32 +115,41 @@ static int write_bytes(struct trace_writer *writer, const void *data,
 	return 0;
 }
 
-/* Whether the `size` stored bytes at `offset` of the file are `stored`. */
-static int stored_equal(struct trace_writer *writer, uint64_t offset,
-			const void *stored, size_t size, bool *equal)
+/*
+ * Whether the section stored at `c` decompresses to `input` (`size`
+ * bytes): its stored bytes are read back from the file.
+ */
+static int stored_holds(struct trace_writer *writer, const struct section_entry *c,
+			const void *input, size_t size, bool *equal)
 {
-	uint8_t chunk[65536];
-	size_t done = 0;
+	uint8_t *stored = malloc(c->stored_size ? c->stored_size : 1);
+	uint8_t *plain = malloc(size ? size : 1);
+	size_t n;
+	int rc = -1;
 
 	*equal = false;
-	if (fflush(writer->file) || fseeko(writer->file, (off_t)offset, SEEK_SET))
-		return writer_fail(writer, "reading back at offset %llu: %s",
-				   (unsigned long long)offset, strerror(errno));
-	while (done < size) {
-		size_t n = size - done < sizeof(chunk) ? size - done : sizeof(chunk);
-
-		if (fread(chunk, 1, n, writer->file) != n)
-			return writer_fail(writer, "reading back at offset %llu: %s",
-					   (unsigned long long)(offset + done),
-					   ferror(writer->file) ? strerror(errno) : "short file");
-		if (memcmp(chunk, (const uint8_t *)stored + done, n))
-			break;
-		done += n;
+	if (!stored || !plain) {
+		writer_fail(writer, "out of memory");
+		goto out;
 	}
-	*equal = done == size;
-	if (fseeko(writer->file, (off_t)writer->position, SEEK_SET))
-		return writer_fail(writer, "seeking to the end: %s", strerror(errno));
-	return 0;
+	if (fflush(writer->file) || fseeko(writer->file, (off_t)c->offset, SEEK_SET) ||
+	    fread(stored, 1, c->stored_size, writer->file) != c->stored_size) {
+		writer_fail(writer, "reading back at offset %llu: %s",
+			    (unsigned long long)c->offset,
+			    ferror(writer->file) ? strerror(errno) : "short file");
+		goto out;
+	}
+	if (fseeko(writer->file, (off_t)writer->position, SEEK_SET)) {
+		writer_fail(writer, "seeking to the end: %s", strerror(errno));
+		goto out;
+	}
+	n = ZSTD_decompress(plain, size, stored, c->stored_size);
+	*equal = !ZSTD_isError(n) && n == size && !memcmp(plain, input, size);
+	rc = 0;
+out:
+	free(stored);
+	free(plain);
+	return rc;
 }
 
 /* The slot of `crc` in by_crc: its section's, or the empty one to take. */
@@ -146,12 +158,12 @@ static size_t crc_slot(const struct trace_writer *writer, uint32_t crc)
 	size_t mask = writer->by_crc_size - 1, i = crc & mask;
 
 	while (writer->by_crc[i] &&
-	       writer->sections[writer->by_crc[i] - 1].crc != crc)
+	       writer->sections[writer->by_crc[i] - 1].input_crc != crc)
 		i = (i + 1) & mask;
 	return i;
 }
 
-/* Remembers ACCESSES section `index` by its CRC (the first of a CRC only). */
+/* Remembers ACCESSES section `index` by its input's CRC (the first only). */
 static int remember_accesses(struct trace_writer *writer, size_t index)
 {
 	size_t slot;
@@ -168,11 +180,11 @@ static int remember_accesses(struct trace_writer *writer, size_t index)
 		writer->by_crc_size = size;
 		for (size_t i = 0; i < old_size; i++)
 			if (old[i])
-				writer->by_crc[crc_slot(writer, writer->sections[old[i] - 1].crc)] =
-					old[i];
+				writer->by_crc[crc_slot(writer,
+					writer->sections[old[i] - 1].input_crc)] = old[i];
 		free(old);
 	}
-	slot = crc_slot(writer, writer->sections[index].crc);
+	slot = crc_slot(writer, writer->sections[index].input_crc);
 	if (!writer->by_crc[slot]) {
 		writer->by_crc[slot] = index + 1;
 		writer->by_crc_count++;
@@ -181,11 +193,12 @@ static int remember_accesses(struct trace_writer *writer, size_t index)
 }
 
 /*
- * The earlier ACCESSES section whose stored bytes, compression and decoded
- * size are the new one's (compared byte for byte), or NULL.
+ * The earlier ACCESSES section stored as `e` would be, from the same bytes
+ * (the candidate of its input's CRC, decompressed and compared byte for
+ * byte), or NULL. A repeat costs a decompression, not a compression.
  */
 static int find_shared(struct trace_writer *writer, const struct section_entry *e,
-		       const void *stored, const struct section_entry **found)
+		       const void *input, const struct section_entry **found)
 {
 	const struct section_entry *c;
 	size_t slot;
@@ -194,14 +207,14 @@ static int find_shared(struct trace_writer *writer, const struct section_entry *
 	*found = NULL;
 	if (!writer->by_crc_size)
 		return 0;
-	slot = crc_slot(writer, e->crc);
+	slot = crc_slot(writer, e->input_crc);
 	if (!writer->by_crc[slot])
 		return 0;
 	c = &writer->sections[writer->by_crc[slot] - 1];
-	if (c->compression != e->compression || c->stored_size != e->stored_size ||
+	if (c->compression != e->compression || c->input_size != e->input_size ||
 	    c->raw_size != e->raw_size)
 		return 0;
-	if (stored_equal(writer, c->offset, stored, e->stored_size, &equal))
+	if (stored_holds(writer, c, input, e->input_size, &equal))
 		return -1;
 	if (equal)
 		*found = c;
@@ -210,16 +223,50 @@ static int find_shared(struct trace_writer *writer, const struct section_entry *
 
 /* Compresses `raw` and writes it as one section. A delta-coded section's
  * raw bytes are its coded stream: its table entry gives the size they
- * decode to, `decoded_size`; other sections' raw bytes are their own. */
+ * decode to, `decoded_size`; other sections' raw bytes are their own. An
+ * ACCESSES section whose raw bytes an earlier one had shares its bytes. */
 static int write_section(struct trace_writer *writer, uint32_t type,
 			 uint32_t compression, uint32_t launch_index,
 			 const void *raw, size_t raw_size, size_t decoded_size)
 {
-	size_t bound = ZSTD_compressBound(raw_size);
-	void *stored = malloc(bound ? bound : 1);
-	size_t stored_size;
+	size_t bound, stored_size;
 	struct section_entry *entry;
+	void *stored;
 
+	if (writer->section_count == writer->section_capacity) {
+		size_t capacity = writer->section_capacity ?
+					  writer->section_capacity * 2 : 64;
+		struct section_entry *grown =
+			realloc(writer->sections, capacity * sizeof(*grown));
+
+		if (!grown)
+			return writer_fail(writer, "out of memory");
+		writer->sections = grown;
+		writer->section_capacity = capacity;
+	}
+	entry = &writer->sections[writer->section_count];
+	entry->type = type;
+	entry->compression = compression;
+	entry->launch_index = launch_index;
+	entry->raw_size = decoded_size;
+	entry->input_size = raw_size;
+	entry->input_crc = trace_crc32(0, raw ? raw : "", raw_size);
+	if (type == TRACE_SECTION_ACCESSES) {
+		const struct section_entry *same;
+
+		if (find_shared(writer, entry, raw, &same))
+			return -1;
+		if (same) {	/* a launch that repeats an earlier one's lines */
+			entry->offset = same->offset;
+			entry->stored_size = same->stored_size;
+			entry->crc = same->crc;
+			writer->section_count++;
+			writer->shared = true;
+			return 0;
+		}
+	}
+	bound = ZSTD_compressBound(raw_size);
+	stored = malloc(bound ? bound : 1);
 	if (!stored)
 		return writer_fail(writer, "out of memory compressing a section");
 	/* An empty section (no meta, no names) is a zstd frame of 0 bytes. */
@@ -230,42 +277,9 @@ static int write_section(struct trace_writer *writer, uint32_t type,
 		return writer_fail(writer, "zstd: %s",
 				   ZSTD_getErrorName(stored_size));
 	}
-	if (writer->section_count == writer->section_capacity) {
-		size_t capacity = writer->section_capacity ?
-					  writer->section_capacity * 2 : 64;
-		struct section_entry *grown =
-			realloc(writer->sections, capacity * sizeof(*grown));
-
-		if (!grown) {
-			free(stored);
-			return writer_fail(writer, "out of memory");
-		}
-		writer->sections = grown;
-		writer->section_capacity = capacity;
-	}
-	entry = &writer->sections[writer->section_count];
-	entry->type = type;
-	entry->compression = compression;
-	entry->launch_index = launch_index;
 	entry->offset = writer->position;
 	entry->stored_size = stored_size;
-	entry->raw_size = decoded_size;
 	entry->crc = trace_crc32(0, stored, stored_size);
-	if (type == TRACE_SECTION_ACCESSES) {
-		const struct section_entry *same;
-
-		if (find_shared(writer, entry, stored, &same)) {
-			free(stored);
-			return -1;
-		}
-		if (same) {	/* a launch that repeats an earlier one's lines */
-			entry->offset = same->offset;
-			writer->section_count++;
-			writer->shared = true;
-			free(stored);
-			return 0;
-		}
-	}
 	if (write_bytes(writer, stored, stored_size)) {
 		free(stored);
 		return -1;
