@@ -33,7 +33,9 @@
 #   SPLIT_MB   a trace larger than this many MiB is also written in parts
 #              of that size, NAME.trace.partNN (cat them in order; sha256
 #              lists the whole) [15: a returned file's 16 MiB cap; 0: none]
-#   KMEANS_ITERATIONS  kmeans_standard's iterations [3]
+#   KMEANS_ITERATIONS  kmeans_standard's iterations [100: its authors' run file's; every
+#              iteration's fine_reduce records the same lines, which the
+#              trace keeps once (shared sections, docs/trace-format.md)]
 #   RUN_TIMEOUT  seconds per run [300]; with OVERLAP, from the run's
 #              start, its wait for the card included
 # OUTDIR gets paper-programs.log, PROG-SIZE-MODE.trace per capture,
@@ -157,7 +159,7 @@ prog_cmd() {
 	a=($(size_args "$1" "$2"))
 	case $1 in
 	pathfinder) echo "$build/uvmbench/UVM_benchmarks/rodinia/pathfinder/pathfinder ${a[*]}" ;;
-	kmeans) echo "$build/uvmbench/UVM_benchmarks/kmeans/kmeans_standard 3 $inputs/points-$2.txt 3 ${KMEANS_ITERATIONS:-3}" ;;
+	kmeans) echo "$build/uvmbench/UVM_benchmarks/kmeans/kmeans_standard 3 $inputs/points-$2.txt 3 ${KMEANS_ITERATIONS:-100}" ;;
 	bfs) echo "$build/emogi/bfs -f $inputs/graph-$2.bel -r 0 -t 2 -m 1" ;;
 	radix) echo "$build/radix_sort ${a[0]}" ;;
 	bitonic) echo "$build/bitonic_sort ${a[0]}" ;;
