@@ -148,13 +148,16 @@ build_fixes() {
 # Applies the series (or, with --stock, its build fixes) to $1 (a tree);
 # the patch's output goes to stderr.
 apply_series() {
-	local dir=$1 name patches
+	local dir=$1 name patches hint=
 	if [ $stock = 1 ] || [ "$stock_only" = 1 ]; then patches=$(build_fixes); else patches=$(series_patches); fi
+	# a local tree the series was not ported to still builds NVIDIA's module alone
+	[ -z "$nvidia_src" ] || [ $stock = 1 ] || [ "$stock_only" = 1 ] ||
+		hint="; NVIDIA_STOCK=1 builds this tree's nvidia-uvm alone, without the Ember series (make nvidia-vm-test NVIDIA_SRC=$nvidia_src NVIDIA_STOCK=1)"
 	step patch "$(wc -w <<<"$patches") patches from $branch_dir/patches/series"
 	for name in $patches; do
 		[ -f "$branch_dir/patches/$name" ] || fail "series names $name, which is not in patches/"
 		patch -d "$dir" -p1 --fuzz=0 --no-backup-if-mismatch -s <"$branch_dir/patches/$name" >&2 ||
-			fail "patch $name does not apply to $package $version (patch -p1 --fuzz=0)"
+			fail "patch $name does not apply to $package $version (patch -p1 --fuzz=0)$hint"
 	done
 }
 

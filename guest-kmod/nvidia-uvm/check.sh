@@ -13,7 +13,8 @@
 #   - NVIDIA's objects call the glue where the series hooks it in (nm -u);
 #   - both modules carry the guest kernel's vermagic;
 #   - bad input stops build.sh at the step it names (a series that does not
-#     apply, a wrong package checksum, a kernel ABI without headers).
+#     apply, to the package or to a local tree, whose refusal names
+#     NVIDIA_STOCK=1; a wrong package checksum, a kernel ABI without headers).
 #
 #   check.sh [BRANCH_DIR]   (default: branches/535.261.03)
 set -euo pipefail
@@ -213,6 +214,16 @@ check_bad_input() {
 	cp -r "$branch_dir/branch.conf" "$branch_dir/patches" "$bad/nocompat/"
 	expect_refusal "branch without a compat header" "step 'glue': no $bad/nocompat/uvm_ember_compat.h" \
 		bash "$here/build.sh" "$bad/nocompat"
+
+	# a local tree the series does not apply to: the refusal names NVIDIA_STOCK=1
+	mkdir -p "$bad/tree/kernel-open/nvidia-uvm" "$bad/tree/kernel-open/nvidia" "$bad/treecache"
+	: >"$bad/tree/kernel-open/nvidia/nv-kernel.o_binary"
+	printf 'ccflags-y += -DNV_VERSION_STRING=\\"999.1\\"\n' >"$bad/tree/kernel-open/Kbuild"
+	cp "$EMBER_CACHE/kernel-abi" "$bad/treecache/"
+	bash "$here/tree-branch.sh" "$bad/treebranch" "$bad/tree" "$branch_dir" 2>/dev/null
+	expect_refusal "a tree the series does not apply to" \
+		"does not apply to open kernel modules at $bad/tree 999.1-tree (patch -p1 --fuzz=0); NVIDIA_STOCK=1 builds this tree's nvidia-uvm alone" \
+		env EMBER_CACHE="$bad/treecache" bash "$here/build.sh" "$bad/treebranch"
 
 	echo "0.0.0-0 0" >"$bad/cache/kernel-abi"
 	expect_refusal "kernel ABI without headers" "step 'build': no kernel headers for 0.0.0-0-cloud-amd64" \
