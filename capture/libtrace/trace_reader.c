@@ -1298,7 +1298,7 @@ struct trace_records {
 	size_t si;			/* the section */
 	ZSTD_DCtx *dctx;		/* NULL: stored uncompressed */
 	uint8_t *in;			/* stored bytes read, not yet decompressed */
-	size_t in_size, in_pos;
+	size_t in_cap, in_size, in_pos;	/* in_cap: READ_CHUNK, or less */
 	uint64_t stored_at, stored_left;	/* the next stored bytes to read */
 	uint64_t raw_left;		/* frame bytes not yet produced */
 	uint32_t crc;
@@ -1310,7 +1310,7 @@ struct trace_records {
 	/* delta coding (TRACE_COMPRESSION_DELTA_ZSTD) */
 	bool delta;
 	uint8_t *coded;			/* a chunk of the coded stream */
-	size_t coded_pos, coded_len;
+	size_t coded_cap, coded_pos, coded_len;
 	uint64_t coded_at;		/* coded bytes consumed: messages' offsets */
 	int64_t first;			/* line of the last warp's first record */
 };
@@ -1335,7 +1335,7 @@ static int records_refuse(struct trace_records *s, struct trace_error *error,
 /* Reads the next chunk of stored bytes into s->in, its CRC summed. */
 static int records_fill(struct trace_records *s, struct trace_error *error)
 {
-	size_t n = s->stored_left < READ_CHUNK ? (size_t)s->stored_left : READ_CHUNK;
+	size_t n = s->stored_left < s->in_cap ? (size_t)s->stored_left : s->in_cap;
 
 	if (!n)
 		return records_refuse(s, error, "zstd: the frame ends past the section");
@@ -1416,7 +1416,7 @@ static enum coded_fault coded_byte(struct trace_records *s, uint8_t *byte,
 				   struct trace_error *error)
 {
 	if (s->coded_pos == s->coded_len) {
-		size_t n = s->raw_left < CODED_CHUNK ? (size_t)s->raw_left : CODED_CHUNK;
+		size_t n = s->raw_left < s->coded_cap ? (size_t)s->raw_left : s->coded_cap;
 
 		if (!n)
 			return CODED_TRUNCATED;
@@ -1598,15 +1598,20 @@ int trace_records_open(struct trace_reader *r, size_t launch_index,
 	s->stored_left = r->sections[s->si].stored_size;
 	s->raw_left = raw_size;
 	s->delta = r->sections[s->si].compression == TRACE_COMPRESSION_DELTA_ZSTD;
-	s->in = malloc(READ_CHUNK);
+	/* chunks no larger than the section: a small one costs little */
+	s->in_cap = s->stored_left < READ_CHUNK ? (size_t)s->stored_left + 1 : READ_CHUNK;
+	s->in = malloc(s->in_cap);
 	if (r->sections[s->si].compression != TRACE_COMPRESSION_NONE &&
 	    !(s->dctx = ZSTD_createDCtx()))
 		goto nomem;
-	if (!s->in || (s->delta && !(s->coded = malloc(CODED_CHUNK))))
+	if (!s->in)
 		goto nomem;
 	if (s->delta) {
 		if (delta_frame_size(s, error))
 			goto fail;
+		s->coded_cap = s->raw_left < CODED_CHUNK ? (size_t)s->raw_left + 1 : CODED_CHUNK;
+		if (!(s->coded = malloc(s->coded_cap)))
+			goto nomem;
 		for (n = 0; n < sizeof(head); n++) {
 			enum coded_fault fault = coded_byte(s, &head[n], error);
 
