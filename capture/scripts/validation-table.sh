@@ -43,10 +43,11 @@ dump=${TRACE_DUMP:-$root/build/capture/trace-dump}
 # a folder of capture/validation with PROGRAM-VARIANT-ROUND.trace
 # (capture/traces/paper/PROVENANCE.md, "Card validation"). One set a
 # session: 2026-12-06-paper-3's pathfinder alone (its overlapped set is
-# the check, PAPER_OVERLAP).
+# the check, PAPER_OVERLAP); k-means' sessions of its 100 iterations, the
+# program its committed traces ran (2026-12-06-paper-3 to -5 ran 3).
 PAPER_CARD=H100
 PAPER_SETS="pathfinder=2026-12-06-paper pathfinder=2026-12-06-paper-3/alone
-	kmeans=2026-12-06-paper-3 kmeans=2026-12-06-paper-4 kmeans=2026-12-06-paper-5"
+	kmeans=2026-12-06-paper-6 radix=2026-12-06-paper radix=2026-12-06-paper-2"
 # PROGRAM=WITH:ALONE, the same session's sets with and without runs ahead.
 PAPER_OVERLAP="pathfinder=2026-12-06-paper-3:2026-12-06-paper-3/alone"
 VARIANTS="uvm prefetch mapped static"
@@ -107,7 +108,7 @@ paper_tables() {
 	local jsonl=$1/paper-programs/results.jsonl p v d set sets header all median_ns row
 	local ember nvuvm with alone w a
 	local -A ranked
-	for p in pathfinder kmeans; do
+	for p in $(printf '%s\n' $PAPER_SETS | cut -d= -f1 | uniq); do
 		sets=$(printf '%s\n' $PAPER_SETS | sed -n "s/^$p=//p")
 		echo
 		echo "$p at 256 MiB: the card ($PAPER_CARD) in each session and over all, beside the replay (paper-programs: h200-512m, 0.5x), ms"
