@@ -48,6 +48,10 @@ factor_of() {	# SIZE: the factor of h200-512m that the size is
 	esac
 }
 
+# the nvidia-uvm branch, where nvidia-uvm is one of the drivers (a matrix
+# refuses the key without it)
+branch_line=
+[[ " $drivers " == *" nvidia-uvm "* ]] && branch_line="nvuvm_branch = 550.163.01"
 rm -rf "$work" "$set"
 mkdir -p "$work/matrices" "$set"
 traces=() matrices=() apps=() missing=()
@@ -69,7 +73,7 @@ variants = $variants
 factors  = $(factor_of "$s")
 seeds    = 1
 driver   = $drivers
-nvuvm_branch = 550.163.01
+$branch_line
 run_args = -T /traces/$res
 memory   = 2048
 timeout  = 3600
@@ -90,7 +94,7 @@ variants = $variants
 factors  = $factors
 seeds    = 1
 driver   = $drivers
-nvuvm_branch = 550.163.01
+$branch_line
 memory   = 2048
 timeout  = 3600
 jobs     = ${JOBS:-0}
