@@ -530,7 +530,10 @@ comparable() {
 	*.jsonl)
 		jq -cS 'del(.commit, .wall_s, .cpu_s, .host)' "$1" ;;
 	*.csv)
-		# the columns but commit, wall_s, cpu_s and host (fields may be quoted)
+		# the columns but commit, wall_s, cpu_s and host (fields may be
+		# quoted), and but a column empty in every row: a field no run
+		# has, as results.jsonl leaves it out (so a field added to the
+		# record since, that none of these runs has, is no difference)
 		awk '
 		function split_csv(line, f,    n, i, c, q, cur) {
 			n = 0; cur = ""; q = 0
@@ -546,9 +549,17 @@ comparable() {
 			n = split_csv($0, f)
 			if (NR == 1)
 				for (i = 1; i <= n; i++) skip[i] = f[i] == "commit" || f[i] == "wall_s" || f[i] == "cpu_s" || f[i] == "host"
-			s = ""
-			for (i = 1; i <= n; i++) if (!skip[i]) s = s f[i] ","
-			print s
+			else
+				for (i = 1; i <= n; i++) if (f[i] != "") used[i] = 1
+			line[NR] = $0
+		}
+		END {
+			for (r = 1; r <= NR; r++) {
+				n = split_csv(line[r], f)
+				s = ""
+				for (i = 1; i <= n; i++) if (!skip[i] && used[i]) s = s f[i] ","
+				print s
+			}
 		}' "$1" ;;
 	*)
 		cat "$1" ;;

@@ -38,6 +38,19 @@ jq -c '.commit = "0000000" | .wall_s = 1 | .host = "elsewhere"' \
 	experiments/results/smoke/smoke/results.jsonl >"$work/other-host/smoke/results.jsonl"
 step "a result set from another commit and host holds the same results" \
 	same_as_committed "$work/other-host"
+# a column no run has (a field added to the record since, empty in every
+# row, as results.jsonl leaves it out) is no difference; one with a value is
+csv=experiments/results/smoke/smoke/results.csv
+for new in empty valued; do
+	cp -r experiments/results/smoke "$work/column-$new"
+	awk -v v=$new 'BEGIN { FS = OFS = "," }
+		{ $1 = $1 "," (NR == 1 ? "added" : v == "valued" && NR == 2 ? "x" : ""); print }' \
+		"$csv" >"$work/column-$new/smoke/results.csv"
+done
+step "a result set whose CSV has a column more, empty in every row, holds the same results" \
+	same_as_committed "$work/column-empty"
+step "one whose added column has a value does not" \
+	bash -c '! bash scripts/figures.sh same "$1" experiments/results/smoke' - "$work/column-valued"
 cp -r experiments/results/smoke "$work/changed"
 jq -c 'if .id == "stream-uvm-x0.5-s1" then .device.faults += 1 else . end' \
 	experiments/results/smoke/smoke/results.jsonl >"$work/changed/smoke/results.jsonl"
