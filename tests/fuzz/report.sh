@@ -19,7 +19,7 @@ awk -F'\t' 'NR > 1 { h = $3; if (!(h in n)) order[++k] = h
 echo
 echo '| generic-fuzz personality | runs | commits | seconds | executions | exec/s | crashes | timeouts |'
 echo '|---|---|---|---|---|---|---|---|'
-for p in emgpu ga10x; do
+for p in emgpu ga10x gh100; do
 	t=$here/qemu/runs.tsv
 	[ $p = emgpu ] || t=$here/qemu/runs-$p.tsv
 	[ -s "$t" ] || { echo "| $p | 0 | - | 0 | 0 | 0 | 0 | 0 |"; continue; }
