@@ -107,6 +107,14 @@ OBJECT_DECLARE_SIMPLE_TYPE(EmgpuState, EMGPU)
 #define EMGPU_VRAM_BACKING_MAX_DEFAULT (8 * GiB)
 
 /*
+ * Least value of work-max, the copy work (bytes) one register write or
+ * poll does at most (gm_config's work_max; default GM_CE_WORK): one 64 KiB
+ * piece. The fuzzer lowers it so that a push of large copies into its
+ * sparse memory cannot hold one input for minutes; results do not change.
+ */
+#define EMGPU_WORK_MAX_MIN (64 * KiB)
+
+/*
  * A personality that polls (its gm_personality_desc()'s polls: GA10x):
  * QEMU_CLOCK_VIRTUAL ns between two polls of the channels blocked on
  * a semaphore acquire. A CPU's release is a plain store the device cannot
@@ -150,6 +158,7 @@ struct EmgpuState {
     bool lockstep;
     uint32_t run_budget;
     uint64_t vram_backing_max;  /* 0: no cap */
+    uint64_t work_max;          /* gm_config's work_max */
     char *driver_cost_name;     /* NULL: "assumed" */
     uint32_t cpu_insn_ps;       /* 0: the profile's */
     enum gm_driver_cost driver_cost;
@@ -781,6 +790,14 @@ static bool emgpu_check_params(EmgpuState *s, Error **errp)
         error_setg(errp, "emgpu: run-budget must be at least 1");
         return false;
     }
+    if (s->work_max < EMGPU_WORK_MAX_MIN) {
+        error_setg(errp, "emgpu: work-max %" PRIu64 " is below %u KiB",
+                   s->work_max, EMGPU_WORK_MAX_MIN / KiB);
+        error_append_hint(errp, "A copy moves in 64 KiB pieces; one "
+                          "register write or poll does at most work-max "
+                          "bytes of copy work.\n");
+        return false;
+    }
     if (s->vram_backing_max % (2 * MiB)) {
         error_setg(errp, "emgpu: vram-backing-max %" PRIu64 " is not a "
                    "multiple of 2 MiB", s->vram_backing_max);
@@ -832,6 +849,7 @@ static void emgpu_realize(PCIDevice *pdev, Error **errp)
         .seed = s->seed,
         .lockstep = s->lockstep,
         .vram_backing_max = s->vram_backing_max,
+        .work_max = s->work_max,
         .driver_cost = s->driver_cost,
     };
     s->model = gm_create(&cfg, &cb);
@@ -925,6 +943,7 @@ static Property emgpu_properties[] = {
                        EMGPU_RUN_BUDGET_DEFAULT),
     DEFINE_PROP_SIZE("vram-backing-max", EmgpuState, vram_backing_max,
                      EMGPU_VRAM_BACKING_MAX_DEFAULT),
+    DEFINE_PROP_SIZE("work-max", EmgpuState, work_max, GM_CE_WORK),
     DEFINE_PROP_STRING("driver-cost", EmgpuState, driver_cost_name),
     DEFINE_PROP_UINT32("cpu-insn-ps", EmgpuState, cpu_insn_ps, 0),
     DEFINE_PROP_END_OF_LIST(),

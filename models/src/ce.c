@@ -293,14 +293,14 @@ static void push_end(struct gm_gpu *g, struct gm_ce_push *p)
 }
 
 /*
- * One slice: descriptors from GET towards the push's end until GM_CE_WORK
- * is spent, stopping between two pieces of a descriptor if need be.
+ * One slice: descriptors from GET towards the push's end until the work
+ * (gm_config's work_max, GM_CE_WORK by default) is spent, stopping between two pieces of a descriptor if need be.
  * Returns whether the push is still under way.
  */
 static int push_run(struct gm_gpu *g)
 {
 	struct gm_ce_push *p = &g->ce_push;
-	uint64_t left = GM_CE_WORK;
+	uint64_t left = g->work_max;
 	struct ce_op d;
 	int r;
 

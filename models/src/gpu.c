@@ -178,6 +178,7 @@ struct gm_gpu *gm_create(const struct gm_config *cfg,
 	g->seed = cfg->seed;
 	g->lockstep = cfg->lockstep;
 	g->vram_chunks_max = cfg->vram_backing_max >> GM_CHUNK_SHIFT;
+	g->work_max = cfg->work_max ? cfg->work_max : GM_CE_WORK;
 	g->cpu.mode = cfg->driver_cost;
 	g->cpu.copy = GM_CPU_NONE;
 	g->vram_128_ps = gm_xfer_ps(128, g->prof.vram_bw_mbps);

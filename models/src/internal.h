@@ -146,6 +146,7 @@ struct gm_gpu {
 	uint8_t **vram;		/* lazily allocated 2 MiB chunks */
 	uint64_t vram_chunks;	/* of them allocated */
 	uint64_t vram_chunks_max;	/* gm_config's vram_backing_max; 0: none */
+	uint64_t work_max;	/* a CE slice's or GA10x scheduler call's work */
 	uint8_t *chunk_poison;	/* one byte per chunk */
 	/* when the last copy engine write into each chunk completes: a warp
 	 * reading or writing the chunk earlier waits for it (the bytes are not

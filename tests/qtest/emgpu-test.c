@@ -1195,8 +1195,8 @@ static void test_ga10x_vram_backing_max(void)
                      ==, 1);
 }
 
-/* A cap that is not a whole number of 2 MiB chunks is refused at start-up. */
-static void test_vram_backing_max_refused(void)
+/* QEMU with -device `device` exits nonzero, its stderr holding `message`. */
+static void expect_start_refused(const char *device, const char *message)
 {
     const char *qemu = g_getenv("QTEST_QEMU_BINARY");
     g_autofree char *out = NULL, *err = NULL;
@@ -1205,15 +1205,22 @@ static void test_vram_backing_max_refused(void)
     const char *argv[] = {
         qemu, "-M", "q35", "-nodefaults", "-display", "none",
         "-L", "/usr/share/qemu", "-L", "/usr/share/seabios",
-        "-device", "emgpu,vram-backing-max=3M", NULL,
+        "-device", device, NULL,
     };
 
     g_assert_nonnull(qemu);
     g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, 0, NULL, NULL,
                                &out, &err, &status, &gerr));
     g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 0);
-    g_assert_nonnull(strstr(err, "emgpu: vram-backing-max 3145728 is not a "
-                                 "multiple of 2 MiB"));
+    g_assert_nonnull(strstr(err, message));
+}
+
+/* A cap that is not a whole number of 2 MiB chunks is refused at start-up. */
+static void test_vram_backing_max_refused(void)
+{
+    expect_start_refused("emgpu,vram-backing-max=3M",
+                         "emgpu: vram-backing-max 3145728 is not a "
+                         "multiple of 2 MiB");
 }
 
 /*
@@ -1398,6 +1405,81 @@ static void test_ga10x_ce_transfer_bounded(void)
     chan_wr(g, GA10X_REG_CHAN_CTRL, 0);
     qtest_clock_step(g->qts, 1000 * 1000);
     g_assert_cmphex(qtest_readl(g->qts, SEMAPHORE), ==, 0);
+    g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
+    gpu_stop(g);
+}
+
+/*
+ * work-max: 64 MiB by default; below one 64 KiB piece is refused at
+ * start-up. At 64 KiB, a GA10x copy of 4 lines of 64 KiB from guest RAM
+ * to VRAM is not done by its doorbell (the semaphore still 0); the polls
+ * move the rest, one 64 KiB piece each, and the semaphore is released
+ * with every line in VRAM word for word.
+ */
+static void test_ga10x_work_max(void)
+{
+    const uint32_t obj = AMPERE_DMA_COPY_B_CLASS;
+    const uint32_t modes[2] = { C7B5_PHYS_MODE_TARGET_COHERENT_SYSMEM,
+                                C7B5_PHYS_MODE_TARGET_LOCAL_FB };
+    const uint32_t offsets[4] = { 0, (uint32_t)DATA, 0, 0x100000 };
+    const uint32_t line = 64 * 1024, lines = 4;
+    const uint32_t pitches[2] = { line, line };
+    const uint32_t sem[3] = { 0, (uint32_t)SEMAPHORE, 0x77 };
+    const uint32_t launch = C7B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT_PITCH |
+        C7B5_LAUNCH_DMA_DST_MEMORY_LAYOUT_PITCH |
+        C7B5_LAUNCH_DMA_MULTI_LINE_ENABLE |
+        C7B5_LAUNCH_DMA_SRC_TYPE_PHYSICAL | C7B5_LAUNCH_DMA_DST_TYPE_PHYSICAL |
+        C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_NON_PIPELINED |
+        C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_ONE_WORD <<
+        C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT | C7B5_LAUNCH_DMA_DISABLE_PLC;
+    g_autofree uint32_t *src = g_new(uint32_t, line);
+    QDict *resp;
+    uint32_t w[40];
+    unsigned n = 0, i, polls = 0;
+    Gpu *g = ga10x_start();
+
+    resp = qtest_qmp(g->qts, "{'execute': 'qom-get', 'arguments': "
+                     "{'path': '/machine/peripheral/gpu0', "
+                     "'property': 'work-max'}}");
+    g_assert(qdict_haskey(resp, "return"));
+    g_assert_cmpuint(qdict_get_int(resp, "return"), ==, 64ull << 20);
+    qobject_unref(resp);
+    gpu_stop(g);
+    expect_start_refused("emgpu,work-max=65535",
+                         "emgpu: work-max 65535 is below 64 KiB");
+
+    g = ga10x_start_args("64m,work-max=64K", NULL);
+    for (i = 0; i < line; i++) {        /* 4 lines of 64 KiB */
+        src[i] = cpu_to_le32(0x5a000000u + i);
+    }
+    qtest_memwrite(g->qts, DATA, src, 4 * line);
+    qtest_writel(g->qts, SEMAPHORE, 0);
+    chan_setup(g);
+    chan_wr(g, GA10X_REG_CHAN_CTRL, 0);
+    chan_wr(g, GA10X_REG_CHAN_ENGINE, 0);       /* copy engine 0 */
+    chan_wr(g, GA10X_REG_CHAN_CTRL,
+            GA10X_CHAN_CTRL_ENABLE | GA10X_CHAN_CTRL_NO_MMU);
+    n += push_words(w + n, 0, C56F_SET_OBJECT, 1, &obj);
+    n += push_words(w + n, C56F_CE_SUBCH, C7B5_SET_SRC_PHYS_MODE, 2, modes);
+    n += push_words(w + n, C56F_CE_SUBCH, C7B5_OFFSET_IN_UPPER, 4, offsets);
+    n += push_words(w + n, C56F_CE_SUBCH, C7B5_PITCH_IN, 2, pitches);
+    n += push_words(w + n, C56F_CE_SUBCH, C7B5_LINE_LENGTH_IN, 1, &line);
+    n += push_words(w + n, C56F_CE_SUBCH, C7B5_LINE_COUNT, 1, &lines);
+    n += push_words(w + n, C56F_CE_SUBCH, C7B5_SET_SEMAPHORE_A, 3, sem);
+    n += push_words(w + n, C56F_CE_SUBCH, C7B5_LAUNCH_DMA, 1, &launch);
+    chan_submit(g, 0, w, n);
+    g_assert_cmphex(qtest_readl(g->qts, SEMAPHORE), ==, 0);
+    while (qtest_readl(g->qts, SEMAPHORE) != 0x77 && polls < 16) {
+        qtest_clock_step(g->qts, 100 * 1000);   /* a poll */
+        polls++;
+    }
+    g_assert_cmphex(qtest_readl(g->qts, SEMAPHORE), ==, 0x77);
+    g_assert_cmpuint(polls, >=, 3);
+    g_assert_cmpuint(polls, <=, 4);
+    for (i = 0; i < line; i++) {
+        g_assert_cmphex(bar2_rd32(g, 0x100000 + 4ull * i), ==,
+                        0x5a000000u + i);
+    }
     g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
     gpu_stop(g);
 }
@@ -1802,6 +1884,7 @@ int main(int argc, char **argv)
                    test_ga10x_vram_backing_max);
     qtest_add_func("/emgpu/vram-backing-max-refused",
                    test_vram_backing_max_refused);
+    qtest_add_func("/emgpu/ga10x/work-max", test_ga10x_work_max);
     qtest_add_func("/emgpu/ga10x/ce-transfer-bounded",
                    test_ga10x_ce_transfer_bounded);
     qtest_add_func("/emgpu/ga10x/channel-release",

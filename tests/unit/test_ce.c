@@ -222,6 +222,47 @@ static void test_push_over_budget(void)
 }
 
 /*
+ * The same push at work_max 4 MiB (a fuzzer's bound, emgpu's work-max):
+ * the doorbell moves 4 MiB, each gm_run() one more slice, 36 slices in
+ * all; bytes, semaphore, interrupt and times equal the push run whole.
+ */
+static void test_push_work_max(void)
+{
+	struct gm_config cfg = { .seed = 1, .lockstep = 1, .work_max = 4 * MiB };
+	const uint32_t pat[3] = { 0x11111111, 0x22222222, 0x33333333 };
+	uint32_t put = 0, get, end, i, runs = 0;
+	uint64_t moved, done;
+	struct th *t;
+
+	if (gm_profile_lookup("h200-256m", &cfg.profile))
+		abort();
+	t = th_new_config(&cfg, 0);
+	done = memsets_ns(gm_get_profile(t->g), 3, 48 * MiB);
+	th_ce_setup(t);
+	gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_FAULT);
+	for (i = 0; i < 3; i++)
+		ce_queue(t, &put, EMGPU_CE_OP_MEMSET, MEMSET_VID |
+			 (i == 2 ? EMGPU_CE_SEMAPHORE | EMGPU_CE_INTERRUPT : 0),
+			 pat[i], 48 * MiB * i, 48 * MiB, 0x5e);
+	ce_ring(t, put);
+	CU_ASSERT_EQUAL(gm_ce_pending(t->g, &get, &end, &moved), 1);
+	CU_ASSERT_EQUAL(get, 0);
+	CU_ASSERT_EQUAL(moved, 4 * MiB);
+	while (gm_run(t->g, 0) == GM_STOP_BUDGET && runs < 100)
+		runs++;
+	/* 35 gm_run()s: 34 stop at the budget, the 35th ends the push */
+	CU_ASSERT_EQUAL(runs, 34);
+	CU_ASSERT_EQUAL(gm_ce_pending(t->g, &get, &end, &moved), 0);
+	CU_ASSERT_EQUAL(th_u32(t, TH_SEM), 0x5e);
+	CU_ASSERT_EQUAL(t->irqs[EMGPU_INTR_VEC_COPY], 1);
+	for (i = 0; i < 3; i++)
+		CU_ASSERT(vram_holds(t, 48 * MiB * i, 48 * MiB, pat[i]));
+	CU_ASSERT_EQUAL(gm_ce_done_ns(t->g), done);
+	CU_ASSERT_EQUAL(gm_driver_busy_ns(t->g, EMGPU_DRV_THREAD_FAULT), done);
+	th_free(t);
+}
+
+/*
  * A push within one slice runs whole in the doorbell's write, as before:
  * one memset of GM_CE_WORK bytes (its last piece starts with work left);
  * the next gm_run() has nothing of it to do and leaves the trace hash as
@@ -324,6 +365,7 @@ void add_ce_suite(void)
 	CU_add_test(s, "fault-thread copies delay replay, worker copies do not", test_copy_who_waits);
 	CU_add_test(s, "one push of page copies runs at link rate", test_copy_pipeline);
 	CU_add_test(s, "a push over GM_CE_WORK goes on in gm_run()", test_push_over_budget);
+	CU_add_test(s, "a push at a lower work_max: same bytes and times", test_push_work_max);
 	CU_add_test(s, "a push within GM_CE_WORK runs whole in the doorbell", test_push_within_budget);
 	CU_add_test(s, "a doorbell extends a push under way, a new ring drops it", test_push_extended_and_dropped);
 }

@@ -63,12 +63,14 @@ static void fx_error(void *o, enum emgpu_error code, uint32_t info)
 	f->last_info = info;
 }
 
-static struct fx *fx_new(void)
+/* work_max: gm_config's (0: the default, GM_CE_WORK) */
+static struct fx *fx_new_work(uint64_t work_max)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 	struct gm_callbacks cb = { .dma_read = fx_dma_read,
 				   .dma_write = fx_dma_write, .error = fx_error };
-	struct gm_config cfg = { .personality = GM_PERSONALITY_GA10X, .seed = 1 };
+	struct gm_config cfg = { .personality = GM_PERSONALITY_GA10X, .seed = 1,
+				 .work_max = work_max };
 
 	if (!f || gm_profile_lookup("h200-256m", &cfg.profile))
 		abort();
@@ -79,6 +81,11 @@ static struct fx *fx_new(void)
 	if (!f->g || !f->sys)
 		abort();
 	return f;
+}
+
+static struct fx *fx_new(void)
+{
+	return fx_new_work(0);
 }
 
 static void fx_free(struct fx *f)
@@ -1240,7 +1247,7 @@ static void test_ce_transfer_too_large(void)
 }
 
 /*
- * A transfer larger than one scheduler call's work (GA10X_FIFO_WORK): the
+ * A transfer larger than one scheduler call's work (GM_CE_WORK, the default): the
  * doorbell moves part of it and returns, the channel held at its
  * LAUNCH_DMA; polls move the rest, then the semaphore is released.
  * 1024 lines of 8192 16-byte elements, all onto the same 128 KiB (pitch
@@ -1269,6 +1276,43 @@ static void test_ce_transfer_continues(void)
 	CU_ASSERT_EQUAL(status(f, 4), GA10X_CHAN_STATUS_IDLE);
 	CU_ASSERT_EQUAL(f->errors, 0u);
 	fx_free(f);
+}
+
+/*
+ * The same 128 MiB transfer at work_max 1 MiB (a fuzzer's bound): each
+ * scheduler call moves at most 1 MiB plus one 64 KiB piece, so the
+ * doorbell and 127 polls move it, with the same bytes and semaphore, and
+ * the modelled completion time equals the default's.
+ */
+static void test_ce_transfer_work_max(void)
+{
+	struct fx *f[2] = { fx_new(), fx_new_work(1u << 20) };
+	unsigned int polls[2] = { 0, 0 };
+	uint64_t now[2];
+	uint32_t v;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct push p = { .n = 0 };
+
+		chan_setup(f[i], 4, 1);
+		ce_init(&p);
+		ce_lines(&p, 0, 0x300000, 8192, 1024, 0, 0, 1, 0x77);
+		submit(f[i], 4, &p);
+		while (gm_poll(f[i]->g) && polls[i] < 1024)
+			polls[i]++;
+		CU_ASSERT_EQUAL(rd32(f[i], FX_SEM), 0x77u);
+		CU_ASSERT_EQUAL(status(f[i], 4), GA10X_CHAN_STATUS_IDLE);
+		CU_ASSERT_EQUAL(f[i]->errors, 0u);
+		CU_ASSERT_EQUAL(gm_vram_read(f[i]->g, 0x300000 + 131068, &v, 4), 0);
+		CU_ASSERT_EQUAL(v, 0x22222222u);
+		now[i] = gm_now_ns(f[i]->g);
+	}
+	CU_ASSERT_EQUAL(polls[0], 1u);
+	CU_ASSERT_EQUAL(polls[1], 127u);
+	CU_ASSERT_EQUAL(now[0], now[1]);
+	fx_free(f[0]);
+	fx_free(f[1]);
 }
 
 /*
@@ -1303,6 +1347,8 @@ void add_ga10x_fifo_suite(void)
 	CU_add_test(s, "LAUNCH_DMA past 64 bits: RC", test_ce_transfer_too_large);
 	CU_add_test(s, "LAUNCH_DMA past a call's work goes on at the poll",
 		    test_ce_transfer_continues);
+	CU_add_test(s, "LAUNCH_DMA at a lower work_max: same bytes and time",
+		    test_ce_transfer_work_max);
 	CU_add_test(s, "4 G pitch-0 lines: bounded per call",
 		    test_ce_pitch0_lines_bounded);
 	CU_add_test(s, "method header words", test_method_headers);

@@ -139,6 +139,13 @@ struct gm_config {
 	 */
 	uint64_t vram_backing_max;
 	enum gm_driver_cost driver_cost;
+	/*
+	 * Bytes of work one register write or gm_run()/gm_poll() step does at
+	 * most in a copy-engine push or a GA10x scheduler call (GM_CE_WORK's
+	 * rule; 0: GM_CE_WORK). Lower only bounds the host time a write takes
+	 * (a fuzzer's); the work is the same, done in more steps.
+	 */
+	uint64_t work_max;
 };
 
 /* Creates a model; NULL on allocation failure or an invalid profile. */
@@ -200,7 +207,8 @@ unsigned int gm_poll(struct gm_gpu *gpu);
  * descriptor counts GM_CE_WORK_DESC, a copy or memset its destination
  * bytes (in pieces of 64 KiB; a piece is not split). The doorbell's write
  * runs the first slice; what is left, at most EMGPU_RING_MAX_ENTRIES - 1
- * descriptors of 4 GiB, goes on one slice per gm_run().
+ * descriptors of 4 GiB, goes on one slice per gm_run(). The default of
+ * gm_config's work_max.
  */
 #define GM_CE_WORK		(64ull << 20)
 #define GM_CE_WORK_DESC		64u

@@ -13,7 +13,7 @@
  * physical address in the aperture SET_SRC/DST_PHYS_MODE names.
  *
  * The bytes move at once, up to the scheduler call's work budget
- * (fifo.h's GA10X_FIFO_WORK): a transfer past it stops between two
+ * (the model's work_max, fifo.h): a transfer past it stops between two
  * pieces and goes on at the next call (c->xfer), the channel held at its
  * LAUNCH_DMA, so one register write moves a bounded number of bytes
  * however large LINE_COUNT x LINE_LENGTH_IN is or whatever the pitches;

@@ -21,7 +21,7 @@
  * pass makes no progress, so an acquire released by another channel's
  * work (in either order) is retried without recursion, and one released
  * by a CPU store is retried by ga10x_fifo_poll(). A scheduler call is
- * bounded by GA10X_FIFO_WORK bytes of work (fifo.h: dwords and the bytes
+ * bounded by the model's work_max bytes of work (fifo.h: dwords and the bytes
  * transfers move; a transfer may stop midway); the rest runs at the next
  * poll. Any error
  * puts the channel in RC: it stops, its error notifier gets NVIDIA's
@@ -391,7 +391,7 @@ static void fifo_schedule(struct gm_gpu *g)
 	if (f->running || g->hung)
 		return;
 	f->running = 1;
-	f->work_left = GA10X_FIFO_WORK;
+	f->work_left = g->work_max;
 	do {
 		unsigned int i;
 

@@ -77,19 +77,19 @@ struct ga10x_chan {
 };
 
 /*
- * The work one scheduler call (a doorbell, a poll) does at most, in bytes
- * moved: a GPFIFO entry or a pushbuffer dword counts GA10X_WORK_DWORD, a
+ * The work one scheduler call (a doorbell, a poll) does at most is the
+ * model's work_max (gm_config; GM_CE_WORK by default), in bytes moved: a
+ * GPFIFO entry or a pushbuffer dword counts GA10X_WORK_DWORD, a
  * copy-engine transfer its destination bytes plus GA10X_WORK_DWORD per line
  * (a line of nothing still costs its translations). What is left runs at
  * the next poll, so no register write does more than this.
  */
-#define GA10X_FIFO_WORK		(64ull << 20)
 #define GA10X_WORK_DWORD	64u
 
 struct ga10x_fifo {
 	struct ga10x_chan chan[GA10X_CHANNELS];
 	int running;	/* inside the scheduler: a doorbell only marks work */
-	uint64_t work_left;	/* of this scheduler call's GA10X_FIFO_WORK */
+	uint64_t work_left;	/* of this scheduler call's work_max */
 };
 
 /* Takes n from the scheduler call's work budget (to 0 at most). */

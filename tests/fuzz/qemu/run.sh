@@ -80,12 +80,12 @@ rm -rf "$work/min" && mkdir "$work/min"
 rsync -r --delete "$work/min/" "$corpus/"
 rm -rf "$work/new" "$work/min"
 
-[ -s "$runs" ] || printf 'date_utc\tcommit\tseconds\texecutions\texec_per_s\tcov\tft\tcorpus\tcrashes\tcpu_s\ttimeouts\trun_budget\n' >"$runs"
-printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" \
+[ -s "$runs" ] || printf 'date_utc\tcommit\tseconds\texecutions\texec_per_s\tcov\tft\tcorpus\tcrashes\tcpu_s\ttimeouts\trun_budget\twork_max\n' >"$runs"
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" \
 	"$commit" "$elapsed" "${execs:-0}" \
 	"${rate:-0}" "$(echo "$cov" | awk '{print $2}')" \
 	"$(echo "$cov" | awk '{print $4}')" "$(ls "$corpus" | wc -l)" \
-	"$crashes" "$cpu" "$timeouts" "$run_budget" >>"$runs"
+	"$crashes" "$cpu" "$timeouts" "$run_budget" "$work_max" >>"$runs"
 tail -n1 "$runs"
 if [ "$crashes" != 0 ] || [ "$timeouts" != 0 ]; then
 	echo "fuzz-qemu: the fuzzer stopped with status $rc; input under $work/" >&2
