@@ -1353,22 +1353,19 @@ static unsigned push_words(uint32_t *w, uint32_t subch, uint32_t method,
 }
 
 /*
- * A LAUNCH_DMA of 2^32 - 1 one-byte lines at pitch 0 (a copy engine
- * channel, physical ends): one doorbell used to run all 4 G lines inside
- * the MMIO write, freezing the vCPU, the monitor and QMP for minutes.
- * The write returns after a bounded slice, the device answers at once,
- * the channel stays busy at its LAUNCH_DMA with the semaphore not yet
- * released, a poll does one more slice, and disabling the channel ends it.
+ * Submits on channel 0 (copy engine 0, no MMU) one LAUNCH_DMA of `lines`
+ * lines of `length` bytes from guest RAM at DATA to VRAM at 0x100000,
+ * `pitch` apart on both sides, releasing 0x77 at SEMAPHORE (cleared first).
  */
-static void test_ga10x_ce_transfer_bounded(void)
+static void ga10x_ce_lines(Gpu *g, uint32_t length, uint32_t lines,
+                           uint32_t pitch)
 {
     const uint32_t obj = AMPERE_DMA_COPY_B_CLASS;
     const uint32_t modes[2] = { C7B5_PHYS_MODE_TARGET_COHERENT_SYSMEM,
                                 C7B5_PHYS_MODE_TARGET_LOCAL_FB };
     const uint32_t offsets[4] = { 0, (uint32_t)DATA, 0, 0x100000 };
-    const uint32_t pitches[2] = { 0, 0 };
+    const uint32_t pitches[2] = { pitch, pitch };
     const uint32_t sem[3] = { 0, (uint32_t)SEMAPHORE, 0x77 };
-    const uint32_t one = 1, lines = 0xffffffffu;
     const uint32_t launch = C7B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT_PITCH |
         C7B5_LAUNCH_DMA_DST_MEMORY_LAYOUT_PITCH |
         C7B5_LAUNCH_DMA_MULTI_LINE_ENABLE |
@@ -1376,7 +1373,6 @@ static void test_ga10x_ce_transfer_bounded(void)
         C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_NON_PIPELINED |
         C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_ONE_WORD <<
         C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT | C7B5_LAUNCH_DMA_DISABLE_PLC;
-    Gpu *g = ga10x_start();
     uint32_t w[40];
     unsigned n = 0;
 
@@ -1390,11 +1386,26 @@ static void test_ga10x_ce_transfer_bounded(void)
     n += push_words(w + n, C56F_CE_SUBCH, C7B5_SET_SRC_PHYS_MODE, 2, modes);
     n += push_words(w + n, C56F_CE_SUBCH, C7B5_OFFSET_IN_UPPER, 4, offsets);
     n += push_words(w + n, C56F_CE_SUBCH, C7B5_PITCH_IN, 2, pitches);
-    n += push_words(w + n, C56F_CE_SUBCH, C7B5_LINE_LENGTH_IN, 1, &one);
+    n += push_words(w + n, C56F_CE_SUBCH, C7B5_LINE_LENGTH_IN, 1, &length);
     n += push_words(w + n, C56F_CE_SUBCH, C7B5_LINE_COUNT, 1, &lines);
     n += push_words(w + n, C56F_CE_SUBCH, C7B5_SET_SEMAPHORE_A, 3, sem);
     n += push_words(w + n, C56F_CE_SUBCH, C7B5_LAUNCH_DMA, 1, &launch);
     chan_submit(g, 0, w, n);
+}
+
+/*
+ * A LAUNCH_DMA of 2^32 - 1 one-byte lines at pitch 0 (a copy engine
+ * channel, physical ends): one doorbell used to run all 4 G lines inside
+ * the MMIO write, freezing the vCPU, the monitor and QMP for minutes.
+ * The write returns after a bounded slice, the device answers at once,
+ * the channel stays busy at its LAUNCH_DMA with the semaphore not yet
+ * released, a poll does one more slice, and disabling the channel ends it.
+ */
+static void test_ga10x_ce_transfer_bounded(void)
+{
+    Gpu *g = ga10x_start();
+
+    ga10x_ce_lines(g, 1, 0xffffffffu, 0);
     g_assert_cmphex(rd(g, EMGPU_REG_ID), ==, EMGPU_ID_MAGIC);
     g_assert_cmpuint(rd(g, EMGPU_REG_ERROR_STATUS), ==, EMGPU_ERR_NONE);
     g_assert_cmpuint(chan_rd(g, GA10X_REG_CHAN_STATUS), !=,
@@ -1418,24 +1429,10 @@ static void test_ga10x_ce_transfer_bounded(void)
  */
 static void test_ga10x_work_max(void)
 {
-    const uint32_t obj = AMPERE_DMA_COPY_B_CLASS;
-    const uint32_t modes[2] = { C7B5_PHYS_MODE_TARGET_COHERENT_SYSMEM,
-                                C7B5_PHYS_MODE_TARGET_LOCAL_FB };
-    const uint32_t offsets[4] = { 0, (uint32_t)DATA, 0, 0x100000 };
-    const uint32_t line = 64 * 1024, lines = 4;
-    const uint32_t pitches[2] = { line, line };
-    const uint32_t sem[3] = { 0, (uint32_t)SEMAPHORE, 0x77 };
-    const uint32_t launch = C7B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT_PITCH |
-        C7B5_LAUNCH_DMA_DST_MEMORY_LAYOUT_PITCH |
-        C7B5_LAUNCH_DMA_MULTI_LINE_ENABLE |
-        C7B5_LAUNCH_DMA_SRC_TYPE_PHYSICAL | C7B5_LAUNCH_DMA_DST_TYPE_PHYSICAL |
-        C7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_NON_PIPELINED |
-        C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_ONE_WORD <<
-        C7B5_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT | C7B5_LAUNCH_DMA_DISABLE_PLC;
+    const uint32_t line = 64 * 1024;
     g_autofree uint32_t *src = g_new(uint32_t, line);
     QDict *resp;
-    uint32_t w[40];
-    unsigned n = 0, i, polls = 0;
+    unsigned i, polls = 0;
     Gpu *g = ga10x_start();
 
     resp = qtest_qmp(g->qts, "{'execute': 'qom-get', 'arguments': "
@@ -1453,21 +1450,7 @@ static void test_ga10x_work_max(void)
         src[i] = cpu_to_le32(0x5a000000u + i);
     }
     qtest_memwrite(g->qts, DATA, src, 4 * line);
-    qtest_writel(g->qts, SEMAPHORE, 0);
-    chan_setup(g);
-    chan_wr(g, GA10X_REG_CHAN_CTRL, 0);
-    chan_wr(g, GA10X_REG_CHAN_ENGINE, 0);       /* copy engine 0 */
-    chan_wr(g, GA10X_REG_CHAN_CTRL,
-            GA10X_CHAN_CTRL_ENABLE | GA10X_CHAN_CTRL_NO_MMU);
-    n += push_words(w + n, 0, C56F_SET_OBJECT, 1, &obj);
-    n += push_words(w + n, C56F_CE_SUBCH, C7B5_SET_SRC_PHYS_MODE, 2, modes);
-    n += push_words(w + n, C56F_CE_SUBCH, C7B5_OFFSET_IN_UPPER, 4, offsets);
-    n += push_words(w + n, C56F_CE_SUBCH, C7B5_PITCH_IN, 2, pitches);
-    n += push_words(w + n, C56F_CE_SUBCH, C7B5_LINE_LENGTH_IN, 1, &line);
-    n += push_words(w + n, C56F_CE_SUBCH, C7B5_LINE_COUNT, 1, &lines);
-    n += push_words(w + n, C56F_CE_SUBCH, C7B5_SET_SEMAPHORE_A, 3, sem);
-    n += push_words(w + n, C56F_CE_SUBCH, C7B5_LAUNCH_DMA, 1, &launch);
-    chan_submit(g, 0, w, n);
+    ga10x_ce_lines(g, line, 4, line);
     g_assert_cmphex(qtest_readl(g->qts, SEMAPHORE), ==, 0);
     while (qtest_readl(g->qts, SEMAPHORE) != 0x77 && polls < 16) {
         qtest_clock_step(g->qts, 100 * 1000);   /* a poll */
