@@ -45,7 +45,7 @@ dump=${TRACE_DUMP:-$root/build/capture/trace-dump}
 # session: 2026-12-06-paper-3's pathfinder alone (its overlapped set is
 # the check, PAPER_OVERLAP); k-means' sessions of its 100 iterations, the
 # program its committed traces ran (2026-12-06-paper-3 to -5 ran 3).
-PAPER_CARD=H100
+# Each set's card is the one its traces name (card_of).
 PAPER_SETS="pathfinder=2026-12-06-paper pathfinder=2026-12-06-paper-3/alone
 	kmeans=2026-12-06-paper-6 radix=2026-12-06-paper radix=2026-12-06-paper-2"
 # PROGRAM=WITH:ALONE, the same session's sets with and without runs ahead.
@@ -60,6 +60,18 @@ gpu_ns() {
 		[ -e "$t" ] || continue
 		"$dump" --summary "$t" | awk '{ for (i = 1; i < NF; i++) if ($i == "gpu_ns") print $(i + 1) }'
 	done
+}
+
+# card_of SET PROG: the card of the set's runs, as the first trace's
+# device= names it less its vendor ("H100"), "?" without one.
+card_of() {
+	local t
+	for t in "$validation/$1/$2"-*.trace; do
+		[ -e "$t" ] || continue
+		"$dump" "$t" | sed -n '/^device=/{ s/^device=\(NVIDIA \)\{0,1\}//; s/ .*//; p; }'
+		return
+	done
+	echo "?"
 }
 
 # ms_stats: "median (min..max, n=N)" of the ns on stdin, in ms; with -s,
@@ -111,10 +123,10 @@ paper_tables() {
 	for p in $(printf '%s\n' $PAPER_SETS | cut -d= -f1 | uniq); do
 		sets=$(printf '%s\n' $PAPER_SETS | sed -n "s/^$p=//p")
 		echo
-		echo "$p at 256 MiB: the card ($PAPER_CARD) in each session and over all, beside the replay (paper-programs: h200-512m, 0.5x), ms"
+		echo "$p at 256 MiB: the card in each session (its card in brackets) and over all, beside the replay (paper-programs: h200-512m, 0.5x), ms"
 		echo
 		header="| variant |"
-		for set in $sets; do header+=" $set |"; done
+		for set in $sets; do header+=" $set ($(card_of "$set" "$p")) |"; done
 		echo "$header all sessions: median (min..max, n) | card spread | replay ember | ember / card | replay nvidia-uvm | nvidia-uvm / card |"
 		echo "|$(for _ in $(seq $(($(wc -w <<<"$sets") + 7))); do printf ' --- |'; done)"
 		ranked=([card]= [ember]= [nvuvm]=)
