@@ -47,7 +47,7 @@ dump=${TRACE_DUMP:-$root/build/capture/trace-dump}
 # program its committed traces ran (2026-12-06-paper-3 to -5 ran 3).
 # Each set's card is the one its traces name (card_of).
 PAPER_SETS="pathfinder=2026-12-06-paper pathfinder=2026-12-06-paper-3/alone
-	kmeans=2026-12-06-paper-6 radix=2026-12-06-paper radix=2026-12-06-paper-2"
+	kmeans=2026-12-06-paper-6 kmeans=2026-12-06-paper-7 radix=2026-12-06-paper radix=2026-12-06-paper-2"
 # PROGRAM=WITH:ALONE, the same session's sets with and without runs ahead.
 PAPER_OVERLAP="pathfinder=2026-12-06-paper-3:2026-12-06-paper-3/alone"
 VARIANTS="uvm prefetch mapped static"
