@@ -1147,6 +1147,20 @@ static void test_ga10x_bar2_past_vram(void)
                                   "ERROR_INFO 0x6000000"));
 }
 
+/* The integer value of the device's property `name`, read over QOM. */
+static uint64_t qom_get_uint(Gpu *g, const char *name)
+{
+    QDict *resp = qtest_qmp(g->qts, "{'execute': 'qom-get', 'arguments': "
+                            "{'path': '/machine/peripheral/gpu0', "
+                            "'property': %s}}", name);
+    uint64_t v;
+
+    g_assert(qdict_haskey(resp, "return"));
+    v = qdict_get_int(resp, "return");
+    qobject_unref(resp);
+    return v;
+}
+
 /*
  * VRAM's lazy backing is capped (vram-backing-max, 8 GiB by default): with
  * 4 MiB, two chunks take writes, a third untouched one is refused with
@@ -1158,19 +1172,13 @@ static void test_ga10x_vram_backing_max(void)
     g_autofree char *log = NULL, *text = NULL;
     g_autofree char *args = NULL;
     int fd = g_file_open_tmp("emgpu-log-XXXXXX", &log, NULL);
-    QDict *resp;
     Gpu *g;
 
     g_assert_cmpint(fd, >=, 0);
     close(fd);
     /* the default */
     g = ga10x_start();
-    resp = qtest_qmp(g->qts, "{'execute': 'qom-get', 'arguments': "
-                     "{'path': '/machine/peripheral/gpu0', "
-                     "'property': 'vram-backing-max'}}");
-    g_assert(qdict_haskey(resp, "return"));
-    g_assert_cmpuint(qdict_get_int(resp, "return"), ==, 8ull << 30);
-    qobject_unref(resp);
+    g_assert_cmpuint(qom_get_uint(g, "vram-backing-max"), ==, 8ull << 30);
     gpu_stop(g);
 
     args = g_strdup_printf("-d guest_errors -D %s", log);
@@ -1431,16 +1439,10 @@ static void test_ga10x_work_max(void)
 {
     const uint32_t line = 64 * 1024;
     g_autofree uint32_t *src = g_new(uint32_t, line);
-    QDict *resp;
     unsigned i, polls = 0;
     Gpu *g = ga10x_start();
 
-    resp = qtest_qmp(g->qts, "{'execute': 'qom-get', 'arguments': "
-                     "{'path': '/machine/peripheral/gpu0', "
-                     "'property': 'work-max'}}");
-    g_assert(qdict_haskey(resp, "return"));
-    g_assert_cmpuint(qdict_get_int(resp, "return"), ==, 64ull << 20);
-    qobject_unref(resp);
+    g_assert_cmpuint(qom_get_uint(g, "work-max"), ==, 64ull << 20);
     gpu_stop(g);
     expect_start_refused("emgpu,work-max=65535",
                          "emgpu: work-max 65535 is below 64 KiB");

@@ -149,6 +149,20 @@ static int vram_holds(struct th *t, uint64_t addr, uint64_t len, uint32_t patter
 	return 1;
 }
 
+/*
+ * Queues three 48 MiB memsets of VRAM, back to back from 0, with pat[0..2];
+ * the last releases 0x5e at the semaphore and raises the copy interrupt.
+ */
+static void queue_three_memsets(struct th *t, uint32_t *put, const uint32_t pat[3])
+{
+	uint32_t i;
+
+	for (i = 0; i < 3; i++)
+		ce_queue(t, put, EMGPU_CE_OP_MEMSET, MEMSET_VID |
+			 (i == 2 ? EMGPU_CE_SEMAPHORE | EMGPU_CE_INTERRUPT : 0),
+			 pat[i], 48 * MiB * i, 48 * MiB, 0x5e);
+}
+
 /* The time of n memsets of len bytes each in one push from an idle device. */
 static uint64_t memsets_ns(const struct gm_profile *p, unsigned int n, uint64_t len)
 {
@@ -176,10 +190,7 @@ static void test_push_over_budget(void)
 	CU_ASSERT_EQUAL(GM_CE_WORK, 64 * MiB);
 	th_ce_setup(t);
 	gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_FAULT);
-	for (i = 0; i < 3; i++)
-		ce_queue(t, &put, EMGPU_CE_OP_MEMSET, MEMSET_VID |
-			 (i == 2 ? EMGPU_CE_SEMAPHORE | EMGPU_CE_INTERRUPT : 0),
-			 pat[i], 48 * MiB * i, 48 * MiB, 0x5e);
+	queue_three_memsets(t, &put, pat);
 	ce_ring(t, put);
 	/* 64 + 48 MiB, then 64 + 16 MiB: the slice ends after a whole piece */
 	CU_ASSERT_EQUAL(gm_reg_read(t->g, EMGPU_REG_CE_RING_GET), 1);
@@ -240,10 +251,7 @@ static void test_push_work_max(void)
 	done = memsets_ns(gm_get_profile(t->g), 3, 48 * MiB);
 	th_ce_setup(t);
 	gm_reg_write(t->g, EMGPU_REG_DRIVER_THREAD, EMGPU_DRV_THREAD_FAULT);
-	for (i = 0; i < 3; i++)
-		ce_queue(t, &put, EMGPU_CE_OP_MEMSET, MEMSET_VID |
-			 (i == 2 ? EMGPU_CE_SEMAPHORE | EMGPU_CE_INTERRUPT : 0),
-			 pat[i], 48 * MiB * i, 48 * MiB, 0x5e);
+	queue_three_memsets(t, &put, pat);
 	ce_ring(t, put);
 	CU_ASSERT_EQUAL(gm_ce_pending(t->g, &get, &end, &moved), 1);
 	CU_ASSERT_EQUAL(get, 0);
