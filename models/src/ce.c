@@ -294,7 +294,8 @@ static void push_end(struct gm_gpu *g, struct gm_ce_push *p)
 
 /*
  * One slice: descriptors from GET towards the push's end until the work
- * (gm_config's work_max, GM_CE_WORK by default) is spent, stopping between two pieces of a descriptor if need be.
+ * (gm_config's work_max, GM_CE_WORK by default) is spent, stopping
+ * between two pieces of a descriptor if need be.
  * Returns whether the push is still under way.
  */
 static int push_run(struct gm_gpu *g)

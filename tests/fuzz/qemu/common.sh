@@ -18,10 +18,14 @@ fuzzer=$(bash "$top/scripts/build-qemu.sh" --fuzz)
 # and 4,001 in 5.3 at 128 (perf at 2048: gm_run 36 % of the fuzzer's
 # cycles, kmeans_step 22 %). 512 keeps all but 6 edges at 2.7x the rate.
 # FUZZ_RUN_BUDGET overrides it for a run (runs.tsv records the value).
+# positive_int NAME VALUE: exits naming NAME unless VALUE is a positive integer
+positive_int() {
+	case $2 in
+	'' | *[!0-9]* | 0 | 00*) echo "$1 must be a positive integer, not '$2'" >&2; exit 2 ;;
+	esac
+}
 run_budget=${FUZZ_RUN_BUDGET:-512}
-case $run_budget in
-'' | *[!0-9]* | 0 | 00*) echo "FUZZ_RUN_BUDGET must be a positive integer, not '$run_budget'" >&2; exit 2 ;;
-esac
+positive_int FUZZ_RUN_BUDGET "$run_budget"
 # work-max: the copy work (bytes) one register write, bottom-half run or
 # poll does at most. At the device's default (64 MiB) a push of large
 # copies into generic-fuzz's sparse memory (a hash lookup per access under
@@ -30,8 +34,6 @@ esac
 # bounds a command's copying to a few MiB. FUZZ_WORK_MAX overrides it
 # (bytes; runs.tsv records the value).
 work_max=${FUZZ_WORK_MAX:-262144}
-case $work_max in
-'' | *[!0-9]* | 0 | 00*) echo "FUZZ_WORK_MAX must be a positive integer (bytes), not '$work_max'" >&2; exit 2 ;;
-esac
+positive_int FUZZ_WORK_MAX "$work_max"
 export QEMU_FUZZ_ARGS="-M q35 -m 64 -nodefaults -L /usr/share/qemu -L /usr/share/seabios -device emgpu,profile=h200-64m,run-budget=$run_budget,work-max=$work_max$device_props"
 export QEMU_FUZZ_OBJECTS="emgpu*"
