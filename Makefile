@@ -561,14 +561,15 @@ replay-bench: all capture
 		$(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) $(BUILD)/replay-bench $(REPLAY_PASSES) \
 		"$(REPLAY_DRIVERS)"
 
-# The paper's own programs (capture/traces/paper) replayed at the scaled
-# card's footprints under the five variants on both drivers, beside the
-# built-in apps of the same names, and the page of their cells beside the
-# paper's (scripts/paper-programs.sh; PAPER_TRACES: another folder of
-# traces, e.g. BFS and radix sort's, regenerated on a card).
-PAPER_TRACES ?= $(CURDIR)/capture/traces/paper
+# The paper's own programs (capture/traces/paper-h200, then paper)
+# replayed at the scaled card's footprints under the five variants on both
+# drivers, beside the built-in apps of the same names, and the page of
+# their cells beside the paper's (scripts/paper-programs.sh; PAPER_TRACES:
+# the folders of traces searched in order, e.g. one of BFS and radix
+# sort's regenerated on a card first).
+PAPER_TRACES ?= $(CURDIR)/capture/traces/paper-h200 $(CURDIR)/capture/traces/paper
 paper-programs: all capture image-nvidia-uvm
-	TRACE_DIR=$(PAPER_TRACES) \
+	TRACE_DIRS="$(PAPER_TRACES)" \
 	NVIDIA_BRANCHES="$(CURDIR)/guest-kmod/nvidia-uvm/branches/550.163.01" \
 		bash scripts/paper-programs.sh $(AGENT) "$$(cat $(QEMU_PATH))" $(KERNEL) \
 		$(RESULTS) $(ACCEL)

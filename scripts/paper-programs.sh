@@ -10,11 +10,16 @@
 # the H200 column's "~1.5x" inputs: docs/paper-inputs.md), so its
 # allocations are not rescaled; its compute is the card's time of the
 # resident capture PROG-SIZE-resident.trace (-T), the data on the card.
-# A program whose accesses trace is not in TRACE_DIR is not replayed and
-# is named in the report, with the command that captures it.
+# A program-size pair is replayed from the first folder of TRACE_DIRS
+# holding both of its traces, so one card's pair is never mixed with
+# another's; the report names each pair's folder and card. A pair found
+# in none is not replayed and is named in the report, with the command
+# that captures it.
 #
 # usage: paper-programs.sh AGENT QEMU KERNEL RESULTS ACCEL
-#   TRACE_DIR  the traces [capture/traces/paper]
+#   TRACE_DIRS folders of traces, searched in order [capture/traces/
+#              paper-h200 capture/traces/paper: the H200's captures where
+#              there are, as the paper's Table 4 is an H200's]
 #   PROGRAMS   [pathfinder kmeans radix bfs bitonic]
 #   SIZES      [256m 512m]
 #   DRIVERS    [ember nvidia-uvm]; NVIDIA_BRANCHES names the nvidia-uvm
@@ -31,7 +36,8 @@ mkdir -p "$4"
 results=$(cd "$4" && pwd)	# absolute: the images are made from images/
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/common.sh"
-dir=${TRACE_DIR:-$top/capture/traces/paper}
+dirs=${TRACE_DIRS:-$top/capture/traces/paper-h200 $top/capture/traces/paper}
+dump=${TRACE_DUMP:-$top/build/capture/trace-dump}
 programs=${PROGRAMS:-pathfinder kmeans radix bfs bitonic}
 sizes=${SIZES:-256m 512m}
 drivers=${DRIVERS:-ember nvidia-uvm}
@@ -52,19 +58,38 @@ factor_of() {	# SIZE: the factor of h200-512m that the size is
 # refuses the key without it)
 branch_line=
 [[ " $drivers " == *" nvidia-uvm "* ]] && branch_line="nvuvm_branch = 550.163.01"
+for d in $dirs; do
+	[ -d "$d" ] || die "paper-programs: no folder $d (TRACE_DIRS)"
+done
+# paths as the tree names them: the report and the page are committed
+rel() { realpath -m --relative-to="$top" "$1" | sed 's|^\.\./.*|'"$1"'|'; }
+# card_of TRACE: the card its META's device= names, less its vendor
+card_of() {
+	"$dump" "$1" | sed -n '/^device=/{ s/^device=\(NVIDIA \)\{0,1\}//; p; q; }'
+}
+
 rm -rf "$work" "$set"
-mkdir -p "$work/matrices" "$set"
-traces=() matrices=() apps=() missing=()
+# the chosen traces, by name: the host agent checks trace:NAME there
+mkdir -p "$work/matrices" "$work/traces" "$set"
+traces=() matrices=() apps=() missing=() origins=()
 for p in $programs; do
 	found=0
 	for s in $sizes; do
-		acc=$p-$s-accesses.trace res=$p-$s-resident.trace
-		if [ ! -f "$dir/$acc" ] || [ ! -f "$dir/$res" ]; then
+		acc=$p-$s-accesses.trace res=$p-$s-resident.trace dir=
+		for d in $dirs; do
+			if [ -f "$d/$acc" ] && [ -f "$d/$res" ]; then
+				dir=$d
+				break
+			fi
+		done
+		if [ -z "$dir" ]; then
 			missing+=("$p-$s")
 			continue
 		fi
 		found=1
 		traces+=("$dir/$acc" "$dir/$res")
+		ln -s "$(realpath "$dir/$acc")" "$(realpath "$dir/$res")" "$work/traces/"
+		origins+=("$p-$s from $(rel "$dir") ($(card_of "$dir/$acc"))")
 		cat >"$work/matrices/$p-$s.conf" <<CONF
 name     = $p-$s
 profile  = $profile
@@ -83,7 +108,7 @@ CONF
 	done
 	[ $found = 0 ] || apps+=("$p")
 done
-[ ${#matrices[@]} -gt 0 ] || die "paper-programs: no accesses trace of $programs in $dir"
+[ ${#matrices[@]} -gt 0 ] || die "paper-programs: no accesses trace of $programs in $dirs"
 factors=$(for s in $sizes; do factor_of "$s"; done | tr '\n' ' ')
 # the built-in apps of the same names, at the same factors
 cat >"$work/matrices/built-in.conf" <<CONF
@@ -115,7 +140,7 @@ if [[ " $drivers " == *" nvidia-uvm "* ]]; then
 fi
 
 rc=0
-EMBER_TRACES="$dir" "$agent" run "${matrices[@]}" --qemu "$qemu" --kernel "$kernel" \
+EMBER_TRACES="$work/traces" "$agent" run "${matrices[@]}" --qemu "$qemu" --kernel "$kernel" \
 	--initrd "$work/image/initramfs.cpio" "${nvuvm[@]}" --results "$work/results" \
 	--accel "$accel" >"$work/run.log" 2>&1 || rc=$?
 [ $rc = 0 ] || echo "paper-programs: a run failed or the pool stopped ($work/run.log)"
@@ -126,12 +151,13 @@ done >"$set/results.jsonl"
 mv "$work/results" "$set/runs"
 
 echo "paper-programs: $(wc -l <"$set/results.jsonl") runs, $(jq -s 'map(select(.status == "ok")) | length' "$set/results.jsonl") ok"
-# paths as the tree names them: the report and the page are committed
-rel() { realpath -m --relative-to="$top" "$1" | sed 's|^\.\./.*|'"$1"'|'; }
+for o in "${origins[@]}"; do
+	echo "paper-programs: $o"
+done
 for m in "${missing[@]}"; do
-	echo "paper-programs: $m not replayed: no $m-accesses.trace or $m-resident.trace in" \
-	     "$(rel "$dir") (capture/traces/paper/PROVENANCE.md names the command that" \
-	     "captures it on a card)"
+	echo "paper-programs: $m not replayed: no $m-accesses.trace and $m-resident.trace in" \
+	     "one of $(for d in $dirs; do rel "$d"; done | paste -sd ' ') (capture/traces/paper/PROVENANCE.md" \
+	     "names the command that captures it on a card)"
 done
 cd "$top"
 "$agent" agreement "$(rel "$set")" --paper experiments/paper/table4.csv \
