@@ -26,8 +26,9 @@
 #              branch folders its image is built from (the top Makefile's)
 #   VARIANTS   [uvm prefetch mapped static adaptive]
 #   JOBS       VMs at a time [0: one per core]
-# RESULTS/paper-programs/ holds the pool's runs and results.jsonl (every
-# run of every matrix), RESULTS/paper-programs.md the page
+# RESULTS/paper-programs/ holds the pool's runs, results.jsonl (every
+# run of every matrix) and traces.tsv (each replayed accesses trace, its
+# folder and the card it was captured on), RESULTS/paper-programs.md the page
 # (ember-agent agreement over it) and RESULTS/paper-programs.png its plot.
 set -euo pipefail
 
@@ -90,6 +91,7 @@ for p in $programs; do
 		traces+=("$dir/$acc" "$dir/$res")
 		ln -s "$(realpath "$dir/$acc")" "$(realpath "$dir/$res")" "$work/traces/"
 		origins+=("$p-$s from $(rel "$dir") ($(card_of "$dir/$acc"))")
+		printf '%s\t%s\t%s\n' "$acc" "$(rel "$dir")" "$(card_of "$dir/$acc")" >>"$set/traces.tsv"
 		cat >"$work/matrices/$p-$s.conf" <<CONF
 name     = $p-$s
 profile  = $profile

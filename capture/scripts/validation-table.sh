@@ -26,7 +26,9 @@
 # (median, min..max over rounds and sessions, n, spread), beside their
 # replay in the figure paper-programs at the same footprint without
 # oversubscription (h200-512m at 0.5x: its sim_ns per driver, and replay
-# / card), "not yet run" where its result set has no such run;
+# / card; the heading names the card the replayed trace came from, whose
+# resident capture gives the replay's compute), "not yet run" where its
+# result set has no such run;
 # the variants' order on the card and in each replay (fastest first) and
 # how many of the 6 pairs each replay puts in the card's order; then
 # pathfinder in one session with runs started ahead of it (k-means
@@ -108,6 +110,13 @@ pairs_in_order() {
 		printf "%d of %d\n", same, pairs }'
 }
 
+# replay_card SET PROG: the card the replayed 256m accesses trace was
+# captured on (the set's traces.tsv), "?" where the set does not say.
+replay_card() {
+	awk -F'\t' -v t="$2-256m-accesses.trace" '$1 == t { print $3; found = 1; exit }
+		END { if (!found) print "?" }' "$1/traces.tsv" 2>/dev/null || echo "?"
+}
+
 # replay_ns JSONL PROG VARIANT DRIVER: the replay's sim_ns, or "-".
 replay_ns() {
 	[ -f "$1" ] || { echo -; return; }
@@ -123,7 +132,7 @@ paper_tables() {
 	for p in $(printf '%s\n' $PAPER_SETS | cut -d= -f1 | uniq); do
 		sets=$(printf '%s\n' $PAPER_SETS | sed -n "s/^$p=//p")
 		echo
-		echo "$p at 256 MiB: the card in each session (its card in brackets) and over all, beside the replay (paper-programs: h200-512m, 0.5x), ms"
+		echo "$p at 256 MiB: the card in each session (its card in brackets) and over all, beside the replay (paper-programs: h200-512m, 0.5x; its trace captured on: $(replay_card "$1/paper-programs" "$p")), ms"
 		echo
 		header="| variant |"
 		for set in $sets; do header+=" $set ($(card_of "$set" "$p")) |"; done
