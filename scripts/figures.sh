@@ -12,8 +12,9 @@
 #                               every matrix it names exists; exit 1 if not
 #   figures.sh run [NAME...]    regenerate those figures (default: all):
 #                               build, then the matrices of all of them in
-#                               one pool, then each command, its result set
-#                               replaced only when the command succeeded
+#                               one pool, then each command (those reading
+#                               other figures' result sets last), its result
+#                               set replaced only when the command succeeded
 #   figures.sh same DIR DIR     exit 1, naming the differences, unless two
 #                               result sets hold the same results: commit,
 #                               date, wall and CPU times and host left out
@@ -452,13 +453,15 @@ cmd_run() {
 		take_digest "$f"
 	done
 
-	# a figure reading other figures' result sets runs after them all
+	# a figure reading other figures' result sets runs its command after
+	# them all, also when its matrices run in the pool
 	mkdir -p "$WORK" "$OUT"
 	for f in "${sel[@]}"; do
 		[ "${FIGURES_RESUME:-0}" = 1 ] || rm -rf "${WORK:?}/$f"
 		if [ -n "${F[$f matrices]:-}" ] && [ "${F[$f pool]:-yes}" = yes ]; then
 			pooled+=("$f")
-		elif reads_results "$f"; then
+		fi
+		if reads_results "$f"; then
 			readers+=("$f")
 		else
 			rest+=("$f")
@@ -506,7 +509,7 @@ cmd_run() {
 				'{figures: ($figs | split(" ")), wall_s: $w, cpu_s: $c}')
 		done
 	fi
-	for f in "${pooled[@]}" "${rest[@]}"; do
+	for f in "${rest[@]}"; do
 		run_figure "$f" || bad=1
 	done
 	# their digest once the result sets they read are made (the working

@@ -64,9 +64,10 @@ for d in $dirs; do
 done
 # paths as the tree names them: the report and the page are committed
 rel() { realpath -m --relative-to="$top" "$1" | sed 's|^\.\./.*|'"$1"'|'; }
-# card_of TRACE: the card its META's device= names, less its vendor
+# card_of TRACE: the card its META's device= names, less its vendor (sed
+# reads the whole listing: quitting early would end the dump by SIGPIPE)
 card_of() {
-	"$dump" "$1" | sed -n '/^device=/{ s/^device=\(NVIDIA \)\{0,1\}//; p; q; }'
+	"$dump" "$1" | sed -n '/^device=/{ s/^device=\(NVIDIA \)\{0,1\}//; p; }'
 }
 
 rm -rf "$work" "$set"
