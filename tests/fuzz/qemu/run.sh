@@ -14,7 +14,8 @@
 # sums them). A crash, or an input that runs past -timeout (a timeout,
 # counted apart), leaves its input under BUILD_DIR/fuzz-qemu/ and fails the
 # run; an interrupt (SIGINT to the fuzzer) ends it early, with its figures
-# recorded.
+# recorded. Runs side by side need their own BUILD_DIRs; their merges
+# into the corpus take turns (a lock on the corpus folder).
 #
 # -timeout=30 (seconds of wall time, which libFuzzer measures): a timeout
 # should be a hang; at 10, an input of 6.6 CPU seconds (kmeans launches
@@ -73,6 +74,12 @@ case $rc in
 *) crashes=1 ;;
 esac
 
+# One merge into the corpus at a time: a run ending while another merges
+# would list files that the other's rsync --delete then removes (libFuzzer
+# restarts a merge whose input vanished, and gives up). The lock is the
+# corpus folder's own, held until this run's line is in runs.tsv.
+exec {corpus_lock}<"$corpus"
+flock "$corpus_lock"
 rm -rf "$work/min" && mkdir "$work/min"
 "$fuzzer" --fuzz-target=generic-fuzz -merge=1 -detect_leaks=0 \
 	"$work/min" "$corpus" "$work/new" >"$work/merge.log" 2>&1 ||
