@@ -26,6 +26,8 @@
 #              branch folders its image is built from (the top Makefile's)
 #   VARIANTS   [uvm prefetch mapped static adaptive]
 #   JOBS       VMs at a time [0: one per core]
+#   FIGURES_RESUME  1: keep the runs an interrupted invocation with the
+#              same RESULTS finished (ember-agent run resumes them) [0]
 # RESULTS/paper-programs/ holds the pool's runs, results.jsonl (every
 # run of every matrix) and traces.tsv (each replayed accesses trace, its
 # folder and the card it was captured on), RESULTS/paper-programs.md the page
@@ -70,7 +72,8 @@ card_of() {
 	"$dump" "$1" | sed -n '/^device=/{ s/^device=\(NVIDIA \)\{0,1\}//; p; }'
 }
 
-rm -rf "$work" "$set"
+rm -rf "$work/matrices" "$work/traces" "$work/image" "$set"
+[ "${FIGURES_RESUME:-0}" = 1 ] || rm -rf "$work"
 # the chosen traces, by name: the host agent checks trace:NAME there
 mkdir -p "$work/matrices" "$work/traces" "$set"
 traces=() matrices=() apps=() missing=() origins=()
