@@ -94,8 +94,9 @@ for p in $programs; do
 		found=1
 		traces+=("$dir/$acc" "$dir/$res")
 		ln -s "$(realpath "$dir/$acc")" "$(realpath "$dir/$res")" "$work/traces/"
-		origins+=("$p-$s from $(rel "$dir") ($(card_of "$dir/$acc"))")
-		printf '%s\t%s\t%s\n' "$acc" "$(rel "$dir")" "$(card_of "$dir/$acc")" >>"$set/traces.tsv"
+		card=$(card_of "$dir/$acc")
+		origins+=("$p-$s from $(rel "$dir") ($card)")
+		printf '%s\t%s\t%s\n' "$acc" "$(rel "$dir")" "$card" >>"$set/traces.tsv"
 		cat >"$work/matrices/$p-$s.conf" <<CONF
 name     = $p-$s
 profile  = $profile
@@ -152,6 +153,9 @@ EMBER_TRACES="$work/traces" "$agent" run "${matrices[@]}" --qemu "$qemu" --kerne
 [ $rc = 0 ] || echo "paper-programs: a run failed or the pool stopped ($work/run.log)"
 for m in "${matrices[@]}"; do
 	name=$(sed -n 's/^name *= *//p' "$m")
+	# an interrupted pool: its finished runs stay for FIGURES_RESUME=1
+	[ -f "$work/results/$name/results.jsonl" ] ||
+		die "paper-programs: no runs of $name (the pool stopped first); FIGURES_RESUME=1 goes on from $work/results"
 	cat "$work/results/$name/results.jsonl"
 done >"$set/results.jsonl"
 mv "$work/results" "$set/runs"
