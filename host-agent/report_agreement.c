@@ -929,7 +929,9 @@ static void print_head(const struct agreement *ag, const char *png, FILE *out)
 	if (ag->traces)
 		fprintf(out, "Rows \"the paper's programs\" are the paper's own programs, captured on "
 			"a card and replayed (`trace:FILE`: its accesses at the footprint the file "
-			"names, capture/traces/paper/PROVENANCE.md), each beside the built-in app of "
+			"names; the set's traces.tsv names each trace's folder and card, and the "
+			"folder's PROVENANCE.md the command that captured it), each beside the "
+			"built-in app of "
 			"its name in the same set; a factor's label names the paper's column it "
 			"compares with (the H200's \"~1.5x\" inputs were 1.0x of its memory: "
 			"docs/paper-inputs.md)%s%s%s%s%s.\n\n",

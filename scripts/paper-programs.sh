@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The paper's own programs replayed (issue 51; docs/trace-replay.md, "The
 # paper's programs"): their accesses traces captured on a card at the
-# scaled card's footprints (capture/traces/paper/PROVENANCE.md), replayed
-# under the five variants on ember.ko and on nvidia-uvm, beside the
-# built-in apps of the same names run at the same factors, as one job pool.
+# scaled card's footprints (capture/traces/paper-h200/ and paper/, each
+# with its PROVENANCE.md), replayed under the five variants on ember.ko
+# and on nvidia-uvm, beside the built-in apps of the same names run at the
+# same factors, as one job pool.
 #
 # A trace PROG-SIZE-accesses.trace replays at the factor of h200-512m that
 # its footprint is (256m: 0.5x, every column's 0.5x inputs; 512m: 1.0x,
@@ -166,7 +167,7 @@ for o in "${origins[@]}"; do
 done
 for m in "${missing[@]}"; do
 	echo "paper-programs: $m not replayed: no $m-accesses.trace and $m-resident.trace in" \
-	     "one of $(for d in $dirs; do rel "$d"; done | paste -sd ' ') (capture/traces/paper/PROVENANCE.md" \
+	     "one of $(for d in $dirs; do rel "$d"; done | paste -sd ' ') (each folder's PROVENANCE.md" \
 	     "names the command that captures it on a card)"
 done
 cd "$top"
