@@ -90,6 +90,33 @@ static uint64_t alloc_line_sum(const struct replay_run *x, struct em_replay_allo
 	return a->sums[l];
 }
 
+/*
+ * Device memory is the card's VRAM whatever the variant: [off, off + len)
+ * of a (whole pages) moved to the GPU, where a cudaMalloc'd buffer, or the
+ * card's own copy into it, leaves its bytes (setup_ns).
+ */
+static int device_resident(struct replay_run *x, const struct em_replay_alloc *a,
+			   uint64_t off, uint64_t len)
+{
+	uint64_t s = off & ~4095ull, t = (off + len + 4095) & ~4095ull, t0;
+	int ret;
+
+	if (t > a->size)
+		t = a->size;
+	if (s >= t)
+		return 0;
+	t0 = ptimer();
+	ret = emMemPrefetchAsync((uint8_t *)a->p + s, t - s, 0);
+	x->r->setup_ns += ptimer() - t0;
+	return ret ? run_fail(x, "device_prefetch", ret) : 0;
+}
+
+/*
+ * The variant's calls are what the program's interposer does to managed
+ * memory (docs/trace-replay.md); device and pinned host allocations keep
+ * the place they have on the card in every variant: device memory in
+ * VRAM, pinned host memory in sysmem mapped to the GPU.
+ */
 static int do_alloc(struct replay_run *x, uint32_t i)
 {
 	struct em_replay_alloc *a = &x->plan.allocs[i];
@@ -103,11 +130,24 @@ static int do_alloc(struct replay_run *x, uint32_t i)
 	}
 	x->r->footprint += emAllocSize(a->size);
 	em_replay_live_add(&x->plan, x->live, &x->nlive, i);
-	if (em_wl_variant(x->cfg->variant, a->p, a->size, x->r, 0))
+	if (a->kind == TRACE_MEMORY_HOST) {
+		ret = emMemAdvise(a->p, a->size, emMemAdviseSetPreferredLocation,
+				  emCpuDeviceId);
+		if (!ret)
+			ret = emMemAdvise(a->p, a->size, emMemAdviseSetAccessedBy, 0);
+		if (ret)
+			return run_fail(x, "advise_host", ret);
+	} else if (a->kind != TRACE_MEMORY_DEVICE &&
+		   em_wl_variant(x->cfg->variant, a->p, a->size, x->r, 0)) {
 		return x->r->ret;
+	}
 	for (l = 0; l < a->lines; l++)
 		if (em_replay_bit(a->input, l))
 			fill_line(x->cfg->seed, (uint8_t *)a->p + l * LINE);
+	if (a->kind == TRACE_MEMORY_DEVICE)
+		return device_resident(x, a, 0, a->size);
+	if (a->kind == TRACE_MEMORY_HOST)
+		return 0;
 	t0 = ptimer();
 	ret = em_wl_variant(x->cfg->variant, a->p, a->size, x->r, 1);
 	x->r->setup_ns += ptimer() - t0;
@@ -218,6 +258,9 @@ static void do_cpu_copy(struct replay_run *x, const struct trace_event *e)
 		t = em_replay_offset(p, a, hi - 1) + LINE;
 		for (o = s; o < t; o += LINE)
 			fill_line(x->cfg->seed, (uint8_t *)a->p + o);
+		/* the card's copy engine writes device memory in place */
+		if (a->kind == TRACE_MEMORY_DEVICE && device_resident(x, a, s, t - s))
+			return;
 	}
 	if (e->kind == TRACE_EVENT_MEMCPY) {
 		k = em_replay_find(p, x->live, x->nlive, e->arg64, e->size);
@@ -231,6 +274,9 @@ static void do_cpu_copy(struct replay_run *x, const struct trace_event *e)
 			t = em_replay_offset(p, a, hi - 1) + LINE;
 			for (o = s; o < t; o += LINE)
 				sink += *(const uint32_t *)((const uint8_t *)a->p + o);
+			/* and reads it there */
+			if (a->kind == TRACE_MEMORY_DEVICE && device_resident(x, a, s, t - s))
+				return;
 		}
 	}
 	(void)sink;
@@ -426,6 +472,8 @@ int em_replay_run(const struct em_wl_config *cfg, struct em_wl_result *r,
 	rr->records = x.plan.records;
 	rr->dropped = x.plan.dropped;
 	rr->outside = x.plan.outside;
+	rr->device_accesses = x.plan.device_accesses;
+	rr->host_accesses = x.plan.host_accesses;
 	rr->times_instrumented = x.plan.times_instrumented;
 	x.live = calloc(EM_REPLAY_MAX_ALLOCS, sizeof(*x.live));
 	if (!x.live) {
@@ -483,8 +531,10 @@ void em_replay_json(FILE *f, const struct em_replay_result *rr)
 		",\"trace_records\":%" PRIu64 ",\"trace_dropped\":%" PRIu64
 		",\"trace_outside\":%" PRIu64 ",\"card_ns\":%" PRIu64
 		",\"times_instrumented\":%d,\"advice_skipped\":%" PRIu64
-		",\"cpu_copies\":%" PRIu64, rr->scale, rr->trace_peak_bytes,
+		",\"cpu_copies\":%" PRIu64 ",\"device_accesses\":%" PRIu64
+		",\"host_accesses\":%" PRIu64, rr->scale, rr->trace_peak_bytes,
 		rr->replay_peak_bytes, rr->launches, rr->launches_replayed,
 		rr->launches_ok, rr->records, rr->dropped, rr->outside, rr->card_ns,
-		rr->times_instrumented, rr->advice_skipped, rr->cpu_copies);
+		rr->times_instrumented, rr->advice_skipped, rr->cpu_copies,
+		rr->device_accesses, rr->host_accesses);
 }

@@ -69,6 +69,9 @@ struct em_replay_plan {
 	double scale;			/* replay bytes / card bytes */
 	uint64_t replay_peak_bytes;
 	uint64_t records, dropped, outside;	/* over every launch */
+	/* the records' accesses (an atomic's are two) on device and on pinned
+	 * host allocations (em_replay_layout) */
+	uint64_t device_accesses, host_accesses;
 	uint64_t card_ns;		/* sum of the times used */
 	uint64_t max_warps, max_records;	/* of one launch */
 	uint64_t max_warp_records;	/* of one warp (checked streams only) */
@@ -142,6 +145,7 @@ struct em_replay_result {
 	uint64_t trace_peak_bytes, replay_peak_bytes;
 	uint64_t launches, launches_replayed, launches_ok;
 	uint64_t records, dropped, outside;
+	uint64_t device_accesses, host_accesses;	/* the plan's */
 	uint64_t card_ns;		/* the card's time of the launches replayed */
 	uint64_t advice_skipped;	/* read-mostly: libember has none */
 	uint64_t cpu_copies;		/* memcpy/memset events done by the CPU */

@@ -325,7 +325,7 @@ static int layout_launch(struct em_replay_plan *p, size_t li, const uint32_t *li
 		for (r = 0; r < n; r++) {
 			uint64_t line = trace_access_line(recs[r]);
 			struct em_replay_alloc *a;
-			uint64_t l;
+			uint64_t l, acc;
 
 			k = em_replay_find_line(p, live, nlive, line, k);
 			if (k < 0) {
@@ -336,6 +336,12 @@ static int layout_launch(struct em_replay_plan *p, size_t li, const uint32_t *li
 			}
 			a = &p->allocs[k];
 			l = em_replay_offset(p, a, line) / LINE;
+			/* an atomic is two accesses, its load and its store */
+			acc = !!(recs[r] & TRACE_ACCESS_READ) + !!(recs[r] & TRACE_ACCESS_WRITE);
+			if (a->kind == TRACE_MEMORY_DEVICE)
+				p->device_accesses += acc;
+			else if (a->kind == TRACE_MEMORY_HOST)
+				p->host_accesses += acc;
 			if ((recs[r] & TRACE_ACCESS_READ) && !em_replay_bit(a->written, l)) {
 				em_replay_set(a->input, l);
 				em_replay_set(a->touched, l);
@@ -376,6 +382,7 @@ int em_replay_layout(struct em_replay_plan *p, uint64_t target_bytes, char *err,
 		return plan_error(err, errlen, "%s: out of memory", p->path);
 	p->scale = (double)target_bytes / (double)p->peak_bytes;
 	p->replay_peak_bytes = 0;
+	p->device_accesses = p->host_accesses = 0;
 	for (i = 0; i < p->nallocs; i++) {
 		struct em_replay_alloc *a = &p->allocs[i];
 		double s = (double)a->card_size * p->scale;

@@ -10,7 +10,13 @@
 # checksum, and the same result and words checked as on ember.ko (the
 # same allocations, the same lines read). Then the bad traces are refused
 # before any VM boots (a truncated copy in a matrix: exit 2 with the
-# reader's message). KTAP, then "N passed, M failed, K skipped".
+# reader's message). CuPy's trace under mapped (replay-device.conf): ok,
+# and the allocations its program made with cudaMalloc stay in VRAM as on
+# the card, where mapped's advice is given to managed memory only: the
+# device's VRAM accesses are exactly the replay's accesses to device
+# memory, 81920 (its records listed by trace-dump, counted by address
+# against its cudaMalloc allocations), and the rest go to sysmem. KTAP,
+# then "N passed, M failed, K skipped".
 #
 # usage: run-test.sh AGENT QEMU KERNEL INITRD NVIDIA_UVM_INITRD WORKDIR
 set -uo pipefail
@@ -22,13 +28,15 @@ rm -rf "$work"
 mkdir -p "$work"
 
 echo "KTAP version 1"
-echo "1..15"
+echo "1..16"
 for pass in 1 2; do
 	"$agent" run "$here/replay.conf" --qemu "$qemu" --kernel "$kernel" \
 		--initrd "$initrd" --results "$work/run$pass" >"$work/run$pass.log" 2>&1
 done
 "$agent" run "$here/replay-nvuvm.conf" --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
 	--nvidia-uvm-initrd "$nvuvm_initrd" --results "$work/nvuvm" >"$work/nvuvm.log" 2>&1
+"$agent" run "$here/replay-device.conf" --qemu "$qemu" --kernel "$kernel" \
+	--initrd "$initrd" --results "$work/device" >"$work/device.log" 2>&1
 result() { echo "$work/run$1/trace-replay/runs/trace:$3-accesses.trace-$2-x0.5-s1/result.json"; }
 # FIELDS PASS VARIANT TRACE: status, result_ok, mismatches, words, launches, hash, sim_ns
 fields() {
@@ -87,6 +95,17 @@ nv_same() {
 		echo "result $nres on nvidia-uvm, $eres on ember.ko; words $nwc, $ewc"; return 1; }
 }
 check "pathfinder trace on nvidia-uvm: ember.ko's result ($eres) and words checked ($ewc)" nv_same
+read -r dst dok dva dsa dacc ddr < <(jq -r '[.status, .run.result_ok, .device.vram_accesses,
+	.device.sysmem_accesses, .device.accesses, .run.device_accesses]
+	| map(if . == null then "null" else . end) | @tsv' \
+	"$work/device/trace-replay-device/runs/trace:cupy-accesses.trace-mapped-x0.5-s1/result.json" 2>/dev/null)
+in_vram() {
+	[ "$dst" = ok ] && [ "$dok" = 1 ] && [ "$ddr" = 81920 ] && [ "$dva" = "$ddr" ] &&
+		[ "$((dva + dsa))" = "$dacc" ] || {
+		echo "status $dst result_ok $dok VRAM accesses $dva sysmem $dsa of $dacc," \
+		     "accesses to device memory $ddr: $(tail -n 3 "$work/device.log")"; return 1; }
+}
+check "cupy trace under mapped: its cudaMalloc'd memory in VRAM ($dva VRAM accesses, the replay's 81920 there)" in_vram
 # a bad trace in a matrix: refused before any VM, with the reader's message
 mkdir -p "$work/traces"
 head -c 1000 "$here/../../capture/traces/torch-accesses.trace" >"$work/traces/cut.trace"

@@ -91,6 +91,28 @@ static void test_selftest_layout(void)
 }
 
 /*
+ * CuPy's kernels: 81920 of their accesses fall in the 64 MiB buffer it
+ * made with cudaMalloc (trace-dump --accesses, each record's line counted
+ * by address against the trace's device allocations, an atomic twice;
+ * it has none there), none in pinned memory; a layout at another scale
+ * keeps the count.
+ */
+static void test_cupy_device_accesses(void)
+{
+	struct em_replay_plan p;
+	char path[512], err[320];
+
+	trace_path(path, sizeof(path), "cupy-accesses.trace");
+	CU_ASSERT_EQUAL_FATAL(em_replay_open(&p, path, NULL, true, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(em_replay_layout(&p, p.peak_bytes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(p.device_accesses, 81920);
+	CU_ASSERT_EQUAL(p.host_accesses, 0);
+	CU_ASSERT_EQUAL_FATAL(em_replay_layout(&p, p.peak_bytes / 2, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(p.device_accesses, 81920);
+	em_replay_close(&p);
+}
+
+/*
  * PyTorch's forward pass: 10 launches, 258364 records; its weights come in
  * by memcpy (written before any launch reads them), so a read of a line
  * no copy and no earlier launch wrote is an input (256 lines of its
@@ -121,6 +143,9 @@ static void test_torch_layout(void)
 		t1 += count_bits(a->touched, a->lines);
 	}
 	CU_ASSERT_EQUAL(p.peak_bytes, 121183280);
+	/* its kernels touch none of its cudaMalloc'd or pinned buffers */
+	CU_ASSERT_EQUAL(p.device_accesses, 0);
+	CU_ASSERT_EQUAL(p.host_accesses, 0);
 	CU_ASSERT_EQUAL(in1, 256);
 	CU_ASSERT_EQUAL(t1, 167996);
 	CU_ASSERT_EQUAL_FATAL(em_replay_layout(&p, 2 * p.peak_bytes, err, sizeof(err)), 0);
@@ -380,6 +405,7 @@ int main(int argc, char **argv)
 	s = CU_add_suite("trace replay plan", NULL, NULL);
 	CU_add_test(s, "selftest: lines written before read, scaled by half", test_selftest_layout);
 	CU_add_test(s, "torch: inputs, touched lines, scaled 2x", test_torch_layout);
+	CU_add_test(s, "cupy: accesses to device memory, at two scales", test_cupy_device_accesses);
 	CU_add_test(s, "timing trace of the same kernels on other grids", test_timing_grid_mismatch);
 	CU_add_test(s, "truncated and wrong-version traces refused", test_bad_traces);
 	CU_add_test(s, "a line outside every allocation refused", test_outside);
