@@ -90,25 +90,26 @@ static uint64_t alloc_line_sum(const struct replay_run *x, struct em_replay_allo
 	return a->sums[l];
 }
 
+/* A prefetch of len bytes at p to dev (libember rounds to pages), timed in setup_ns. */
+static int timed_prefetch(struct replay_run *x, void *p, uint64_t len, int dev,
+			  const char *call)
+{
+	uint64_t t0 = ptimer();
+	int ret = emMemPrefetchAsync(p, len, dev);
+
+	x->r->setup_ns += ptimer() - t0;
+	return ret ? run_fail(x, call, ret) : 0;
+}
+
 /*
- * Device memory is the card's VRAM whatever the variant: [off, off + len)
- * of a (whole pages) moved to the GPU, where a cudaMalloc'd buffer, or the
- * card's own copy into it, leaves its bytes (setup_ns).
+ * Device memory is the card's VRAM whatever the variant: moved to the GPU,
+ * where a cudaMalloc'd buffer, or the card's own copy into it, leaves its
+ * bytes.
  */
 static int device_resident(struct replay_run *x, const struct em_replay_alloc *a,
 			   uint64_t off, uint64_t len)
 {
-	uint64_t s = off & ~4095ull, t = (off + len + 4095) & ~4095ull, t0;
-	int ret;
-
-	if (t > a->size)
-		t = a->size;
-	if (s >= t)
-		return 0;
-	t0 = ptimer();
-	ret = emMemPrefetchAsync((uint8_t *)a->p + s, t - s, 0);
-	x->r->setup_ns += ptimer() - t0;
-	return ret ? run_fail(x, "device_prefetch", ret) : 0;
+	return timed_prefetch(x, (uint8_t *)a->p + off, len, 0, "device_prefetch");
 }
 
 /*
@@ -227,17 +228,14 @@ static int do_advise(struct replay_run *x, const struct trace_event *e)
 static int do_prefetch(struct replay_run *x, const struct trace_event *e)
 {
 	long k = em_replay_find(&x->plan, x->live, x->nlive, e->address, e->size);
-	uint64_t s, t, t0;
-	int ret;
+	uint64_t s, t;
 
 	if (k < 0)
 		return 0;
 	page_range(&x->plan, &x->plan.allocs[k], e->address, e->size, &s, &t);
-	t0 = ptimer();
-	ret = emMemPrefetchAsync((uint8_t *)x->plan.allocs[k].p + s, t - s,
-				 e->arg64 == TRACE_DEVICE_HOST ? emCpuDeviceId : 0);
-	x->r->setup_ns += ptimer() - t0;
-	return ret ? run_fail(x, "trace_prefetch", ret) : 0;
+	return timed_prefetch(x, (uint8_t *)x->plan.allocs[k].p + s, t - s,
+			      e->arg64 == TRACE_DEVICE_HOST ? emCpuDeviceId : 0,
+			      "trace_prefetch");
 }
 
 /* A copy or memset by the CPU: dst lines get the pattern, src lines are read. */
