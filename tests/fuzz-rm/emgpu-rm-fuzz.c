@@ -2132,7 +2132,7 @@ static void op_reg_bad(struct worker *w)
 	struct ctx *c, *d = NULL;
 	unsigned long cmd;
 	const char *what;
-	uint64_t epoch, c_epoch;
+	uint64_t epoch, c_epoch, o_epoch = 0;
 	void *arg;
 	bool racy;
 	int err;
@@ -2222,15 +2222,19 @@ static void op_reg_bad(struct worker *w)
 		what = "UVM_UNREGISTER_CHANNEL of a channel not retained";
 		break;
 	}
-	if (o)
+	if (o) {
 		o->busy++;
+		o_epoch = o->epoch;
+	}
 	c->busy++;
 	epoch = r->epoch;
 	c_epoch = c->epoch;
 	unlock(f);
 	err = uvm_ioctl(f, c, c->fd, cmd, arg, &status);
 	lock(f);
-	racy = !file_quiet(r, epoch) || c->epoch != c_epoch || (o && o->busy > 1);
+	/* a FREE of o (op_free does not wait for busy) may have ended meanwhile */
+	racy = !file_quiet(r, epoch) || c->epoch != c_epoch ||
+	       (o && (o->busy > 1 || o->epoch != o_epoch));
 	unlock(f);
 	judge_uvm(w, what, err, *st, want, racy ? NV_ERR_INVALID_OBJECT_HANDLE : 0, 0, racy);
 	lock(f);
