@@ -19,25 +19,63 @@
 #include "variant_table.h"
 
 /*
- * A run's nvidia-uvm parameters: its variant's, and for our series on a
- * profile smaller than its card the two sizes of the scaling rule, so that
- * the glue shrinks Table 1's periods, span and batch as ember.ko does on
- * the same profile (uvm_ember.c, ember_vram_bytes). Debian's module has no
+ * nvidia-uvm takes evictable VRAM from the PMA in batches of
+ * 2^uvm_perf_pma_batch_nonpinned_order root chunks (64: 128 MiB as
+ * packaged), keeping the unused ones on its free list, where RM's free FB
+ * (what the static variant prefetches up to) does not count them. 128 MiB
+ * is 1/128 of the paper's 16 GiB card, so a 1/k card gets 1/k of it (the
+ * scaling rule, docs/model.md), at least one root chunk: the order whose
+ * batch is the largest power of two of chunks within VRAM / 128. -1: the
+ * profile is no scaled card, the module's default stands.
+ */
+#define NVUVM_PMA_BATCH_ORDER_PACKAGED	6
+
+static int nvuvm_pma_batch_order(const struct gm_profile *prof)
+{
+	uint64_t full = gm_profile_full_vram(prof);
+	uint64_t chunks;
+	int order = 0;
+
+	if (full <= prof->vram_bytes)
+		return -1;
+	chunks = (prof->vram_bytes << NVUVM_PMA_BATCH_ORDER_PACKAGED) / full;
+	while (order < NVUVM_PMA_BATCH_ORDER_PACKAGED && (2ull << order) <= chunks)
+		order++;
+	return order;
+}
+
+/*
+ * A run's nvidia-uvm parameters: its variant's; the PMA batch, the
+ * matrix's nvuvm_pma_batch_order or else the scaling rule's (either
+ * module: it is NVIDIA's own parameter); and for our series on a profile
+ * smaller than its card the two sizes of the scaling rule, so that the
+ * glue shrinks Table 1's periods, span and batch as ember.ko does on the
+ * same profile (uvm_ember.c, ember_vram_bytes). Debian's module has no
  * such parameter and gets none.
  */
 static void nvuvm_params(struct em_run *r, const char *variant_params)
 {
 	struct gm_profile prof;
+	size_t size = sizeof(r->nvuvm_modparams);
+	bool known;
 	uint64_t full;
-	int len;
+	int len, order;
 
-	len = snprintf(r->nvuvm_modparams, sizeof(r->nvuvm_modparams), "%s", variant_params);
-	if (strcmp(r->nvuvm_module, "nvidia-uvm") ||
-	    gm_profile_lookup(r->settings->profile, &prof))
+	len = snprintf(r->nvuvm_modparams, size, "%s", variant_params);
+	if (!r->nvuvm_module || !r->nvuvm_module[0])
+		return;
+	known = !gm_profile_lookup(r->settings->profile, &prof);
+	order = r->settings->nvuvm_pma_batch_order;
+	if (order < 0 && known)
+		order = nvuvm_pma_batch_order(&prof);
+	if (order >= 0)
+		len += snprintf(r->nvuvm_modparams + len, size - len,
+				"%suvm_perf_pma_batch_nonpinned_order=%d", len ? "," : "", order);
+	if (strcmp(r->nvuvm_module, "nvidia-uvm") || !known)
 		return;
 	full = gm_profile_full_vram(&prof);
 	if (full > prof.vram_bytes)
-		snprintf(r->nvuvm_modparams + len, sizeof(r->nvuvm_modparams) - len,
+		snprintf(r->nvuvm_modparams + len, size - len,
 			 "%sember_vram_bytes=%" PRIu64 ",ember_full_vram_bytes=%" PRIu64,
 			 len ? "," : "", prof.vram_bytes, full);
 }
@@ -485,6 +523,15 @@ static int parse_key(struct em_matrix *m, const char *file, unsigned int ln,
 			return cfg_error(file, ln, "bad nvuvm_branch '%s' (a driver version, "
 					 "535.261.03)", val);
 		strcpy(m->settings.nvuvm_branch, val);
+	} else if (!strcmp(key, "nvuvm_pma_batch_order")) {
+		/* nvidia-uvm's PMA batch, 2^N root chunks (6: as packaged) */
+		char *end;
+		long order = strtol(val, &end, 10);
+
+		if (!*val || *end || order < 0 || order > 10)
+			return cfg_error(file, ln, "bad nvuvm_pma_batch_order '%s' (0 to 10: "
+					 "2^N root chunks a batch)", val);
+		m->settings.nvuvm_pma_batch_order = (int)order;
 	} else if (!strcmp(key, "nvuvm_personality")) {
 		/* the GPU the stand-in reports: one of NVIDIA's (not emgpu's own) */
 		enum gm_personality pers;
@@ -715,6 +762,7 @@ int em_matrix_load(const char *path, struct em_matrix *m)
 	m->settings.memory_mib = 1024;
 	m->settings.timeout_s = 600;
 	strcpy(m->settings.driver_cost, "measured");
+	m->settings.nvuvm_pma_batch_order = -1;
 
 	while (!ret && fgets(line, sizeof(line), f)) {
 		ln++;
@@ -742,6 +790,8 @@ int em_matrix_load(const char *path, struct em_matrix *m)
 		ret = check_nvuvm(m, path, ln);
 	if (!ret && m->settings.nvuvm_branch[0] && !em_matrix_has_nvuvm(m))
 		ret = cfg_error(path, ln, "nvuvm_branch without driver nvidia-uvm%s", "");
+	if (!ret && m->settings.nvuvm_pma_batch_order >= 0 && !em_matrix_has_nvuvm(m))
+		ret = cfg_error(path, ln, "nvuvm_pma_batch_order without driver nvidia-uvm%s", "");
 	if (!ret && m->settings.nvuvm_personality[0] && !em_matrix_has_nvuvm(m))
 		ret = cfg_error(path, ln, "nvuvm_personality without driver nvidia-uvm%s", "");
 	if (!ret && !m->settings.nvuvm_personality[0] && em_matrix_has_nvuvm(m))

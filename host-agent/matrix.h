@@ -45,6 +45,11 @@
  *               default the profile's card's (models/src/profile.c,
  *               nvidia_personality: gh100 for h200, h200x16, gh200 and
  *               rtx5080, ga10x for a40); result.json's "personality"
+ *   nvuvm_pma_batch_order = 6             # under nvidia-uvm, its PMA batch:
+ *               2^N root chunks (uvm_perf_pma_batch_nonpinned_order; 6, 128
+ *               MiB, as packaged); default on a scaled profile 1/k of the
+ *               packaged batch, at least one chunk (the scaling rule: 1 on
+ *               h200-512m, 0 below), else the module's own
  *   factors   = 0.5 1.5                    # footprint / VRAM
  *   seeds     = 1
  *   memory    = 1024                       # guest RAM, MiB

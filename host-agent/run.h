@@ -40,6 +40,9 @@ struct em_run_settings {
 	 * nvuvm_personality, else the profile's nvidia_personality; "" without
 	 * nvidia-uvm */
 	char nvuvm_personality[8];
+	/* under nvidia-uvm, uvm_perf_pma_batch_nonpinned_order: the matrix's
+	 * nvuvm_pma_batch_order, else -1 (the scaling rule's, matrix.c) */
+	int nvuvm_pma_batch_order;
 	/* emgpu's driver-cost, "measured" (the default) or "assumed" */
 	char driver_cost[16];
 };

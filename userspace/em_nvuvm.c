@@ -29,9 +29,9 @@
  * Debian's module (no such file), is marked not counted (em_backend.h),
  * never made up. The device's own counters are read by the host over QMP
  * as on ember.
- * emMemGetInfo's total is the stand-in's VRAM size; its free is libember's
- * estimate (total less what this context prefetched to the GPU), since
- * neither nvidia-uvm nor the stand-in tells user space what is free.
+ * emMemGetInfo's total is the stand-in's VRAM size; its free is what the
+ * stand-in's PMA has free (EMGPU_RM_GPU_INFO), as cuMemGetInfo() reports
+ * RM's free FB: nvidia-uvm's unused batch chunks count as used.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -327,9 +327,11 @@ for v in "${versions[@]}"; do
 		done
 		wait
 	done
-	# A card smaller than nvidia-uvm's PMA batch (64 root chunks, 128 MiB):
-	# the stand-in must hand out what it has (UVM_PMA_ALLOCATE_ALLOW_PARTIAL)
+	# A card smaller than nvidia-uvm's PMA batch as packaged (64 root
+	# chunks, 128 MiB, not the scaling rule's): the stand-in must hand out
+	# what it has (UVM_PMA_ALLOCATE_ALLOW_PARTIAL)
 	nvuvm_conf "$work/small-$v.conf" "small-$v" h200-64m stream uvm 0.5 1024 300
+	echo "nvuvm_pma_batch_order = 6" >>"$work/small-$v.conf"
 	"$agent" run "$work/small-$v.conf" --qemu "$qemu" --kernel "$kernel" --initrd "$initrd" \
 		--nvidia-uvm-initrd "$initrd" --results "$work/small" >"$work/small-$v.log" 2>&1
 	check "$v: stream at 0.5x on h200-64m (48 MiB for nvidia-uvm's PMA) under NVIDIA's nvidia-uvm as packaged: verified" \

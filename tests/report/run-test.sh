@@ -231,15 +231,22 @@ else
 	echo "FAIL: $(wc -l <"$work/pol.out") policy runs, expected 3"
 	fails=$((fails + 1))
 fi
-# nvidia-uvm runs: Debian's module with no parameter for the program
-# variants, our series for adaptive on the GPU's clock, and on a profile
-# smaller than its card the scaling rule's two sizes (h200-512m: 512 MiB
-# for 16 GiB), none on the full card
+# nvidia-uvm runs: Debian's module for the program variants, our series
+# for adaptive on the GPU's clock; on a profile smaller than its card both
+# get the scaling rule's PMA batch (h200-512m: 2 root chunks, order 1; 1
+# chunk below) and the series the rule's two sizes (512 MiB for 16 GiB);
+# none of these on the full card, and a matrix's nvuvm_pma_batch_order wins
 printf 'name = n\nprofile = h200-512m\napps = kmeans\nvariants = uvm adaptive\ndriver = nvidia-uvm\nfactors = 1.5\n' \
 	>"$work/nvuvm.conf"
 "$agent" run "$work/nvuvm.conf" --list >"$work/nvuvm.out"
-expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=- personality=gh100"
-expect "$work/nvuvm.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm params=cpu_preferred_blocks_enable=1,ember_gpu_clock=1,ember_vram_bytes=536870912,ember_full_vram_bytes=17179869184 personality=gh100"
+expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=uvm_perf_pma_batch_nonpinned_order=1 personality=gh100"
+expect "$work/nvuvm.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm params=cpu_preferred_blocks_enable=1,ember_gpu_clock=1,uvm_perf_pma_batch_nonpinned_order=1,ember_vram_bytes=536870912,ember_full_vram_bytes=17179869184 personality=gh100"
+sed 's/h200-512m/h200-256m/' "$work/nvuvm.conf" >"$work/nvuvm-256m.conf"
+"$agent" run "$work/nvuvm-256m.conf" --list >"$work/nvuvm.out"
+expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=uvm_perf_pma_batch_nonpinned_order=0 personality=gh100"
+printf 'nvuvm_pma_batch_order = 6\n' >>"$work/nvuvm-256m.conf"
+"$agent" run "$work/nvuvm-256m.conf" --list >"$work/nvuvm.out"
+expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=uvm_perf_pma_batch_nonpinned_order=6 personality=gh100"
 sed -i 's/h200-512m/h200/' "$work/nvuvm.conf"
 "$agent" run "$work/nvuvm.conf" --list >"$work/nvuvm.out"
 expect "$work/nvuvm.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm params=cpu_preferred_blocks_enable=1,ember_gpu_clock=1 personality=gh100"
@@ -248,14 +255,14 @@ expect "$work/nvuvm.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -
 # key wins over it either way
 sed -i 's/^profile = h200$/profile = a40-512m/' "$work/nvuvm.conf"
 "$agent" run "$work/nvuvm.conf" --list >"$work/nvuvm.out"
-expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=- personality=ga10x"
+expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=uvm_perf_pma_batch_nonpinned_order=1 personality=ga10x"
 printf 'nvuvm_personality = gh100\n' >>"$work/nvuvm.conf"
 "$agent" run "$work/nvuvm.conf" --list >"$work/nvuvm.out"
-expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=- personality=gh100"
+expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=uvm_perf_pma_batch_nonpinned_order=1 personality=gh100"
 sed -i 's/^profile = a40-512m$/profile = h200-512m/; s/^nvuvm_personality = gh100$/nvuvm_personality = ga10x/' \
 	"$work/nvuvm.conf"
 "$agent" run "$work/nvuvm.conf" --list >"$work/nvuvm.out"
-expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=- personality=ga10x"
+expect "$work/nvuvm.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=uvm_perf_pma_batch_nonpinned_order=1 personality=ga10x"
 for bad in $'policies = uvm mine\nsweep = -P uvm x' $'policies = a a' $'policies = a/b' \
 	   $'policies = mine\nrun_args = -P x'; do
 	printf 'apps = hotset\nvariants = static\nfactors = 1\n%s\n' "$bad" >"$work/bad.conf"
@@ -282,9 +289,9 @@ printf 'name = d\napps = kmeans\nvariants = uvm adaptive\nfactors = 1.5\ndriver 
 	>"$work/drv.conf"
 "$agent" run "$work/drv.conf" --list >"$work/drv.out"
 expect "$work/drv.out" "kmeans-uvm-x1.5-s1 -k kmeans -x 1.5 -s 1 -v uvm  "
-expect "$work/drv.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=- personality=gh100"
+expect "$work/drv.out" "kmeans-uvm-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm-stock params=uvm_perf_pma_batch_nonpinned_order=0 personality=gh100"
 expect "$work/drv.out" "kmeans-adaptive-x1.5-s1 -k kmeans -x 1.5 -s 1 -v uvm -P ember  "
-expect "$work/drv.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm params=cpu_preferred_blocks_enable=1,ember_gpu_clock=1,ember_vram_bytes=134217728,ember_full_vram_bytes=17179869184 personality=gh100"
+expect "$work/drv.out" "kmeans-adaptive-x1.5-s1-Dnvidia-uvm -k kmeans -x 1.5 -s 1 -v uvm   module=nvidia-uvm params=cpu_preferred_blocks_enable=1,ember_gpu_clock=1,uvm_perf_pma_batch_nonpinned_order=0,ember_vram_bytes=134217728,ember_full_vram_bytes=17179869184 personality=gh100"
 if [ "$(wc -l <"$work/drv.out")" -eq 4 ]; then
 	echo "ok: 4 driver runs"
 else
@@ -298,7 +305,9 @@ for bad in 'driver = cuda' 'driver = ember ember' 'driver =' $'driver = nvidia-u
 	   'nvuvm_branch = 550.163.01' $'driver = nvidia-uvm\nnvuvm_personality = gh10' \
 	   $'driver = nvidia-uvm\nnvuvm_personality =' 'nvuvm_personality = gh100' \
 	   'nvuvm_personality = ga10x' $'driver = nvidia-uvm\nnvuvm_personality = emgpu' \
-	   $'driver = nvidia-uvm\nprofile = v100-512m'; do
+	   $'driver = nvidia-uvm\nprofile = v100-512m' $'driver = nvidia-uvm\nnvuvm_pma_batch_order = 11' \
+	   $'driver = nvidia-uvm\nnvuvm_pma_batch_order = -1' $'driver = nvidia-uvm\nnvuvm_pma_batch_order =' \
+	   'nvuvm_pma_batch_order = 6'; do
 	printf 'apps = hotset\nvariants = static\nfactors = 1\n%s\n' "$bad" >"$work/bad.conf"
 	if "$agent" run "$work/bad.conf" --list >/dev/null 2>"$work/bad.err" ||
 	   ! grep -q 'bad.conf:[0-9]*: ' "$work/bad.err"; then
