@@ -99,6 +99,25 @@ OBJECT_DECLARE_SIMPLE_TYPE(EmgpuState, EMGPU)
 #define EMGPU_RUN_BUDGET_DEFAULT (1u << 20)
 
 /*
+ * When not counting instructions the model and the vCPUs share QEMU's big
+ * lock by the host's clock: a vCPU needs it for every MMIO under TCG (the
+ * HPET's too), and a run holds it. A run scheduled again at once keeps the
+ * main loop from ever sleeping (it drops the lock and takes it back at
+ * once), and a whole budget holds it for a tenth of a second or more: a
+ * driver that services faults with a few hundred register accesses then
+ * took minutes, and could not stop a launch that ran on (nvidia-vm-test's
+ * user A, whose launch must time out). So a run cut short goes on
+ * EMGPU_RUN_YIELD_NS later, the main loop polling with the lock dropped,
+ * and the budget of one run shrinks (halves, down to
+ * EMGPU_RUN_BUDGET_MIN) while a run lasts more than EMGPU_RUN_SLICE_NS
+ * and grows back (doubles, up to run-budget) while it lasts less than a
+ * quarter of that. Budgets do not change results.
+ */
+#define EMGPU_RUN_YIELD_NS (50 * SCALE_US)
+#define EMGPU_RUN_SLICE_NS (2 * SCALE_MS)
+#define EMGPU_RUN_BUDGET_MIN 4096u
+
+/*
  * Host memory VRAM's lazy backing may take (property vram-backing-max):
  * above every scaled profile the experiments use, far below the full
  * profiles' VRAM (h200: 141 GiB), so a guest that writes all of VRAM gets
@@ -144,7 +163,9 @@ struct EmgpuState {
     QEMUBH *run_bh;
     QEMUBH *poll_bh;            /* if it polls: polls blocked channels */
     QEMUTimer *poll_timer;      /* if it polls: schedules poll_bh */
-    QEMUTimer *run_timer;       /* driver-cost=measured: runs in place of run_bh */
+    /* a run cut short goes on from it: on QEMU_CLOCK_VIRTUAL at once
+     * while counting, else on QEMU_CLOCK_REALTIME after EMGPU_RUN_YIELD_NS */
+    QEMUTimer *run_timer;
     bool counting;              /* driver-cost=measured: report icount */
     struct gm_gpu *model;
     enum gm_personality personality;
@@ -157,6 +178,7 @@ struct EmgpuState {
     uint64_t seed;
     bool lockstep;
     uint32_t run_budget;
+    uint32_t slice_budget;      /* not counting: this run's, <= run_budget */
     uint64_t vram_backing_max;  /* 0: no cap */
     uint64_t work_max;          /* gm_config's work_max */
     char *driver_cost_name;     /* NULL: "assumed" */
@@ -307,13 +329,18 @@ static void emgpu_count_insns(EmgpuState *s)
     }
 }
 
-/* A run cut short goes on: in a bottom half, or from the virtual-clock timer. */
+/*
+ * A run cut short goes on from the run timer: while counting at this
+ * instruction of the guest, else once the main loop has dropped the big
+ * lock a while, so that the vCPUs get it between two budgets.
+ */
 static void emgpu_run_again(EmgpuState *s)
 {
     if (s->counting) {
         timer_mod(s->run_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
     } else {
-        qemu_bh_schedule(s->run_bh);
+        timer_mod(s->run_timer, qemu_clock_get_ns(QEMU_CLOCK_REALTIME) +
+                  EMGPU_RUN_YIELD_NS);
     }
 }
 
@@ -345,7 +372,19 @@ static void emgpu_run_bh(void *opaque)
     if (gm_ce_pending(s->model, &ce_get, &ce_put, &ce_moved)) {
         trace_emgpu_ce_push_continued(ce_get, ce_moved, ce_put);
     }
-    stop = gm_run(s->model, s->run_budget);
+    if (s->counting) {
+        stop = gm_run(s->model, s->run_budget);
+    } else {
+        int64_t t0 = qemu_clock_get_ns(QEMU_CLOCK_REALTIME), took;
+
+        stop = gm_run(s->model, s->slice_budget);
+        took = qemu_clock_get_ns(QEMU_CLOCK_REALTIME) - t0;
+        if (took > EMGPU_RUN_SLICE_NS && s->slice_budget > EMGPU_RUN_BUDGET_MIN) {
+            s->slice_budget = MAX(s->slice_budget / 2, EMGPU_RUN_BUDGET_MIN);
+        } else if (took < EMGPU_RUN_SLICE_NS / 4 && s->slice_budget < s->run_budget) {
+            s->slice_budget = MIN((uint64_t)s->slice_budget * 2, s->run_budget);
+        }
+    }
 
     trace_emgpu_run(gm_stop_name(stop), gm_now_ns(s->model));
     switch (stop) {
@@ -790,6 +829,7 @@ static bool emgpu_check_params(EmgpuState *s, Error **errp)
         error_setg(errp, "emgpu: run-budget must be at least 1");
         return false;
     }
+    s->slice_budget = s->run_budget;
     if (s->work_max < EMGPU_WORK_MAX_MIN) {
         error_setg(errp, "emgpu: work-max %" PRIu64 " is below %u KiB",
                    s->work_max, EMGPU_WORK_MAX_MIN / KiB);
@@ -888,9 +928,8 @@ static void emgpu_realize(PCIDevice *pdev, Error **errp)
     s->run_bh = qemu_bh_new_guarded(emgpu_run_bh, s,
                                     &DEVICE(s)->mem_reentrancy_guard);
     s->counting = s->driver_cost == GM_DRIVER_COST_MEASURED;
-    if (s->counting) {
-        s->run_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, emgpu_run_timer, s);
-    }
+    s->run_timer = timer_new_ns(s->counting ? QEMU_CLOCK_VIRTUAL : QEMU_CLOCK_REALTIME,
+                                emgpu_run_timer, s);
     if (s->pers->polls) {
         s->poll_bh = qemu_bh_new_guarded(emgpu_poll_bh, s,
                                          &DEVICE(s)->mem_reentrancy_guard);
