@@ -86,6 +86,7 @@
 #include "qemu/units.h"
 #include "qom/object.h"
 #include "sysemu/cpu-timers.h"
+#include "sysemu/qtest.h"
 #include "trace.h"
 
 #include "emgpu_hw.h"
@@ -332,12 +333,16 @@ static void emgpu_count_insns(EmgpuState *s)
 /*
  * A run cut short goes on from the run timer: while counting at this
  * instruction of the guest, else once the main loop has dropped the big
- * lock a while, so that the vCPUs get it between two budgets.
+ * lock a while, so that the vCPUs get it between two budgets. Under qtest
+ * (the qtests, generic-fuzz) no vCPU waits for it: a bottom half at once,
+ * which their flushes of the main loop run.
  */
 static void emgpu_run_again(EmgpuState *s)
 {
     if (s->counting) {
         timer_mod(s->run_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    } else if (qtest_enabled()) {
+        qemu_bh_schedule(s->run_bh);
     } else {
         timer_mod(s->run_timer, qemu_clock_get_ns(QEMU_CLOCK_REALTIME) +
                   EMGPU_RUN_YIELD_NS);
@@ -372,7 +377,7 @@ static void emgpu_run_bh(void *opaque)
     if (gm_ce_pending(s->model, &ce_get, &ce_put, &ce_moved)) {
         trace_emgpu_ce_push_continued(ce_get, ce_moved, ce_put);
     }
-    if (s->counting) {
+    if (s->counting || qtest_enabled()) {
         stop = gm_run(s->model, s->run_budget);
     } else {
         int64_t t0 = qemu_clock_get_ns(QEMU_CLOCK_REALTIME), took;
