@@ -8,10 +8,12 @@
  * QEMU's PCI DMA API (so a vIOMMU applies), QOM properties for stats and
  * fault injection, and trace events.
  *
- * Execution: warps run only inside gm_run(), called from a bottom half of
- * the main loop, never from a thread of our own; with driver-cost=measured
- * in the register write that lets it run on, or from a QEMU_CLOCK_VIRTUAL
- * timer (see "Instruction counts" below). In lockstep mode (the
+ * Execution: warps run only inside gm_run(), called from the main loop,
+ * never from a thread of our own: from a bottom half after a register
+ * write, and a run cut short goes on from a QEMU_CLOCK_REALTIME timer that
+ * lets the vCPUs take the big lock first (EMGPU_RUN_YIELD_NS); with
+ * driver-cost=measured in the register write that lets it run on, or from
+ * a QEMU_CLOCK_VIRTUAL timer (see "Instruction counts" below). In lockstep mode (the
  * default) the model stops at every event that needs the driver (fault
  * batch, notification batch, timer tick, launch completion) and waits for
  * the driver's SYNC, so the same guest program and seed give the same trace
